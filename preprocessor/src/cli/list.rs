@@ -1,0 +1,111 @@
+//! `mdbook-gpulab list`: the reproduction status of every `reproduces` id, for people or tools.
+
+use crate::preprocess::directive_state;
+use crate::render::status::StatusState;
+use crate::results::{Recordings, device_results, select_devices};
+use crate::render::view::{ClaimStatus, DirectiveView};
+use crate::metrics::metric_infos;
+use crate::plan::plan;
+use serde::Serialize;
+use std::path::Path;
+use std::process::ExitCode;
+
+#[derive(Serialize)]
+struct Row {
+    id: String,
+    chapter: String,
+    directive: String,
+    experiment: String,
+    state: &'static str,
+    device: Option<String>,
+    claims: Vec<ClaimRow>,
+}
+
+#[derive(Serialize)]
+struct ClaimRow {
+    claim: String,
+    result: &'static str,
+    detail: String,
+}
+
+fn state_name(s: StatusState) -> &'static str {
+    match s {
+        StatusState::Recorded => "recorded",
+        StatusState::Stale => "stale",
+        StatusState::Partial => "partial",
+        StatusState::Missing => "missing",
+    }
+}
+
+pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    let (ws, found) = super::book::load(dir)?;
+    let mut recordings = Recordings::new(ws.data())?;
+    let mut rows = Vec::new();
+    let mut invalid = 0;
+    for f in &found {
+        let Ok((d, exp)) = &f.parsed else {
+            invalid += usize::from(f.fence.kind == crate::directive::fence::FenceKind::Experiment);
+            continue;
+        };
+        let points = plan(d, exp, &ws.sources)?;
+        recordings.preload(&exp.name)?;
+        let recs = select_devices(recordings.of(&exp.name), &d.devices, ws.config.device.as_deref(), &points);
+        let devices: Vec<_> = recs.iter().map(|r| device_results(r, d, &points)).collect();
+        let view = DirectiveView {
+            directive: d,
+            experiment_title: exp.title.clone(),
+            variant_labels: Vec::new(),
+            metrics: metric_infos(exp),
+            devices,
+            paper: None,
+            expected_cells: points.len(),
+        };
+        let state = state_name(directive_state(&view));
+        let claims: Vec<ClaimRow> = view
+            .devices
+            .first()
+            .map(|dev| {
+                dev.claims
+                    .iter()
+                    .map(|c| ClaimRow {
+                        claim: c.text.clone(),
+                        result: match c.status {
+                            ClaimStatus::Holds => "holds",
+                            ClaimStatus::Fails => "does not hold",
+                            ClaimStatus::NotEvaluated => "not evaluated",
+                        },
+                        detail: c.detail.clone(),
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        let ids = if d.reproduces.is_empty() { vec![String::from("-")] } else { d.reproduces.clone() };
+        for id in ids {
+            rows.push(Row {
+                id,
+                chapter: f.chapter_path.display().to_string(),
+                directive: format!("{}#{}", f.chapter_path.display(), d.location.index),
+                experiment: exp.name.clone(),
+                state,
+                device: view.devices.first().map(|d| d.device.name.clone()),
+                claims: claims.iter().map(|c| ClaimRow { claim: c.claim.clone(), result: c.result, detail: c.detail.clone() }).collect(),
+            });
+        }
+    }
+    if json {
+        println!("{}", serde_json::to_string_pretty(&rows)?);
+    } else {
+        println!("{:<32} {:<10} {:<36} claims", "id", "state", "directive");
+        for r in &rows {
+            let holding = r.claims.iter().filter(|c| c.result == "holds").count();
+            println!("{:<32} {:<10} {:<36} {}/{}", r.id, r.state, r.directive, holding, r.claims.len());
+            for c in r.claims.iter().filter(|c| c.result != "holds") {
+                println!("    {}: {} ({})", c.result, c.claim, c.detail);
+            }
+        }
+        if invalid > 0 {
+            println!("{invalid} invalid directive(s): run `mdbook-gpulab check`");
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}

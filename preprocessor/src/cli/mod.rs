@@ -1,0 +1,119 @@
+//! The `mdbook-gpulab` command line: mdBook's preprocessor protocol plus build, check, list,
+//! devices, run and record. `anyhow` lives here, at the edge.
+
+mod book;
+mod build;
+mod check;
+mod devices;
+mod list;
+mod protocol;
+mod record;
+mod run_cell;
+
+use crate::config::Mode;
+use clap::{Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+#[derive(Parser)]
+#[command(name = "mdbook-gpulab", version, about = "Run CUDA memory experiments and render them into an mdBook")]
+struct Cli {
+    #[command(subcommand)]
+    command: Option<Command>,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// mdBook asks whether a renderer is supported (exit 0: yes, 1: no).
+    Supports { renderer: String },
+    /// Build the handbook in-process (no separate mdbook install needed).
+    Build {
+        /// The book's root folder (with book.toml).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// A missing or stale recording is an error.
+        #[arg(long)]
+        strict: bool,
+        /// auto (run stale points if a GPU is present), recorded, or live.
+        #[arg(long, value_parser = parse_mode)]
+        mode: Option<Mode>,
+    },
+    /// Validate every directive and spec; compile every kernel with NVRTC when available.
+    Check {
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// Skip the NVRTC compile step.
+        #[arg(long)]
+        no_compile: bool,
+        /// Fail when libnvrtc is missing instead of skipping the compile step.
+        #[arg(long)]
+        require_nvrtc: bool,
+    },
+    /// Run every missing or stale point on this machine's GPU and write data/.
+    Record {
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        /// Run again even if current: every experiment, or the one named.
+        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        rerun: Option<String>,
+        /// Only this shard of the experiments (K/N), for job arrays on N GPUs.
+        #[arg(long, value_parser = crate::plan::Shard::parse)]
+        shard: Option<crate::plan::Shard>,
+        /// Only this experiment.
+        #[arg(long)]
+        experiment: Option<String>,
+    },
+    /// Run one directive (`chapter.md#2`) or a chapter's directives and print the tables.
+    Run {
+        /// Chapter path (relative to the book's src folder or the repository), optionally `#n`.
+        target: String,
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+    },
+    /// List the GPUs visible, with their peaks.
+    Devices,
+    /// Internal: run a job from stdin in a worker process.
+    #[command(hide = true)]
+    Worker,
+    /// Print the reproduction status of every `reproduces` id.
+    List {
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+        #[arg(long)]
+        json: bool,
+    },
+}
+
+fn parse_mode(s: &str) -> Result<Mode, String> {
+    match s {
+        "auto" => Ok(Mode::Auto),
+        "recorded" => Ok(Mode::Recorded),
+        "live" => Ok(Mode::Live),
+        _ => Err(format!("unknown mode `{s}`: expected auto, recorded or live")),
+    }
+}
+
+/// Entry point of the binary.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.command {
+        None => protocol::run_preprocessor(),
+        Some(Command::Supports { renderer }) => return protocol::supports(&renderer),
+        Some(Command::Build { dir, strict, mode }) => build::run(&dir, strict, mode),
+        Some(Command::Check { dir, no_compile, require_nvrtc }) => check::run(&dir, !no_compile, require_nvrtc),
+        Some(Command::List { dir, json }) => list::run(&dir, json),
+        Some(Command::Record { dir, rerun, shard, experiment }) => {
+            record::run(&dir, rerun.map(|r| (!r.is_empty()).then_some(r)), shard, experiment)
+        }
+        Some(Command::Run { target, dir }) => run_cell::run(&dir, &target),
+        Some(Command::Devices) => devices::run(),
+        Some(Command::Worker) => return crate::engine::execute::worker_main(),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::FAILURE
+        }
+    }
+}

@@ -1,0 +1,65 @@
+//! `mdbook-gpulab record`: runs every directive's missing or stale points (or all of them with
+//! `--rerun`) on this machine's GPU and writes `data/`.
+
+use crate::engine::job::JobPoint;
+use crate::engine::recorder::{Recorder, rules_for};
+use crate::plan::{Shard, plan};
+use crate::results::{Recordings, find_point};
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub fn run(dir: &Path, rerun: Option<Option<String>>, shard: Option<Shard>, only: Option<String>) -> anyhow::Result<ExitCode> {
+    crate::engine::install_interrupt_handler();
+    let (ws, found) = super::book::load(dir)?;
+    let invalid: Vec<_> = found.iter().filter_map(|f| f.parsed.as_ref().err()).flatten().cloned().collect();
+    if !invalid.is_empty() {
+        crate::preprocess::report(&invalid);
+        anyhow::bail!("fix the invalid directives first (`mdbook-gpulab check`)");
+    }
+    let device = crate::engine::local_device_slug()?;
+    let mut recordings = Recordings::new(ws.data())?;
+    let mut by_exp: BTreeMap<String, (crate::engine::job::MeasureRules, Vec<JobPoint>)> = BTreeMap::new();
+    for f in &found {
+        let Ok((d, exp)) = &f.parsed else { continue };
+        if only.as_ref().is_some_and(|o| o != &exp.name) {
+            continue;
+        }
+        let force = match &rerun {
+            Some(None) => true,
+            Some(Some(e)) => e == &exp.name,
+            None => false,
+        };
+        recordings.preload(&exp.name)?;
+        let recs = recordings.of(&exp.name);
+        let mine = recs.iter().find(|r| r.device.slug == device);
+        let entry = by_exp.entry(exp.name.clone()).or_insert_with(|| (rules_for(&ws, &d.measure, d.budget_s), Vec::new()));
+        for p in plan(d, exp, &ws.sources)? {
+            let current = mine.and_then(|r| find_point(r, &p)).is_some_and(|q| q.key == p.key);
+            let queued = entry.1.iter().any(|q| q.variant == p.variant && q.params == p.params);
+            if (force || !current) && !queued {
+                entry.1.push(JobPoint { variant: p.variant, params: p.params, key: p.key });
+            }
+        }
+    }
+    let names: Vec<String> = by_exp.keys().cloned().collect();
+    let selected: Vec<String> = match shard {
+        Some(s) => s.select(&names).into_iter().cloned().collect(),
+        None => names,
+    };
+    let recorder = Recorder { verbose: true };
+    let started = std::time::Instant::now();
+    let (mut ran, mut failed) = (0, 0);
+    for name in &selected {
+        let (rules, points) = by_exp.remove(name).unwrap_or_default();
+        if points.is_empty() {
+            eprintln!("`{name}`: up to date");
+            continue;
+        }
+        let (r, f) = recorder.record_points(&ws, name, points, rules)?;
+        ran += r;
+        failed += f;
+    }
+    eprintln!("recorded {ran} point(s), {failed} failed, in {:.1} s on {device}", started.elapsed().as_secs_f64());
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,311 @@
+//! rustc-style diagnostics: a message, the source line with a caret under the span, and "did you mean" help.
+
+use std::fmt;
+use std::ops::Range;
+use std::path::PathBuf;
+
+use annotate_snippets::{AnnotationKind, Renderer, Snippet};
+
+/// Severity of a diagnostic.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Level {
+    Error,
+    Warning,
+}
+
+/// A message about a span of a source file.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Diagnostic {
+    pub level: Level,
+    pub message: String,
+    pub path: PathBuf,
+    /// The whole file's text.
+    pub source: String,
+    /// Byte range in `source`; clamped to the text (and to character boundaries) when rendered.
+    pub span: Range<usize>,
+    /// Shown beside the caret.
+    pub label: String,
+    pub help: Option<String>,
+}
+
+impl Diagnostic {
+    /// An error diagnostic with an empty label and no help.
+    pub fn error(
+        message: impl Into<String>,
+        path: impl Into<PathBuf>,
+        source: impl Into<String>,
+        span: Range<usize>,
+    ) -> Self {
+        Diagnostic {
+            level: Level::Error,
+            message: message.into(),
+            path: path.into(),
+            source: source.into(),
+            span,
+            label: String::new(),
+            help: None,
+        }
+    }
+
+    /// A warning diagnostic with an empty label and no help.
+    pub fn warning(
+        message: impl Into<String>,
+        path: impl Into<PathBuf>,
+        source: impl Into<String>,
+        span: Range<usize>,
+    ) -> Self {
+        Diagnostic {
+            level: Level::Warning,
+            ..Diagnostic::error(message, path, source, span)
+        }
+    }
+
+    /// Sets the label shown beside the caret.
+    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+        self.label = label.into();
+        self
+    }
+
+    /// Sets the `help:` line.
+    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+        self.help = Some(help.into());
+        self
+    }
+
+    /// Sets the help line only when `help` is `Some` (e.g. from [`did_you_mean`]).
+    pub fn with_help_opt(mut self, help: Option<String>) -> Self {
+        if help.is_some() {
+            self.help = help;
+        }
+        self
+    }
+
+    /// 1-based (line, column) of the span's start.
+    pub fn line_col(&self) -> (usize, usize) {
+        line_col(&self.source, self.span.start)
+    }
+
+    /// The span clamped into the source and widened to character boundaries.
+    pub fn clamped_span(&self) -> Range<usize> {
+        let s = &self.source;
+        let mut start = self.span.start.min(s.len());
+        while !s.is_char_boundary(start) {
+            start -= 1;
+        }
+        let mut end = self.span.end.clamp(start, s.len());
+        while !s.is_char_boundary(end) {
+            end += 1;
+        }
+        start..end
+    }
+
+    /// Renders like rustc: `error: message`, ` --> path:line:col`, the source line(s) with a caret under
+    /// the span and the label, then `= help: …`. ANSI colours when `color`.
+    pub fn render(&self, color: bool) -> String {
+        let level = match self.level {
+            Level::Error => annotate_snippets::Level::ERROR,
+            Level::Warning => annotate_snippets::Level::WARNING,
+        };
+        let path = self.path.display().to_string();
+        let mut annotation = AnnotationKind::Primary.span(self.clamped_span());
+        if !self.label.is_empty() {
+            annotation = annotation.label(self.label.as_str());
+        }
+        let snippet = Snippet::source(self.source.as_str())
+            .path(path)
+            .fold(true)
+            .annotation(annotation);
+        let mut group = level.primary_title(self.message.as_str()).element(snippet);
+        if let Some(help) = &self.help {
+            group = group.element(annotate_snippets::Level::HELP.message(help.as_str()));
+        }
+        let renderer = if color {
+            Renderer::styled()
+        } else {
+            Renderer::plain()
+        };
+        renderer.render(&[group])
+    }
+}
+
+impl fmt::Display for Diagnostic {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.render(false))
+    }
+}
+
+impl std::error::Error for Diagnostic {}
+
+/// 1-based (line, column) of byte `offset` in `source`; the column counts characters. An offset past the
+/// end is clamped to the end; one inside a character counts as that character.
+pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
+    let mut offset = offset.min(source.len());
+    while !source.is_char_boundary(offset) {
+        offset -= 1;
+    }
+    let before = &source[..offset];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+    (line, before[line_start..].chars().count() + 1)
+}
+
+/// The candidate closest to `name`, when it is close enough to be a plausible typo (Jaro-Winkler
+/// similarity ≥ 0.8, or an edit distance of at most a third of the name's length; case is ignored).
+pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) -> Option<&'a str> {
+    let lower = name.to_lowercase();
+    let mut best: Option<(f64, &'a str)> = None;
+    for cand in candidates {
+        let c = cand.to_lowercase();
+        let jw = strsim::jaro_winkler(&lower, &c);
+        let dist = strsim::osa_distance(&lower, &c);
+        let close =
+            jw >= 0.8 || (dist > 0 && dist * 3 <= lower.chars().count().max(c.chars().count()));
+        let close = close || (dist == 0 && !c.is_empty());
+        if close && best.is_none_or(|(score, _)| jw > score) {
+            best = Some((jw, cand));
+        }
+    }
+    best.map(|(_, c)| c)
+}
+
+/// "did you mean `axes`?" for the closest candidate, if any is close enough (see [`suggest`]).
+pub fn did_you_mean<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+) -> Option<String> {
+    suggest(name, candidates).map(|c| format!("did you mean `{c}`?"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SRC: &str = "```gpulab\nexperiment = \"matmul\"\naxis = { N = [1, 2] }\n```\n";
+
+    fn diag(span: Range<usize>) -> Diagnostic {
+        Diagnostic::error("unknown field `axis`", "book/ch1.md", SRC, span)
+            .with_label("not a directive field")
+            .with_help("did you mean `axes`?")
+    }
+
+    #[test]
+    fn line_col_is_one_based() {
+        assert_eq!(line_col(SRC, 0), (1, 1));
+        assert_eq!(line_col(SRC, 3), (1, 4));
+        assert_eq!(line_col(SRC, 10), (2, 1));
+        assert_eq!(line_col(SRC, 32), (3, 1));
+        assert_eq!(line_col(SRC, 10_000), (5, 1));
+        assert_eq!(line_col("", 5), (1, 1));
+        // Columns count characters, not bytes.
+        assert_eq!(line_col("é = x", 4), (1, 4));
+        assert_eq!(line_col("é = x", 1), (1, 1));
+    }
+
+    #[test]
+    fn render_plain_shows_message_location_caret_label_and_help() {
+        let span = SRC.find("axis").unwrap();
+        let out = diag(span..span + 4).render(false);
+        assert!(out.starts_with("error: unknown field `axis`"), "{out}");
+        assert!(out.contains("--> book/ch1.md:3:1"), "{out}");
+        assert!(out.contains("axis = { N = [1, 2] }"), "{out}");
+        assert!(out.contains("^^^^ not a directive field"), "{out}");
+        assert!(out.contains("help: did you mean `axes`?"), "{out}");
+        assert!(
+            !out.contains('\u{1b}'),
+            "plain output has no escapes: {out}"
+        );
+        assert_eq!(diag(span..span + 4).to_string(), out);
+    }
+
+    #[test]
+    fn render_color_has_escapes() {
+        let out = diag(10..20).render(true);
+        assert!(out.contains('\u{1b}'));
+        assert!(out.contains("unknown field"));
+    }
+
+    #[test]
+    fn render_warning_and_no_help() {
+        let d = Diagnostic::warning("slow point", "x.md", "a\nbb\n", 2..4).with_label("here");
+        let out = d.render(false);
+        assert!(out.starts_with("warning: slow point"), "{out}");
+        assert!(out.contains("x.md:2:1"), "{out}");
+        assert!(!out.contains("help"), "{out}");
+    }
+
+    #[test]
+    fn odd_spans_do_not_panic() {
+        for span in [
+            0..0,
+            SRC.len()..SRC.len(),
+            SRC.len() + 5..SRC.len() + 9,
+            Range { start: 30, end: 10 },
+            5..1000,
+            9..10,
+        ] {
+            let out = diag(span.clone()).render(false);
+            assert!(out.contains("error: unknown field"), "{span:?}: {out}");
+        }
+        let multi = Diagnostic::error("m", "p", "é\nüx", 1..3).render(false);
+        assert!(multi.contains("error: m"));
+        let empty = Diagnostic::error("m", "p", "", 0..4).render(false);
+        assert!(empty.contains("error: m"), "{empty}");
+        let no_newline = Diagnostic::error("m", "p", "abc", 3..3).render(false);
+        assert!(no_newline.contains("p:1:4"), "{no_newline}");
+    }
+
+    #[test]
+    fn clamped_span_respects_char_boundaries() {
+        let d = Diagnostic::error("m", "p", "aé b", 2..3);
+        assert_eq!(d.clamped_span(), 1..3);
+        let d = Diagnostic::error("m", "p", "ab", 5..9);
+        assert_eq!(d.clamped_span(), 2..2);
+        let d = Diagnostic::error("m", "p", "abc", Range { start: 2, end: 1 });
+        assert_eq!(d.clamped_span(), 2..2);
+        assert_eq!(d.line_col(), (1, 3));
+    }
+
+    #[test]
+    fn multi_line_span_renders_both_lines() {
+        let src = "first line\nsecond line\nthird\n";
+        let out = Diagnostic::error("m", "p", src, 6..17)
+            .with_label("lbl")
+            .render(false);
+        assert!(
+            out.contains("first line") && out.contains("second line"),
+            "{out}"
+        );
+        assert!(!out.contains("third"), "{out}");
+    }
+
+    #[test]
+    fn suggestions() {
+        let fields = [
+            "experiment",
+            "variants",
+            "axes",
+            "zip",
+            "title",
+            "table",
+            "chart",
+        ];
+        assert_eq!(suggest("axis", fields), Some("axes"));
+        assert_eq!(suggest("varaints", fields), Some("variants"));
+        assert_eq!(suggest("experimnet", fields), Some("experiment"));
+        assert_eq!(suggest("Title", fields), Some("title"));
+        assert_eq!(suggest("tabel", fields), Some("table"));
+        assert_eq!(suggest("qqqq", fields), None);
+        assert_eq!(suggest("", fields), None);
+        assert_eq!(suggest("N", ["M", "K"]), None);
+        assert_eq!(
+            suggest("tme_ms", ["gbps", "time_ms", "gflops"]),
+            Some("time_ms")
+        );
+        assert_eq!(suggest("x", std::iter::empty()), None);
+        assert_eq!(
+            did_you_mean("axis", fields).as_deref(),
+            Some("did you mean `axes`?")
+        );
+        assert_eq!(did_you_mean("zzzzzz", fields), None);
+    }
+}

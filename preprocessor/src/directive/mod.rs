@@ -1,0 +1,8 @@
+//! The validated directive model and the parser that produces it.
+
+pub mod fence;
+pub mod model;
+pub mod raw;
+pub mod validate;
+
+pub use model::*;

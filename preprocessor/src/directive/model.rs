@@ -1,0 +1,102 @@
+//! The validated form of a `gpulab` directive: what to run, which points to show and how.
+
+use crate::value::ParamValue;
+use std::path::PathBuf;
+
+/// Where a directive stands in the book.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Location {
+    /// Chapter path relative to the book's `src` folder (`part1/widuch.md`).
+    pub chapter: PathBuf,
+    /// 1-based index of the directive within its chapter (`run chapter.md#2`).
+    pub index: usize,
+    /// 1-based line of the opening fence.
+    pub line: usize,
+}
+
+/// One swept parameter and its values, in the order written.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Axis {
+    pub name: String,
+    pub values: Vec<ParamValue>,
+}
+
+/// Which devices' recordings a directive shows.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub enum DeviceSelection {
+    /// The book's configured device, else the device with the newest recording.
+    #[default]
+    Default,
+    /// Every device with a recording, side by side.
+    All,
+    /// One device by slug.
+    Slug(String),
+}
+
+/// A table: rows by one field, columns by another, cells show a metric.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableSpec {
+    pub rows: String,
+    pub columns: String,
+    pub value: String,
+    pub title: Option<String>,
+}
+
+impl Default for TableSpec {
+    fn default() -> Self {
+        TableSpec { rows: String::new(), columns: "variant".into(), value: "time_ms".into(), title: None }
+    }
+}
+
+/// The chart kinds the renderer draws.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ChartKind {
+    Line,
+    Bar,
+    Heatmap,
+}
+
+/// A chart: `y` (or a heat map's `value`) over `x`, one series per value of `series`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ChartSpec {
+    pub kind: ChartKind,
+    pub x: String,
+    /// Metric on the y axis (line, bar) or the second axis field (heat map).
+    pub y: String,
+    pub series: Option<String>,
+    /// Heat map cell metric.
+    pub value: Option<String>,
+    pub log_x: bool,
+    pub log_y: bool,
+    pub title: Option<String>,
+}
+
+/// Per-directive overrides of the measurement rules.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct MeasureOverrides {
+    pub timeout_s: Option<f64>,
+    pub max_samples: Option<usize>,
+    pub min_samples: Option<usize>,
+    pub noise: Option<f64>,
+    pub hot: Option<bool>,
+}
+
+/// A validated `gpulab` directive.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Directive {
+    pub location: Location,
+    pub experiment: String,
+    /// Selected variants, in display order (defaults to all of the spec's).
+    pub variants: Vec<String>,
+    pub axes: Vec<Axis>,
+    pub zip: Vec<Vec<String>>,
+    pub title: Option<String>,
+    pub tables: Vec<TableSpec>,
+    pub charts: Vec<ChartSpec>,
+    pub paper: Option<String>,
+    pub reproduces: Vec<String>,
+    pub expect: Vec<String>,
+    pub devices: DeviceSelection,
+    pub measure: MeasureOverrides,
+    pub budget_s: Option<f64>,
+}

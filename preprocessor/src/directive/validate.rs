@@ -1,0 +1,333 @@
+//! Stage two of directive parsing: checks a `RawDirective` against its experiment spec and
+//! builds the `Directive`, with diagnostics that point into the chapter.
+
+use super::model::*;
+use super::raw::RawDirective;
+use crate::claims::Claim;
+use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::source::{SourceFile, with_help};
+use crate::spec::Experiment;
+use crate::spec::validate::param_value;
+use crate::value::ParamValue;
+use std::collections::BTreeSet;
+use std::ops::Range;
+use toml::Spanned;
+
+/// Metric names every experiment has (besides its custom ones).
+pub const BUILTIN_METRICS: &[&str] = &[
+    "time_ms", "gbps", "pct_bw", "gflops", "pct_fp32", "registers", "static_shared_bytes", "local_bytes",
+    "blocks_per_sm", "warps_per_sm", "limiter",
+];
+/// Statistic suffixes a metric may carry.
+pub const STAT_SUFFIXES: &[&str] = &["median", "min", "max", "q1", "q3"];
+
+/// Where the directive body sits in its chapter, for mapping spans.
+pub struct BodyContext<'a> {
+    pub file: &'a SourceFile,
+    pub body_start: usize,
+    pub location: Location,
+}
+
+struct Checker<'a> {
+    ctx: &'a BodyContext<'a>,
+    diags: Vec<Diagnostic>,
+}
+
+impl Checker<'_> {
+    fn span(&self, r: Range<usize>) -> Range<usize> {
+        r.start + self.ctx.body_start..r.end + self.ctx.body_start
+    }
+    fn err(&mut self, span: Range<usize>, message: impl Into<String>, label: &str, help: Option<String>) {
+        let span = self.span(span);
+        let d = with_help(self.ctx.file.error(span, message, label), help);
+        self.diags.push(d);
+    }
+}
+
+/// Names a table/chart field may use: axes and params, `variant`, metrics (with suffixes).
+fn known_metrics(exp: &Experiment) -> BTreeSet<String> {
+    let mut m: BTreeSet<String> = BUILTIN_METRICS.iter().map(|s| s.to_string()).collect();
+    m.extend(exp.metrics.custom.iter().map(|c| c.name.clone()));
+    m
+}
+
+fn is_metric(name: &str, metrics: &BTreeSet<String>) -> bool {
+    let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
+    metrics.contains(base) && (suffix.is_empty() || (base == "time_ms" && STAT_SUFFIXES.contains(&suffix)))
+}
+
+/// Validates `raw` against `exp`. `paper_exists` tells whether `data/papers/<id>.csv` exists.
+pub fn validate(
+    raw: RawDirective,
+    exp: &Experiment,
+    ctx: &BodyContext,
+    paper_exists: &dyn Fn(&str) -> bool,
+) -> Result<Directive, Vec<Diagnostic>> {
+    let mut c = Checker { ctx, diags: Vec::new() };
+    let param_names: Vec<String> = exp.params.iter().map(|(n, _)| n.clone()).collect();
+    let all_variants: Vec<String> = exp.variants.iter().map(|v| v.name.clone()).collect();
+
+    let variants = match &raw.variants {
+        None => all_variants.clone(),
+        Some(list) => {
+            let mut out = Vec::new();
+            for v in list.get_ref() {
+                if all_variants.contains(v.get_ref()) {
+                    out.push(v.get_ref().clone());
+                } else {
+                    let help = did_you_mean(v.get_ref(), all_variants.iter().map(String::as_str))
+                        .or_else(|| Some(format!("`{}` has: {}", exp.name, all_variants.join(", "))));
+                    c.err(v.span(), format!("experiment `{}` has no variant `{}`", exp.name, v.get_ref()), "unknown variant", help);
+                }
+            }
+            if out.is_empty() && c.diags.is_empty() {
+                c.err(list.span(), "no variants selected", "empty list", None);
+            }
+            out
+        }
+    };
+
+    let mut axes = Vec::new();
+    if let Some(map) = &raw.axes {
+        for (name, value) in map.get_ref() {
+            if !param_names.contains(name) {
+                let help = did_you_mean(name, param_names.iter().map(String::as_str))
+                    .or_else(|| Some(format!("parameters of `{}`: {}", exp.name, param_names.join(", "))));
+                c.err(value.span(), format!("`{name}` is not a parameter of experiment `{}`", exp.name), "unknown axis", help);
+                continue;
+            }
+            match axis_values(value.get_ref()) {
+                Ok(values) if !values.is_empty() => axes.push(Axis { name: name.clone(), values }),
+                Ok(_) => c.err(value.span(), format!("axis `{name}` has no values"), "empty", None),
+                Err(msg) => c.err(value.span(), format!("invalid values for axis `{name}`: {msg}"), "here", None),
+            }
+        }
+    }
+    let axis_names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
+
+    let mut zip = Vec::new();
+    if let Some(groups) = &raw.zip {
+        for g in groups.get_ref() {
+            let names: Vec<String> = g.get_ref().iter().map(|s| s.get_ref().clone()).collect();
+            for n in g.get_ref() {
+                if !axis_names.contains(n.get_ref()) {
+                    c.err(n.span(), format!("`{}` in `zip` is not an axis of this directive", n.get_ref()), "not an axis", None);
+                }
+            }
+            let lens: BTreeSet<usize> = axes.iter().filter(|a| names.contains(&a.name)).map(|a| a.values.len()).collect();
+            if lens.len() > 1 {
+                c.err(g.span(), "zipped axes must have the same number of values", "lengths differ", None);
+            }
+            zip.push(names);
+        }
+    }
+
+    let metrics = known_metrics(exp);
+    let mut fields: Vec<String> = param_names.clone();
+    fields.push("variant".into());
+    let field_ok = |name: &str| fields.iter().any(|f| f == name);
+    let check_field = |c: &mut Checker, name: &str, span: Range<usize>, want_metric: bool| {
+        let ok = if want_metric { is_metric(name, &metrics) } else { field_ok(name) };
+        if !ok {
+            let pool: Vec<&str> = if want_metric { metrics.iter().map(String::as_str).collect() } else { fields.iter().map(String::as_str).collect() };
+            let what = if want_metric { "a metric" } else { "an axis or `variant`" };
+            let help = did_you_mean(name, pool.iter().copied()).or_else(|| Some(format!("expected {what}: {}", pool.join(", "))));
+            c.err(span, format!("`{name}` is not {what} of experiment `{}`", exp.name), "unknown name", help);
+        }
+    };
+
+    let first_axis = axis_names.first().cloned().unwrap_or_else(|| "variant".into());
+    let mut tables = Vec::new();
+    let table_span = raw.table.as_ref().map(|t| t.span()).unwrap_or(0..0);
+    for t in raw.table.map(|t| t.into_inner().into_vec()).unwrap_or_default() {
+        for (s, metric) in [(&t.rows, false), (&t.columns, false), (&t.value, true)] {
+            if let Some(s) = s {
+                check_field(&mut c, s, table_span.clone(), metric);
+            }
+        }
+        tables.push(TableSpec {
+            rows: t.rows.unwrap_or_else(|| first_axis.clone()),
+            columns: t.columns.unwrap_or_else(|| "variant".into()),
+            value: t.value.unwrap_or_else(|| "time_ms".into()),
+            title: t.title,
+        });
+    }
+    if tables.is_empty() {
+        tables.push(TableSpec { rows: first_axis.clone(), ..TableSpec::default() });
+    }
+
+    let mut charts = Vec::new();
+    let chart_span = raw.chart.as_ref().map(|t| t.span()).unwrap_or(0..0);
+    for ch in raw.chart.map(|t| t.into_inner().into_vec()).unwrap_or_default() {
+        let kind = match ch.kind.as_deref() {
+            None | Some("line") => ChartKind::Line,
+            Some("bar") => ChartKind::Bar,
+            Some("heatmap") => ChartKind::Heatmap,
+            Some(other) => {
+                let help = did_you_mean(other, ["line", "bar", "heatmap"]);
+                c.err(chart_span.clone(), format!("unknown chart kind `{other}`"), "expected line, bar or heatmap", help);
+                ChartKind::Line
+            }
+        };
+        check_field(&mut c, &ch.x, chart_span.clone(), false);
+        let heat = kind == ChartKind::Heatmap;
+        check_field(&mut c, &ch.y, chart_span.clone(), !heat);
+        if let Some(s) = &ch.series {
+            check_field(&mut c, s, chart_span.clone(), false);
+        }
+        if let Some(v) = &ch.value {
+            check_field(&mut c, v, chart_span.clone(), true);
+        } else if heat {
+            c.err(chart_span.clone(), "a heat map needs `value = \"<metric>\"`", "here", None);
+        }
+        charts.push(ChartSpec {
+            kind,
+            x: ch.x,
+            y: ch.y,
+            series: ch.series.or_else(|| (!heat).then(|| "variant".to_string())),
+            value: ch.value,
+            log_x: ch.log_x,
+            log_y: ch.log_y,
+            title: ch.title,
+        });
+    }
+
+    let paper = raw.paper.as_ref().map(|p| {
+        if !paper_exists(p.get_ref()) {
+            c.err(p.span(), format!("no paper table `data/papers/{}.csv`", p.get_ref()), "not found", None);
+        }
+        p.get_ref().clone()
+    });
+
+    let reproduces: Vec<String> = match raw.reproduces {
+        None => Vec::new(),
+        Some(r) => {
+            let span = r.span();
+            r.into_inner()
+                .into_vec()
+                .into_iter()
+                .filter_map(|id| {
+                    if id.split_once(':').is_some_and(|(a, b)| !a.is_empty() && !b.is_empty()) {
+                        Some(id)
+                    } else {
+                        c.err(span.clone(), format!("`{id}` is not a reproduction id"), "expected \"<paper>:<item>\"", None);
+                        None
+                    }
+                })
+                .collect()
+        }
+    };
+
+    let mut expect = Vec::new();
+    for claim in raw.expect.map(Spanned::into_inner).unwrap_or_default() {
+        match Claim::parse(claim.get_ref()) {
+            Ok(parsed) => {
+                for (variant, metric) in parsed.result_refs() {
+                    if !variants.contains(&variant) {
+                        let help = did_you_mean(&variant, variants.iter().map(String::as_str));
+                        c.err(claim.span(), format!("claim names variant `{variant}`, which this directive does not show"), "in this claim", help);
+                    } else if !is_metric(&metric, &metrics) {
+                        let help = did_you_mean(&metric, metrics.iter().map(String::as_str));
+                        c.err(claim.span(), format!("claim names unknown metric `{metric}`"), "in this claim", help);
+                    }
+                }
+                expect.push(claim.into_inner());
+            }
+            Err(e) => {
+                let start = claim.span().start + 1 + e.offset;
+                c.err(start..start + e.len.max(1), format!("invalid claim: {}", e.message), "here", None);
+            }
+        }
+    }
+
+    let devices = match raw.devices.as_ref().map(|d| d.get_ref().as_str()) {
+        None => DeviceSelection::Default,
+        Some("all") => DeviceSelection::All,
+        Some(slug) => DeviceSelection::Slug(slug.to_string()),
+    };
+
+    let measure = raw
+        .measure
+        .map(|m| {
+            let span = m.span();
+            let m = m.into_inner();
+            let hot = m.mode.as_deref().and_then(|mode| match mode {
+                "cold" => Some(false),
+                "hot" => Some(true),
+                other => {
+                    c.err(span.clone(), format!("unknown measure mode `{other}`"), "expected \"cold\" or \"hot\"", None);
+                    None
+                }
+            });
+            MeasureOverrides { timeout_s: m.timeout_s, max_samples: m.max_samples, min_samples: m.min_samples, noise: m.noise, hot }
+        })
+        .unwrap_or_default();
+
+    if !c.diags.is_empty() {
+        return Err(c.diags);
+    }
+    Ok(Directive {
+        location: ctx.location.clone(),
+        experiment: exp.name.clone(),
+        variants,
+        axes,
+        zip,
+        title: raw.title.map(Spanned::into_inner),
+        tables,
+        charts,
+        paper,
+        reproduces,
+        expect,
+        devices,
+        measure,
+        budget_s: raw.budget_s.map(Spanned::into_inner),
+    })
+}
+
+/// Expands an axis value: a scalar, a list, `{ range = [a, b, step] }` or `{ pow2 = [lo, hi] }`.
+pub fn axis_values(v: &toml::Value) -> Result<Vec<ParamValue>, String> {
+    const MAX_POINTS: usize = 100_000;
+    match v {
+        toml::Value::Array(items) => items
+            .iter()
+            .map(|i| param_value(i).ok_or_else(|| format!("`{i}` is not a number or string")))
+            .collect(),
+        toml::Value::Table(t) if t.len() == 1 => {
+            let ints = |key: &str, n: usize| -> Result<Vec<i64>, String> {
+                let arr = t.get(key).and_then(|a| a.as_array()).ok_or_else(|| format!("`{key}` needs a list"))?;
+                let nums: Option<Vec<i64>> = arr.iter().map(|x| x.as_integer()).collect();
+                match nums {
+                    Some(v) if v.len() == n || (key == "range" && v.len() == 2) => Ok(v),
+                    _ => Err(format!("`{key}` needs {n} integers")),
+                }
+            };
+            if t.contains_key("range") {
+                let r = ints("range", 3)?;
+                let (from, to, step) = (r[0], r[1], *r.get(2).unwrap_or(&1));
+                if step <= 0 || to < from {
+                    return Err("range needs from <= to and a positive step".into());
+                }
+                if ((to - from) / step) as usize >= MAX_POINTS {
+                    return Err("range is too long".into());
+                }
+                Ok((0..).map(|k| from + k * step).take_while(|x| *x <= to).map(ParamValue::Int).collect())
+            } else if t.contains_key("pow2") {
+                let r = ints("pow2", 2)?;
+                if r[0] <= 0 || r[1] < r[0] {
+                    return Err("pow2 needs 0 < lo <= hi".into());
+                }
+                let mut out = Vec::new();
+                let mut x = r[0];
+                while x <= r[1] {
+                    out.push(ParamValue::Int(x));
+                    x = x.checked_mul(2).ok_or("pow2 overflows")?;
+                }
+                Ok(out)
+            } else {
+                Err("expected a list, { range = [from, to, step] } or { pow2 = [lo, hi] }".into())
+            }
+        }
+        other => param_value(other).map(|p| vec![p]).ok_or_else(|| "expected a number, a string or a list".into()),
+    }
+}
+

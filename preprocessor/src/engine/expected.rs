@@ -1,0 +1,89 @@
+//! Expected outputs for verification: built-in CPU references and the `formula` reference,
+//! evaluated on the host inputs of a point.
+
+use super::host_data::HostData;
+use super::reference;
+use crate::expr::{Env, Num};
+use crate::spec::{Reference, VerifySpec};
+use std::collections::{BTreeMap, HashMap};
+
+/// Evaluates the verify dims at a point.
+pub fn dims(verify: &VerifySpec, vars: &HashMap<String, Num>) -> Result<BTreeMap<String, i64>, String> {
+    verify
+        .dims
+        .iter()
+        .map(|(name, e)| {
+            let v = e.eval(vars).map_err(|x| format!("dim {name}: {x}"))?;
+            v.as_i64().map(|i| (name.clone(), i)).ok_or_else(|| format!("dim {name} = {v} is not an integer"))
+        })
+        .collect()
+}
+
+/// Variables, the element index and input buffers, for `formula`.
+struct FormulaEnv<'a> {
+    vars: &'a HashMap<String, Num>,
+    inputs: &'a BTreeMap<String, &'a HostData>,
+    i: i64,
+}
+
+impl Env for FormulaEnv<'_> {
+    fn var(&self, name: &str) -> Option<Num> {
+        if name == "i" {
+            return Some(Num::Int(self.i));
+        }
+        self.vars.get(name).copied()
+    }
+    fn index(&self, name: &str, i: i64) -> Option<Num> {
+        let data = self.inputs.get(name)?;
+        let v = data.get_f64(usize::try_from(i).ok()?)?;
+        Some(match data.elem_type().is_float() {
+            true => Num::Float(v),
+            false => Num::Int(v as i64),
+        })
+    }
+}
+
+/// The expected content of the verified output buffer (`len` elements of type `like`).
+pub fn expected(
+    verify: &VerifySpec,
+    vars: &HashMap<String, Num>,
+    host: &BTreeMap<String, HostData>,
+    out_len: usize,
+    like: super::host_data::ElemType,
+) -> Result<HostData, String> {
+    let Reference::Builtin(name) = &verify.reference else {
+        return Err("a variant reference is resolved by the caller".into());
+    };
+    let mut vars = vars.clone();
+    let dims = dims(verify, &vars)?;
+    for (k, v) in &dims {
+        vars.insert(k.clone(), Num::Int(*v));
+    }
+    if name == "formula" {
+        let formula = verify.formula.as_ref().ok_or("reference `formula` has no formula")?;
+        let inputs: BTreeMap<String, &HostData> = host.iter().map(|(k, v)| (k.clone(), v)).collect();
+        let n = dims.get("n").map(|n| *n as usize).unwrap_or(out_len).min(out_len);
+        let mut values = Vec::with_capacity(n);
+        for i in 0..n {
+            let env = FormulaEnv { vars: &vars, inputs: &inputs, i: i as i64 };
+            values.push(formula.eval(&env).map_err(|e| format!("formula at i={i}: {e}"))?.as_f64());
+        }
+        return Ok(HostData::F64(values).cast(like));
+    }
+    let inputs: Vec<&HostData> = verify
+        .inputs
+        .iter()
+        .map(|b| host.get(b).ok_or_else(|| format!("reference input `{b}` is not a buffer")))
+        .collect::<Result<_, _>>()?;
+    reference::run(name, &inputs, &dims).map_err(|e| e.to_string())
+}
+
+/// The first `n` elements of `data` (references of reductions produce fewer than the buffer).
+pub fn prefix(data: &HostData, n: usize) -> HostData {
+    match data {
+        HostData::I32(v) => HostData::I32(v[..n.min(v.len())].to_vec()),
+        HostData::U32(v) => HostData::U32(v[..n.min(v.len())].to_vec()),
+        HostData::F32(v) => HostData::F32(v[..n.min(v.len())].to_vec()),
+        HostData::F64(v) => HostData::F64(v[..n.min(v.len())].to_vec()),
+    }
+}

@@ -1,0 +1,70 @@
+//! The job a worker subprocess runs and the messages it streams back, one JSON line each.
+
+use crate::record::{DeviceRecord, Point};
+use crate::value::ParamValue;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+use std::path::PathBuf;
+
+/// Measurement rules for a job (book defaults with a directive's overrides applied).
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct MeasureRules {
+    pub min_samples: usize,
+    pub max_samples: usize,
+    pub noise: f64,
+    pub min_time_s: f64,
+    pub timeout_s: f64,
+    /// Hot mode: no L2 flush, launches batched.
+    pub hot: bool,
+    /// Points whose single run exceeds this are not timed further (CPU baselines, long sequences).
+    pub budget_s: f64,
+}
+
+impl Default for MeasureRules {
+    fn default() -> Self {
+        let s = crate::stats::StopRule::default();
+        MeasureRules {
+            min_samples: s.min_samples,
+            max_samples: s.max_samples,
+            noise: s.noise_target,
+            min_time_s: s.min_time_s,
+            timeout_s: s.timeout_s,
+            hot: false,
+            budget_s: 20.0,
+        }
+    }
+}
+
+/// One point to run.
+#[derive(Debug, Clone, Serialize, Deserialize, PartialEq)]
+pub struct JobPoint {
+    pub variant: String,
+    pub params: BTreeMap<String, ParamValue>,
+    pub key: String,
+}
+
+/// What the parent sends a worker on stdin.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct Job {
+    pub root: PathBuf,
+    pub kernels_dir: PathBuf,
+    pub cache_dir: PathBuf,
+    pub experiment: String,
+    pub points: Vec<JobPoint>,
+    pub rules: MeasureRules,
+    pub commit: Option<String>,
+}
+
+/// What a worker prints on stdout, one per line.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Message {
+    /// First line: the device the worker opened.
+    Device(DeviceRecord),
+    /// A point is starting (the watchdog and the progress bar use it).
+    Start { index: usize },
+    /// A point finished (ok, failed or skipped).
+    Point { index: usize, point: Box<Point> },
+    /// The worker cannot run at all (no GPU, no libcuda): the whole job fails with this.
+    Fatal { message: String },
+}

@@ -1,0 +1,122 @@
+//! The parent side of live runs: groups stale points by experiment, runs each group in a worker,
+//! and merges the results into `data/` atomically under the lock.
+
+use super::job::{Job, JobPoint, MeasureRules};
+use super::worker::{WorkerError, run_job};
+use crate::directive::MeasureOverrides;
+use crate::error::{Error, Result};
+use crate::preprocess::{LiveRunner, Work};
+use crate::record::{Outcome, Recording, SCHEMA_VERSION};
+use crate::workspace::Workspace;
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// Runs stale points on the local GPU.
+#[derive(Default)]
+pub struct Recorder {
+    /// Print a one-line summary per experiment on stderr.
+    pub verbose: bool,
+}
+
+/// The book's measurement defaults with a directive's overrides applied.
+pub fn rules_for(ws: &Workspace, o: &MeasureOverrides, budget_s: Option<f64>) -> MeasureRules {
+    let c = &ws.config;
+    let mut r = MeasureRules::default();
+    r.min_samples = o.min_samples.or(c.min_samples).unwrap_or(r.min_samples);
+    r.max_samples = o.max_samples.or(c.max_samples).unwrap_or(r.max_samples).max(r.min_samples);
+    r.noise = o.noise.or(c.noise).unwrap_or(r.noise);
+    r.timeout_s = o.timeout_s.or(c.timeout_s).unwrap_or(r.timeout_s);
+    r.hot = o.hot.unwrap_or(false);
+    r.budget_s = budget_s.or(c.budget_s).unwrap_or(r.budget_s);
+    r
+}
+
+/// The current commit (short), when the book is a git checkout.
+pub fn git_commit(root: &std::path::Path) -> Option<String> {
+    let out = std::process::Command::new("git").args(["rev-parse", "--short", "HEAD"]).current_dir(root).output().ok()?;
+    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string()).filter(|s| !s.is_empty())
+}
+
+fn progress_bar(total: usize) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(Some(total as u64), ProgressDrawTarget::stderr());
+    if !std::io::IsTerminal::is_terminal(&std::io::stderr()) {
+        bar.set_draw_target(ProgressDrawTarget::hidden());
+    }
+    bar.set_style(
+        ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {msg} ({elapsed}, eta {eta})")
+            .unwrap_or_else(|_| ProgressStyle::default_bar())
+            .progress_chars("=> "),
+    );
+    bar
+}
+
+impl Recorder {
+    /// Runs and records one experiment's points; returns (points run, points failed).
+    pub fn record_points(&self, ws: &Workspace, experiment: &str, points: Vec<JobPoint>, rules: MeasureRules) -> Result<(usize, usize)> {
+        if points.is_empty() {
+            return Ok((0, 0));
+        }
+        // Parameter-major order: every variant at the same values runs back to back, so inputs
+        // and the CPU reference are computed once per values; sizes ascend for the budget.
+        let mut points = points;
+        points.sort_by(|a, b| {
+            let ka: Vec<_> = a.params.values().map(|v| v.sort_key()).collect();
+            let kb: Vec<_> = b.params.values().map(|v| v.sort_key()).collect();
+            ka.partial_cmp(&kb).unwrap_or(std::cmp::Ordering::Equal)
+        });
+        let job = Job {
+            root: ws.root.clone(),
+            kernels_dir: ws.config.kernels_dir(&ws.root),
+            cache_dir: ws.config.cache_dir(&ws.root),
+            experiment: experiment.to_string(),
+            points,
+            commit: git_commit(&ws.root),
+            rules,
+        };
+        let bar = progress_bar(job.points.len());
+        bar.set_prefix(experiment.to_string());
+        let watchdog = Duration::from_secs_f64((job.rules.timeout_s * 4.0 + job.rules.budget_s * 3.0 + 60.0).max(60.0));
+        let result = run_job(&job, watchdog, &mut |done, _total, variant| {
+            bar.set_position(done as u64);
+            bar.set_message(variant.to_string());
+        });
+        bar.finish_and_clear();
+        let (device, points) = match result {
+            Ok(r) => r,
+            Err(WorkerError::Interrupted) => return Err(Error::Engine("interrupted: data/ left as it was".into())),
+            Err(e) => return Err(Error::Engine(format!("{experiment}: {e}"))),
+        };
+        let failed = points.iter().filter(|p| p.outcome == Outcome::Failed).count();
+        let ran = points.len();
+        let data = ws.data();
+        let lock = data.lock()?;
+        let path = data.merge_and_save(&lock, Recording { schema: SCHEMA_VERSION, experiment: experiment.to_string(), device, points })?;
+        if self.verbose {
+            eprintln!("recorded {ran} point(s) of `{experiment}` ({failed} failed) in {}", path.display());
+        }
+        Ok((ran, failed))
+    }
+}
+
+impl LiveRunner for Recorder {
+    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize> {
+        // One job per experiment; points of several directives merged (first directive's rules).
+        let mut by_exp: BTreeMap<String, (MeasureRules, Vec<JobPoint>)> = BTreeMap::new();
+        for w in work {
+            let entry = by_exp
+                .entry(w.experiment.name.clone())
+                .or_insert_with(|| (rules_for(ws, &w.directive.measure, w.directive.budget_s), Vec::new()));
+            for p in &w.points {
+                if !entry.1.iter().any(|q| q.variant == p.variant && q.params == p.params) {
+                    entry.1.push(JobPoint { variant: p.variant.clone(), params: p.params.clone(), key: p.key.clone() });
+                }
+            }
+        }
+        let mut total = 0;
+        for (exp, (rules, points)) in by_exp {
+            total += self.record_points(ws, &exp, points, rules)?.0;
+        }
+        Ok(total)
+    }
+}

@@ -1,0 +1,1155 @@
+//! Built-in CPU references (rayon-parallel) and the comparison of a kernel's output with them.
+//!
+//! Floats are computed in `f64` and returned in the input's element type; integers use wrapping
+//! arithmetic in their own type, like the kernels they check. Reductions over floats sum fixed-size
+//! chunks, so results do not depend on the number of threads.
+
+use super::host_data::{ElemType, HostData};
+use super::init::random_word;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Every built-in reference name, as a spec's `[verify] reference` may use it.
+pub const NAMES: &[&str] = &[
+    "matmul",
+    "matmul_aat",
+    "transpose",
+    "gather",
+    "sum",
+    "dot",
+    "row_sum",
+    "row_mean",
+    "row_max",
+    "row_min",
+    "row_sumsq",
+    "sin_sqrt",
+];
+
+/// Why a reference (or CPU baseline) could not run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReferenceError {
+    #[error("unknown {kind} `{name}` (known: {})", known.join(", "))]
+    Unknown {
+        kind: &'static str,
+        name: String,
+        known: Vec<String>,
+    },
+    #[error("`{name}` takes {expected} input buffer(s), got {got}")]
+    InputCount {
+        name: String,
+        expected: usize,
+        got: usize,
+    },
+    #[error("`{name}` needs the dimension `{dim}` in `dims`")]
+    MissingDim { name: String, dim: String },
+    #[error("`{name}`: dimension `{dim}` = {value} is invalid: {reason}")]
+    BadDim {
+        name: String,
+        dim: String,
+        value: i64,
+        reason: String,
+    },
+    #[error("`{name}`: input {input} has {got} elements, expected {expected}")]
+    Length {
+        name: String,
+        input: usize,
+        expected: String,
+        got: usize,
+    },
+    #[error("`{name}` does not support element type {ty}{detail}")]
+    Type {
+        name: String,
+        ty: ElemType,
+        detail: String,
+    },
+    #[error("`{name}`: inputs have different element types ({a} and {b})")]
+    MixedTypes {
+        name: String,
+        a: ElemType,
+        b: ElemType,
+    },
+    #[error("`{name}`: index {index} (element {element}) is outside the input of {len} elements")]
+    OutOfBounds {
+        name: String,
+        element: usize,
+        index: i64,
+        len: usize,
+    },
+}
+
+/// The outcome of comparing a kernel's output with the reference.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Comparison {
+    pub ok: bool,
+    /// Largest error: absolute for integers, relative to max(1, max|ref|) for floats; infinite for NaN.
+    pub max_error: f64,
+    pub first_bad_index: Option<usize>,
+    pub message: String,
+}
+
+/// Runs the reference `name` on `inputs` with the scalar `dims` (names per reference, see DESIGN.md).
+pub fn run(
+    name: &str,
+    inputs: &[&HostData],
+    dims: &BTreeMap<String, i64>,
+) -> Result<HostData, ReferenceError> {
+    let d = Dims { name, dims };
+    let want = |n: usize| -> Result<(), ReferenceError> {
+        if inputs.len() == n {
+            Ok(())
+        } else {
+            Err(ReferenceError::InputCount {
+                name: name.to_string(),
+                expected: n,
+                got: inputs.len(),
+            })
+        }
+    };
+    match name {
+        "matmul" => {
+            want(2)?;
+            matmul(inputs[0], inputs[1], d.usize("n")?)
+        }
+        "matmul_aat" => {
+            want(1)?;
+            matmul_aat(inputs[0], d.usize("n")?)
+        }
+        "transpose" => {
+            want(1)?;
+            transpose(inputs[0], d.usize("rows")?, d.usize("cols")?)
+        }
+        "gather" => {
+            want(1)?;
+            gather(inputs[0], d.usize("n")?, d.int("offset")?, d.int("stride")?)
+        }
+        "sum" => {
+            want(1)?;
+            Ok(sum(inputs[0]))
+        }
+        "dot" => {
+            want(2)?;
+            dot(inputs[0], inputs[1])
+        }
+        "row_sum" | "row_mean" | "row_max" | "row_min" | "row_sumsq" => {
+            want(1)?;
+            let (rows, cols) = (d.usize("rows")?, d.usize("cols")?);
+            let pitch = if dims.contains_key("pitch") {
+                d.usize("pitch")?
+            } else {
+                cols
+            };
+            let op = match name {
+                "row_sum" => RowOp::Sum,
+                "row_mean" => RowOp::Mean,
+                "row_max" => RowOp::Max,
+                "row_min" => RowOp::Min,
+                _ => RowOp::SumSq,
+            };
+            row_reduce(inputs[0], rows, cols, pitch, op)
+        }
+        "sin_sqrt" => {
+            want(1)?;
+            sin_sqrt(inputs[0])
+        }
+        _ => Err(ReferenceError::Unknown {
+            kind: "reference",
+            name: name.to_string(),
+            known: NAMES.iter().map(|s| s.to_string()).collect(),
+        }),
+    }
+}
+
+/// Named scalar dimensions with typed errors.
+pub(crate) struct Dims<'a> {
+    pub name: &'a str,
+    pub dims: &'a BTreeMap<String, i64>,
+}
+
+impl Dims<'_> {
+    pub fn int(&self, dim: &str) -> Result<i64, ReferenceError> {
+        self.dims
+            .get(dim)
+            .copied()
+            .ok_or_else(|| ReferenceError::MissingDim {
+                name: self.name.to_string(),
+                dim: dim.to_string(),
+            })
+    }
+    pub fn usize(&self, dim: &str) -> Result<usize, ReferenceError> {
+        let value = self.int(dim)?;
+        usize::try_from(value).map_err(|_| ReferenceError::BadDim {
+            name: self.name.to_string(),
+            dim: dim.to_string(),
+            value,
+            reason: "must not be negative".to_string(),
+        })
+    }
+}
+
+fn check_len(
+    name: &str,
+    input: usize,
+    data: &HostData,
+    expected: usize,
+    what: &str,
+) -> Result<(), ReferenceError> {
+    if data.len() == expected {
+        Ok(())
+    } else {
+        Err(ReferenceError::Length {
+            name: name.to_string(),
+            input,
+            expected: format!("{expected} ({what})"),
+            got: data.len(),
+        })
+    }
+}
+
+fn product(name: &str, dims: &[(&str, usize)]) -> Result<usize, ReferenceError> {
+    dims.iter().try_fold(1usize, |acc, &(dim, v)| {
+        acc.checked_mul(v).ok_or_else(|| ReferenceError::BadDim {
+            name: name.to_string(),
+            dim: dim.to_string(),
+            value: v as i64,
+            reason: "the buffer size overflows".to_string(),
+        })
+    })
+}
+
+fn to_f64_vec(data: &HostData) -> Vec<f64> {
+    match data {
+        HostData::F32(v) => v.par_iter().map(|&x| x as f64).collect(),
+        HostData::F64(v) => v.clone(),
+        HostData::I32(v) => v.par_iter().map(|&x| x as f64).collect(),
+        HostData::U32(v) => v.par_iter().map(|&x| x as f64).collect(),
+    }
+}
+
+fn from_f64_vec(ty: ElemType, v: Vec<f64>) -> HostData {
+    match ty {
+        ElemType::F32 => HostData::F32(v.par_iter().map(|&x| x as f32).collect()),
+        ElemType::F64 => HostData::F64(v),
+        ElemType::I32 => HostData::I32(v.par_iter().map(|&x| x as i32).collect()),
+        ElemType::U32 => HostData::U32(v.par_iter().map(|&x| x as u32).collect()),
+    }
+}
+
+// ---------------------------------------------------------------- matrix products
+
+const GEMM_BI: usize = 32;
+const GEMM_BK: usize = 256;
+const GEMM_BJ: usize = 512;
+
+/// Row-major `C (m×n) = A (m×k) · B (k×n)`, blocked for cache reuse, parallel over row blocks.
+/// `fma(a, b, c)` returns `c + a·b` in the element arithmetic.
+fn gemm<T: Copy + Send + Sync>(
+    a: &[T],
+    b: &[T],
+    (m, k, n): (usize, usize, usize),
+    zero: T,
+    fma: impl Fn(T, T, T) -> T + Sync,
+) -> Vec<T> {
+    let mut c = vec![zero; m * n];
+    if n == 0 {
+        return c;
+    }
+    c.par_chunks_mut(GEMM_BI * n)
+        .enumerate()
+        .for_each(|(ib, block)| {
+            let i0 = ib * GEMM_BI;
+            let rows = block.len() / n;
+            for j0 in (0..n).step_by(GEMM_BJ) {
+                let j1 = (j0 + GEMM_BJ).min(n);
+                for k0 in (0..k).step_by(GEMM_BK) {
+                    let k1 = (k0 + GEMM_BK).min(k);
+                    for r in 0..rows {
+                        let a_row = &a[(i0 + r) * k..(i0 + r + 1) * k];
+                        let c_row = &mut block[r * n + j0..r * n + j1];
+                        for (kk, &aik) in a_row.iter().enumerate().take(k1).skip(k0) {
+                            let b_row = &b[kk * n + j0..kk * n + j1];
+                            for (cv, &bv) in c_row.iter_mut().zip(b_row) {
+                                *cv = fma(aik, bv, *cv);
+                            }
+                        }
+                    }
+                }
+            }
+        });
+    c
+}
+
+/// `C = A·B` for `a (m×k)` and `b (k×n)` of the same element type.
+fn gemm_data(
+    name: &str,
+    a: &HostData,
+    b: &HostData,
+    dims: (usize, usize, usize),
+) -> Result<HostData, ReferenceError> {
+    Ok(match (a, b) {
+        (HostData::I32(a), HostData::I32(b)) => {
+            HostData::I32(gemm(a, b, dims, 0, |x, y, c: i32| {
+                c.wrapping_add(x.wrapping_mul(y))
+            }))
+        }
+        (HostData::U32(a), HostData::U32(b)) => {
+            HostData::U32(gemm(a, b, dims, 0, |x, y, c: u32| {
+                c.wrapping_add(x.wrapping_mul(y))
+            }))
+        }
+        (HostData::F64(a), HostData::F64(b)) => {
+            HostData::F64(gemm(a, b, dims, 0.0, |x, y, c: f64| c + x * y))
+        }
+        (HostData::F32(_), HostData::F32(_)) => {
+            let (a64, b64) = (to_f64_vec(a), to_f64_vec(b));
+            from_f64_vec(
+                ElemType::F32,
+                gemm(&a64, &b64, dims, 0.0, |x, y, c: f64| c + x * y),
+            )
+        }
+        _ => {
+            return Err(ReferenceError::MixedTypes {
+                name: name.to_string(),
+                a: a.elem_type(),
+                b: b.elem_type(),
+            });
+        }
+    })
+}
+
+/// `C = A·B` for square `n×n` row-major matrices.
+pub fn matmul(a: &HostData, b: &HostData, n: usize) -> Result<HostData, ReferenceError> {
+    let nn = product("matmul", &[("n", n), ("n", n)])?;
+    check_len("matmul", 0, a, nn, "n*n")?;
+    check_len("matmul", 1, b, nn, "n*n")?;
+    gemm_data("matmul", a, b, (n, n, n))
+}
+
+/// `C = A·Aᵀ` for `a` with `n` rows (and `len / n` columns); the result is `n×n`.
+pub fn matmul_aat(a: &HostData, n: usize) -> Result<HostData, ReferenceError> {
+    if n == 0 || !a.len().is_multiple_of(n) {
+        return Err(ReferenceError::Length {
+            name: "matmul_aat".to_string(),
+            input: 0,
+            expected: format!("a multiple of n = {n} (n rows)"),
+            got: a.len(),
+        });
+    }
+    let k = a.len() / n;
+    let at = transpose(a, n, k)?;
+    gemm_data("matmul_aat", a, &at, (n, k, n))
+}
+
+// ---------------------------------------------------------------- data movement
+
+const TILE: usize = 64;
+
+fn transpose_vec<T: Copy + Send + Sync + Default>(a: &[T], rows: usize, cols: usize) -> Vec<T> {
+    let mut out = vec![T::default(); rows * cols];
+    if rows == 0 || cols == 0 {
+        return out;
+    }
+    // Output is cols×rows; each task owns TILE output rows (= TILE input columns).
+    out.par_chunks_mut(TILE * rows)
+        .enumerate()
+        .for_each(|(jb, block)| {
+            let j0 = jb * TILE;
+            let jn = block.len() / rows;
+            for i0 in (0..rows).step_by(TILE) {
+                let i1 = (i0 + TILE).min(rows);
+                for j in 0..jn {
+                    let out_row = &mut block[j * rows..(j + 1) * rows];
+                    for i in i0..i1 {
+                        out_row[i] = a[i * cols + j0 + j];
+                    }
+                }
+            }
+        });
+    out
+}
+
+/// `out[j][i] = a[i][j]` for a row-major `rows×cols` matrix (the result is `cols×rows`).
+pub fn transpose(a: &HostData, rows: usize, cols: usize) -> Result<HostData, ReferenceError> {
+    let len = product("transpose", &[("rows", rows), ("cols", cols)])?;
+    check_len("transpose", 0, a, len, "rows*cols")?;
+    Ok(match a {
+        HostData::I32(v) => HostData::I32(transpose_vec(v, rows, cols)),
+        HostData::U32(v) => HostData::U32(transpose_vec(v, rows, cols)),
+        HostData::F32(v) => HostData::F32(transpose_vec(v, rows, cols)),
+        HostData::F64(v) => HostData::F64(transpose_vec(v, rows, cols)),
+    })
+}
+
+/// `out[i] = a[offset + i*stride]` for `i < n` (every index must be in bounds; `stride` may be negative).
+pub fn gather(
+    a: &HostData,
+    n: usize,
+    offset: i64,
+    stride: i64,
+) -> Result<HostData, ReferenceError> {
+    let len = a.len();
+    let index = |i: usize| -> Option<usize> {
+        let idx = (i as i128) * (stride as i128) + offset as i128;
+        usize::try_from(idx).ok().filter(|&x| x < len)
+    };
+    // Indices are affine in i: checking both ends covers every element.
+    for element in [0, n.saturating_sub(1)] {
+        if n > 0 && index(element).is_none() {
+            let idx = (element as i128) * (stride as i128) + offset as i128;
+            return Err(ReferenceError::OutOfBounds {
+                name: "gather".to_string(),
+                element,
+                index: idx.clamp(i64::MIN as i128, i64::MAX as i128) as i64,
+                len,
+            });
+        }
+    }
+    let pick = |i: usize| index(i).unwrap_or(0);
+    Ok(match a {
+        HostData::I32(v) => HostData::I32((0..n).into_par_iter().map(|i| v[pick(i)]).collect()),
+        HostData::U32(v) => HostData::U32((0..n).into_par_iter().map(|i| v[pick(i)]).collect()),
+        HostData::F32(v) => HostData::F32((0..n).into_par_iter().map(|i| v[pick(i)]).collect()),
+        HostData::F64(v) => HostData::F64((0..n).into_par_iter().map(|i| v[pick(i)]).collect()),
+    })
+}
+
+// ---------------------------------------------------------------- reductions
+
+const SUM_CHUNK: usize = 1 << 14;
+
+/// Deterministic f64 sum of `f(x)` over a slice: fixed chunks summed in parallel, partials summed in order.
+fn sum_f64<T: Copy + Sync>(v: &[T], f: impl Fn(T) -> f64 + Sync) -> f64 {
+    let partials: Vec<f64> = v
+        .par_chunks(SUM_CHUNK)
+        .map(|c| c.iter().map(|&x| f(x)).sum::<f64>())
+        .collect();
+    partials.iter().sum()
+}
+
+/// The sum of all elements, as a one-element array of the same type (integers wrap).
+pub fn sum(x: &HostData) -> HostData {
+    match x {
+        HostData::I32(v) => {
+            HostData::I32(vec![v.par_iter().copied().reduce(|| 0, i32::wrapping_add)])
+        }
+        HostData::U32(v) => {
+            HostData::U32(vec![v.par_iter().copied().reduce(|| 0, u32::wrapping_add)])
+        }
+        HostData::F32(v) => HostData::F32(vec![sum_f64(v, |a| a as f64) as f32]),
+        HostData::F64(v) => HostData::F64(vec![sum_f64(v, |a| a)]),
+    }
+}
+
+/// `Σ x[i]·y[i]` as a one-element array of the inputs' type (integers wrap).
+pub fn dot(x: &HostData, y: &HostData) -> Result<HostData, ReferenceError> {
+    if x.len() != y.len() {
+        return Err(ReferenceError::Length {
+            name: "dot".to_string(),
+            input: 1,
+            expected: format!("{} (the length of input 0)", x.len()),
+            got: y.len(),
+        });
+    }
+    Ok(match (x, y) {
+        (HostData::I32(a), HostData::I32(b)) => HostData::I32(vec![
+            a.par_iter()
+                .zip(b)
+                .map(|(&p, &q)| p.wrapping_mul(q))
+                .reduce(|| 0, i32::wrapping_add),
+        ]),
+        (HostData::U32(a), HostData::U32(b)) => HostData::U32(vec![
+            a.par_iter()
+                .zip(b)
+                .map(|(&p, &q)| p.wrapping_mul(q))
+                .reduce(|| 0, u32::wrapping_add),
+        ]),
+        (HostData::F32(a), HostData::F32(b)) => {
+            let pairs: Vec<(usize, usize)> = chunk_bounds(a.len());
+            let partials: Vec<f64> = pairs
+                .par_iter()
+                .map(|&(s, e)| {
+                    a[s..e]
+                        .iter()
+                        .zip(&b[s..e])
+                        .map(|(&p, &q)| p as f64 * q as f64)
+                        .sum()
+                })
+                .collect();
+            HostData::F32(vec![partials.iter().sum::<f64>() as f32])
+        }
+        (HostData::F64(a), HostData::F64(b)) => {
+            let pairs: Vec<(usize, usize)> = chunk_bounds(a.len());
+            let partials: Vec<f64> = pairs
+                .par_iter()
+                .map(|&(s, e)| a[s..e].iter().zip(&b[s..e]).map(|(&p, &q)| p * q).sum())
+                .collect();
+            HostData::F64(vec![partials.iter().sum()])
+        }
+        _ => {
+            return Err(ReferenceError::MixedTypes {
+                name: "dot".to_string(),
+                a: x.elem_type(),
+                b: y.elem_type(),
+            });
+        }
+    })
+}
+
+fn chunk_bounds(len: usize) -> Vec<(usize, usize)> {
+    (0..len)
+        .step_by(SUM_CHUNK)
+        .map(|s| (s, (s + SUM_CHUNK).min(len)))
+        .collect()
+}
+
+/// A per-row reduction of a pitched matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowOp {
+    Sum,
+    /// Floats: the f64 mean. Integers: the exact (i64) sum divided by `cols`, truncated toward zero.
+    Mean,
+    Max,
+    Min,
+    SumSq,
+}
+
+/// Reduces each of `rows` rows of `cols` elements; rows start `pitch` elements apart (`pitch >= cols`,
+/// elements past `cols` are padding and ignored). The result has `rows` elements of the input's type.
+pub fn row_reduce(
+    x: &HostData,
+    rows: usize,
+    cols: usize,
+    pitch: usize,
+    op: RowOp,
+) -> Result<HostData, ReferenceError> {
+    let name = match op {
+        RowOp::Sum => "row_sum",
+        RowOp::Mean => "row_mean",
+        RowOp::Max => "row_max",
+        RowOp::Min => "row_min",
+        RowOp::SumSq => "row_sumsq",
+    };
+    if pitch < cols {
+        return Err(ReferenceError::BadDim {
+            name: name.to_string(),
+            dim: "pitch".to_string(),
+            value: pitch as i64,
+            reason: format!("must be at least cols = {cols}"),
+        });
+    }
+    if cols == 0 && matches!(op, RowOp::Mean | RowOp::Max | RowOp::Min) {
+        return Err(ReferenceError::BadDim {
+            name: name.to_string(),
+            dim: "cols".to_string(),
+            value: 0,
+            reason: "a row needs at least one element".to_string(),
+        });
+    }
+    let needed = if rows == 0 {
+        0
+    } else {
+        product(name, &[("rows", rows - 1), ("pitch", pitch)])? + cols
+    };
+    if x.len() < needed {
+        return Err(ReferenceError::Length {
+            name: name.to_string(),
+            input: 0,
+            expected: format!("at least {needed} ((rows-1)*pitch + cols)"),
+            got: x.len(),
+        });
+    }
+    fn rows_of<T: Sync, R: Send>(
+        v: &[T],
+        rows: usize,
+        cols: usize,
+        pitch: usize,
+        f: impl Fn(&[T]) -> R + Sync + Send,
+    ) -> Vec<R> {
+        (0..rows)
+            .into_par_iter()
+            .map(|r| f(&v[r * pitch..r * pitch + cols]))
+            .collect()
+    }
+    Ok(match x {
+        HostData::I32(v) => HostData::I32(rows_of(v, rows, cols, pitch, |row| match op {
+            RowOp::Sum => row.iter().fold(0i32, |a, &b| a.wrapping_add(b)),
+            RowOp::SumSq => row
+                .iter()
+                .fold(0i32, |a, &b| a.wrapping_add(b.wrapping_mul(b))),
+            RowOp::Mean => (row.iter().map(|&b| b as i64).sum::<i64>() / cols as i64) as i32,
+            RowOp::Max => row.iter().copied().max().unwrap_or(0),
+            RowOp::Min => row.iter().copied().min().unwrap_or(0),
+        })),
+        HostData::U32(v) => HostData::U32(rows_of(v, rows, cols, pitch, |row| match op {
+            RowOp::Sum => row.iter().fold(0u32, |a, &b| a.wrapping_add(b)),
+            RowOp::SumSq => row
+                .iter()
+                .fold(0u32, |a, &b| a.wrapping_add(b.wrapping_mul(b))),
+            RowOp::Mean => (row.iter().map(|&b| b as u64).sum::<u64>() / cols as u64) as u32,
+            RowOp::Max => row.iter().copied().max().unwrap_or(0),
+            RowOp::Min => row.iter().copied().min().unwrap_or(0),
+        })),
+        HostData::F32(v) => HostData::F32(rows_of(v, rows, cols, pitch, |row| {
+            float_row(row.iter().map(|&b| b as f64), cols, op) as f32
+        })),
+        HostData::F64(v) => HostData::F64(rows_of(v, rows, cols, pitch, |row| {
+            float_row(row.iter().copied(), cols, op)
+        })),
+    })
+}
+
+fn float_row(row: impl Iterator<Item = f64>, cols: usize, op: RowOp) -> f64 {
+    match op {
+        RowOp::Sum => row.sum(),
+        RowOp::SumSq => row.map(|b| b * b).sum(),
+        RowOp::Mean => row.sum::<f64>() / cols as f64,
+        RowOp::Max => row.fold(f64::NEG_INFINITY, f64::max),
+        RowOp::Min => row.fold(f64::INFINITY, f64::min),
+    }
+}
+
+/// `out[i] = sin(sqrt(x[i]))`, computed in f64 (floats only).
+pub fn sin_sqrt(x: &HostData) -> Result<HostData, ReferenceError> {
+    Ok(match x {
+        HostData::F32(v) => HostData::F32(
+            v.par_iter()
+                .map(|&a| (a as f64).sqrt().sin() as f32)
+                .collect(),
+        ),
+        HostData::F64(v) => HostData::F64(v.par_iter().map(|&a| a.sqrt().sin()).collect()),
+        other => {
+            return Err(ReferenceError::Type {
+                name: "sin_sqrt".to_string(),
+                ty: other.elem_type(),
+                detail: " (it needs f32 or f64)".to_string(),
+            });
+        }
+    })
+}
+
+// ---------------------------------------------------------------- comparison
+
+/// Per-chunk comparison summary: (first bad index, max error, bad count).
+type Partial = (Option<usize>, f64, usize);
+
+fn merge(a: Partial, b: Partial) -> Partial {
+    (a.0.or(b.0), a.1.max(b.1), a.2 + b.2)
+}
+
+fn scan<T: Copy + Sync>(
+    out: &[T],
+    exp: &[T],
+    err: impl Fn(T, T) -> f64 + Sync,
+    tolerance: f64,
+) -> Partial {
+    out.par_chunks(SUM_CHUNK)
+        .zip(exp.par_chunks(SUM_CHUNK))
+        .enumerate()
+        .map(|(c, (o, e))| {
+            let mut p: Partial = (None, 0.0, 0);
+            for (j, (&x, &y)) in o.iter().zip(e).enumerate() {
+                let d = err(x, y);
+                // NaN is never within tolerance.
+                if d.is_nan() || d > tolerance {
+                    p.0.get_or_insert(c * SUM_CHUNK + j);
+                    p.2 += 1;
+                }
+                p.1 = if d.is_nan() {
+                    f64::INFINITY
+                } else {
+                    p.1.max(d)
+                };
+            }
+            p
+        })
+        .reduce(|| (None, 0.0, 0), merge)
+}
+
+/// Compares a kernel's `output` with the reference's `expected` values.
+///
+/// Integers (both sides integer-typed) must match exactly. Otherwise the error of each element is
+/// `|out - ref| / max(1, max|ref|)` and must not exceed `tolerance`; a NaN or infinity never passes.
+pub fn compare(output: &HostData, expected: &HostData, tolerance: f64) -> Comparison {
+    if output.len() != expected.len() {
+        return Comparison {
+            ok: false,
+            max_error: f64::INFINITY,
+            first_bad_index: Some(output.len().min(expected.len())),
+            message: format!(
+                "output has {} elements, the reference has {}",
+                output.len(),
+                expected.len()
+            ),
+        };
+    }
+    let integer = !output.elem_type().is_float() && !expected.elem_type().is_float();
+    let (partial, scale) = if integer {
+        let p = match (output, expected) {
+            (HostData::I32(o), HostData::I32(e)) => {
+                scan(o, e, |x, y| (x as f64 - y as f64).abs(), 0.0)
+            }
+            (HostData::U32(o), HostData::U32(e)) => {
+                scan(o, e, |x, y| (x as f64 - y as f64).abs(), 0.0)
+            }
+            _ => {
+                let (o, e) = (to_f64_vec(output), to_f64_vec(expected));
+                scan(&o, &e, |x, y| (x - y).abs(), 0.0)
+            }
+        };
+        (p, 1.0)
+    } else {
+        let max_ref = match expected {
+            HostData::F32(e) => e
+                .par_iter()
+                .map(|&x| x.abs() as f64)
+                .filter(|x| x.is_finite())
+                .reduce(|| 0.0, f64::max),
+            HostData::F64(e) => e
+                .par_iter()
+                .map(|&x| x.abs())
+                .filter(|x| x.is_finite())
+                .reduce(|| 0.0, f64::max),
+            other => to_f64_vec(other)
+                .iter()
+                .fold(0.0f64, |a, &b| a.max(b.abs())),
+        };
+        let scale = max_ref.max(1.0);
+        let rel = move |x: f64, y: f64| {
+            if x.is_finite() && y.is_finite() {
+                (x - y).abs() / scale
+            } else {
+                f64::INFINITY
+            }
+        };
+        let p = match (output, expected) {
+            (HostData::F32(o), HostData::F32(e)) => {
+                scan(o, e, |x, y| rel(x as f64, y as f64), tolerance)
+            }
+            (HostData::F64(o), HostData::F64(e)) => scan(o, e, rel, tolerance),
+            _ => {
+                let (o, e) = (to_f64_vec(output), to_f64_vec(expected));
+                scan(&o, &e, rel, tolerance)
+            }
+        };
+        (p, scale)
+    };
+    let (first_bad, max_error, bad) = partial;
+    let n = output.len();
+    let message = match first_bad {
+        None if integer => format!("all {n} elements match exactly"),
+        None => format!(
+            "all {n} elements within tolerance {tolerance:e} (max relative error {max_error:.3e})"
+        ),
+        Some(i) => {
+            let got = output.get_f64(i).unwrap_or(f64::NAN);
+            let want = expected.get_f64(i).unwrap_or(f64::NAN);
+            if integer {
+                format!(
+                    "{bad} of {n} elements differ; first at index {i}: got {got}, expected {want}"
+                )
+            } else {
+                format!(
+                    "{bad} of {n} elements exceed tolerance {tolerance:e} (relative to max(1, max|ref|) = {scale:e}); \
+                     first at index {i}: got {got}, expected {want}; max error {max_error:.3e}"
+                )
+            }
+        }
+    };
+    Comparison {
+        ok: first_bad.is_none(),
+        max_error,
+        first_bad_index: first_bad,
+        message,
+    }
+}
+
+// ---------------------------------------------------------------- Freivalds
+
+/// A probabilistic check of `C = A·B` (square `n×n`) in O(rounds·n²): compares `A(Br)` with `Cr` for random
+/// sign vectors `r`. Integers: exact in wrapping arithmetic (a wrong C escapes a round with probability
+/// ≤ 1/2). Floats: computed in f64; a row fails when `|A(Br) − Cr| > tolerance · max(1, max|C|) · √n`, so it
+/// catches errors about √n times larger than `compare` would (indexing bugs, garbage, NaN), not rounding.
+/// `first_bad_index` is the first failing row's first element.
+pub fn freivalds(
+    a: &HostData,
+    b: &HostData,
+    c: &HostData,
+    n: usize,
+    tolerance: f64,
+    rounds: u32,
+    seed: u64,
+) -> Result<Comparison, ReferenceError> {
+    let nn = product("freivalds", &[("n", n), ("n", n)])?;
+    for (i, d) in [a, b, c].into_iter().enumerate() {
+        check_len("freivalds", i, d, nn, "n*n")?;
+    }
+    let ty = a.elem_type();
+    for d in [b, c] {
+        if d.elem_type() != ty {
+            return Err(ReferenceError::MixedTypes {
+                name: "freivalds".to_string(),
+                a: ty,
+                b: d.elem_type(),
+            });
+        }
+    }
+    let sign = |round: u32, j: usize| -> i64 {
+        if random_word(seed ^ u64::from(round).wrapping_mul(0x9E37), j as u64) & 1 == 0 {
+            1
+        } else {
+            -1
+        }
+    };
+    let mut worst = 0.0f64;
+    for round in 0..rounds {
+        let bad_row = match (a, b, c) {
+            (HostData::I32(_), _, _) | (HostData::U32(_), _, _) => {
+                let as_u32 = |d: &HostData| -> Vec<u32> {
+                    match d {
+                        HostData::I32(v) => v.par_iter().map(|&x| x as u32).collect(),
+                        HostData::U32(v) => v.clone(),
+                        _ => Vec::new(),
+                    }
+                };
+                let (a, b, c) = (as_u32(a), as_u32(b), as_u32(c));
+                let r: Vec<u32> = (0..n).map(|j| sign(round, j) as u32).collect();
+                let matvec = |m: &[u32], v: &[u32]| -> Vec<u32> {
+                    m.par_chunks(n)
+                        .map(|row| {
+                            row.iter()
+                                .zip(v)
+                                .fold(0u32, |s, (&x, &y)| s.wrapping_add(x.wrapping_mul(y)))
+                        })
+                        .collect()
+                };
+                let abr = matvec(&a, &matvec(&b, &r));
+                let cr = matvec(&c, &r);
+                let bad = abr.iter().zip(&cr).position(|(x, y)| x != y);
+                if bad.is_some() {
+                    worst = f64::INFINITY;
+                }
+                bad
+            }
+            _ => {
+                let (a, b, c) = (to_f64_vec(a), to_f64_vec(b), to_f64_vec(c));
+                let r: Vec<f64> = (0..n).map(|j| sign(round, j) as f64).collect();
+                let matvec = |m: &[f64], v: &[f64]| -> Vec<f64> {
+                    m.par_chunks(n)
+                        .map(|row| row.iter().zip(v).map(|(&x, &y)| x * y).sum())
+                        .collect()
+                };
+                let abr = matvec(&a, &matvec(&b, &r));
+                let cr = matvec(&c, &r);
+                let max_c = c.par_iter().map(|x| x.abs()).reduce(|| 0.0, f64::max);
+                let scale = max_c.max(1.0) * (n.max(1) as f64).sqrt();
+                let errs: Vec<f64> = abr
+                    .iter()
+                    .zip(&cr)
+                    .map(|(x, y)| {
+                        if x.is_finite() && y.is_finite() {
+                            (x - y).abs() / scale
+                        } else {
+                            f64::INFINITY
+                        }
+                    })
+                    .collect();
+                worst = errs.iter().fold(worst, |w, &e| w.max(e));
+                errs.iter().position(|&e| e.is_nan() || e > tolerance)
+            }
+        };
+        if let Some(row) = bad_row {
+            return Ok(Comparison {
+                ok: false,
+                max_error: worst,
+                first_bad_index: Some(row * n),
+                message: format!(
+                    "Freivalds check failed in round {} of {rounds}: row {row} of C is wrong",
+                    round + 1
+                ),
+            });
+        }
+    }
+    Ok(Comparison {
+        ok: true,
+        max_error: worst,
+        first_bad_index: None,
+        message: format!("Freivalds check passed {rounds} round(s) (probabilistic)"),
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::init::{Init, generate};
+
+    fn naive_matmul_f64(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
+        let mut c = vec![0.0; n * n];
+        for i in 0..n {
+            for j in 0..n {
+                c[i * n + j] = (0..n).map(|k| a[i * n + k] * b[k * n + j]).sum();
+            }
+        }
+        c
+    }
+
+    fn dims(pairs: &[(&str, i64)]) -> BTreeMap<String, i64> {
+        pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    }
+
+    #[test]
+    fn matmul_matches_naive_for_odd_sizes() {
+        for n in [1usize, 3, 37, 70] {
+            let a = generate(ElemType::F64, n * n, &Init::Random { lo: -1.0, hi: 1.0 }, 1).unwrap();
+            let b = generate(ElemType::F64, n * n, &Init::Random { lo: -1.0, hi: 1.0 }, 2).unwrap();
+            let (HostData::F64(av), HostData::F64(bv)) = (&a, &b) else {
+                unreachable!()
+            };
+            let want = HostData::F64(naive_matmul_f64(av, bv, n));
+            let got = matmul(&a, &b, n).unwrap();
+            let cmp = compare(&got, &want, 1e-12);
+            assert!(cmp.ok, "n={n}: {}", cmp.message);
+        }
+    }
+
+    #[test]
+    fn matmul_i32_wraps_and_f32_uses_f64() {
+        let a = HostData::I32(vec![i32::MAX, 0, 0, 1]);
+        let b = HostData::I32(vec![2, 0, 0, 1]);
+        assert_eq!(
+            matmul(&a, &b, 2).unwrap(),
+            HostData::I32(vec![i32::MAX.wrapping_mul(2), 0, 0, 1])
+        );
+        let a = HostData::F32(vec![1.0, 2.0, 3.0, 4.0]);
+        let b = HostData::F32(vec![5.0, 6.0, 7.0, 8.0]);
+        assert_eq!(
+            matmul(&a, &b, 2).unwrap(),
+            HostData::F32(vec![19.0, 22.0, 43.0, 50.0])
+        );
+        assert!(matches!(
+            matmul(&a, &b, 3),
+            Err(ReferenceError::Length { .. })
+        ));
+        assert!(matches!(
+            matmul(&a, &HostData::I32(vec![0; 4]), 2),
+            Err(ReferenceError::MixedTypes { .. })
+        ));
+    }
+
+    #[test]
+    fn matmul_aat_is_a_times_a_transposed() {
+        // 2×3 · 3×2
+        let a = HostData::I32(vec![1, 2, 3, 4, 5, 6]);
+        assert_eq!(
+            matmul_aat(&a, 2).unwrap(),
+            HostData::I32(vec![14, 32, 32, 77])
+        );
+        assert!(matmul_aat(&a, 4).is_err());
+    }
+
+    #[test]
+    fn transpose_rectangular() {
+        let a = HostData::U32((0..6).collect());
+        assert_eq!(
+            transpose(&a, 2, 3).unwrap(),
+            HostData::U32(vec![0, 3, 1, 4, 2, 5])
+        );
+        let (r, c) = (131, 67);
+        let a = generate(ElemType::F32, r * c, &Init::Iota, 0).unwrap();
+        let t = transpose(&a, r, c).unwrap();
+        assert_eq!(transpose(&t, c, r).unwrap(), a);
+        assert_eq!(t.get_f64(5 * r + 7), a.get_f64(7 * c + 5));
+    }
+
+    #[test]
+    fn gather_with_offset_and_stride() {
+        let a = HostData::I32((0..10).collect());
+        assert_eq!(gather(&a, 3, 1, 3).unwrap(), HostData::I32(vec![1, 4, 7]));
+        assert_eq!(gather(&a, 3, 9, -2).unwrap(), HostData::I32(vec![9, 7, 5]));
+        assert!(matches!(
+            gather(&a, 4, 1, 3),
+            Err(ReferenceError::OutOfBounds {
+                element: 3,
+                index: 10,
+                ..
+            })
+        ));
+        assert_eq!(gather(&a, 0, 100, 1).unwrap(), HostData::I32(vec![]));
+    }
+
+    #[test]
+    fn sums_and_dots() {
+        assert_eq!(
+            sum(&HostData::I32(vec![i32::MAX, 1])),
+            HostData::I32(vec![i32::MIN])
+        );
+        assert_eq!(sum(&HostData::U32(vec![3, 4])), HostData::U32(vec![7]));
+        let x = generate(ElemType::F32, 100_000, &Init::Constant(0.1), 0).unwrap();
+        let HostData::F32(s) = sum(&x) else {
+            unreachable!()
+        };
+        assert!((s[0] - 10_000.0).abs() < 0.01, "{}", s[0]);
+        let y = HostData::F64(vec![1.0, 2.0, 3.0]);
+        assert_eq!(dot(&y, &y).unwrap(), HostData::F64(vec![14.0]));
+        assert_eq!(
+            dot(&HostData::I32(vec![2, 3]), &HostData::I32(vec![4, 5])).unwrap(),
+            HostData::I32(vec![23])
+        );
+        assert!(dot(&y, &HostData::F64(vec![1.0])).is_err());
+    }
+
+    #[test]
+    fn row_reductions_ignore_padding() {
+        // 2 rows of 3, pitch 4: the 4th column is padding (99).
+        let x = HostData::F32(vec![1.0, 2.0, 3.0, 99.0, -4.0, 5.0, 6.0, 99.0]);
+        let r = |op| row_reduce(&x, 2, 3, 4, op).unwrap();
+        assert_eq!(r(RowOp::Sum), HostData::F32(vec![6.0, 7.0]));
+        assert_eq!(r(RowOp::Mean), HostData::F32(vec![2.0, 7.0 / 3.0]));
+        assert_eq!(r(RowOp::Max), HostData::F32(vec![3.0, 6.0]));
+        assert_eq!(r(RowOp::Min), HostData::F32(vec![1.0, -4.0]));
+        assert_eq!(r(RowOp::SumSq), HostData::F32(vec![14.0, 77.0]));
+        let xi = HostData::I32(vec![1, 2, 4, 7, -3, -4]);
+        assert_eq!(
+            row_reduce(&xi, 2, 3, 3, RowOp::Mean).unwrap(),
+            HostData::I32(vec![2, 0])
+        );
+        assert!(matches!(
+            row_reduce(&x, 2, 3, 2, RowOp::Sum),
+            Err(ReferenceError::BadDim { .. })
+        ));
+        assert!(matches!(
+            row_reduce(&x, 3, 3, 4, RowOp::Sum),
+            Err(ReferenceError::Length { .. })
+        ));
+        // The last row may omit its padding.
+        assert!(row_reduce(&HostData::F32(vec![0.0; 7]), 2, 3, 4, RowOp::Sum).is_ok());
+    }
+
+    #[test]
+    fn sin_sqrt_floats_only() {
+        let x = HostData::F64(vec![0.0, 4.0]);
+        assert_eq!(
+            sin_sqrt(&x).unwrap(),
+            HostData::F64(vec![0.0, 2.0f64.sin()])
+        );
+        assert!(matches!(
+            sin_sqrt(&HostData::I32(vec![1])),
+            Err(ReferenceError::Type { .. })
+        ));
+    }
+
+    #[test]
+    fn run_dispatches_by_name_with_dims() {
+        let a = HostData::I32(vec![1, 2, 3, 4]);
+        assert_eq!(
+            run("matmul", &[&a, &a], &dims(&[("n", 2)])).unwrap(),
+            HostData::I32(vec![7, 10, 15, 22])
+        );
+        assert_eq!(
+            run("row_sum", &[&a], &dims(&[("rows", 2), ("cols", 2)])).unwrap(),
+            HostData::I32(vec![3, 7])
+        );
+        assert_eq!(
+            run("sum", &[&a], &BTreeMap::new()).unwrap(),
+            HostData::I32(vec![10])
+        );
+        assert!(matches!(
+            run("matmul", &[&a], &dims(&[("n", 2)])),
+            Err(ReferenceError::InputCount { .. })
+        ));
+        assert!(matches!(
+            run("matmul", &[&a, &a], &BTreeMap::new()),
+            Err(ReferenceError::MissingDim { .. })
+        ));
+        assert!(matches!(
+            run("transpose", &[&a], &dims(&[("rows", -1), ("cols", 2)])),
+            Err(ReferenceError::BadDim { .. })
+        ));
+        let err = run("matmull", &[&a], &BTreeMap::new()).unwrap_err();
+        assert!(err.to_string().contains("matmul_aat"));
+        for name in NAMES {
+            // Every listed name is dispatched (an error other than Unknown is fine here).
+            let r = run(name, &[&a], &BTreeMap::new());
+            assert!(!matches!(r, Err(ReferenceError::Unknown { .. })), "{name}");
+        }
+    }
+
+    #[test]
+    fn compare_integers_exactly() {
+        let a = HostData::I32(vec![1, 2, 3]);
+        let c = compare(&a, &a, 0.0);
+        assert!(
+            c.ok && c.max_error == 0.0 && c.first_bad_index.is_none(),
+            "{c:?}"
+        );
+        let b = HostData::I32(vec![1, 5, 4]);
+        let c = compare(&b, &a, 1.0);
+        assert!(!c.ok);
+        assert_eq!(c.first_bad_index, Some(1));
+        assert_eq!(c.max_error, 3.0);
+        assert!(c.message.contains("2 of 3"), "{}", c.message);
+        let c = compare(&HostData::I32(vec![1]), &a, 0.0);
+        assert!(!c.ok && c.message.contains("elements"));
+    }
+
+    #[test]
+    fn compare_floats_relative_and_nan_never_passes() {
+        let want = HostData::F32(vec![100.0, 200.0]);
+        let got = HostData::F32(vec![100.0, 200.01]);
+        let c = compare(&got, &want, 1e-4);
+        assert!(c.ok, "{}", c.message);
+        assert!((c.max_error - 0.01 / 200.0).abs() < 1e-7);
+        assert!(!compare(&got, &want, 1e-6).ok);
+        // Small references: the scale is at least 1.
+        let c = compare(&HostData::F64(vec![1e-6]), &HostData::F64(vec![0.0]), 1e-5);
+        assert!(c.ok);
+        let nan = HostData::F32(vec![f32::NAN, 200.0]);
+        let c = compare(&nan, &want, 1e9);
+        assert!(!c.ok && c.first_bad_index == Some(0) && c.max_error.is_infinite());
+        let c = compare(&nan, &nan, 1e9);
+        assert!(!c.ok, "NaN in both never passes");
+        // Many chunks: first bad index is the global first.
+        let mut v = vec![0.0f64; 3 * SUM_CHUNK];
+        let want = HostData::F64(v.clone());
+        v[2 * SUM_CHUNK + 5] = 1.0;
+        v[SUM_CHUNK + 3] = 1.0;
+        let c = compare(&HostData::F64(v), &want, 0.5);
+        assert_eq!(c.first_bad_index, Some(SUM_CHUNK + 3));
+    }
+
+    #[test]
+    fn freivalds_accepts_right_and_rejects_wrong_products() {
+        let n = 40;
+        for ty in [ElemType::I32, ElemType::F32] {
+            let a = generate(ty, n * n, &Init::Random { lo: -5.0, hi: 5.0 }, 1).unwrap();
+            let b = generate(ty, n * n, &Init::Random { lo: -5.0, hi: 5.0 }, 2).unwrap();
+            let c = matmul(&a, &b, n).unwrap();
+            let ok = freivalds(&a, &b, &c, n, 1e-5, 4, 7).unwrap();
+            assert!(ok.ok, "{ty}: {}", ok.message);
+            let mut bad = c.clone();
+            match &mut bad {
+                HostData::I32(v) => v[n * 7 + 3] += 1,
+                HostData::F32(v) => v[n * 7 + 3] += 10.0,
+                _ => unreachable!(),
+            }
+            let r = freivalds(&a, &b, &bad, n, 1e-5, 8, 7).unwrap();
+            assert!(!r.ok, "{ty}");
+            assert_eq!(r.first_bad_index, Some(7 * n));
+        }
+    }
+
+    #[test]
+    #[ignore = "timing check: run with --release --ignored"]
+    fn matmul_4096_f32_is_fast() {
+        let n = 4096;
+        let a = generate(ElemType::F32, n * n, &Init::Random { lo: 0.0, hi: 1.0 }, 1).unwrap();
+        let b = generate(ElemType::F32, n * n, &Init::Random { lo: 0.0, hi: 1.0 }, 2).unwrap();
+        let t = std::time::Instant::now();
+        let c = matmul(&a, &b, n).unwrap();
+        eprintln!(
+            "4096² f32 matmul reference: {:?} on {} threads",
+            t.elapsed(),
+            rayon::current_num_threads()
+        );
+        assert_eq!(c.len(), n * n);
+    }
+}

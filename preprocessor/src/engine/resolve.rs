@@ -1,0 +1,123 @@
+//! Resolving a variant at one point: its expressions evaluated into concrete NVRTC options,
+//! launch dimensions and arguments. Pure, so `check` and tests use it without a GPU.
+
+use crate::expr::{Expr, Num};
+use crate::spec::{ArgSpec, DefineValue, Exec, Experiment, ScalarType, Variant};
+use std::collections::HashMap;
+
+/// A scalar kernel argument with its concrete value.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum Scalar {
+    I32(i32),
+    U32(u32),
+    I64(i64),
+    F32(f32),
+    F64(f64),
+}
+
+/// A kernel argument after resolution.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Arg {
+    Buffer(String),
+    PassIn,
+    PassOut,
+    Scalar(Scalar),
+}
+
+/// Errors evaluating a variant's expressions at a point.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+#[error("variant `{variant}`: {message}")]
+pub struct ResolveError {
+    pub variant: String,
+    pub message: String,
+}
+
+/// The NVRTC options (`-D NAME=value`) of a kernel variant at a point.
+pub fn defines(variant: &Variant, vars: &HashMap<String, Num>) -> Result<Vec<String>, ResolveError> {
+    let err = |m: String| ResolveError { variant: variant.name.clone(), message: m };
+    let mut out = Vec::new();
+    for (name, value) in &variant.defines {
+        let text = match value {
+            DefineValue::Literal(s) => s.clone(),
+            DefineValue::Expr(e) => e.eval(vars).map_err(|x| err(format!("define {name}: {x}")))?.to_string(),
+        };
+        out.push(format!("-D{name}={text}"));
+    }
+    out.extend(variant.options.iter().cloned());
+    Ok(out)
+}
+
+fn eval_u32(e: &Expr, vars: &HashMap<String, Num>, what: &str, variant: &str) -> Result<u32, ResolveError> {
+    let err = |m: String| ResolveError { variant: variant.to_string(), message: m };
+    let v = e.eval(vars).map_err(|x| err(format!("{what} `{}`: {x}", e.source())))?;
+    let i = v.as_i64().ok_or_else(|| err(format!("{what} `{}` = {v} is not an integer", e.source())))?;
+    u32::try_from(i).map_err(|_| err(format!("{what} `{}` = {i} is out of range", e.source())))
+}
+
+/// Grid, block and dynamic shared memory at a point (missing dimensions are 1).
+pub fn dims(variant: &Variant, vars: &HashMap<String, Num>) -> Result<([u32; 3], [u32; 3], u32), ResolveError> {
+    let mut grid = [1u32; 3];
+    let mut block = [1u32; 3];
+    for (i, e) in variant.grid.iter().enumerate().take(3) {
+        grid[i] = eval_u32(e, vars, "grid", &variant.name)?;
+    }
+    for (i, e) in variant.block.iter().enumerate().take(3) {
+        block[i] = eval_u32(e, vars, "block", &variant.name)?;
+    }
+    let shared = match &variant.shared {
+        Some(e) => eval_u32(e, vars, "shared", &variant.name)?,
+        None => 0,
+    };
+    Ok((grid, block, shared))
+}
+
+/// Kernel arguments at a point.
+pub fn args(variant: &Variant, vars: &HashMap<String, Num>) -> Result<Vec<Arg>, ResolveError> {
+    let err = |m: String| ResolveError { variant: variant.name.clone(), message: m };
+    variant
+        .args
+        .iter()
+        .map(|a| {
+            Ok(match a {
+                ArgSpec::Buffer(b) => Arg::Buffer(b.clone()),
+                ArgSpec::PassIn => Arg::PassIn,
+                ArgSpec::PassOut => Arg::PassOut,
+                ArgSpec::Scalar(ty, e) => {
+                    let v = e.eval(vars).map_err(|x| err(format!("argument `{}`: {x}", e.source())))?;
+                    let int = || v.as_i64().ok_or_else(|| err(format!("argument `{}` = {v} is not an integer", e.source())));
+                    Arg::Scalar(match ty {
+                        ScalarType::I32 => Scalar::I32(i32::try_from(int()?).map_err(|_| err(format!("argument `{}` overflows i32", e.source())))?),
+                        ScalarType::U32 => Scalar::U32(u32::try_from(int()?).map_err(|_| err(format!("argument `{}` overflows u32", e.source())))?),
+                        ScalarType::I64 => Scalar::I64(int()?),
+                        ScalarType::F32 => Scalar::F32(v.as_f64() as f32),
+                        ScalarType::F64 => Scalar::F64(v.as_f64()),
+                    })
+                }
+            })
+        })
+        .collect()
+}
+
+/// Buffer lengths at a point, in the spec's order.
+pub fn buffer_lens(exp: &Experiment, vars: &HashMap<String, Num>) -> Result<Vec<(String, usize)>, ResolveError> {
+    exp.buffers
+        .iter()
+        .map(|b| {
+            let err = |m: String| ResolveError { variant: format!("buffer {}", b.name), message: m };
+            let v = b.len.eval(vars).map_err(|x| err(x.to_string()))?;
+            let n = v.as_i64().filter(|n| *n >= 0).ok_or_else(|| err(format!("length {v} is not a non-negative integer")))?;
+            Ok((b.name.clone(), n as usize))
+        })
+        .collect()
+}
+
+/// The unique kernel compilations (source path, function, options) a set of points needs.
+pub fn kernel_builds(exp: &Experiment, variant: &Variant, vars: &HashMap<String, Num>) -> Result<Option<(std::path::PathBuf, String, Vec<String>)>, ResolveError> {
+    match &variant.exec {
+        Exec::Kernel { function, source } => Ok(Some((source.clone(), function.clone(), defines(variant, vars)?))),
+        _ => {
+            let _ = exp;
+            Ok(None)
+        }
+    }
+}

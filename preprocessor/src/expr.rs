@@ -1,0 +1,1459 @@
+//! Expression language: parse once, evaluate many times with variables (see DESIGN.md).
+//!
+//! Grammar, loosest binding first:
+//!
+//! ```text
+//! expr    := or
+//! or      := and ("||" and)*
+//! and     := cmp ("&&" cmp)*
+//! cmp     := sum (("<" | "<=" | ">" | ">=" | "==" | "!=") sum)?      (no chaining)
+//! sum     := product (("+" | "-") product)*
+//! product := unary (("*" | "/" | "%") unary)*
+//! unary   := ("-" | "+" | "!") unary | power
+//! power   := primary ("^" unary)?                                     (right-associative)
+//! primary := number | name | name "[" expr "]" | func "(" expr ("," expr)* ")" | "(" expr ")"
+//! name    := [A-Za-z_][A-Za-z0-9_]* ("." [A-Za-z_][A-Za-z0-9_]*)*
+//! ```
+//!
+//! `^` binds tighter than unary minus, so `-2^2` is `-4`. Booleans are `Int(1)` / `Int(0)`; `&&` and `||`
+//! short-circuit. Integer arithmetic is checked: overflow and division by zero are errors, never panics.
+
+use std::collections::{BTreeMap, HashMap};
+use std::fmt;
+use std::hash::BuildHasher;
+use std::str::FromStr;
+
+/// Deepest expression tree (and parser recursion) accepted, so that evaluation cannot overflow the stack.
+const MAX_DEPTH: usize = 128;
+
+/// A number: every value of the language is one.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Num {
+    Int(i64),
+    Float(f64),
+}
+
+impl Num {
+    /// The value as a float (integers convert, possibly rounding above 2^53).
+    pub fn as_f64(self) -> f64 {
+        match self {
+            Num::Int(i) => i as f64,
+            Num::Float(f) => f,
+        }
+    }
+
+    /// The value as an integer: `Int` as is, `Float` only when finite, integral and in range.
+    pub fn as_i64(self) -> Option<i64> {
+        match self {
+            Num::Int(i) => Some(i),
+            Num::Float(f) => {
+                // 2^63 is exactly representable; every integral float in [-2^63, 2^63) fits.
+                let in_range =
+                    (-9_223_372_036_854_775_808.0..9_223_372_036_854_775_808.0).contains(&f);
+                (in_range && f.fract() == 0.0).then_some(f as i64)
+            }
+        }
+    }
+
+    /// True unless the value is zero (the language's notion of a boolean).
+    pub fn truthy(self) -> bool {
+        match self {
+            Num::Int(i) => i != 0,
+            Num::Float(f) => f != 0.0,
+        }
+    }
+
+    fn from_bool(b: bool) -> Num {
+        Num::Int(i64::from(b))
+    }
+}
+
+impl fmt::Display for Num {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Num::Int(i) => write!(f, "{i}"),
+            Num::Float(x) => write!(f, "{x}"),
+        }
+    }
+}
+
+impl From<i64> for Num {
+    fn from(i: i64) -> Self {
+        Num::Int(i)
+    }
+}
+
+impl From<f64> for Num {
+    fn from(f: f64) -> Self {
+        Num::Float(f)
+    }
+}
+
+/// A parse or evaluation error, located by a byte range of the expression's source.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ExprError {
+    pub message: String,
+    /// Byte offset of the offending part in the source.
+    pub offset: usize,
+    /// Its length in bytes (may be 0, e.g. for "unexpected end of expression").
+    pub len: usize,
+}
+
+impl ExprError {
+    /// An error at `offset..offset + len`.
+    pub fn new(message: impl Into<String>, offset: usize, len: usize) -> Self {
+        ExprError {
+            message: message.into(),
+            offset,
+            len,
+        }
+    }
+
+    /// The same error with its offset moved by `base`: for an expression embedded in a larger text.
+    pub fn shifted(mut self, base: usize) -> Self {
+        self.offset = self.offset.saturating_add(base);
+        self
+    }
+
+    /// The byte range of the offending part.
+    pub fn span(&self) -> std::ops::Range<usize> {
+        self.offset..self.offset.saturating_add(self.len)
+    }
+}
+
+impl fmt::Display for ExprError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.message)
+    }
+}
+
+impl std::error::Error for ExprError {}
+
+/// Variable values for evaluation.
+pub trait Env {
+    /// The value of a (possibly dotted) variable, or `None` when unknown.
+    fn var(&self, name: &str) -> Option<Num>;
+    /// Element `i` of the array `name` (for `name[i]`), or `None` when unknown or out of range.
+    fn index(&self, _name: &str, _i: i64) -> Option<Num> {
+        None
+    }
+}
+
+impl<S: BuildHasher> Env for HashMap<String, Num, S> {
+    fn var(&self, name: &str) -> Option<Num> {
+        self.get(name).copied()
+    }
+}
+
+impl Env for BTreeMap<String, Num> {
+    fn var(&self, name: &str) -> Option<Num> {
+        self.get(name).copied()
+    }
+}
+
+impl<T: Env + ?Sized> Env for &T {
+    fn var(&self, name: &str) -> Option<Num> {
+        (**self).var(name)
+    }
+    fn index(&self, name: &str, i: i64) -> Option<Num> {
+        (**self).index(name, i)
+    }
+}
+
+/// An environment with no variables (for constant expressions).
+#[derive(Clone, Copy, Debug, Default)]
+pub struct NoVars;
+
+impl Env for NoVars {
+    fn var(&self, _name: &str) -> Option<Num> {
+        None
+    }
+}
+
+/// A parsed expression.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Expr {
+    source: String,
+    root: Node,
+    vars: Vec<String>,
+}
+
+impl Expr {
+    /// Parses a whole expression; error offsets are byte offsets into `src`.
+    pub fn parse(src: &str) -> Result<Expr, ExprError> {
+        let mut p = Parser::new(src);
+        let root = p.expr()?;
+        if p.tok.kind != Tok::Eof {
+            return Err(p.unexpected("an operator or the end of the expression"));
+        }
+        Ok(Expr {
+            source: src.to_string(),
+            root,
+            vars: p.vars,
+        })
+    }
+
+    /// Parses the longest prefix of `src` that is an arithmetic operand: comparison and logical operators
+    /// are allowed only inside parentheses, brackets and call arguments. Returns the expression and the
+    /// number of bytes it took (its source has trailing white space trimmed). Used by `claims`, whose
+    /// operands are followed by an operator or keyword the language does not know.
+    pub fn parse_operand(src: &str) -> Result<(Expr, usize), ExprError> {
+        let mut p = Parser::new(src);
+        let root = p.sum()?;
+        let end = src[..p.tok.start].trim_end().len();
+        Ok((
+            Expr {
+                source: src[..end].to_string(),
+                root,
+                vars: p.vars,
+            },
+            end,
+        ))
+    }
+
+    /// The text the expression was parsed from.
+    pub fn source(&self) -> &str {
+        &self.source
+    }
+
+    /// Distinct variable names, in order of first use; `a[i]` counts `a` (and the variables of `i`).
+    pub fn variables(&self) -> Vec<String> {
+        self.vars.clone()
+    }
+
+    /// Byte range (in [`Expr::source`]) of the first use of variable `name`, if used.
+    pub fn variable_span(&self, name: &str) -> Option<std::ops::Range<usize>> {
+        find_var(&self.root, name)
+    }
+
+    /// Evaluates the expression. Does not allocate unless it fails.
+    pub fn eval(&self, env: &dyn Env) -> Result<Num, ExprError> {
+        eval(&self.root, env)
+    }
+
+    /// Evaluates to an integer; an integral float is accepted, anything else is an error.
+    pub fn eval_i64(&self, env: &dyn Env) -> Result<i64, ExprError> {
+        let v = self.eval(env)?;
+        v.as_i64().ok_or_else(|| {
+            ExprError::new(
+                format!("expected an integer, got {v}"),
+                self.root.off,
+                self.root.len,
+            )
+        })
+    }
+
+    /// Evaluates to a float.
+    pub fn eval_f64(&self, env: &dyn Env) -> Result<f64, ExprError> {
+        self.eval(env).map(Num::as_f64)
+    }
+}
+
+impl FromStr for Expr {
+    type Err = ExprError;
+    fn from_str(s: &str) -> Result<Self, Self::Err> {
+        Expr::parse(s)
+    }
+}
+
+impl fmt::Display for Expr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.source)
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// AST
+
+#[derive(Clone, Debug, PartialEq)]
+struct Node {
+    kind: Kind,
+    off: usize,
+    len: usize,
+    depth: usize,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+enum Kind {
+    Lit(Num),
+    Var(Box<str>),
+    Index(Box<str>, Box<Node>),
+    Neg(Box<Node>),
+    Not(Box<Node>),
+    Bin(BinOp, Box<Node>, Box<Node>),
+    Call(Func, Vec<Node>),
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum BinOp {
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Rem,
+    Pow,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    And,
+    Or,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Func {
+    CeilDiv,
+    Min,
+    Max,
+    Abs,
+    Floor,
+    Ceil,
+    Sqrt,
+    Log2,
+    Pow2,
+    Round,
+}
+
+const FUNCS: [(&str, Func); 10] = [
+    ("ceil_div", Func::CeilDiv),
+    ("min", Func::Min),
+    ("max", Func::Max),
+    ("abs", Func::Abs),
+    ("floor", Func::Floor),
+    ("ceil", Func::Ceil),
+    ("sqrt", Func::Sqrt),
+    ("log2", Func::Log2),
+    ("pow2", Func::Pow2),
+    ("round", Func::Round),
+];
+
+impl Func {
+    /// (minimum, maximum) argument count.
+    fn arity(self) -> (usize, usize) {
+        match self {
+            Func::CeilDiv => (2, 2),
+            Func::Min | Func::Max => (1, usize::MAX),
+            _ => (1, 1),
+        }
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Lexer
+
+#[derive(Clone, Debug, PartialEq)]
+enum Tok {
+    Num(Num),
+    Ident,
+    LParen,
+    RParen,
+    LBrack,
+    RBrack,
+    Comma,
+    Plus,
+    Minus,
+    Star,
+    Slash,
+    Percent,
+    Caret,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    EqEq,
+    Ne,
+    AndAnd,
+    OrOr,
+    Bang,
+    Eof,
+    /// A lexical error; reported only if the parser needs this token.
+    Bad(String),
+}
+
+#[derive(Clone, Debug)]
+struct Token {
+    kind: Tok,
+    start: usize,
+    end: usize,
+}
+
+fn is_ident_start(b: u8) -> bool {
+    b.is_ascii_alphabetic() || b == b'_'
+}
+
+fn is_ident_char(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || b == b'_'
+}
+
+fn lex(src: &str, pos: usize) -> Token {
+    let b = src.as_bytes();
+    let mut i = pos;
+    while i < b.len() && b[i].is_ascii_whitespace() {
+        i += 1;
+    }
+    let start = i;
+    let tok = |kind, end| Token { kind, start, end };
+    let Some(&c) = b.get(i) else {
+        return tok(Tok::Eof, i);
+    };
+    let next = b.get(i + 1).copied();
+    let two = |kind| Token {
+        kind,
+        start,
+        end: start + 2,
+    };
+    match c {
+        b'0'..=b'9' | b'.' if c != b'.' || next.is_some_and(|n| n.is_ascii_digit()) => {
+            lex_number(src, start)
+        }
+        c if is_ident_start(c) => {
+            let mut j = i;
+            loop {
+                while j < b.len() && is_ident_char(b[j]) {
+                    j += 1;
+                }
+                if j < b.len() && b[j] == b'.' {
+                    if b.get(j + 1).copied().is_some_and(is_ident_start) {
+                        j += 1;
+                        continue;
+                    }
+                    return Token {
+                        kind: Tok::Bad("expected a name after `.`".into()),
+                        start: j,
+                        end: j + 1,
+                    };
+                }
+                break;
+            }
+            tok(Tok::Ident, j)
+        }
+        b'(' => tok(Tok::LParen, i + 1),
+        b')' => tok(Tok::RParen, i + 1),
+        b'[' => tok(Tok::LBrack, i + 1),
+        b']' => tok(Tok::RBrack, i + 1),
+        b',' => tok(Tok::Comma, i + 1),
+        b'+' => tok(Tok::Plus, i + 1),
+        b'-' => tok(Tok::Minus, i + 1),
+        b'*' if next == Some(b'*') => two(Tok::Bad("use `^` for powers".into())),
+        b'*' => tok(Tok::Star, i + 1),
+        b'/' => tok(Tok::Slash, i + 1),
+        b'%' => tok(Tok::Percent, i + 1),
+        b'^' => tok(Tok::Caret, i + 1),
+        b'<' if next == Some(b'=') => two(Tok::Le),
+        b'<' => tok(Tok::Lt, i + 1),
+        b'>' if next == Some(b'=') => two(Tok::Ge),
+        b'>' => tok(Tok::Gt, i + 1),
+        b'=' if next == Some(b'=') => two(Tok::EqEq),
+        b'=' => tok(
+            Tok::Bad("unexpected `=`; use `==` to compare".into()),
+            i + 1,
+        ),
+        b'!' if next == Some(b'=') => two(Tok::Ne),
+        b'!' => tok(Tok::Bang, i + 1),
+        b'&' if next == Some(b'&') => two(Tok::AndAnd),
+        b'&' => tok(Tok::Bad("unexpected `&`; use `&&`".into()), i + 1),
+        b'|' if next == Some(b'|') => two(Tok::OrOr),
+        b'|' => tok(Tok::Bad("unexpected `|`; use `||`".into()), i + 1),
+        _ => {
+            let ch = src[i..].chars().next().unwrap_or('?');
+            tok(
+                Tok::Bad(format!("unexpected character `{ch}`")),
+                i + ch.len_utf8(),
+            )
+        }
+    }
+}
+
+fn lex_number(src: &str, start: usize) -> Token {
+    let b = src.as_bytes();
+    let digits = |mut j: usize| {
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        j
+    };
+    let mut j = digits(start);
+    let mut float = false;
+    if j < b.len() && b[j] == b'.' && b.get(j + 1).is_some_and(u8::is_ascii_digit) {
+        j = digits(j + 1);
+        float = true;
+    }
+    if j < b.len() && (b[j] == b'e' || b[j] == b'E') {
+        let mut k = j + 1;
+        if k < b.len() && (b[k] == b'+' || b[k] == b'-') {
+            k += 1;
+        }
+        if b.get(k).is_some_and(u8::is_ascii_digit) {
+            j = digits(k);
+            float = true;
+        }
+    }
+    // A number glued to a name or another dot (`2x`, `1.5.2`, `3.`) is a typo, not two tokens.
+    let mut end = j;
+    while end < b.len() && (is_ident_char(b[end]) || b[end] == b'.') {
+        end += 1;
+    }
+    let kind = if end > j {
+        Tok::Bad(format!("malformed number `{}`", &src[start..end]))
+    } else if float {
+        match src[start..j].parse::<f64>() {
+            Ok(f) if f.is_finite() => Tok::Num(Num::Float(f)),
+            _ => Tok::Bad("number out of range".into()),
+        }
+    } else {
+        match src[start..j].parse::<i64>() {
+            Ok(i) => Tok::Num(Num::Int(i)),
+            Err(_) => Tok::Bad("integer literal too large".into()),
+        }
+    };
+    Token { kind, start, end }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Parser
+
+struct Parser<'a> {
+    src: &'a str,
+    tok: Token,
+    nesting: usize,
+    vars: Vec<String>,
+}
+
+impl<'a> Parser<'a> {
+    fn new(src: &'a str) -> Self {
+        Parser {
+            src,
+            tok: lex(src, 0),
+            nesting: 0,
+            vars: Vec::new(),
+        }
+    }
+
+    fn bump(&mut self) -> Token {
+        let next = lex(self.src, self.tok.end);
+        std::mem::replace(&mut self.tok, next)
+    }
+
+    fn unexpected(&self, expected: &str) -> ExprError {
+        let t = &self.tok;
+        match &t.kind {
+            Tok::Bad(msg) => ExprError::new(msg.clone(), t.start, t.end - t.start),
+            Tok::Eof => ExprError::new(
+                format!("unexpected end of expression; expected {expected}"),
+                t.start,
+                0,
+            ),
+            _ => ExprError::new(
+                format!(
+                    "unexpected `{}`; expected {expected}",
+                    &self.src[t.start..t.end]
+                ),
+                t.start,
+                t.end - t.start,
+            ),
+        }
+    }
+
+    fn node(&self, kind: Kind, off: usize, end: usize) -> Result<Node, ExprError> {
+        let depth = 1 + match &kind {
+            Kind::Lit(_) | Kind::Var(_) => 0,
+            Kind::Index(_, a) | Kind::Neg(a) | Kind::Not(a) => a.depth,
+            Kind::Bin(_, a, b) => a.depth.max(b.depth),
+            Kind::Call(_, args) => args.iter().map(|a| a.depth).max().unwrap_or(0),
+        };
+        if depth > MAX_DEPTH {
+            return Err(ExprError::new(
+                "expression is nested too deeply",
+                off,
+                end - off,
+            ));
+        }
+        Ok(Node {
+            kind,
+            off,
+            len: end - off,
+            depth,
+        })
+    }
+
+    fn binary(&self, op: BinOp, lhs: Node, rhs: Node) -> Result<Node, ExprError> {
+        let (off, end) = (lhs.off, rhs.off + rhs.len);
+        self.node(Kind::Bin(op, Box::new(lhs), Box::new(rhs)), off, end)
+    }
+
+    fn enter(&mut self) -> Result<(), ExprError> {
+        self.nesting += 1;
+        if self.nesting > MAX_DEPTH {
+            return Err(ExprError::new(
+                "expression is nested too deeply",
+                self.tok.start,
+                0,
+            ));
+        }
+        Ok(())
+    }
+
+    fn expr(&mut self) -> Result<Node, ExprError> {
+        self.enter()?;
+        let mut lhs = self.and()?;
+        while self.tok.kind == Tok::OrOr {
+            self.bump();
+            let rhs = self.and()?;
+            lhs = self.binary(BinOp::Or, lhs, rhs)?;
+        }
+        self.nesting -= 1;
+        Ok(lhs)
+    }
+
+    fn and(&mut self) -> Result<Node, ExprError> {
+        let mut lhs = self.cmp()?;
+        while self.tok.kind == Tok::AndAnd {
+            self.bump();
+            let rhs = self.cmp()?;
+            lhs = self.binary(BinOp::And, lhs, rhs)?;
+        }
+        Ok(lhs)
+    }
+
+    fn cmp_op(kind: &Tok) -> Option<BinOp> {
+        Some(match kind {
+            Tok::Lt => BinOp::Lt,
+            Tok::Le => BinOp::Le,
+            Tok::Gt => BinOp::Gt,
+            Tok::Ge => BinOp::Ge,
+            Tok::EqEq => BinOp::Eq,
+            Tok::Ne => BinOp::Ne,
+            _ => return None,
+        })
+    }
+
+    fn cmp(&mut self) -> Result<Node, ExprError> {
+        let lhs = self.sum()?;
+        let Some(op) = Self::cmp_op(&self.tok.kind) else {
+            return Ok(lhs);
+        };
+        self.bump();
+        let rhs = self.sum()?;
+        if Self::cmp_op(&self.tok.kind).is_some() {
+            let t = &self.tok;
+            return Err(ExprError::new(
+                "comparisons cannot be chained; use `&&` (e.g. `a < b && b < c`)",
+                t.start,
+                t.end - t.start,
+            ));
+        }
+        self.binary(op, lhs, rhs)
+    }
+
+    fn sum(&mut self) -> Result<Node, ExprError> {
+        let mut lhs = self.product()?;
+        loop {
+            let op = match self.tok.kind {
+                Tok::Plus => BinOp::Add,
+                Tok::Minus => BinOp::Sub,
+                _ => return Ok(lhs),
+            };
+            self.bump();
+            let rhs = self.product()?;
+            lhs = self.binary(op, lhs, rhs)?;
+        }
+    }
+
+    fn product(&mut self) -> Result<Node, ExprError> {
+        let mut lhs = self.unary()?;
+        loop {
+            let op = match self.tok.kind {
+                Tok::Star => BinOp::Mul,
+                Tok::Slash => BinOp::Div,
+                Tok::Percent => BinOp::Rem,
+                _ => return Ok(lhs),
+            };
+            self.bump();
+            let rhs = self.unary()?;
+            lhs = self.binary(op, lhs, rhs)?;
+        }
+    }
+
+    fn unary(&mut self) -> Result<Node, ExprError> {
+        let kind = self.tok.kind.clone();
+        if !matches!(kind, Tok::Minus | Tok::Plus | Tok::Bang) {
+            return self.power();
+        }
+        self.enter()?;
+        let op = self.bump();
+        let arg = self.unary()?;
+        self.nesting -= 1;
+        let end = arg.off + arg.len;
+        match kind {
+            Tok::Minus => match arg.kind {
+                // Fold `-literal` into a literal.
+                Kind::Lit(Num::Float(f)) => self.node(Kind::Lit(Num::Float(-f)), op.start, end),
+                Kind::Lit(Num::Int(i)) if i.checked_neg().is_some() => {
+                    self.node(Kind::Lit(Num::Int(-i)), op.start, end)
+                }
+                _ => self.node(Kind::Neg(Box::new(arg)), op.start, end),
+            },
+            Tok::Bang => self.node(Kind::Not(Box::new(arg)), op.start, end),
+            _ => Ok(Node {
+                off: op.start,
+                len: end - op.start,
+                ..arg
+            }),
+        }
+    }
+
+    fn power(&mut self) -> Result<Node, ExprError> {
+        let base = self.primary()?;
+        if self.tok.kind != Tok::Caret {
+            return Ok(base);
+        }
+        self.bump();
+        self.enter()?;
+        let exp = self.unary()?;
+        self.nesting -= 1;
+        self.binary(BinOp::Pow, base, exp)
+    }
+
+    fn primary(&mut self) -> Result<Node, ExprError> {
+        let t = self.tok.clone();
+        match t.kind {
+            Tok::Num(n) => {
+                self.bump();
+                self.node(Kind::Lit(n), t.start, t.end)
+            }
+            Tok::LParen => {
+                self.bump();
+                let inner = self.expr()?;
+                let close = self.expect(Tok::RParen, "`)`")?;
+                // The parentheses belong to the span, so carets cover `(a - b)` whole.
+                Ok(Node {
+                    off: t.start,
+                    len: close.end - t.start,
+                    ..inner
+                })
+            }
+            Tok::Ident => {
+                self.bump();
+                let name = &self.src[t.start..t.end];
+                match self.tok.kind {
+                    Tok::LParen => self.call(name, t.start),
+                    Tok::LBrack => {
+                        self.note_var(name);
+                        self.bump();
+                        let index = self.expr()?;
+                        let close = self.expect(Tok::RBrack, "`]`")?;
+                        self.node(
+                            Kind::Index(name.into(), Box::new(index)),
+                            t.start,
+                            close.end,
+                        )
+                    }
+                    _ => {
+                        self.note_var(name);
+                        self.node(Kind::Var(name.into()), t.start, t.end)
+                    }
+                }
+            }
+            _ => Err(self.unexpected("a number, a name or `(`")),
+        }
+    }
+
+    fn call(&mut self, name: &str, start: usize) -> Result<Node, ExprError> {
+        let Some(&(_, func)) = FUNCS.iter().find(|(n, _)| *n == name) else {
+            let mut message = format!("unknown function `{name}`");
+            match crate::diagnostic::did_you_mean(name, FUNCS.iter().map(|(n, _)| *n)) {
+                Some(hint) => message = format!("{message}; {hint}"),
+                None => {
+                    let names: Vec<&str> = FUNCS.iter().map(|(n, _)| *n).collect();
+                    message = format!("{message} (functions: {})", names.join(", "));
+                }
+            }
+            return Err(ExprError::new(message, start, name.len()));
+        };
+        self.bump(); // `(`
+        let mut args = Vec::new();
+        if self.tok.kind != Tok::RParen {
+            loop {
+                args.push(self.expr()?);
+                if self.tok.kind != Tok::Comma {
+                    break;
+                }
+                self.bump();
+            }
+        }
+        let close = self.expect(Tok::RParen, "`,` or `)`")?;
+        let (lo, hi) = func.arity();
+        if args.len() < lo || args.len() > hi {
+            let want = match (lo, hi) {
+                (lo, hi) if lo == hi => format!("{lo} argument{}", if lo == 1 { "" } else { "s" }),
+                (lo, _) => format!("at least {lo} argument{}", if lo == 1 { "" } else { "s" }),
+            };
+            return Err(ExprError::new(
+                format!("`{name}` takes {want}, got {}", args.len()),
+                start,
+                close.end - start,
+            ));
+        }
+        self.node(Kind::Call(func, args), start, close.end)
+    }
+
+    fn expect(&mut self, kind: Tok, what: &str) -> Result<Token, ExprError> {
+        if self.tok.kind == kind {
+            Ok(self.bump())
+        } else {
+            Err(self.unexpected(what))
+        }
+    }
+
+    fn note_var(&mut self, name: &str) {
+        if !self.vars.iter().any(|v| v == name) {
+            self.vars.push(name.to_string());
+        }
+    }
+}
+
+fn find_var(node: &Node, name: &str) -> Option<std::ops::Range<usize>> {
+    match &node.kind {
+        Kind::Lit(_) => None,
+        Kind::Var(n) => (**n == *name).then(|| node.off..node.off + node.len),
+        Kind::Index(n, i) => {
+            if **n == *name {
+                Some(node.off..node.off + n.len())
+            } else {
+                find_var(i, name)
+            }
+        }
+        Kind::Neg(a) | Kind::Not(a) => find_var(a, name),
+        Kind::Bin(_, a, b) => find_var(a, name).or_else(|| find_var(b, name)),
+        Kind::Call(_, args) => args.iter().find_map(|a| find_var(a, name)),
+    }
+}
+
+// ---------------------------------------------------------------------------------------------------------
+// Evaluation
+
+fn err_at(node: &Node, message: impl Into<String>) -> ExprError {
+    ExprError::new(message, node.off, node.len)
+}
+
+fn eval(node: &Node, env: &dyn Env) -> Result<Num, ExprError> {
+    match &node.kind {
+        Kind::Lit(n) => Ok(*n),
+        Kind::Var(name) => env
+            .var(name)
+            .ok_or_else(|| err_at(node, format!("unknown variable `{name}`"))),
+        Kind::Index(name, index) => {
+            let iv = eval(index, env)?;
+            let i = iv
+                .as_i64()
+                .ok_or_else(|| err_at(index, format!("index must be an integer, got {iv}")))?;
+            env.index(name, i).ok_or_else(|| {
+                err_at(
+                    node,
+                    format!("`{name}[{i}]`: unknown array or index out of range"),
+                )
+            })
+        }
+        Kind::Neg(a) => match eval(a, env)? {
+            Num::Int(i) => i
+                .checked_neg()
+                .map(Num::Int)
+                .ok_or_else(|| err_at(node, "integer overflow")),
+            Num::Float(f) => Ok(Num::Float(-f)),
+        },
+        Kind::Not(a) => Ok(Num::from_bool(!eval(a, env)?.truthy())),
+        Kind::Bin(BinOp::And, a, b) => Ok(Num::from_bool(
+            eval(a, env)?.truthy() && eval(b, env)?.truthy(),
+        )),
+        Kind::Bin(BinOp::Or, a, b) => Ok(Num::from_bool(
+            eval(a, env)?.truthy() || eval(b, env)?.truthy(),
+        )),
+        Kind::Bin(op, a, b) => {
+            let (x, y) = (eval(a, env)?, eval(b, env)?);
+            binary(*op, x, y).map_err(|m| err_at(node, m))
+        }
+        Kind::Call(func, args) => call(*func, args, env).map_err(|e| match e {
+            CallError::Arg(e) => e,
+            CallError::Msg(m) => err_at(node, m),
+        }),
+    }
+}
+
+fn finite(f: f64) -> Result<Num, &'static str> {
+    if f.is_finite() {
+        Ok(Num::Float(f))
+    } else {
+        Err("result is not a finite number")
+    }
+}
+
+fn binary(op: BinOp, x: Num, y: Num) -> Result<Num, &'static str> {
+    const OVERFLOW: &str = "integer overflow";
+    const DIV0: &str = "division by zero";
+    if let (Num::Int(a), Num::Int(b)) = (x, y) {
+        let r = match op {
+            BinOp::Add => a.checked_add(b),
+            BinOp::Sub => a.checked_sub(b),
+            BinOp::Mul => a.checked_mul(b),
+            BinOp::Div if b == 0 => return Err(DIV0),
+            BinOp::Div => a.checked_div(b),
+            BinOp::Rem if b == 0 => return Err(DIV0),
+            BinOp::Rem => a.checked_rem(b),
+            BinOp::Pow if b >= 0 => int_pow(a, b),
+            BinOp::Pow => return finite((a as f64).powf(b as f64)),
+            _ => return Ok(compare(op, a.cmp(&b))),
+        };
+        return r.map(Num::Int).ok_or(OVERFLOW);
+    }
+    let (a, b) = (x.as_f64(), y.as_f64());
+    match op {
+        BinOp::Add => finite(a + b),
+        BinOp::Sub => finite(a - b),
+        BinOp::Mul => finite(a * b),
+        BinOp::Div | BinOp::Rem if b == 0.0 => Err(DIV0),
+        BinOp::Div => finite(a / b),
+        BinOp::Rem => finite(a % b),
+        BinOp::Pow => finite(a.powf(b)),
+        _ => Ok(match a.partial_cmp(&b) {
+            Some(ord) => compare(op, ord),
+            None => Num::from_bool(op == BinOp::Ne),
+        }),
+    }
+}
+
+fn int_pow(a: i64, b: i64) -> Option<i64> {
+    match a {
+        0 => Some(i64::from(b == 0)),
+        1 => Some(1),
+        -1 => Some(if b % 2 == 0 { 1 } else { -1 }),
+        _ => a.checked_pow(u32::try_from(b).ok()?),
+    }
+}
+
+fn compare(op: BinOp, ord: std::cmp::Ordering) -> Num {
+    use std::cmp::Ordering::*;
+    Num::from_bool(match op {
+        BinOp::Lt => ord == Less,
+        BinOp::Le => ord != Greater,
+        BinOp::Gt => ord == Greater,
+        BinOp::Ge => ord != Less,
+        BinOp::Eq => ord == Equal,
+        _ => ord != Equal,
+    })
+}
+
+enum CallError {
+    Arg(ExprError),
+    Msg(&'static str),
+}
+
+impl From<ExprError> for CallError {
+    fn from(e: ExprError) -> Self {
+        CallError::Arg(e)
+    }
+}
+
+fn call(func: Func, args: &[Node], env: &dyn Env) -> Result<Num, CallError> {
+    let first = match args.first() {
+        Some(a) => eval(a, env)?,
+        None => return Err(CallError::Msg("missing argument")),
+    };
+    let r = match func {
+        Func::CeilDiv => {
+            let Some(b) = args.get(1) else {
+                return Err(CallError::Msg("missing argument"));
+            };
+            ceil_div(first, eval(b, env)?)
+        }
+        Func::Min | Func::Max => {
+            let mut acc = first;
+            for a in &args[1..] {
+                let v = eval(a, env)?;
+                let take = match (acc, v) {
+                    (Num::Int(x), Num::Int(y)) => {
+                        (func == Func::Min && y < x) || (func == Func::Max && y > x)
+                    }
+                    _ => {
+                        let (x, y) = (acc.as_f64(), v.as_f64());
+                        (func == Func::Min && y < x) || (func == Func::Max && y > x)
+                    }
+                };
+                let float = matches!(acc, Num::Float(_)) || matches!(v, Num::Float(_));
+                acc = if take { v } else { acc };
+                if float {
+                    acc = Num::Float(acc.as_f64());
+                }
+            }
+            Ok(acc)
+        }
+        Func::Abs => match first {
+            Num::Int(i) => i.checked_abs().map(Num::Int).ok_or("integer overflow"),
+            Num::Float(f) => Ok(Num::Float(f.abs())),
+        },
+        Func::Floor | Func::Ceil | Func::Round => match first {
+            Num::Int(i) => Ok(Num::Int(i)),
+            Num::Float(f) => Ok(Num::Float(match func {
+                Func::Floor => f.floor(),
+                Func::Ceil => f.ceil(),
+                _ => f.round(),
+            })),
+        },
+        Func::Sqrt => match first.as_f64() {
+            f if f < 0.0 => Err("square root of a negative number"),
+            f => finite(f.sqrt()),
+        },
+        Func::Log2 => match first.as_f64() {
+            f if f <= 0.0 => Err("logarithm of a number that is not positive"),
+            f => finite(f.log2()),
+        },
+        Func::Pow2 => match first {
+            Num::Int(k) if (0..63).contains(&k) => Ok(Num::Int(1i64 << k)),
+            Num::Int(k) if k >= 63 => Err("integer overflow"),
+            k => finite(k.as_f64().exp2()),
+        },
+    };
+    r.map_err(CallError::Msg)
+}
+
+fn ceil_div(a: Num, b: Num) -> Result<Num, &'static str> {
+    match (a, b) {
+        (_, Num::Int(0)) => Err("division by zero"),
+        (Num::Int(a), Num::Int(b)) => {
+            let q = a.checked_div(b).ok_or("integer overflow")?;
+            let round_up = a % b != 0 && ((a < 0) == (b < 0));
+            if round_up {
+                q.checked_add(1).map(Num::Int).ok_or("integer overflow")
+            } else {
+                Ok(Num::Int(q))
+            }
+        }
+        _ if b.as_f64() == 0.0 => Err("division by zero"),
+        _ => finite((a.as_f64() / b.as_f64()).ceil()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn env(pairs: &[(&str, Num)]) -> HashMap<String, Num> {
+        pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
+    }
+
+    fn ev(src: &str) -> Result<Num, ExprError> {
+        Expr::parse(src)?.eval(&NoVars)
+    }
+
+    fn int(src: &str) -> i64 {
+        match ev(src) {
+            Ok(Num::Int(i)) => i,
+            other => panic!("{src}: expected Int, got {other:?}"),
+        }
+    }
+
+    fn float(src: &str) -> f64 {
+        match ev(src) {
+            Ok(Num::Float(f)) => f,
+            other => panic!("{src}: expected Float, got {other:?}"),
+        }
+    }
+
+    fn err(src: &str) -> ExprError {
+        match Expr::parse(src).and_then(|e| e.eval(&NoVars)) {
+            Err(e) => e,
+            Ok(v) => panic!("{src}: expected an error, got {v:?}"),
+        }
+    }
+
+    #[test]
+    fn num_conversions_and_display() {
+        assert_eq!(Num::Int(3).as_f64(), 3.0);
+        assert_eq!(Num::Float(4.0).as_i64(), Some(4));
+        assert_eq!(Num::Float(-4.0).as_i64(), Some(-4));
+        assert_eq!(Num::Float(4.5).as_i64(), None);
+        assert_eq!(Num::Float(f64::NAN).as_i64(), None);
+        assert_eq!(Num::Float(f64::INFINITY).as_i64(), None);
+        assert_eq!(Num::Float(1e19).as_i64(), None);
+        assert_eq!(Num::Float(i64::MIN as f64).as_i64(), Some(i64::MIN));
+        assert_eq!(Num::Int(-7).to_string(), "-7");
+        assert_eq!(Num::Float(2.5).to_string(), "2.5");
+        assert!(Num::Float(0.1).truthy() && !Num::Int(0).truthy());
+    }
+
+    #[test]
+    fn literals() {
+        assert_eq!(int("42"), 42);
+        assert_eq!(float("2.5"), 2.5);
+        assert_eq!(float("1e-3"), 0.001);
+        assert_eq!(float("1E3"), 1000.0);
+        assert_eq!(float(".5"), 0.5);
+        assert_eq!(int("-9223372036854775807 - 1"), i64::MIN);
+        assert_eq!(int("-3"), -3);
+        assert!(err("9223372036854775808").message.contains("too large"));
+        assert!(err("2x").message.contains("malformed number"));
+        assert!(err("1.5.2").message.contains("malformed number"));
+        assert!(err("1e999").message.contains("out of range"));
+    }
+
+    #[test]
+    fn precedence_and_associativity() {
+        assert_eq!(int("1 + 2 * 3"), 7);
+        assert_eq!(int("(1 + 2) * 3"), 9);
+        assert_eq!(int("10 - 4 - 3"), 3);
+        assert_eq!(int("100 / 10 / 5"), 2);
+        assert_eq!(int("2 ^ 3 ^ 2"), 512);
+        assert_eq!(int("-2^2"), -4);
+        assert_eq!(int("(-2)^2"), 4);
+        assert_eq!(float("2^-1"), 0.5);
+        assert_eq!(int("2 * 3 ^ 2"), 18);
+        assert_eq!(int("- -3"), 3);
+        assert_eq!(int("+3"), 3);
+        assert_eq!(int("7 % 4 * 2"), 6);
+        assert_eq!(int("1 + 2 < 4"), 1);
+        assert_eq!(int("1 < 2 && 3 < 2 || 1"), 1);
+        assert_eq!(int("1 || 0 && 0"), 1);
+        assert_eq!(int("!0 == 1"), 1);
+        assert_eq!(int("!(1 == 1)"), 0);
+    }
+
+    #[test]
+    fn integer_semantics() {
+        assert_eq!(int("7 / 2"), 3);
+        assert_eq!(int("-7 / 2"), -3);
+        assert_eq!(int("-7 % 3"), -1);
+        assert_eq!(float("7 / 2.0"), 3.5);
+        assert_eq!(float("7.0 / 2"), 3.5);
+        assert_eq!(int("0^0"), 1);
+        assert_eq!(int("(-1)^1000000000000"), 1);
+        assert_eq!(int("2^62"), 1 << 62);
+        assert!(err("2^63").message.contains("overflow"));
+        assert!(err("9223372036854775807 + 1").message.contains("overflow"));
+        assert!(err("-9223372036854775807 - 2").message.contains("overflow"));
+        assert!(err("4294967296 * 4294967296").message.contains("overflow"));
+        assert!(
+            err("-(-9223372036854775807 - 1)")
+                .message
+                .contains("overflow")
+        );
+        assert!(
+            err("(-9223372036854775807 - 1) / -1")
+                .message
+                .contains("overflow")
+        );
+        assert!(
+            err("(-9223372036854775807 - 1) % -1")
+                .message
+                .contains("overflow")
+        );
+    }
+
+    #[test]
+    fn division_by_zero_is_an_error_with_span() {
+        let e = err("1 + 4 / (2 - 2)");
+        assert_eq!(e.message, "division by zero");
+        assert_eq!((e.offset, e.len), (4, 11));
+        assert_eq!(err("1 % 0").message, "division by zero");
+        assert_eq!(err("1.0 / 0").message, "division by zero");
+        assert_eq!(err("1.5 % 0.0").message, "division by zero");
+        assert_eq!(err("ceil_div(3, 0)").message, "division by zero");
+        assert_eq!(err("ceil_div(3.0, 0.0)").message, "division by zero");
+        assert!(err("1e300 * 1e300").message.contains("finite"));
+    }
+
+    #[test]
+    fn comparisons() {
+        for (src, want) in [
+            ("1 < 2", 1),
+            ("2 < 2", 0),
+            ("2 <= 2", 1),
+            ("3 > 2.5", 1),
+            ("3 >= 3.0", 1),
+            ("3 == 3.0", 1),
+            ("3 != 3", 0),
+            ("9007199254740993 > 9007199254740992", 1),
+        ] {
+            assert_eq!(int(src), want, "{src}");
+        }
+        let e = Expr::parse("1 < 2 < 3").unwrap_err();
+        assert!(e.message.contains("chained"));
+        assert_eq!(e.offset, 6);
+    }
+
+    #[test]
+    fn short_circuit_skips_errors() {
+        assert_eq!(int("0 && 1/0"), 0);
+        assert_eq!(int("1 || 1/0"), 1);
+        assert_eq!(err("1 && 1/0").message, "division by zero");
+        let e = Expr::parse("N > 0 && M / N > 2").unwrap();
+        let vars = env(&[("N", Num::Int(0)), ("M", Num::Int(5))]);
+        assert_eq!(e.eval(&vars).unwrap(), Num::Int(0));
+    }
+
+    #[test]
+    fn functions() {
+        assert_eq!(int("ceil_div(10, 3)"), 4);
+        assert_eq!(int("ceil_div(9, 3)"), 3);
+        assert_eq!(int("ceil_div(-7, 2)"), -3);
+        assert_eq!(int("ceil_div(-7, -2)"), 4);
+        assert_eq!(int("ceil_div(7, -2)"), -3);
+        assert_eq!(float("ceil_div(7.0, 2)"), 4.0);
+        assert_eq!(int("min(3, 1, 2)"), 1);
+        assert_eq!(int("max(3, 7, 2)"), 7);
+        assert_eq!(float("max(3, 7.5, 2)"), 7.5);
+        assert_eq!(float("min(1, 2.5)"), 1.0);
+        assert_eq!(int("min(5)"), 5);
+        assert_eq!(int("abs(-4)"), 4);
+        assert_eq!(float("abs(-4.5)"), 4.5);
+        assert!(
+            err("abs(-9223372036854775807 - 1)")
+                .message
+                .contains("overflow")
+        );
+        assert_eq!(float("floor(2.7)"), 2.0);
+        assert_eq!(float("ceil(2.1)"), 3.0);
+        assert_eq!(float("round(2.5)"), 3.0);
+        assert_eq!(int("floor(7)"), 7);
+        assert_eq!(float("sqrt(16)"), 4.0);
+        assert_eq!(float("log2(1024)"), 10.0);
+        assert_eq!(int("pow2(10)"), 1024);
+        assert_eq!(float("pow2(-1)"), 0.5);
+        assert!(err("pow2(63)").message.contains("overflow"));
+        assert!(err("sqrt(-1)").message.contains("negative"));
+        assert!(err("log2(0)").message.contains("not positive"));
+    }
+
+    #[test]
+    fn function_errors_at_parse_time() {
+        let e = Expr::parse("ceil_div(1)").unwrap_err();
+        assert_eq!(e.message, "`ceil_div` takes 2 arguments, got 1");
+        assert_eq!((e.offset, e.len), (0, 11));
+        assert!(
+            Expr::parse("min()")
+                .unwrap_err()
+                .message
+                .contains("at least 1 argument")
+        );
+        assert!(
+            Expr::parse("sqrt(1, 2)")
+                .unwrap_err()
+                .message
+                .contains("takes 1 argument,")
+        );
+        let e = Expr::parse("2 * celi_div(N, 2)").unwrap_err();
+        assert!(
+            e.message.contains("unknown function `celi_div`"),
+            "{}",
+            e.message
+        );
+        assert!(
+            e.message.contains("did you mean `ceil_div`?"),
+            "{}",
+            e.message
+        );
+        assert_eq!((e.offset, e.len), (4, 8));
+        assert!(
+            Expr::parse("zzz(1)")
+                .unwrap_err()
+                .message
+                .contains("functions: ceil_div")
+        );
+        // A function name that is not called is an ordinary variable.
+        let e = Expr::parse("min + 1").unwrap();
+        assert_eq!(e.variables(), vec!["min"]);
+    }
+
+    #[test]
+    fn variables_dotted_and_indexed() {
+        let e = Expr::parse("shared_2d.time_ms / global_2d.time_ms.min + N * x[i + N]").unwrap();
+        assert_eq!(
+            e.variables(),
+            vec!["shared_2d.time_ms", "global_2d.time_ms.min", "N", "x", "i"]
+        );
+        assert_eq!(e.variable_span("global_2d.time_ms.min"), Some(20..41));
+        assert_eq!(e.variable_span("x"), Some(48..49));
+        assert_eq!(e.variable_span("i"), Some(50..51));
+        assert_eq!(e.variable_span("nope"), None);
+        let e = Expr::parse("N * N + N").unwrap();
+        assert_eq!(e.variables(), vec!["N"]);
+        assert_eq!(
+            Expr::parse("max(2, -(M + N))").unwrap().variable_span("N"),
+            Some(13..14)
+        );
+        assert_eq!(e.source(), "N * N + N");
+        assert_eq!(e.to_string(), "N * N + N");
+    }
+
+    #[test]
+    fn eval_with_maps() {
+        let e = Expr::parse("2*N^3 / (M*4)").unwrap();
+        let h = env(&[("N", Num::Int(10)), ("M", Num::Int(5))]);
+        assert_eq!(e.eval(&h).unwrap(), Num::Int(100));
+        let b: BTreeMap<String, Num> = [
+            ("N".to_string(), Num::Float(10.0)),
+            ("M".to_string(), Num::Int(5)),
+        ]
+        .into();
+        assert_eq!(e.eval(&b).unwrap(), Num::Float(100.0));
+        let d = Expr::parse("a.b.c + 1").unwrap();
+        assert_eq!(
+            d.eval(&env(&[("a.b.c", Num::Int(1))])).unwrap(),
+            Num::Int(2)
+        );
+        assert_eq!(e.eval_i64(&b).unwrap(), 100);
+        assert_eq!(e.eval_f64(&h).unwrap(), 100.0);
+        let half = Expr::parse("N / 4.0").unwrap();
+        let ei = half.eval_i64(&h).unwrap_err();
+        assert!(
+            ei.message.contains("expected an integer, got 2.5"),
+            "{}",
+            ei.message
+        );
+    }
+
+    #[test]
+    fn unknown_variable_names_it_with_offset() {
+        let e = Expr::parse("N + NN * 2").unwrap();
+        let er = e.eval(&env(&[("N", Num::Int(1))])).unwrap_err();
+        assert_eq!(er.message, "unknown variable `NN`");
+        assert_eq!((er.offset, er.len), (4, 2));
+        assert_eq!(er.span(), 4..6);
+        assert_eq!(er.clone().shifted(10).offset, 14);
+        assert_eq!(er.to_string(), "unknown variable `NN`");
+    }
+
+    struct Arrays;
+    impl Env for Arrays {
+        fn var(&self, name: &str) -> Option<Num> {
+            (name == "i").then_some(Num::Int(2))
+        }
+        fn index(&self, name: &str, i: i64) -> Option<Num> {
+            let x = [1.5, 2.5, 3.5, 4.5];
+            (name == "x")
+                .then(|| usize::try_from(i).ok().and_then(|i| x.get(i)))
+                .flatten()
+                .map(|v| Num::Float(*v))
+        }
+    }
+
+    #[test]
+    fn indexing() {
+        assert_eq!(
+            Expr::parse("x[i] * 2").unwrap().eval(&Arrays).unwrap(),
+            Num::Float(7.0)
+        );
+        assert_eq!(
+            Expr::parse("x[i + 1.0]").unwrap().eval(&Arrays).unwrap(),
+            Num::Float(4.5)
+        );
+        let e = Expr::parse("x[i * 10]").unwrap().eval(&Arrays).unwrap_err();
+        assert!(e.message.contains("`x[20]`"), "{}", e.message);
+        let e = Expr::parse("x[0.5]").unwrap().eval(&Arrays).unwrap_err();
+        assert!(e.message.contains("index must be an integer"));
+        assert_eq!(e.offset, 2);
+        assert!(
+            Expr::parse("x[1")
+                .unwrap_err()
+                .message
+                .contains("expected `]`")
+        );
+    }
+
+    #[test]
+    fn syntax_errors_have_positions() {
+        let cases = [
+            ("1 +", "unexpected end of expression", 3, 0),
+            ("(1 + 2", "expected `)`", 6, 0),
+            ("1 2", "unexpected `2`", 2, 1),
+            ("N = 3", "use `==`", 2, 1),
+            ("a & b", "use `&&`", 2, 1),
+            ("a | b", "use `||`", 2, 1),
+            ("2 ** 3", "use `^`", 2, 2),
+            ("a.", "expected a name after `.`", 1, 1),
+            ("a.1", "expected a name after `.`", 1, 1),
+            ("3 # 4", "unexpected character `#`", 2, 1),
+            ("3 + é", "unexpected character `é`", 4, 2),
+            ("", "unexpected end of expression", 0, 0),
+            ("f(1,)", "unknown function", 0, 1),
+            ("min(1,)", "unexpected `)`", 6, 1),
+            (")", "unexpected `)`", 0, 1),
+        ];
+        for (src, msg, off, len) in cases {
+            let e = Expr::parse(src).unwrap_err();
+            assert!(e.message.contains(msg), "{src}: {}", e.message);
+            assert_eq!((e.offset, e.len), (off, len), "{src}: {}", e.message);
+            assert!(e.offset + e.len <= src.len());
+        }
+    }
+
+    #[test]
+    fn deep_nesting_is_an_error_not_a_crash() {
+        let deep = format!("{}1{}", "(".repeat(10_000), ")".repeat(10_000));
+        assert!(
+            Expr::parse(&deep)
+                .unwrap_err()
+                .message
+                .contains("nested too deeply")
+        );
+        let long = vec!["1"; 10_000].join(" + ");
+        assert!(
+            Expr::parse(&long)
+                .unwrap_err()
+                .message
+                .contains("nested too deeply")
+        );
+        let negs = format!("{}1", "-".repeat(10_000));
+        assert!(Expr::parse(&negs).is_err());
+        let ok = vec!["1"; 120].join(" + ");
+        assert_eq!(
+            Expr::parse(&ok).unwrap().eval(&NoVars).unwrap(),
+            Num::Int(120)
+        );
+    }
+
+    #[test]
+    fn parse_operand_stops_before_unknown_tokens() {
+        let src = "a.t / b.t ~= 2 within 5%";
+        let (e, n) = Expr::parse_operand(src).unwrap();
+        assert_eq!(e.source(), "a.t / b.t");
+        assert_eq!(n, 9);
+        let (e, n) = Expr::parse_operand("x.t < y.t where N >= 640").unwrap();
+        assert_eq!((e.source(), n), ("x.t", 3));
+        let (e, n) = Expr::parse_operand("2 where N").unwrap();
+        assert_eq!((e.source(), n), ("2", 1));
+        let (e, _) = Expr::parse_operand("max(a < b, 2) + 1 && c").unwrap();
+        assert_eq!(e.source(), "max(a < b, 2) + 1");
+        assert!(Expr::parse_operand(" < 3").is_err());
+    }
+
+    #[test]
+    fn clone_and_equality() {
+        let a = Expr::parse("1 + N").unwrap();
+        assert_eq!(a.clone(), a);
+        assert_ne!(a, Expr::parse("1 + M").unwrap());
+        assert_eq!("1 + N".parse::<Expr>().unwrap(), a);
+    }
+
+    #[test]
+    fn fast_enough_for_per_element_formulas() {
+        let e = Expr::parse("x[i] * 2 + sqrt(i) - min(i, 3)").unwrap();
+        struct E(i64);
+        impl Env for E {
+            fn var(&self, _name: &str) -> Option<Num> {
+                Some(Num::Int(self.0))
+            }
+            fn index(&self, _name: &str, i: i64) -> Option<Num> {
+                Some(Num::Float(i as f64))
+            }
+        }
+        let start = std::time::Instant::now();
+        let mut acc = 0.0;
+        for i in 0..1_000_000 {
+            acc += e.eval(&E(i)).unwrap().as_f64();
+        }
+        assert!(acc > 0.0);
+        // Generous for unoptimised test builds; release builds are far faster.
+        assert!(start.elapsed().as_secs_f64() < 5.0, "{:?}", start.elapsed());
+    }
+}

@@ -1,0 +1,41 @@
+//! The CUDA layer: the only module that imports `cudarc`, and nothing cudarc-typed leaves it.
+//!
+//! Layered like cudarc itself: `probe` (can the libraries load? cudarc panics if not) → `error` (typed errors,
+//! sticky-error classification) → `device` / `compile` (no context needed) → `session` (`Gpu`: context + one
+//! stream) → `module`, `buffer`, `launch`, `timer`, `attributes`, `cublas` (all through a `Gpu`).
+//!
+//! All work goes to one stream, in order. A fatal (sticky) fault such as an illegal address poisons the
+//! context: the error's `is_fatal()` is true, every later call returns `GpuError::ContextLost`, and the
+//! worker process should exit.
+
+mod attributes;
+mod buffer;
+mod compile;
+mod cublas;
+mod device;
+mod error;
+mod launch;
+mod module;
+mod probe;
+mod session;
+mod smi;
+mod timer;
+
+pub use attributes::{
+    KernelAttributes, Occupancy, OccupancyEstimate, SmLimits, estimate_occupancy,
+};
+pub use buffer::DeviceBuffer;
+pub use compile::{Image, ImageKind, compile, nvrtc_version, parse_log, supported_archs};
+pub use cublas::Blas;
+pub use device::{
+    DeviceInfo, device_count, device_info, devices, fp32_lanes_per_sm, fp32_peak_gflops, slug,
+    theoretical_bandwidth_gbps,
+};
+pub use error::{CompileError, Diagnostic, GpuError, Severity};
+pub use launch::KernelArg;
+pub use module::{Kernel, Module};
+pub use probe::{
+    cublas_library_present, driver_library_present, format_cuda_version, nvrtc_library_present,
+};
+pub use session::Gpu;
+pub use timer::Timer;

@@ -1,0 +1,193 @@
+//! `Gpu`: one device's context and stream, with the context-poisoning bookkeeping every object shares.
+
+use super::compile::{Image, ImageKind};
+use super::device::{DeviceInfo, device_info};
+use super::error::{self, GpuError, driver};
+use super::module::{Module, RawModule};
+use super::probe::guard;
+use super::smi;
+use cudarc::driver::sys::CUresult;
+use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtrMut, DriverError, result};
+use std::sync::atomic::{AtomicU8, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+/// What every GPU object holds: the context, the one stream all work goes to, and the fatal-error latch.
+#[derive(Debug)]
+pub(crate) struct Shared {
+    pub ctx: Arc<CudaContext>,
+    pub stream: Arc<CudaStream>,
+    fatal: OnceLock<String>,
+}
+
+impl Shared {
+    /// `Err(ContextLost)` once a fatal error was seen: nothing more is sent to the driver.
+    pub fn alive(&self) -> Result<(), GpuError> {
+        match self.fatal.get() {
+            Some(first) => Err(GpuError::ContextLost {
+                first: first.clone(),
+            }),
+            None => Ok(()),
+        }
+    }
+
+    pub fn is_poisoned(&self) -> bool {
+        self.fatal.get().is_some()
+    }
+
+    /// Records `e` if it is fatal, and returns it.
+    pub fn note(&self, e: GpuError) -> GpuError {
+        if e.is_fatal() {
+            let _ = self.fatal.set(e.to_string());
+        }
+        e
+    }
+
+    /// Maps a driver result of `op`, latching fatal errors.
+    pub fn call<T>(&self, op: &str, r: Result<T, DriverError>) -> Result<T, GpuError> {
+        r.map_err(|e| self.note(driver(op, e)))
+    }
+
+    /// Binds the context to this thread (after checking it is alive).
+    pub fn bind(&self) -> Result<(), GpuError> {
+        self.alive()?;
+        let r = self.ctx.bind_to_thread();
+        self.call("cuCtxSetCurrent", r)
+    }
+
+    /// Waits for all queued work; a fault of an earlier kernel surfaces here as `GpuError::Launch`.
+    pub fn sync(&self) -> Result<(), GpuError> {
+        self.bind()?;
+        let r = self.stream.synchronize().and_then(|_| self.ctx.check_err());
+        r.map_err(|e| {
+            self.note(error::launch(
+                e,
+                Some("reported at synchronisation: an earlier kernel or copy failed".into()),
+            ))
+        })
+    }
+}
+
+/// An open GPU: context + stream, its `DeviceInfo`, and the L2-flush scratch buffer.
+pub struct Gpu {
+    shared: Arc<Shared>,
+    info: DeviceInfo,
+    flush: Mutex<Option<CudaSlice<u8>>>,
+    flush_value: AtomicU8,
+}
+
+impl std::fmt::Debug for Gpu {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Gpu")
+            .field("device", &self.info.name)
+            .field("ordinal", &self.info.ordinal)
+            .finish()
+    }
+}
+
+impl Gpu {
+    /// Opens device `ordinal`: retains its primary context and creates one stream.
+    pub fn open(ordinal: usize) -> Result<Gpu, GpuError> {
+        let info = device_info(ordinal)?;
+        let (ctx, stream) = guard("opening the CUDA context", || {
+            let ctx =
+                CudaContext::new(ordinal).map_err(|e| driver("creating the CUDA context", e))?;
+            // One stream, ordered by us: no per-buffer events (they would add work around every launch).
+            // SAFETY: all work goes to the single stream below, so no cross-stream synchronisation is needed.
+            unsafe { ctx.disable_event_tracking() };
+            let stream = ctx
+                .new_stream()
+                .map_err(|e| driver("creating a CUDA stream", e))?;
+            Ok((ctx, stream))
+        })?;
+        Ok(Gpu {
+            shared: Arc::new(Shared {
+                ctx,
+                stream,
+                fatal: OnceLock::new(),
+            }),
+            info,
+            flush: Mutex::new(None),
+            flush_value: AtomicU8::new(0),
+        })
+    }
+
+    pub fn info(&self) -> &DeviceInfo {
+        &self.info
+    }
+
+    pub(crate) fn shared(&self) -> &Arc<Shared> {
+        &self.shared
+    }
+
+    /// Whether a fatal error poisoned this context (the process should exit).
+    pub fn is_poisoned(&self) -> bool {
+        self.shared.is_poisoned()
+    }
+
+    /// Waits for all queued work and reports any asynchronous fault.
+    pub fn synchronize(&self) -> Result<(), GpuError> {
+        self.shared.sync()
+    }
+
+    /// (free, total) device memory in bytes.
+    pub fn memory_info(&self) -> Result<(usize, usize), GpuError> {
+        self.shared.bind()?;
+        self.shared.call("cuMemGetInfo", result::mem_get_info())
+    }
+
+    /// Loads a compiled image into this context.
+    pub fn load(&self, image: &Image) -> Result<Module, GpuError> {
+        self.shared.bind()?;
+        let mut bytes = image.bytes().to_vec();
+        if image.kind() == ImageKind::Ptx {
+            bytes.push(0);
+        }
+        // SAFETY: `bytes` is a complete cubin, or NUL-terminated PTX; the driver copies it.
+        let r = unsafe { result::module::load_data(bytes.as_ptr().cast()) };
+        let module = r.map_err(|e| {
+            let (name, message) = error::describe(&e);
+            let hint = match e.0 {
+                CUresult::CUDA_ERROR_UNSUPPORTED_PTX_VERSION => {
+                    " (the PTX is newer than this driver understands: update the driver, or use an NVRTC that \
+                     matches it)"
+                }
+                CUresult::CUDA_ERROR_NO_BINARY_FOR_GPU | CUresult::CUDA_ERROR_INVALID_IMAGE => {
+                    " (the image was compiled for another architecture than this GPU's)"
+                }
+                _ => "",
+            };
+            self.shared.note(GpuError::ModuleLoad(format!("{name}: {message}{hint}")))
+        })?;
+        Ok(Module::new(Arc::new(RawModule {
+            shared: self.shared.clone(),
+            module,
+        })))
+    }
+
+    /// Evicts the L2 cache by writing a buffer of twice its size (call outside the timed region).
+    pub fn flush_l2(&self) -> Result<(), GpuError> {
+        self.shared.bind()?;
+        let bytes = (self.info.l2_bytes as usize).max(1 << 20) * 2;
+        let mut guard = self.flush.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            // SAFETY: uninitialised bytes, only ever written.
+            let r = unsafe { self.shared.stream.alloc::<u8>(bytes) };
+            *guard = Some(self.shared.call("allocating the L2 flush buffer", r)?);
+        }
+        let value = self.flush_value.fetch_add(1, Ordering::Relaxed);
+        let Some(buf) = guard.as_mut() else {
+            return Err(GpuError::BufferMismatch("L2 flush buffer missing".into()));
+        };
+        let (ptr, _sync) = buf.device_ptr_mut(&self.shared.stream);
+        // SAFETY: `ptr` is a live allocation of `bytes` bytes on this stream.
+        let r =
+            unsafe { result::memset_d8_async(ptr, value, bytes, self.shared.stream.cu_stream()) };
+        self.shared.call("cuMemsetD8Async (L2 flush)", r)
+    }
+
+    /// The current SM clock in MHz from `nvidia-smi` (for throttling checks); `None` if unavailable.
+    /// Costs a process spawn (tens of ms): call between samples, not inside timed regions.
+    pub fn current_sm_clock_mhz(&self) -> Option<u32> {
+        smi::current_sm_clock_mhz(&self.info.pci_bus_id)
+    }
+}

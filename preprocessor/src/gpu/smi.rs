@@ -1,0 +1,147 @@
+//! What the driver API does not say: the NVIDIA driver version and live clocks, from
+//! `/proc/driver/nvidia/version` and `nvidia-smi` (both optional; every query may return `None`).
+
+use std::io::Read;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// How long one `nvidia-smi` call may take before it is killed.
+const SMI_TIMEOUT: Duration = Duration::from_secs(10);
+
+/// Runs `nvidia-smi --query-gpu=<fields> --format=csv,noheader,nounits [-i <id>]`; one line of values.
+pub(crate) fn query(fields: &str, id: Option<&str>) -> Option<Vec<String>> {
+    let mut cmd = Command::new("nvidia-smi");
+    cmd.arg(format!("--query-gpu={fields}"))
+        .arg("--format=csv,noheader,nounits");
+    if let Some(id) = id {
+        cmd.arg("-i").arg(id);
+    }
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .ok()?;
+    let start = Instant::now();
+    loop {
+        match child.try_wait() {
+            Ok(Some(status)) if status.success() => break,
+            Ok(Some(_)) | Err(_) => return None,
+            Ok(None) if start.elapsed() > SMI_TIMEOUT => {
+                let _ = child.kill();
+                let _ = child.wait();
+                return None;
+            }
+            Ok(None) => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+    let mut out = String::new();
+    child.stdout.take()?.read_to_string(&mut out).ok()?;
+    parse_csv_line(&out)
+}
+
+/// The first line of `nvidia-smi` CSV output, split and trimmed.
+pub(crate) fn parse_csv_line(out: &str) -> Option<Vec<String>> {
+    let line = out.lines().map(str::trim).find(|l| !l.is_empty())?;
+    Some(line.split(',').map(|s| s.trim().to_string()).collect())
+}
+
+/// A number from an `nvidia-smi` field (`"2619"`, `"2619 MHz"`); `None` for `[N/A]` and the like.
+pub(crate) fn parse_number(field: &str) -> Option<f64> {
+    field
+        .split_whitespace()
+        .next()?
+        .parse::<f64>()
+        .ok()
+        .filter(|x| x.is_finite())
+}
+
+/// The driver version from `/proc/driver/nvidia/version`'s text (`… Kernel Module  580.159.04  …`).
+pub(crate) fn parse_proc_version(text: &str) -> Option<String> {
+    let line = text.lines().find(|l| l.starts_with("NVRM version"))?;
+    line.split_whitespace()
+        .find(|tok| {
+            let parts: Vec<&str> = tok.split('.').collect();
+            parts.len() >= 2
+                && parts
+                    .iter()
+                    .all(|p| !p.is_empty() && p.chars().all(|c| c.is_ascii_digit()))
+        })
+        .map(str::to_string)
+}
+
+/// The NVIDIA driver's version ("580.159.04"), or `None` if it cannot be read.
+pub(crate) fn driver_version(pci_bus_id: Option<&str>) -> Option<String> {
+    if let Ok(text) = std::fs::read_to_string("/proc/driver/nvidia/version")
+        && let Some(v) = parse_proc_version(&text)
+    {
+        return Some(v);
+    }
+    query("driver_version", pci_bus_id)
+        .and_then(|v| v.into_iter().next())
+        .filter(|s| !s.is_empty())
+}
+
+/// The maximum memory clock in MHz (`clocks.max.memory`).
+pub(crate) fn max_memory_clock_mhz(pci_bus_id: &str) -> Option<u32> {
+    let v = query("clocks.max.memory", Some(pci_bus_id))?;
+    parse_number(v.first()?)
+        .map(|x| x as u32)
+        .filter(|&x| x > 0)
+}
+
+/// The maximum SM clock in MHz (`clocks.max.sm`).
+pub(crate) fn max_sm_clock_mhz(pci_bus_id: &str) -> Option<u32> {
+    let v = query("clocks.max.sm", Some(pci_bus_id))?;
+    parse_number(v.first()?)
+        .map(|x| x as u32)
+        .filter(|&x| x > 0)
+}
+
+/// The current SM clock in MHz (`clocks.sm`), for throttling checks.
+pub(crate) fn current_sm_clock_mhz(pci_bus_id: &str) -> Option<u32> {
+    let v = query("clocks.sm", Some(pci_bus_id))?;
+    parse_number(v.first()?)
+        .map(|x| x as u32)
+        .filter(|&x| x > 0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn parses_proc_version() {
+        let text = "NVRM version: NVIDIA UNIX x86_64 Kernel Module  580.159.04  Thu Jan  1 00:00:00 UTC 2026\n\
+                    GCC version:  gcc version 12.3.0 (Ubuntu 12.3.0-1ubuntu1~22.04)\n";
+        assert_eq!(parse_proc_version(text).as_deref(), Some("580.159.04"));
+        let open =
+            "NVRM version: NVIDIA UNIX Open Kernel Module for x86_64  575.57.08  Release Build\n";
+        assert_eq!(parse_proc_version(open).as_deref(), Some("575.57.08"));
+        assert_eq!(parse_proc_version("garbage"), None);
+    }
+
+    #[test]
+    fn parses_smi_output() {
+        assert_eq!(
+            parse_csv_line("\n 2619, 1980 \n"),
+            Some(vec!["2619".into(), "1980".into()])
+        );
+        assert_eq!(parse_number("2619 MHz"), Some(2619.0));
+        assert_eq!(parse_number("[N/A]"), None);
+        assert_eq!(parse_csv_line("  \n"), None);
+    }
+
+    #[test]
+    fn missing_nvidia_smi_is_none() {
+        // Without nvidia-smi (this CI machine) every query is None, never a panic.
+        if Command::new("nvidia-smi")
+            .arg("-h")
+            .stdout(Stdio::null())
+            .status()
+            .is_err()
+        {
+            assert_eq!(query("driver_version", None), None);
+        }
+    }
+}

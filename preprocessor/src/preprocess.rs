@@ -1,0 +1,263 @@
+//! The mdBook preprocessor: replaces each `gpulab` directive with its rendered results, and each
+//! `gpulab-status` block with the book's reproduction table.
+
+use crate::config::{Config, Mode};
+use crate::diagnostic::Diagnostic;
+use crate::directive::fence::FenceKind;
+use crate::error::{Error, Result};
+use crate::metrics::metric_infos;
+use crate::plan::{PlannedPoint, plan};
+use crate::render::status::{StatusRow, StatusState};
+use crate::render::view::{ClaimStatus, DirectiveView};
+use crate::render::{Templates, render_directive_html};
+use crate::results::{Recordings, device_results, select_devices};
+use crate::workspace::{FoundDirective, Workspace};
+use mdbook_preprocessor::book::{Book, BookItem};
+use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
+use std::collections::HashMap;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// Runs stale points on a GPU and writes their recordings (the live engine implements it).
+pub trait LiveRunner {
+    /// Refreshes the recordings of `work`; returns how many points ran.
+    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize>;
+}
+
+/// One directive's points that need running.
+pub struct Work {
+    pub directive: crate::directive::Directive,
+    pub experiment: Arc<crate::spec::Experiment>,
+    pub points: Vec<PlannedPoint>,
+}
+
+/// Command-line overrides of the book's `[preprocessor.gpulab]` options.
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub strict: Option<bool>,
+    pub mode: Option<Mode>,
+}
+
+/// The preprocessor, as registered with mdBook (`[preprocessor.gpulab]`).
+#[derive(Default)]
+pub struct GpuLab {
+    pub overrides: Overrides,
+    pub live: Option<Box<dyn LiveRunner>>,
+}
+
+impl GpuLab {
+    pub fn new() -> Self {
+        GpuLab::default()
+    }
+}
+
+impl Preprocessor for GpuLab {
+    fn name(&self) -> &str {
+        "gpulab"
+    }
+
+    fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> anyhow::Result<Book> {
+        let mut config = Config::from_mdbook(&ctx.config)?;
+        if let Some(s) = self.overrides.strict {
+            config.strict = s;
+        }
+        if let Some(m) = self.overrides.mode {
+            config.mode = m;
+        }
+        let ws = Workspace::new(&ctx.root, &ctx.config.book.src, config);
+        let owned;
+        let live = match (&self.live, ws.config.mode) {
+            (_, Mode::Recorded) => None,
+            (Some(l), _) => Some(l.as_ref()),
+            (None, mode) => {
+                owned = crate::engine::live_runner(mode);
+                owned.as_deref()
+            }
+        };
+        process_book(&ws, &mut book, live)?;
+        Ok(book)
+    }
+
+    fn supports_renderer(&self, renderer: &str) -> anyhow::Result<bool> {
+        Ok(renderer == "html")
+    }
+}
+
+/// Every chapter's directives, in book order.
+pub fn scan_book(ws: &Workspace, book: &Book) -> Vec<FoundDirective> {
+    let mut found = Vec::new();
+    for item in book.iter() {
+        if let BookItem::Chapter(ch) = item {
+            let Some(path) = ch.source_path.as_ref().or(ch.path.as_ref()) else { continue };
+            found.extend(ws.scan_chapter(&ch.name, path, &ch.content));
+        }
+    }
+    found
+}
+
+/// Prints diagnostics to stderr (never stdout: that carries the book).
+pub fn report(diags: &[Diagnostic]) {
+    let color = std::io::IsTerminal::is_terminal(&std::io::stderr());
+    for d in diags {
+        eprintln!("{}", d.render(color));
+    }
+}
+
+/// Replaces the directives of `book` in place.
+pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunner>) -> Result<()> {
+    let templates = Templates::load(Some(&ws.root.join("theme").join("gpulab"))).map_err(|e| Error::Render(e.to_string()))?;
+    let found = scan_book(ws, book);
+
+    let mut invalid: Vec<Diagnostic> = Vec::new();
+    for f in &found {
+        if let Err(diags) = &f.parsed {
+            invalid.extend(diags.iter().cloned());
+        }
+    }
+    if !invalid.is_empty() && ws.config.strict {
+        return Err(Error::Invalid(invalid));
+    }
+    report(&invalid);
+
+    let mut recordings = Recordings::new(ws.data())?;
+    let mut planned: Vec<Option<Vec<PlannedPoint>>> = Vec::with_capacity(found.len());
+    for f in &found {
+        planned.push(match &f.parsed {
+            Ok((d, exp)) => Some(plan(d, exp, &ws.sources)?),
+            Err(_) => None,
+        });
+    }
+
+    if let Some(live) = live {
+        let work = stale_work(ws, &found, &planned, &mut recordings)?;
+        if !work.is_empty() {
+            live.refresh(ws, &work)?;
+            recordings.reload()?;
+        }
+    }
+
+    let mut replacements: HashMap<PathBuf, Vec<(std::ops::Range<usize>, String)>> = HashMap::new();
+    let mut status_rows = Vec::new();
+    let mut problems = Vec::new();
+    for (f, points) in found.iter().zip(&planned) {
+        let html = match (&f.parsed, points) {
+            (Ok((d, exp)), Some(points)) => {
+                recordings.preload(&exp.name)?;
+                let recs = select_devices(recordings.of(&exp.name), &d.devices, ws.config.device.as_deref(), points);
+                let devices: Vec<_> = recs.iter().map(|r| device_results(r, d, points)).collect();
+                let paper = match &d.paper {
+                    Some(id) => ws.paper(id).map_err(Error::Render)?,
+                    None => None,
+                };
+                let view = DirectiveView {
+                    directive: d,
+                    experiment_title: exp.title.clone(),
+                    variant_labels: d
+                        .variants
+                        .iter()
+                        .map(|v| (v.clone(), exp.variant(v).map(|x| x.label.clone()).unwrap_or_default()))
+                        .collect(),
+                    metrics: metric_infos(exp),
+                    devices,
+                    paper: paper.as_deref(),
+                    expected_cells: points.len(),
+                };
+                let where_ = format!("{}#{}", f.chapter_path.display(), d.location.index);
+                let state = directive_state(&view);
+                match state {
+                    StatusState::Missing => problems.push(format!("{where_}: no recording for experiment `{}`", exp.name)),
+                    StatusState::Stale => problems.push(format!("{where_}: the recording of `{}` is stale", exp.name)),
+                    StatusState::Partial => problems.push(format!("{where_}: some points of `{}` are not recorded", exp.name)),
+                    StatusState::Recorded => {}
+                }
+                status_rows.extend(status_rows_for(f, &view, state));
+                let rendered = if view.devices.is_empty() { templates.render_missing(&view) } else { render_directive_html(&view, &templates) };
+                rendered.map_err(|e| Error::Render(e.to_string()))?
+            }
+            (Err(diags), _) if f.fence.kind == FenceKind::Experiment => {
+                let message = diags.iter().map(|d| d.render(false)).collect::<Vec<_>>().join("\n");
+                templates.render_error("Invalid gpulab directive", &message).map_err(|e| Error::Render(e.to_string()))?
+            }
+            _ => continue, // status blocks are filled in below
+        };
+        replacements.entry(f.chapter_path.clone()).or_default().push((f.fence.block.clone(), html));
+    }
+
+    if !problems.is_empty() {
+        if ws.config.strict {
+            return Err(Error::Strict(format!("--strict: {}", problems.join("; "))));
+        }
+        for p in &problems {
+            eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
+        }
+    }
+
+    let status_html = templates.render_status(&status_rows).map_err(|e| Error::Render(e.to_string()))?;
+    for f in found.iter().filter(|f| f.fence.kind == FenceKind::Status) {
+        replacements.entry(f.chapter_path.clone()).or_default().push((f.fence.block.clone(), status_html.clone()));
+    }
+
+    book.for_each_chapter_mut(|ch| {
+        let Some(path) = ch.source_path.as_ref().or(ch.path.as_ref()) else { return };
+        if let Some(mut reps) = replacements.remove(path) {
+            reps.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
+            for (range, html) in reps {
+                if range.end <= ch.content.len() {
+                    ch.content.replace_range(range, &html);
+                }
+            }
+        }
+    });
+    Ok(())
+}
+
+/// Points whose recording on the device about to run is missing or stale.
+fn stale_work(ws: &Workspace, found: &[FoundDirective], planned: &[Option<Vec<PlannedPoint>>], recordings: &mut Recordings) -> Result<Vec<Work>> {
+    let _ = ws;
+    let mut work = Vec::new();
+    for (f, points) in found.iter().zip(planned) {
+        let (Ok((d, exp)), Some(points)) = (&f.parsed, points) else { continue };
+        recordings.preload(&exp.name)?;
+        let recs = recordings.of(&exp.name);
+        let todo: Vec<PlannedPoint> = points
+            .iter()
+            .filter(|p| !recs.iter().any(|r| crate::results::find_point(r, p).is_some_and(|q| q.key == p.key)))
+            .cloned()
+            .collect();
+        if !todo.is_empty() {
+            work.push(Work { directive: d.clone(), experiment: exp.clone(), points: todo });
+        }
+    }
+    Ok(work)
+}
+
+/// Recorded, stale, partly recorded or missing, across the devices shown.
+pub fn directive_state(view: &DirectiveView) -> StatusState {
+    if view.devices.is_empty() {
+        return StatusState::Missing;
+    }
+    if view.devices.iter().any(|d| d.stale_count() > 0) {
+        return StatusState::Stale;
+    }
+    if view.devices.iter().any(|d| d.missing_count() > 0) {
+        return StatusState::Partial;
+    }
+    StatusState::Recorded
+}
+
+fn status_rows_for(f: &FoundDirective, view: &DirectiveView, state: StatusState) -> Vec<StatusRow> {
+    let claims: Vec<_> = view.devices.first().map(|d| d.claims.clone()).unwrap_or_default();
+    view.directive
+        .reproduces
+        .iter()
+        .map(|id| StatusRow {
+            id: id.clone(),
+            chapter_title: f.chapter_name.clone(),
+            chapter_path: f.chapter_path.to_string_lossy().into_owned(),
+            state,
+            claims_holding: claims.iter().filter(|c| c.status == ClaimStatus::Holds).count(),
+            claims_total: claims.len(),
+            device: view.devices.first().map(|d| d.device.name.clone()),
+        })
+        .collect()
+}

@@ -1,0 +1,10 @@
+//! Recordings: what a run measured, on which device, stored as `data/<device>/<experiment>.json`.
+
+pub mod schema;
+pub mod store;
+
+pub use schema::{
+    Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Recording, SCHEMA_VERSION,
+    Timing, Verification,
+};
+pub use store::{DataDir, StoreError};

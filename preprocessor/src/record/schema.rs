@@ -1,0 +1,197 @@
+//! The serde types of a recording file (schema version 1, documented in DESIGN.md).
+
+use crate::value::{ParamValue, Quantity};
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Bumped on any incompatible change to the file format.
+pub const SCHEMA_VERSION: u32 = 1;
+
+/// One file: every recorded point of one experiment on one device.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recording {
+    pub schema: u32,
+    pub experiment: String,
+    pub device: DeviceRecord,
+    pub points: Vec<Point>,
+}
+
+/// The device a recording was made on, with the numbers the metrics are relative to.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct DeviceRecord {
+    pub slug: String,
+    pub name: String,
+    pub compute_capability: (u32, u32),
+    pub sm_count: u32,
+    pub clock_mhz: u32,
+    #[serde(default)]
+    pub memory_clock_mhz: Option<u32>,
+    #[serde(default)]
+    pub bus_width_bits: Option<u32>,
+    pub l2_bytes: u64,
+    pub memory_bytes: u64,
+    /// The NVIDIA driver's own version ("580.159.04"), when it could be read.
+    #[serde(default)]
+    pub driver_version: Option<String>,
+    /// The CUDA version the driver supports ("13.0").
+    pub cuda_version: String,
+    pub nvrtc_version: String,
+    #[serde(default)]
+    pub theoretical_bandwidth_gbps: Option<f64>,
+    pub fp32_peak_gflops: f64,
+}
+
+/// One measured (or failed) point: a variant at one combination of parameter values.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Point {
+    pub variant: String,
+    pub params: BTreeMap<String, ParamValue>,
+    /// Hash of everything that determines the result (see `plan::point_key`).
+    pub key: String,
+    pub recorded_at: chrono::DateTime<chrono::Utc>,
+    #[serde(default)]
+    pub commit: Option<String>,
+    pub tool_version: String,
+    pub outcome: Outcome,
+    #[serde(default)]
+    pub failure: Option<Failure>,
+    #[serde(default)]
+    pub timing: Option<Timing>,
+    #[serde(default)]
+    pub metrics: BTreeMap<String, Quantity>,
+    #[serde(default)]
+    pub attributes: Option<Attributes>,
+    #[serde(default)]
+    pub verification: Option<Verification>,
+}
+
+/// Whether a point produced a trustworthy timing.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum Outcome {
+    /// Verified and timed.
+    Ok,
+    /// Compile, launch or verification failed: never shown as a timing.
+    Failed,
+    /// Not run (time budget); shown as skipped with the reason.
+    Skipped,
+}
+
+/// Why a point failed or was skipped.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Failure {
+    pub kind: FailureKind,
+    pub message: String,
+}
+
+/// The stage at which a point failed.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum FailureKind {
+    Compile,
+    Launch,
+    Verification,
+    Timeout,
+    Budget,
+    Crash,
+}
+
+impl FailureKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            FailureKind::Compile => "compile error",
+            FailureKind::Launch => "launch failed",
+            FailureKind::Verification => "wrong result",
+            FailureKind::Timeout => "timed out",
+            FailureKind::Budget => "over time budget",
+            FailureKind::Crash => "worker crashed",
+        }
+    }
+}
+
+/// Timing statistics of the measured launch sequence, in milliseconds.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Timing {
+    pub median_ms: f64,
+    pub min_ms: f64,
+    pub max_ms: f64,
+    pub q1_ms: f64,
+    pub q3_ms: f64,
+    /// Relative standard deviation of the samples.
+    pub noise: f64,
+    pub samples: usize,
+    /// "cold" (L2 flushed before each sample), "hot" (batched, no flush) or "host" (CPU baseline).
+    pub mode: String,
+    #[serde(default)]
+    pub throttled: bool,
+}
+
+impl Timing {
+    /// A timing statistic by its suffix in a table or claim (`time_ms.min`).
+    pub fn stat(&self, suffix: &str) -> Option<f64> {
+        Some(match suffix {
+            "" | "median" => self.median_ms,
+            "min" => self.min_ms,
+            "max" => self.max_ms,
+            "q1" => self.q1_ms,
+            "q3" => self.q3_ms,
+            _ => return None,
+        })
+    }
+}
+
+/// Compiled-kernel attributes and theoretical occupancy, from the driver.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Attributes {
+    pub registers: u32,
+    pub static_shared_bytes: u32,
+    pub local_bytes: u32,
+    pub max_threads_per_block: u32,
+    #[serde(default)]
+    pub occupancy: Option<Occupancy>,
+}
+
+/// Theoretical occupancy of one launch configuration.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Occupancy {
+    pub blocks_per_sm: u32,
+    pub warps_per_sm: u32,
+    pub limiter: String,
+}
+
+/// How the point's output was checked.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Verification {
+    pub reference: String,
+    pub max_error: f64,
+    #[serde(default)]
+    pub first_bad_index: Option<usize>,
+}
+
+impl Point {
+    /// A metric of this point by name, with an optional statistic suffix: `time_ms`,
+    /// `time_ms.min`, `gbps`, or a kernel attribute (`registers`, `blocks_per_sm`, …).
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        if self.outcome != Outcome::Ok {
+            return None;
+        }
+        let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
+        if base == "time_ms" {
+            return self.timing.as_ref()?.stat(suffix);
+        }
+        if let Some(q) = self.metrics.get(base) {
+            return Some(q.value);
+        }
+        let attrs = self.attributes.as_ref()?;
+        let occupancy = attrs.occupancy.as_ref();
+        Some(match base {
+            "registers" => attrs.registers as f64,
+            "static_shared_bytes" => attrs.static_shared_bytes as f64,
+            "local_bytes" => attrs.local_bytes as f64,
+            "blocks_per_sm" => occupancy?.blocks_per_sm as f64,
+            "warps_per_sm" => occupancy?.warps_per_sm as f64,
+            _ => return None,
+        })
+    }
+}

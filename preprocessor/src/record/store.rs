@@ -1,0 +1,167 @@
+//! Reading and writing recordings under `data/`: atomic replace, an advisory lock, typed errors.
+
+use super::schema::{Point, Recording, SCHEMA_VERSION};
+use std::fs::{self, File};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+/// Folder of `data/` that holds the papers' numbers, not recordings.
+pub const PAPERS_DIR: &str = "papers";
+
+/// Errors reading or writing `data/`; each names the file concerned.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    #[error("cannot read {path}: {source}")]
+    Io { path: PathBuf, source: std::io::Error },
+    #[error("{path} is not a valid recording: {message}")]
+    Corrupt { path: PathBuf, message: String },
+    #[error("{path} has schema version {found}, this mdbook-gpulab reads version {expected}; re-record it")]
+    WrongSchema { path: PathBuf, found: u64, expected: u32 },
+}
+
+fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Io { path: path.to_path_buf(), source }
+}
+
+/// The book's `data/` folder.
+#[derive(Debug, Clone)]
+pub struct DataDir {
+    root: PathBuf,
+}
+
+/// Holds the `data/.lock` advisory lock until dropped.
+pub struct DataLock {
+    _file: File,
+}
+
+impl DataDir {
+    pub fn new(root: impl Into<PathBuf>) -> Self {
+        DataDir { root: root.into() }
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+
+    /// The file holding `experiment`'s recording on `device`.
+    pub fn recording_path(&self, device: &str, experiment: &str) -> PathBuf {
+        self.root.join(device).join(format!("{experiment}.json"))
+    }
+
+    /// Device slugs that have a folder of recordings, sorted.
+    pub fn devices(&self) -> Result<Vec<String>, StoreError> {
+        let entries = match fs::read_dir(&self.root) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+            Err(e) => return Err(io_err(&self.root)(e)),
+        };
+        let mut slugs = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(io_err(&self.root))?;
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if entry.path().is_dir() && name != PAPERS_DIR && !name.starts_with('.') {
+                slugs.push(name);
+            }
+        }
+        slugs.sort();
+        Ok(slugs)
+    }
+
+    /// Loads a recording; `Ok(None)` when there is none. A corrupt file is an error, never skipped.
+    pub fn load(&self, device: &str, experiment: &str) -> Result<Option<Recording>, StoreError> {
+        let path = self.recording_path(device, experiment);
+        let text = match fs::read_to_string(&path) {
+            Ok(text) => text,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            Err(e) => return Err(io_err(&path)(e)),
+        };
+        parse_recording(&path, &text).map(Some)
+    }
+
+    /// Takes the advisory lock that serialises writers (two builds at once).
+    pub fn lock(&self) -> Result<DataLock, StoreError> {
+        fs::create_dir_all(&self.root).map_err(io_err(&self.root))?;
+        let path = self.root.join(".lock");
+        let file = File::options()
+            .create(true)
+            .truncate(false)
+            .write(true)
+            .open(&path)
+            .map_err(io_err(&path))?;
+        file.lock().map_err(io_err(&path))?;
+        Ok(DataLock { _file: file })
+    }
+
+    /// Merges `points` into the stored recording (replacing points with the same variant and
+    /// params) and writes it atomically. Call with the lock held.
+    pub fn merge_and_save(&self, _lock: &DataLock, mut fresh: Recording) -> Result<PathBuf, StoreError> {
+        let path = self.recording_path(&fresh.device.slug, &fresh.experiment);
+        if let Some(old) = self.load(&fresh.device.slug, &fresh.experiment)? {
+            let mut points = old.points;
+            for p in fresh.points.drain(..) {
+                match points.iter_mut().find(|q| same_point(q, &p)) {
+                    Some(slot) => *slot = p,
+                    None => points.push(p),
+                }
+            }
+            fresh.points = points;
+        }
+        sort_points(&mut fresh.points);
+        write_atomic(&path, &to_pretty_json(&fresh))?;
+        Ok(path)
+    }
+}
+
+/// Whether two points are the same (variant, params) cell.
+pub fn same_point(a: &Point, b: &Point) -> bool {
+    a.variant == b.variant && a.params == b.params
+}
+
+fn sort_points(points: &mut [Point]) {
+    points.sort_by(|a, b| {
+        a.variant.cmp(&b.variant).then_with(|| {
+            let ka: Vec<_> = a.params.values().map(|v| v.sort_key()).collect();
+            let kb: Vec<_> = b.params.values().map(|v| v.sort_key()).collect();
+            ka.partial_cmp(&kb).unwrap_or(std::cmp::Ordering::Equal)
+        })
+    });
+}
+
+fn to_pretty_json(rec: &Recording) -> String {
+    let mut s = serde_json::to_string_pretty(rec).unwrap_or_default();
+    s.push('\n');
+    s
+}
+
+/// Parses recording text, checking the schema version first for a helpful message.
+pub fn parse_recording(path: &Path, text: &str) -> Result<Recording, StoreError> {
+    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })?;
+    match value.get("schema").and_then(|v| v.as_u64()) {
+        Some(v) if v == SCHEMA_VERSION as u64 => {}
+        Some(found) => {
+            return Err(StoreError::WrongSchema { path: path.to_path_buf(), found, expected: SCHEMA_VERSION });
+        }
+        None => {
+            return Err(StoreError::Corrupt {
+                path: path.to_path_buf(),
+                message: "no `schema` version field".into(),
+            });
+        }
+    }
+    serde_json::from_value(value).map_err(|e| StoreError::Corrupt { path: path.to_path_buf(), message: e.to_string() })
+}
+
+/// Writes `text` to `path` through a temporary file in the same folder and a rename, so a
+/// reader (or an interrupted run) never sees a half-written file.
+pub fn write_atomic(path: &Path, text: &str) -> Result<(), StoreError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(io_err(dir))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err(dir))?;
+    tmp.write_all(text.as_bytes()).map_err(io_err(path))?;
+    tmp.as_file().sync_all().map_err(io_err(path))?;
+    tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
+    Ok(())
+}

@@ -1,0 +1,211 @@
+//! Heat maps: x categories × rows (the series), coloured by value, the value printed in each
+//! cell, the best cell outlined; failed cells show ✗, missing ones —.
+
+use super::axis;
+use super::cartesian::{self, Axes};
+use super::categories::categorize;
+use super::frame::{FONT, WIDTH, anchored, chart_err, colored_text, with_svg};
+use super::legend::{self, Swatch};
+use super::palette::{FG, heat_color, text_on};
+use super::{PointValue, Series, ValueAxis, XAxis};
+use crate::render::RenderError;
+use crate::render::format::format_value;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+const ROW_PX: u32 = 34;
+
+/// Maps values to [0, 1] "goodness" (1 = best), on a log scale when they span two decades.
+struct Scale {
+    low: f64,
+    high: f64,
+    log: bool,
+    higher_is_better: bool,
+}
+
+impl Scale {
+    fn new(values: &[f64], higher_is_better: bool) -> Scale {
+        let low = values.iter().copied().fold(f64::INFINITY, f64::min);
+        let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+        let log = low > 0.0 && high / low >= 100.0;
+        Scale {
+            low,
+            high,
+            log,
+            higher_is_better,
+        }
+    }
+
+    fn goodness(&self, v: f64) -> f64 {
+        let f = |x: f64| if self.log { x.log10() } else { x };
+        let span = f(self.high) - f(self.low);
+        let t = if span > 0.0 {
+            (f(v) - f(self.low)) / span
+        } else {
+            1.0
+        };
+        if self.higher_is_better { t } else { 1.0 - t }
+    }
+
+    fn best(&self) -> f64 {
+        if self.higher_is_better {
+            self.high
+        } else {
+            self.low
+        }
+    }
+
+    fn worst(&self) -> f64 {
+        if self.higher_is_better {
+            self.low
+        } else {
+            self.high
+        }
+    }
+}
+
+/// Draws a heat map; `None` when there is no value.
+pub fn draw(
+    x: &XAxis,
+    value: &ValueAxis,
+    series: &[Series],
+    row_label: &str,
+    note: Option<&str>,
+) -> Result<Option<String>, RenderError> {
+    let (labels, series) = categorize(x, series);
+    let values: Vec<f64> = series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter_map(|p| number(&p.value))
+        .collect();
+    if values.is_empty() || series.is_empty() {
+        return Ok(None);
+    }
+    let scale = Scale::new(&values, value.unit.higher_is_better());
+    let x_plan = axis::categorical(labels.len());
+    let rows = series.len();
+    let y_plan = axis::categorical(rows);
+    let row_names: Vec<String> = series.iter().rev().map(|s| s.name.clone()).collect();
+
+    let entries = vec![
+        (
+            format!("worst {}", with_unit(scale.worst(), value)),
+            heat_color(0.0),
+        ),
+        (
+            format!("best {} (outlined)", with_unit(scale.best(), value)),
+            heat_color(1.0),
+        ),
+    ];
+    let names: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
+    let legend_height = legend::height(&names, note);
+    let slot_chars = cartesian::chars_per_slot(labels.len());
+    let x_fmt = |v: &f64| cartesian::category_label(&labels, *v, slot_chars);
+    let y_fmt = |v: &f64| cartesian::category_label(&row_names, *v, 24);
+    let cell_font = if labels.len() > 10 {
+        FONT * 0.75
+    } else {
+        FONT * 0.9
+    };
+    let height = legend_height + rows as u32 * ROW_PX + 70;
+
+    let svg = with_svg((WIDTH, height), |root| {
+        let (top, bottom) = root.split_vertically(legend_height);
+        legend::draw(&top, &entries, Swatch::Box, note)?;
+        let axes = Axes {
+            x: &x_plan,
+            y: &y_plan,
+            x_desc: &x.label,
+            y_desc: row_label,
+            x_fmt: &x_fmt,
+            y_fmt: &y_fmt,
+            x_grid: false,
+            y_grid: false,
+            y_label_chars: cartesian::widest(&y_plan, &y_fmt),
+        };
+        let mut plot = cartesian::build(&bottom, &axes)?;
+        for (row, s) in series.iter().enumerate() {
+            let y = (rows - 1 - row) as f64;
+            for point in &s.points {
+                draw_cell(
+                    &mut plot,
+                    &scale,
+                    value,
+                    point.x,
+                    y,
+                    &point.value,
+                    cell_font,
+                )?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(Some(svg))
+}
+
+fn draw_cell(
+    plot: &mut cartesian::Plot<'_, '_>,
+    scale: &Scale,
+    axis: &ValueAxis,
+    x: f64,
+    y: f64,
+    value: &PointValue,
+    font: f64,
+) -> Result<(), RenderError> {
+    let corners = [(x - 0.48, y - 0.46), (x + 0.48, y + 0.46)];
+    let (text, color) = match value {
+        PointValue::Value(v) => {
+            let fill = heat_color(scale.goodness(*v));
+            plot.draw_series(std::iter::once(Rectangle::new(corners, fill.filled())))
+                .map_err(chart_err)?;
+            if *v == scale.best() {
+                // A closed path: the SVG backend gives rectangles no stroke width.
+                let (a, b) = (corners[0], corners[1]);
+                let ring = vec![a, (b.0, a.1), b, (a.0, b.1), a];
+                let outline = PathElement::new(ring, ShapeStyle::from(&FG).stroke_width(3));
+                plot.draw_series(std::iter::once(outline))
+                    .map_err(chart_err)?;
+            }
+            (format_value(*v, axis.unit), text_on(fill))
+        }
+        PointValue::Failed => ("✗ failed".to_string(), FG),
+        PointValue::Missing => ("—".to_string(), FG),
+    };
+    let style = anchored(colored_text(font, color), HPos::Center, VPos::Center);
+    plot.draw_series(std::iter::once(Text::new(text, (x, y), style)))
+        .map_err(chart_err)?;
+    Ok(())
+}
+
+fn number(value: &PointValue) -> Option<f64> {
+    match value {
+        PointValue::Value(v) => Some(*v),
+        _ => None,
+    }
+}
+
+fn with_unit(v: f64, axis: &ValueAxis) -> String {
+    let text = format_value(v, axis.unit);
+    match axis.unit.symbol() {
+        "" | "%" | "×" => text,
+        unit => format!("{text} {unit}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn scale_goodness() {
+        let times = Scale::new(&[1.0, 3.0], false);
+        assert_eq!(times.goodness(1.0), 1.0);
+        assert_eq!(times.goodness(3.0), 0.0);
+        assert_eq!(times.best(), 1.0);
+        let bw = Scale::new(&[1.0, 1000.0], true);
+        assert!(bw.log);
+        assert!((bw.goodness(10.0) - 1.0 / 3.0).abs() < 1e-9);
+        let flat = Scale::new(&[2.0], true);
+        assert_eq!(flat.goodness(2.0), 1.0);
+    }
+}

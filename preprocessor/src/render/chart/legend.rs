@@ -1,0 +1,98 @@
+//! The legend strip above a chart: one swatch and name per series, wrapped, then a note line.
+
+use super::frame::{Area, FONT, WIDTH, anchored, chart_err, text_px, text_style};
+use crate::render::RenderError;
+use plotters::prelude::*;
+use plotters::style::text_anchor::{HPos, VPos};
+
+/// How a legend entry's swatch looks.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Swatch {
+    /// A short thick stroke (line charts).
+    Line,
+    /// A filled square (bars, heat-map colours).
+    Box,
+}
+
+const ROW: u32 = 20;
+const LEFT: u32 = 12;
+const SWATCH_PX: u32 = 16;
+const GAP: u32 = 22;
+
+/// Where each entry goes: (x, row) pairs.
+fn layout(names: &[String]) -> Vec<(u32, u32)> {
+    let mut x = LEFT;
+    let mut row = 0;
+    names
+        .iter()
+        .map(|name| {
+            let width = SWATCH_PX + 6 + text_px(name) + GAP;
+            if x > LEFT && x + width > WIDTH - LEFT {
+                x = LEFT;
+                row += 1;
+            }
+            let at = (x, row);
+            x += width;
+            at
+        })
+        .collect()
+}
+
+/// Height of the legend strip for these entries and an optional note.
+pub fn height(names: &[String], note: Option<&str>) -> u32 {
+    let rows = layout(names).last().map_or(0, |(_, row)| row + 1);
+    (rows + u32::from(note.is_some())) * ROW + 8
+}
+
+/// Draws the legend into `area` (as tall as [`height`] says).
+pub fn draw(
+    area: &Area<'_>,
+    entries: &[(String, RGBColor)],
+    swatch: Swatch,
+    note: Option<&str>,
+) -> Result<(), RenderError> {
+    let names: Vec<String> = entries.iter().map(|(n, _)| n.clone()).collect();
+    let places = layout(&names);
+    for ((name, color), (x, row)) in entries.iter().zip(&places) {
+        let (x, y) = (*x as i32, (row * ROW + ROW / 2 + 4) as i32);
+        let rect = match swatch {
+            Swatch::Line => {
+                Rectangle::new([(x, y - 2), (x + SWATCH_PX as i32, y + 2)], color.filled())
+            }
+            Swatch::Box => Rectangle::new([(x + 2, y - 6), (x + 14, y + 6)], color.filled()),
+        };
+        area.draw(&rect).map_err(chart_err)?;
+        let style = anchored(text_style(FONT), HPos::Left, VPos::Center);
+        area.draw(&Text::new(
+            name.clone(),
+            (x + SWATCH_PX as i32 + 6, y),
+            style,
+        ))
+        .map_err(chart_err)?;
+    }
+    if let Some(note) = note {
+        let rows = places.last().map_or(0, |(_, row)| row + 1);
+        let y = (rows * ROW + ROW / 2 + 4) as i32;
+        let style = anchored(text_style(FONT * 0.85), HPos::Left, VPos::Center);
+        area.draw(&Text::new(note.to_string(), (LEFT as i32, y), style))
+            .map_err(chart_err)?;
+    }
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn wraps_long_legends() {
+        let names: Vec<String> = (0..12)
+            .map(|i| format!("a rather long series name {i}"))
+            .collect();
+        let places = layout(&names);
+        assert!(places.last().unwrap().1 >= 2);
+        assert!(places.iter().all(|(x, _)| *x < WIDTH));
+        assert_eq!(height(&[], None), 8);
+        assert_eq!(height(&["a".into()], Some("note")), 48);
+    }
+}

@@ -1,0 +1,147 @@
+//! Line charts: one polyline per run of consecutive values of a series; failed or missing
+//! points leave gaps.
+
+use super::axis::{self, AxisPlan};
+use super::cartesian::{self, Axes};
+use super::frame::{WIDTH, chart_err, with_svg};
+use super::legend::{self, Swatch};
+use super::palette::series_color;
+use super::{PointValue, Series, ValueAxis, XAxis, XScale};
+use crate::render::RenderError;
+use crate::render::format::format_tick;
+use crate::value::Unit;
+use plotters::prelude::*;
+
+const PLOT_HEIGHT: u32 = 340;
+
+/// Draws a line chart; `None` when no point can be placed.
+pub fn draw(
+    x: &XAxis,
+    y: &ValueAxis,
+    series: &[Series],
+    note: Option<&str>,
+) -> Result<Option<String>, RenderError> {
+    let (x_plan, labels) = match &x.scale {
+        XScale::Numeric { log } => {
+            let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.x).collect();
+            (axis::numeric(&xs, *log, false, true), Vec::new())
+        }
+        XScale::Categorical(labels) => (Some(axis::categorical(labels.len())), labels.clone()),
+    };
+    let values: Vec<f64> = series
+        .iter()
+        .flat_map(|s| &s.points)
+        .filter_map(|p| value_of(&p.value))
+        .collect();
+    let (Some(x_plan), Some(y_plan)) = (x_plan, axis::numeric(&values, y.log, true, false)) else {
+        return Ok(None);
+    };
+    let runs: Vec<Vec<Vec<(f64, f64)>>> = series
+        .iter()
+        .map(|s| runs_of(s, &x_plan, &y_plan))
+        .collect();
+    if runs.iter().flatten().all(Vec::is_empty) {
+        return Ok(None);
+    }
+
+    let entries: Vec<(String, RGBColor)> = series
+        .iter()
+        .enumerate()
+        .map(|(i, s)| (s.name.clone(), series_color(i)))
+        .collect();
+    let names: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
+    let legend_height = legend::height(&names, note);
+    let slot_chars = cartesian::chars_per_slot(labels.len());
+    let x_fmt = |v: &f64| match &x.scale {
+        XScale::Categorical(_) => cartesian::category_label(&labels, *v, slot_chars),
+        XScale::Numeric { .. } => format_tick(x_plan.to_data(*v), Unit::Count),
+    };
+    let y_fmt = |v: &f64| format_tick(y_plan.to_data(*v), y.unit);
+    let svg = with_svg((WIDTH, legend_height + PLOT_HEIGHT), |root| {
+        let (top, bottom) = root.split_vertically(legend_height);
+        legend::draw(&top, &entries, Swatch::Line, note)?;
+        let axes = Axes {
+            x: &x_plan,
+            y: &y_plan,
+            x_desc: &x.label,
+            y_desc: &y.label,
+            x_fmt: &x_fmt,
+            y_fmt: &y_fmt,
+            x_grid: matches!(x.scale, XScale::Numeric { .. }),
+            y_grid: true,
+            y_label_chars: cartesian::widest(&y_plan, &y_fmt),
+        };
+        let mut plot = cartesian::build(&bottom, &axes)?;
+        for (i, series_runs) in runs.iter().enumerate() {
+            let color = series_color(i);
+            for run in series_runs {
+                if run.len() > 1 {
+                    plot.draw_series(LineSeries::new(run.iter().copied(), color.stroke_width(2)))
+                        .map_err(chart_err)?;
+                }
+                plot.draw_series(run.iter().map(|p| Circle::new(*p, 3, color.filled())))
+                    .map_err(chart_err)?;
+            }
+        }
+        Ok(())
+    })?;
+    Ok(Some(svg))
+}
+
+fn value_of(value: &PointValue) -> Option<f64> {
+    match value {
+        PointValue::Value(v) => Some(*v),
+        _ => None,
+    }
+}
+
+/// Splits a series into runs of drawable points (in drawing space), breaking at gaps.
+fn runs_of(series: &Series, x: &AxisPlan, y: &AxisPlan) -> Vec<Vec<(f64, f64)>> {
+    let mut points: Vec<(f64, Option<(f64, f64)>)> = series
+        .points
+        .iter()
+        .map(|p| {
+            let drawn = value_of(&p.value).and_then(|v| Some((x.to_draw(p.x)?, y.to_draw(v)?)));
+            (p.x, drawn)
+        })
+        .collect();
+    points.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
+    for (_, drawn) in points {
+        let current_has_points = runs.last().is_some_and(|r| !r.is_empty());
+        match (drawn, runs.last_mut()) {
+            (Some(p), Some(run)) => run.push(p),
+            (None, _) if current_has_points => runs.push(Vec::new()),
+            _ => {}
+        }
+    }
+    runs.retain(|r| !r.is_empty());
+    runs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::ChartPoint;
+    use super::*;
+
+    #[test]
+    fn gaps_split_runs() {
+        // Synthetic series: values, a failure, values, a missing point at the end.
+        let value = |x: f64, v: PointValue| ChartPoint { x, value: v };
+        let series = Series {
+            name: "s".into(),
+            points: vec![
+                value(1.0, PointValue::Value(1.0)),
+                value(2.0, PointValue::Value(2.0)),
+                value(3.0, PointValue::Failed),
+                value(4.0, PointValue::Value(3.0)),
+                value(5.0, PointValue::Missing),
+            ],
+        };
+        let plan = axis::numeric(&[1.0, 5.0], false, false, false).unwrap();
+        let runs = runs_of(&series, &plan, &plan);
+        assert_eq!(runs.len(), 2);
+        assert_eq!(runs[0].len(), 2);
+        assert_eq!(runs[1], vec![(4.0, 3.0)]);
+    }
+}

@@ -1,0 +1,295 @@
+//! Chart tests over SYNTHETIC data (made-up series, not measurements).
+
+use super::*;
+
+/// A hand-made [`ChartData`]: the drawing code sees only the trait.
+struct Synthetic {
+    x: XAxis,
+    y: ValueAxis,
+    series: Vec<Series>,
+}
+
+impl ChartData for Synthetic {
+    fn x_axis(&self) -> XAxis {
+        self.x.clone()
+    }
+    fn value_axis(&self) -> ValueAxis {
+        self.y.clone()
+    }
+    fn series(&self) -> Vec<Series> {
+        self.series.clone()
+    }
+    fn series_label(&self) -> String {
+        "variant".into()
+    }
+}
+
+fn v(x: f64, value: f64) -> ChartPoint {
+    ChartPoint {
+        x,
+        value: PointValue::Value(value),
+    }
+}
+
+fn failed(x: f64) -> ChartPoint {
+    ChartPoint {
+        x,
+        value: PointValue::Failed,
+    }
+}
+
+fn missing(x: f64) -> ChartPoint {
+    ChartPoint {
+        x,
+        value: PointValue::Missing,
+    }
+}
+
+fn time_axis(log: bool) -> ValueAxis {
+    ValueAxis {
+        label: "time (ms)".into(),
+        unit: Unit::Millis,
+        log,
+    }
+}
+
+fn numeric_x(log: bool) -> XAxis {
+    XAxis {
+        label: "N".into(),
+        scale: XScale::Numeric { log },
+    }
+}
+
+fn count(haystack: &str, needle: &str) -> usize {
+    haystack.matches(needle).count()
+}
+
+/// Data lines: polylines stroked in a palette colour (grid and axes use `currentColor`).
+fn data_lines(svg: &str) -> usize {
+    count(svg, "<polyline fill=\"none\" stroke=\"#")
+}
+
+fn assert_theme_neutral(svg: &str) {
+    assert!(svg.starts_with("<svg class=\"gpulab-chart-svg\""), "{svg}");
+    assert!(svg.contains("viewBox=\"0 0 720 "));
+    assert!(svg.contains("width=\"100%\""));
+    assert!(!svg.contains('\n'), "one line");
+    assert!(!svg.to_uppercase().contains("#FFFFFF"), "no white fill");
+    assert!(!svg.contains(palette::FG_HEX), "sentinel replaced");
+    assert!(svg.contains("currentColor"));
+    assert!(!svg.contains("font-family=\"sans-serif\""));
+    assert!(svg.ends_with("</svg>"));
+}
+
+fn line_data() -> Synthetic {
+    Synthetic {
+        x: numeric_x(true),
+        y: time_axis(true),
+        series: vec![
+            Series {
+                name: "Global memory".into(),
+                points: vec![v(160.0, 1.0), v(320.0, 8.0), v(640.0, 64.0)],
+            },
+            Series {
+                name: "Shared memory".into(),
+                points: vec![
+                    v(160.0, 0.25),
+                    v(320.0, 2.0),
+                    failed(640.0),
+                    v(1280.0, 16.0),
+                    v(2560.0, 128.0),
+                ],
+            },
+        ],
+    }
+}
+
+#[test]
+fn line_chart_has_one_polyline_per_run_and_names() {
+    let chart = draw(ChartKind::Line, &line_data(), "synthetic line")
+        .unwrap()
+        .unwrap();
+    assert_theme_neutral(&chart.svg);
+    // Global: one run of 3; Shared: runs of 2 and 2 around the failure.
+    assert_eq!(data_lines(&chart.svg), 3);
+    assert_eq!(count(&chart.svg, "<circle"), 7);
+    assert!(chart.svg.contains(">Global memory</text>"));
+    assert!(chart.svg.contains(">Shared memory</text>"));
+    assert!(
+        chart.svg.contains("#E69F00") && chart.svg.contains("#56B4E9"),
+        "palette colours"
+    );
+    assert_eq!(chart.notes, vec!["1 failed point (not drawn).".to_string()]);
+    assert!(
+        chart.svg.contains(">1 failed point (not drawn).</text>"),
+        "note in the legend"
+    );
+    assert!(chart.svg.contains("aria-label=\"synthetic line\""));
+}
+
+#[test]
+fn log_axis_spans_six_decades() {
+    let data = Synthetic {
+        x: numeric_x(false),
+        y: time_axis(true),
+        series: vec![Series {
+            name: "s".into(),
+            points: vec![v(1.0, 1e-3), v(2.0, 1.0), v(3.0, 1e3)],
+        }],
+    };
+    let svg = draw(ChartKind::Line, &data, "log").unwrap().unwrap().svg;
+    assert!(svg.contains(">0.001</text>"), "{svg}");
+    assert!(svg.contains(">1</text>"));
+    assert!(svg.contains(&format!(
+        ">1{}000</text>",
+        crate::render::format::THOUSANDS_SEP
+    )));
+    assert_eq!(data_lines(&svg), 1);
+}
+
+#[test]
+fn categorical_line_chart() {
+    let data = Synthetic {
+        x: XAxis {
+            label: "BLOCK".into(),
+            scale: XScale::Categorical(vec!["8x8".into(), "16x16".into(), "32x32".into()]),
+        },
+        y: time_axis(false),
+        series: vec![Series {
+            name: "s".into(),
+            points: vec![v(0.0, 3.0), missing(1.0), v(2.0, 1.0)],
+        }],
+    };
+    let chart = draw(ChartKind::Line, &data, "cat").unwrap().unwrap();
+    assert!(chart.svg.contains(">16x16</text>"));
+    assert_eq!(
+        data_lines(&chart.svg),
+        0,
+        "the missing point breaks the only line"
+    );
+    assert_eq!(count(&chart.svg, "<circle"), 2);
+    assert_eq!(
+        chart.notes,
+        vec!["1 missing point (not drawn).".to_string()]
+    );
+}
+
+#[test]
+fn grouped_bars_one_rect_per_value_plus_legend() {
+    let data = Synthetic {
+        x: numeric_x(false),
+        y: ValueAxis {
+            label: "bandwidth (GB/s)".into(),
+            unit: Unit::GigabytesPerSec,
+            log: false,
+        },
+        series: vec![
+            Series {
+                name: "a".into(),
+                points: vec![v(1.0, 10.0), v(2.0, 20.0), v(4.0, 30.0)],
+            },
+            Series {
+                name: "b".into(),
+                points: vec![v(1.0, 12.0), failed(2.0), v(4.0, 33.0)],
+            },
+        ],
+    };
+    let chart = draw(ChartKind::Bar, &data, "bars").unwrap().unwrap();
+    assert_theme_neutral(&chart.svg);
+    // 5 bars + 2 legend swatches
+    assert_eq!(count(&chart.svg, "<rect"), 7);
+    assert!(chart.svg.contains(">✗</text>"), "failed bar marked");
+    assert!(
+        chart.svg.contains(">4</text>"),
+        "numeric x shown as categories"
+    );
+}
+
+#[test]
+fn heatmap_prints_values_and_outlines_best() {
+    let data = Synthetic {
+        x: XAxis {
+            label: "BX".into(),
+            scale: XScale::Categorical(vec!["8".into(), "16".into(), "32".into()]),
+        },
+        y: time_axis(false),
+        series: vec![
+            Series {
+                name: "BY = 8".into(),
+                points: vec![v(0.0, 4.0), v(1.0, 2.5), v(2.0, 3.0)],
+            },
+            Series {
+                name: "BY = 16".into(),
+                points: vec![v(0.0, 1.25), missing(1.0), failed(2.0)],
+            },
+        ],
+    };
+    let chart = draw(ChartKind::Heatmap, &data, "heat").unwrap().unwrap();
+    assert_theme_neutral(&chart.svg);
+    // 4 value cells + 2 legend swatches
+    assert_eq!(count(&chart.svg, "<rect"), 6);
+    for text in [
+        ">4.00</text>",
+        ">2.50</text>",
+        ">3.00</text>",
+        ">1.25</text>",
+        ">—</text>",
+        ">✗ failed</text>",
+    ] {
+        assert!(chart.svg.contains(text), "{text}");
+    }
+    assert!(chart.svg.contains(">BY = 16</text>"));
+    assert!(chart.svg.contains("best 1.25 ms (outlined)"));
+    assert_eq!(
+        count(&chart.svg, "stroke=\"currentColor\" stroke-width=\"3\""),
+        1,
+        "best cell outlined"
+    );
+}
+
+#[test]
+fn empty_or_undrawable_data_gives_none() {
+    let empty = Synthetic {
+        x: numeric_x(false),
+        y: time_axis(false),
+        series: Vec::new(),
+    };
+    for kind in [ChartKind::Line, ChartKind::Bar, ChartKind::Heatmap] {
+        assert!(draw(kind, &empty, "e").unwrap().is_none());
+    }
+    let all_failed = Synthetic {
+        x: numeric_x(false),
+        y: time_axis(false),
+        series: vec![Series {
+            name: "s".into(),
+            points: vec![failed(1.0), missing(2.0)],
+        }],
+    };
+    assert!(draw(ChartKind::Line, &all_failed, "f").unwrap().is_none());
+    let non_positive = Synthetic {
+        x: numeric_x(true),
+        y: time_axis(true),
+        series: vec![Series {
+            name: "s".into(),
+            points: vec![v(1.0, 0.0), v(2.0, -1.0)],
+        }],
+    };
+    assert!(draw(ChartKind::Line, &non_positive, "n").unwrap().is_none());
+    let single = Synthetic {
+        x: numeric_x(false),
+        y: time_axis(false),
+        series: vec![Series {
+            name: "s".into(),
+            points: vec![v(5.0, 2.0)],
+        }],
+    };
+    let svg = draw(ChartKind::Line, &single, "one").unwrap().unwrap().svg;
+    assert_eq!(count(&svg, "<circle"), 1);
+}
+
+#[test]
+fn drawing_is_deterministic() {
+    let a = draw(ChartKind::Line, &line_data(), "d").unwrap();
+    let b = draw(ChartKind::Line, &line_data(), "d").unwrap();
+    assert_eq!(a, b);
+}

@@ -1,0 +1,57 @@
+//! A chart as page HTML: the inline SVG in a `<figure>` with its caption and notes.
+
+use super::RenderError;
+use super::chart::{self, SweepData};
+use super::fields::MetricRef;
+use super::html::escape;
+use super::view::{DeviceResults, DirectiveView};
+use crate::directive::{ChartKind, ChartSpec};
+
+/// One `<figure>` per chart (a heat map split by extra fields gives several); a note when
+/// there is nothing to draw.
+pub fn charts_html(
+    view: &DirectiveView<'_>,
+    device: &DeviceResults<'_>,
+    spec: &ChartSpec,
+) -> Result<Vec<String>, RenderError> {
+    let metric_name = match spec.kind {
+        ChartKind::Heatmap => spec.value.as_deref().unwrap_or("time_ms"),
+        _ => spec.y.as_str(),
+    };
+    let metric = MetricRef::resolve(view, metric_name);
+    let default_title = match spec.kind {
+        ChartKind::Heatmap => format!("{} by {} and {}", metric.label, spec.x, spec.y),
+        _ => format!("{} by {}", metric.label, spec.x),
+    };
+    let title = spec.title.clone().unwrap_or(default_title);
+    let mut figures = Vec::new();
+    for data in SweepData::build(view, device, spec) {
+        let caption = match &data.facet {
+            Some(facet) => format!("{title} ({facet})"),
+            None => title.clone(),
+        };
+        let label = format!("{caption} — {}", device.device.name);
+        figures.push(match chart::draw(spec.kind, &data, &label)? {
+            Some(drawn) => {
+                let notes: String = drawn
+                    .notes
+                    .iter()
+                    .map(|n| format!(" <span class=\"gpulab-chart-note\">{}</span>", escape(n)))
+                    .collect();
+                format!(
+                    "<figure class=\"gpulab-chart\">\n{}\n<figcaption>{}{notes}</figcaption>\n</figure>",
+                    drawn.svg,
+                    escape(&caption)
+                )
+            }
+            None => format!("<p class=\"gpulab-note\">{}: no values to chart yet.</p>", escape(&caption)),
+        });
+    }
+    if figures.is_empty() {
+        figures.push(format!(
+            "<p class=\"gpulab-note\">{}: no values to chart yet.</p>",
+            escape(&title)
+        ));
+    }
+    Ok(figures)
+}

@@ -1,0 +1,129 @@
+//! Our numbers beside a paper's: the paper's value for a cell and the speed-up vs the paper.
+
+use super::fields::MetricRef;
+use super::html::escape;
+use crate::papers::PaperTable;
+use crate::value::{ParamValue, Unit};
+use std::collections::BTreeMap;
+
+/// The paper's number for one cell and how ours compares.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct PaperValue {
+    /// In our metric's unit.
+    pub value: f64,
+    /// Speed-up vs the paper: paper ÷ ours for times, ours ÷ paper otherwise (> 1: ours better).
+    /// `None` when ours is missing or either is zero.
+    pub speedup: Option<f64>,
+}
+
+/// The paper's value for `metric` at (variant, axes), converted to our unit when it differs
+/// only by scale (s ↔ ms); `None` if the paper has no such number.
+pub fn paper_value(
+    paper: &PaperTable,
+    metric: &MetricRef,
+    variant: &str,
+    axes: &BTreeMap<String, ParamValue>,
+) -> Option<f64> {
+    if !metric.is_plain() {
+        return None;
+    }
+    let row = paper.lookup(variant, axes)?;
+    let value = *row.metrics.get(&metric.base)?;
+    let paper_unit = paper.unit_of(&metric.base).unwrap_or(metric.unit);
+    convert(value, paper_unit, metric.unit)
+}
+
+/// Compares our value with the paper's.
+pub fn compare(paper: f64, ours: Option<f64>, unit: Unit) -> PaperValue {
+    let speedup = ours.and_then(|ours| {
+        let ratio = if unit.higher_is_better() {
+            ours / paper
+        } else {
+            paper / ours
+        };
+        (ratio.is_finite() && ratio > 0.0).then_some(ratio)
+    });
+    PaperValue {
+        value: paper,
+        speedup,
+    }
+}
+
+fn convert(value: f64, from: Unit, to: Unit) -> Option<f64> {
+    match (from, to) {
+        (a, b) if a == b => Some(value),
+        (Unit::Seconds, Unit::Millis) => Some(value * 1e3),
+        (Unit::Millis, Unit::Seconds) => Some(value / 1e3),
+        _ => None,
+    }
+}
+
+/// "paper: GeForce 9600M GT (widuch2010, Table 3)" with how to read the second line; the GPU's
+/// full description and the source are in the tooltip.
+pub fn caption_html(paper: &PaperTable, unit: Unit, matched: usize) -> String {
+    let gpu = paper.gpu().unwrap_or("GPU not stated");
+    let short_gpu = gpu.split(" (").next().unwrap_or(gpu).trim();
+    let mut tooltip = gpu.to_string();
+    if let Some(source) = paper.meta.get("source") {
+        tooltip.push_str(" · ");
+        tooltip.push_str(source);
+    }
+    let head = format!(
+        "<span class=\"gpulab-paper-label\" title=\"{}\">paper: {} ({})</span>",
+        escape(&tooltip),
+        escape(short_gpu),
+        escape(&paper.citation())
+    );
+    if matched == 0 {
+        return format!("{head} — no value of the paper matches these cells");
+    }
+    let how = if unit.higher_is_better() {
+        "ours ÷ paper"
+    } else {
+        "paper ÷ ours"
+    };
+    format!(
+        "{head} — second line: the paper's value · speed-up vs paper ({how}; &gt; 1: ours better)"
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn speedup_direction_by_unit() {
+        let time = compare(0.5, Some(0.1), Unit::Millis);
+        assert!((time.speedup.unwrap() - 5.0).abs() < 1e-12);
+        let bw = compare(100.0, Some(250.0), Unit::GigabytesPerSec);
+        assert!((bw.speedup.unwrap() - 2.5).abs() < 1e-12);
+        assert_eq!(compare(1.0, None, Unit::Millis).speedup, None);
+        assert_eq!(compare(1.0, Some(0.0), Unit::Millis).speedup, None);
+    }
+
+    #[test]
+    fn caption_shortens_gpu() {
+        // Synthetic paper metadata.
+        let mut paper = PaperTable {
+            id: "p2020/t1".into(),
+            ..Default::default()
+        };
+        paper
+            .meta
+            .insert("gpu".into(), "Synthetic GPU 9 (4 SMs, 1 GB)".into());
+        paper
+            .meta
+            .insert("source".into(), "A. Author (2020), Table 1".into());
+        let html = caption_html(&paper, Unit::Millis, 3);
+        assert!(html.contains("title=\"Synthetic GPU 9 (4 SMs, 1 GB) · A. Author (2020), Table 1\">paper: Synthetic GPU 9 (p2020, t1)</span>"));
+        assert!(html.contains("paper ÷ ours"));
+        assert!(caption_html(&paper, Unit::GigabytesPerSec, 3).contains("ours ÷ paper"));
+        assert!(caption_html(&paper, Unit::Millis, 0).contains("no value of the paper matches"));
+    }
+
+    #[test]
+    fn converts_seconds() {
+        assert_eq!(convert(2.0, Unit::Seconds, Unit::Millis), Some(2000.0));
+        assert_eq!(convert(2.0, Unit::Percent, Unit::Millis), None);
+    }
+}

@@ -1,0 +1,220 @@
+//! The data handed to the templates: a directive's pieces rendered to HTML fragments.
+
+use super::RenderError;
+use super::chart_html::charts_html;
+use super::claims::claims_html;
+use super::fields::variant_label;
+use super::provenance::{missing_note_html, provenance_html, provenance_text, stale_badge_html};
+use super::table::TableModel;
+use super::table_html::table_html;
+use super::view::{DeviceResults, DirectiveView};
+use crate::directive::TableSpec;
+use serde::Serialize;
+
+/// `directive.hbs`'s data.
+#[derive(Debug, Clone, Serialize)]
+pub struct DirectiveContext {
+    /// `gpulab-<experiment>-<index>`: an id for links to this output.
+    pub anchor: String,
+    pub title: String,
+    pub experiment: String,
+    pub experiment_title: String,
+    /// More than one device: each gets a heading; shown side by side where there is room.
+    pub multi_device: bool,
+    pub devices: Vec<DeviceContext>,
+}
+
+/// One device's outputs, as HTML fragments (insert with `{{{ }}}`).
+#[derive(Debug, Clone, Serialize)]
+pub struct DeviceContext {
+    pub name: String,
+    pub slug: String,
+    pub provenance_text: String,
+    pub tables: Vec<String>,
+    pub charts: Vec<String>,
+    pub claims: String,
+    pub provenance: String,
+    /// The stale badge, or empty.
+    pub stale: String,
+    /// The "not recorded yet" note, or empty.
+    pub missing: String,
+}
+
+/// `missing.hbs`'s data.
+#[derive(Debug, Clone, Serialize)]
+pub struct MissingContext {
+    pub anchor: String,
+    pub title: String,
+    pub experiment: String,
+    pub variants: Vec<String>,
+    /// "N = 160, 320, 640"
+    pub axes: Vec<String>,
+    pub expected_cells: usize,
+}
+
+/// `error.hbs`'s data.
+#[derive(Debug, Clone, Serialize)]
+pub struct ErrorContext {
+    pub title: String,
+    pub message: String,
+    /// The message escaped for a `<pre>`, newlines as `&#10;` so the block stays one HTML block.
+    pub message_html: String,
+}
+
+fn anchor(view: &DirectiveView<'_>) -> String {
+    let slug: String = view
+        .directive
+        .experiment
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '-'
+            }
+        })
+        .collect();
+    format!("gpulab-{slug}-{}", view.directive.location.index)
+}
+
+fn title(view: &DirectiveView<'_>) -> String {
+    view.directive.title.clone().unwrap_or_else(|| {
+        if view.experiment_title.is_empty() {
+            view.directive.experiment.clone()
+        } else {
+            view.experiment_title.clone()
+        }
+    })
+}
+
+impl DirectiveContext {
+    pub fn new(view: &DirectiveView<'_>) -> Result<DirectiveContext, RenderError> {
+        let multi_device = view.devices.len() > 1;
+        let devices = view
+            .devices
+            .iter()
+            .map(|device| DeviceContext::new(view, device, multi_device))
+            .collect::<Result<_, _>>()?;
+        Ok(DirectiveContext {
+            anchor: anchor(view),
+            title: title(view),
+            experiment: view.directive.experiment.clone(),
+            experiment_title: view.experiment_title.clone(),
+            multi_device,
+            devices,
+        })
+    }
+}
+
+impl DeviceContext {
+    fn new(
+        view: &DirectiveView<'_>,
+        device: &DeviceResults<'_>,
+        multi_device: bool,
+    ) -> Result<DeviceContext, RenderError> {
+        let default_table = [TableSpec::default()];
+        let specs: &[TableSpec] = if view.directive.tables.is_empty() {
+            &default_table
+        } else {
+            &view.directive.tables
+        };
+        let tables = specs
+            .iter()
+            .enumerate()
+            .map(|(i, spec)| {
+                let model = TableModel::build(view, device, spec);
+                table_html(
+                    &model,
+                    view.paper,
+                    &csv_name(view, device, spec, i, specs.len(), multi_device),
+                )
+            })
+            .collect();
+        let mut charts = Vec::new();
+        for spec in &view.directive.charts {
+            charts.extend(charts_html(view, device, spec)?);
+        }
+        let total = device.cells.len();
+        Ok(DeviceContext {
+            name: device.device.name.clone(),
+            slug: device.device.slug.clone(),
+            provenance_text: provenance_text(&device.provenance),
+            tables,
+            charts,
+            claims: claims_html(&device.claims),
+            provenance: provenance_html(&device.provenance),
+            stale: stale_badge_html(device.stale_count(), total).unwrap_or_default(),
+            missing: missing_note_html(device.missing_count(), total).unwrap_or_default(),
+        })
+    }
+}
+
+/// `<experiment>.csv`, with the device slug and metric added when a page offers several.
+fn csv_name(
+    view: &DirectiveView<'_>,
+    device: &DeviceResults<'_>,
+    spec: &TableSpec,
+    index: usize,
+    tables: usize,
+    multi_device: bool,
+) -> String {
+    let mut name = view.directive.experiment.clone();
+    if multi_device {
+        name.push('-');
+        name.push_str(&device.device.slug);
+    }
+    if tables > 1 {
+        name.push('-');
+        name.push_str(&spec.value.replace('.', "-"));
+        if view
+            .directive
+            .tables
+            .iter()
+            .take(index)
+            .any(|t| t.value == spec.value)
+        {
+            name.push_str(&format!("-{}", index + 1));
+        }
+    }
+    name.push_str(".csv");
+    name
+}
+
+impl MissingContext {
+    pub fn new(view: &DirectiveView<'_>) -> MissingContext {
+        let variants = if view.directive.variants.is_empty() {
+            view.variant_labels
+                .iter()
+                .map(|(name, _)| name.clone())
+                .collect::<Vec<_>>()
+        } else {
+            view.directive.variants.clone()
+        };
+        MissingContext {
+            anchor: anchor(view),
+            title: title(view),
+            experiment: view.directive.experiment.clone(),
+            variants: variants
+                .iter()
+                .map(|v| {
+                    let label = variant_label(view, v);
+                    if &label == v {
+                        v.clone()
+                    } else {
+                        format!("{v} ({label})")
+                    }
+                })
+                .collect(),
+            axes: view
+                .directive
+                .axes
+                .iter()
+                .map(|a| {
+                    let values: Vec<String> = a.values.iter().map(|v| v.to_string()).collect();
+                    format!("{} = {}", a.name, values.join(", "))
+                })
+                .collect(),
+            expected_cells: view.expected_cells,
+        }
+    }
+}

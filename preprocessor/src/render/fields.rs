@@ -1,0 +1,199 @@
+//! Resolving the fields a table or chart names: axes, `variant`, and metrics with units.
+
+use super::view::{Cell, DirectiveView};
+use crate::value::{ParamValue, Unit, builtin_metric_unit};
+use std::cmp::Ordering;
+
+/// The pseudo-field naming a cell's variant.
+pub const VARIANT: &str = "variant";
+
+/// One value of a field, ordered for display: variants in display order, axis values by
+/// [`ParamValue::sort_key`].
+#[derive(Debug, Clone)]
+pub struct FieldValue {
+    order: (u8, f64, String),
+    /// The raw value (`160`, `shared_2d`).
+    pub raw: ParamValue,
+    /// What a reader sees (`160`, `Shared memory, 2D grid`).
+    pub label: String,
+}
+
+impl PartialEq for FieldValue {
+    fn eq(&self, other: &Self) -> bool {
+        self.cmp(other) == Ordering::Equal
+    }
+}
+impl Eq for FieldValue {}
+impl PartialOrd for FieldValue {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+impl Ord for FieldValue {
+    fn cmp(&self, other: &Self) -> Ordering {
+        let (a, b) = (&self.order, &other.order);
+        a.0.cmp(&b.0)
+            .then(a.1.total_cmp(&b.1))
+            .then_with(|| a.2.cmp(&b.2))
+    }
+}
+
+impl FieldValue {
+    /// The value as plain text (`160`, `shared_2d`), for CSV and attributes.
+    pub fn raw_text(&self) -> String {
+        self.raw.to_string()
+    }
+
+    /// The numeric value, for numeric chart axes.
+    pub fn as_f64(&self) -> Option<f64> {
+        self.raw.as_f64()
+    }
+}
+
+/// The value of `field` in a cell; `None` when the cell has no such axis.
+pub fn field_value(view: &DirectiveView<'_>, cell: &Cell<'_>, field: &str) -> Option<FieldValue> {
+    if field == VARIANT {
+        let position = view
+            .variant_labels
+            .iter()
+            .position(|(name, _)| name == &cell.variant);
+        let label = position
+            .map(|i| view.variant_labels[i].1.clone())
+            .unwrap_or_else(|| cell.variant.clone());
+        return Some(FieldValue {
+            order: (
+                0,
+                position.unwrap_or(usize::MAX) as f64,
+                cell.variant.clone(),
+            ),
+            raw: ParamValue::Str(cell.variant.clone()),
+            label,
+        });
+    }
+    let value = cell.axes.get(field)?;
+    Some(FieldValue {
+        order: value.sort_key(),
+        raw: value.clone(),
+        label: value.to_string(),
+    })
+}
+
+/// The display label of a variant name.
+pub fn variant_label(view: &DirectiveView<'_>, variant: &str) -> String {
+    view.variant_labels
+        .iter()
+        .find(|(name, _)| name == variant)
+        .map(|(_, label)| label.clone())
+        .unwrap_or_else(|| variant.to_string())
+}
+
+/// Sorted distinct values of `field` over the cells.
+pub fn distinct_values<'c, 'p: 'c>(
+    view: &DirectiveView<'_>,
+    cells: impl IntoIterator<Item = &'c Cell<'p>>,
+    field: &str,
+) -> Vec<FieldValue> {
+    let mut values: Vec<FieldValue> = cells
+        .into_iter()
+        .filter_map(|c| field_value(view, c, field))
+        .collect();
+    values.sort();
+    values.dedup();
+    values
+}
+
+/// Fields (directive axes in order, then `variant`) taking more than one value over the cells,
+/// other than those in `exclude`: the extra keys a table row or chart series must carry.
+pub fn varying_fields(
+    view: &DirectiveView<'_>,
+    cells: &[Cell<'_>],
+    exclude: &[&str],
+) -> Vec<String> {
+    let mut names: Vec<&str> = view
+        .directive
+        .axes
+        .iter()
+        .map(|a| a.name.as_str())
+        .collect();
+    names.push(VARIANT);
+    names
+        .into_iter()
+        .filter(|name| !exclude.contains(name))
+        .filter(|name| distinct_values(view, cells, name).len() > 1)
+        .map(str::to_string)
+        .collect()
+}
+
+/// A metric as named in a table or chart (`time_ms`, `time_ms.min`), with its label and unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricRef {
+    /// Full name with suffix, as given to [`crate::record::Point::metric`].
+    pub name: String,
+    /// Name without the statistic suffix.
+    pub base: String,
+    pub label: String,
+    pub unit: Unit,
+}
+
+impl MetricRef {
+    /// Resolves a metric name against the view's metric table, then the built-in metrics.
+    pub fn resolve(view: &DirectiveView<'_>, name: &str) -> MetricRef {
+        let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
+        let (label, unit) = match view.metrics.get(base) {
+            Some(info) => (info.label.clone(), info.unit),
+            None => (
+                default_label(base),
+                builtin_metric_unit(base).unwrap_or(Unit::Count),
+            ),
+        };
+        let label = match stat_label(suffix) {
+            Some(stat) => format!("{label}, {stat}"),
+            None => label,
+        };
+        MetricRef {
+            name: name.to_string(),
+            base: base.to_string(),
+            label,
+            unit,
+        }
+    }
+
+    /// `time (ms)`, or the bare label for unit-less counts.
+    pub fn header(&self) -> String {
+        match self.unit.symbol() {
+            "" => self.label.clone(),
+            unit => format!("{} ({unit})", self.label),
+        }
+    }
+
+    /// Whether the statistic is the default one (median), so a paper's plain number compares.
+    pub fn is_plain(&self) -> bool {
+        matches!(self.name.split_once('.'), None | Some((_, "median")))
+    }
+}
+
+fn default_label(base: &str) -> String {
+    match base {
+        "time_ms" | "time_s" => "time".into(),
+        "gbps" => "bandwidth".into(),
+        "gflops" => "throughput".into(),
+        "pct_bw" => "of peak bandwidth".into(),
+        "pct_fp32" => "of peak FP32".into(),
+        other => other.replace('_', " "),
+    }
+}
+
+fn stat_label(suffix: &str) -> Option<&'static str> {
+    Some(match suffix {
+        "min" => "min",
+        "max" => "max",
+        "q1" => "1st quartile",
+        "q3" => "3rd quartile",
+        _ => return None,
+    })
+}
+
+/// The display name of a field in headers (`N`, `variant`).
+pub fn field_header(field: &str) -> String {
+    field.to_string()
+}

@@ -1,0 +1,157 @@
+//! Consistent number formatting by unit: three significant digits, thin-space thousands.
+
+use crate::value::Unit;
+
+/// Narrow no-break space between groups of thousands (`1 234`).
+pub const THOUSANDS_SEP: char = '\u{202f}';
+
+/// Formats a value for display in a table cell or chart label.
+///
+/// Three significant digits, never rounding away integer digits (`0.0123`, `1.23`, `12.3`,
+/// `123`, `1 234`); ratios get two (`4.3×`); percentages a unit suffix (`85.2 %`); counts and
+/// bytes print integers exactly.
+pub fn format_value(value: f64, unit: Unit) -> String {
+    if value.is_nan() {
+        return "n/a".into();
+    }
+    if value.is_infinite() {
+        return if value > 0.0 {
+            "∞".into()
+        } else {
+            "−∞".into()
+        };
+    }
+    match unit {
+        Unit::Percent => format!("{}\u{a0}%", significant(value, 3)),
+        Unit::Ratio => format!("{}×", significant(value, 2)),
+        Unit::Count | Unit::Bytes if value.fract() == 0.0 => group_integer(value),
+        _ => significant(value, 3),
+    }
+}
+
+/// A compact axis tick label: like [`format_value`] without trailing zeros (`0.1`, `1`, `10`,
+/// `1 000`, `50 %`).
+pub fn format_tick(value: f64, unit: Unit) -> String {
+    let text = format_value(value, unit);
+    let (number, suffix) = match text
+        .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '−' || c == THOUSANDS_SEP))
+    {
+        Some(at) => text.split_at(at),
+        None => (text.as_str(), ""),
+    };
+    let number = if number.contains('.') {
+        number.trim_end_matches('0').trim_end_matches('.')
+    } else {
+        number
+    };
+    format!("{number}{suffix}")
+}
+
+/// The unit as written after a number in running text (`ms`, `GB/s`), empty for counts.
+pub fn unit_suffix(unit: Unit) -> &'static str {
+    unit.symbol()
+}
+
+/// `digits` significant digits; values of `10^digits` and more print as grouped integers.
+fn significant(value: f64, digits: i32) -> String {
+    if value == 0.0 {
+        return "0".into();
+    }
+    if value < 0.0 {
+        return format!("−{}", significant(-value, digits));
+    }
+    let magnitude = value.abs().log10().floor() as i32;
+    let mut decimals = (digits - 1 - magnitude).max(0);
+    let mut rounded = round_to(value, decimals);
+    // 9.996 → 10.00 with two decimals: one digit too many, round again.
+    if decimals > 0 && rounded.abs().log10().floor() as i32 > magnitude {
+        decimals -= 1;
+        rounded = round_to(value, decimals);
+    }
+    if decimals == 0 {
+        return group_integer(rounded);
+    }
+    format!("{rounded:.prec$}", prec = decimals as usize)
+}
+
+fn round_to(value: f64, decimals: i32) -> f64 {
+    let scale = 10f64.powi(decimals);
+    (value * scale).round() / scale
+}
+
+/// `1234567.0` → `1 234 567`; `-1234.0` → `−1 234`.
+fn group_integer(value: f64) -> String {
+    let digits = format!("{:.0}", value.abs().round());
+    let mut out = String::with_capacity(digits.len() + 8);
+    if value.round() < 0.0 {
+        out.push('−');
+    }
+    let len = digits.len();
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (len - i) % 3 == 0 {
+            out.push(THOUSANDS_SEP);
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// Full-precision value for CSV export (shortest text that round-trips).
+pub fn csv_number(value: f64) -> String {
+    format!("{value}")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn nb(s: &str) -> String {
+        s.replace(' ', &THOUSANDS_SEP.to_string())
+    }
+
+    #[test]
+    fn milliseconds_three_significant_digits() {
+        assert_eq!(format_value(0.012345, Unit::Millis), "0.0123");
+        assert_eq!(format_value(1.2345, Unit::Millis), "1.23");
+        assert_eq!(format_value(12.345, Unit::Millis), "12.3");
+        assert_eq!(format_value(123.45, Unit::Millis), "123");
+        assert_eq!(format_value(1234.4, Unit::Millis), nb("1 234"));
+        assert_eq!(format_value(1234567.0, Unit::Millis), nb("1 234 567"));
+        assert_eq!(format_value(9.996, Unit::Millis), "10.0");
+        assert_eq!(format_value(0.0, Unit::Millis), "0");
+        assert_eq!(format_value(0.5, Unit::Millis), "0.500");
+    }
+
+    #[test]
+    fn throughput_and_suffixes() {
+        assert_eq!(format_value(1234.0, Unit::GigabytesPerSec), nb("1 234"));
+        assert_eq!(format_value(56.72, Unit::GflopsPerSec), "56.7");
+        assert_eq!(format_value(85.24, Unit::Percent), "85.2\u{a0}%");
+        assert_eq!(format_value(4.31, Unit::Ratio), "4.3×");
+        assert_eq!(format_value(0.0523, Unit::Ratio), "0.052×");
+        assert_eq!(format_value(32.0, Unit::Count), "32");
+        assert_eq!(format_value(49152.0, Unit::Bytes), nb("49 152"));
+        assert_eq!(format_value(-1234.0, Unit::Millis), nb("−1 234"));
+        assert_eq!(format_value(-0.5, Unit::Millis), "−0.500");
+        assert_eq!(format_value(f64::NAN, Unit::Millis), "n/a");
+        assert_eq!(format_value(f64::INFINITY, Unit::Millis), "∞");
+    }
+
+    #[test]
+    fn ticks_drop_trailing_zeros() {
+        assert_eq!(format_tick(0.1, Unit::Millis), "0.1");
+        assert_eq!(format_tick(1.0, Unit::Millis), "1");
+        assert_eq!(format_tick(10.0, Unit::Millis), "10");
+        assert_eq!(format_tick(1000.0, Unit::Millis), nb("1 000"));
+        assert_eq!(format_tick(0.25, Unit::Millis), "0.25");
+        assert_eq!(format_tick(50.0, Unit::Percent), "50\u{a0}%");
+        assert_eq!(format_tick(2.5, Unit::Ratio), "2.5×");
+        assert_eq!(format_tick(-0.5, Unit::Millis), "−0.5");
+    }
+
+    #[test]
+    fn csv_keeps_full_precision() {
+        assert_eq!(csv_number(0.123456789), "0.123456789");
+        assert_eq!(csv_number(2.0), "2");
+    }
+}

@@ -1,0 +1,84 @@
+//! HTML helpers: escaping, `data:` URIs, and folding output into one CommonMark HTML block.
+
+use std::fmt::Write as _;
+
+/// Escapes text for an HTML text node or a double-quoted attribute value.
+pub fn escape(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// Escapes text for a `<pre>` on one line: newlines become `&#10;` so the block stays one line.
+pub fn escape_pre(text: &str) -> String {
+    escape(text).replace('\n', "&#10;")
+}
+
+/// `data:text/csv` URI for a download link: everything but unreserved characters percent-encoded.
+pub fn csv_data_uri(csv: &str) -> String {
+    let mut out = String::from("data:text/csv;charset=utf-8,");
+    for b in csv.bytes() {
+        if b.is_ascii_alphanumeric() || b"-_.~,:".contains(&b) {
+            out.push(b as char);
+        } else {
+            let _ = write!(out, "%{b:02X}");
+        }
+    }
+    out
+}
+
+/// Folds rendered HTML into a single CommonMark HTML block: every line trimmed at the start
+/// (no 4-space indentation that could read as code) and no blank lines (which end the block).
+///
+/// Callers keep `<pre>` content on one line (see [`escape_pre`]), so trimming is safe.
+pub fn one_block(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    for line in html.lines() {
+        let line = line.trim();
+        if line.is_empty() {
+            continue;
+        }
+        if !out.is_empty() {
+            out.push('\n');
+        }
+        out.push_str(line);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes() {
+        assert_eq!(
+            escape("a<b & \"c\" 'd'"),
+            "a&lt;b &amp; &quot;c&quot; &#39;d&#39;"
+        );
+        assert_eq!(escape_pre("a,b\n1,2\n"), "a,b&#10;1,2&#10;");
+    }
+
+    #[test]
+    fn data_uri_encodes() {
+        assert_eq!(
+            csv_data_uri("N,t\n1,\"x y\"\n"),
+            "data:text/csv;charset=utf-8,N,t%0A1,%22x%20y%22%0A"
+        );
+    }
+
+    #[test]
+    fn one_block_has_no_blank_lines_or_indent() {
+        let folded = one_block("<div>\n\n    <p>x</p>\n   \n\t</div>\n");
+        assert_eq!(folded, "<div>\n<p>x</p>\n</div>");
+    }
+}

@@ -1,0 +1,57 @@
+//! Rendering a directive's results: HTML tables, SVG charts, provenance, status.
+//!
+//! Input is a [`DirectiveView`]; output one CommonMark HTML block (no blank lines, no
+//! indentation). Rendering is deterministic: the same view gives the same bytes.
+
+pub mod chart;
+mod chart_html;
+pub mod claims;
+pub mod compare;
+mod context;
+pub mod csv;
+mod error;
+pub mod fields;
+pub mod format;
+pub mod html;
+pub mod outcome;
+pub mod provenance;
+pub mod status;
+pub mod table;
+pub mod table_html;
+pub mod templates;
+pub mod text;
+pub mod view;
+
+#[cfg(test)]
+pub(crate) mod fixture;
+#[cfg(test)]
+mod tests;
+
+pub use chart::{
+    Chart, ChartData, ChartPoint, PointValue, Series, SweepData, ValueAxis, XAxis, XScale,
+};
+pub use context::{DeviceContext, DirectiveContext, ErrorContext, MissingContext};
+pub use error::RenderError;
+pub use format::format_value;
+pub use status::{StatusRow, StatusState, chapter_href};
+pub use templates::Templates;
+pub use view::{
+    Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, MetricInfo, Provenance,
+};
+
+/// The stylesheet for `.gpulab-*` classes; copy it into the book and list it in
+/// `output.html.additional-css`.
+pub const CSS: &str = include_str!("gpulab.css");
+
+/// Renders a directive: its results per device, or the "no recording yet" box when no device
+/// has any.
+pub fn render_directive_html(
+    view: &DirectiveView<'_>,
+    templates: &Templates,
+) -> Result<String, RenderError> {
+    if view.devices.is_empty() {
+        templates.render_missing(view)
+    } else {
+        templates.render_directive(view)
+    }
+}

@@ -1,0 +1,77 @@
+//! What a cell shows for a metric: a value, a failure, a skip, or nothing recorded.
+
+use super::view::Cell;
+use crate::record::{FailureKind, Outcome, Point};
+
+/// The displayable state of one cell for one metric.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CellState {
+    /// A verified, timed value.
+    Value(f64),
+    /// Measured, but this metric was not computed for it.
+    NoValue,
+    /// Compile, launch or verification failed; the reason for a tooltip.
+    Failed(String),
+    /// Not run; the short reason (`budget`).
+    Skipped(String),
+    /// Nothing recorded.
+    Missing,
+    /// A textual attribute (the occupancy limiter).
+    Text(String),
+}
+
+impl CellState {
+    /// The state of `cell` (if any) for `metric` (`time_ms`, `time_ms.min`, …).
+    pub fn of(cell: Option<&Cell<'_>>, metric: &str) -> CellState {
+        match cell.and_then(|c| c.point) {
+            None => CellState::Missing,
+            Some(point) => CellState::of_point(point, metric),
+        }
+    }
+
+    pub fn of_point(point: &Point, metric: &str) -> CellState {
+        match point.outcome {
+            Outcome::Ok if metric == "limiter" => match point.attributes.as_ref().and_then(|a| a.occupancy.as_ref()) {
+                Some(o) => CellState::Text(o.limiter.clone()),
+                None => CellState::NoValue,
+            },
+            Outcome::Ok => match point.metric(metric) {
+                Some(v) if v.is_finite() => CellState::Value(v),
+                _ => CellState::NoValue,
+            },
+            Outcome::Failed => CellState::Failed(failure_text(point)),
+            Outcome::Skipped => CellState::Skipped(skip_reason(point)),
+        }
+    }
+
+    pub fn value(&self) -> Option<f64> {
+        match self {
+            CellState::Value(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
+/// "wrong result: max error 3 (first bad index 17)" — the failure kind's label, message and index.
+pub fn failure_text(point: &Point) -> String {
+    let mut text = match &point.failure {
+        Some(f) if f.message.trim().is_empty() => f.kind.label().to_string(),
+        Some(f) => format!("{}: {}", f.kind.label(), f.message.trim()),
+        None => "failed".to_string(),
+    };
+    if let Some(index) = point.verification.as_ref().and_then(|v| v.first_bad_index)
+        && !text.contains("first bad index")
+    {
+        text.push_str(&format!(" (first bad index {index})"));
+    }
+    text
+}
+
+/// "budget" for a point skipped by the time budget, else the failure's label.
+fn skip_reason(point: &Point) -> String {
+    match &point.failure {
+        Some(f) if f.kind == FailureKind::Budget => "budget".into(),
+        Some(f) => f.kind.label().into(),
+        None => "not run".into(),
+    }
+}

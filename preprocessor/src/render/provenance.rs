@@ -1,0 +1,102 @@
+//! The provenance line under each output and the stale / not-recorded badges.
+
+use super::html::escape;
+use super::view::Provenance;
+
+/// "NVIDIA H100 80GB HBM3 · CUDA 13.0 · driver 580.159.04 · 2026-11-22 · commit abc1234"
+pub fn provenance_text(p: &Provenance) -> String {
+    let mut parts = vec![p.device_name.clone(), format!("CUDA {}", p.cuda_version)];
+    if let Some(driver) = &p.driver_version {
+        parts.push(format!("driver {driver}"));
+    }
+    parts.push(p.date.clone());
+    if let Some(commit) = &p.commit {
+        parts.push(format!("commit {commit}"));
+    }
+    parts.retain(|part| !part.trim().is_empty());
+    parts.join(" · ")
+}
+
+/// The provenance line as HTML; the tool version is in its tooltip.
+pub fn provenance_html(p: &Provenance) -> String {
+    format!(
+        "<p class=\"gpulab-provenance\" title=\"recorded with mdbook-gpulab {}\">{}</p>",
+        escape(&p.tool_version),
+        escape(&provenance_text(p))
+    )
+}
+
+/// The **stale** badge, when any shown point was recorded with an older kernel or spec.
+pub fn stale_badge_html(stale: usize, total: usize) -> Option<String> {
+    (stale > 0).then(|| {
+        format!(
+            "<p class=\"gpulab-stale-badge\"><span class=\"gpulab-badge\">stale</span> {stale} of {total} point{} \
+             {} recorded with an older kernel/spec; run <code>mdbook-gpulab record</code> on a GPU machine</p>",
+            plural(total),
+            if stale == 1 { "was" } else { "were" }
+        )
+    })
+}
+
+/// A note when some of the directive's points have no recording on this device.
+pub fn missing_note_html(missing: usize, total: usize) -> Option<String> {
+    (missing > 0).then(|| {
+        format!(
+            "<p class=\"gpulab-missing-note\">{missing} of {total} point{} not recorded on this device yet; \
+             run <code>mdbook-gpulab record</code> on a GPU machine</p>",
+            plural(total)
+        )
+    })
+}
+
+fn plural(n: usize) -> &'static str {
+    if n == 1 { "" } else { "s" }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    // Synthetic provenance.
+    fn provenance() -> Provenance {
+        Provenance {
+            device_name: "NVIDIA H100 80GB HBM3".into(),
+            cuda_version: "13.0".into(),
+            driver_version: Some("580.159.04".into()),
+            date: "2026-11-22".into(),
+            commit: Some("abc1234".into()),
+            tool_version: "0.1.0".into(),
+        }
+    }
+
+    #[test]
+    fn line_and_badges() {
+        let p = provenance();
+        assert_eq!(
+            provenance_text(&p),
+            "NVIDIA H100 80GB HBM3 · CUDA 13.0 · driver 580.159.04 · 2026-11-22 · commit abc1234"
+        );
+        let bare = Provenance {
+            driver_version: None,
+            commit: None,
+            ..p.clone()
+        };
+        assert_eq!(
+            provenance_text(&bare),
+            "NVIDIA H100 80GB HBM3 · CUDA 13.0 · 2026-11-22"
+        );
+        assert!(provenance_html(&p).contains("title=\"recorded with mdbook-gpulab 0.1.0\""));
+        let badge = stale_badge_html(3, 40).unwrap();
+        assert!(
+            badge.contains("stale</span> 3 of 40 points were recorded with an older kernel/spec")
+        );
+        assert!(badge.contains("<code>mdbook-gpulab record</code>"));
+        assert!(stale_badge_html(1, 1).unwrap().contains("1 of 1 point was"));
+        assert_eq!(stale_badge_html(0, 40), None);
+        assert!(
+            missing_note_html(2, 8)
+                .unwrap()
+                .contains("2 of 8 points not recorded")
+        );
+    }
+}

@@ -1,0 +1,154 @@
+//! The data of a results table: rows × columns of cells for one metric, best per row, paper values.
+//!
+//! [`TableModel::build`] arranges a device's cells; `table_html` and `csv` turn the model into markup.
+
+use super::compare::{PaperValue, compare, paper_value};
+use super::fields::{FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields};
+use super::outcome::CellState;
+use super::view::{Cell, DeviceResults, DirectiveView};
+use crate::directive::TableSpec;
+use std::collections::BTreeMap;
+
+/// One displayed cell.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableCell {
+    pub state: CellState,
+    pub stale: bool,
+    /// The best value of its row (min for times, max otherwise), among at least two values.
+    pub best: bool,
+    pub paper: Option<PaperValue>,
+}
+
+/// One row: its key values (the rows field, then any other varying fields) and its cells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableRow {
+    pub keys: Vec<FieldValue>,
+    pub cells: Vec<TableCell>,
+}
+
+/// A table ready to be written as HTML or CSV.
+#[derive(Debug, Clone, PartialEq)]
+pub struct TableModel {
+    pub title: Option<String>,
+    pub metric: MetricRef,
+    /// Names of the key fields heading the row-key columns.
+    pub row_fields: Vec<String>,
+    pub column_field: String,
+    pub columns: Vec<FieldValue>,
+    pub rows: Vec<TableRow>,
+    /// Cells that have a paper value.
+    pub paper_matches: usize,
+}
+
+impl TableModel {
+    /// Arranges `device`'s cells as `spec` asks.
+    pub fn build(
+        view: &DirectiveView<'_>,
+        device: &DeviceResults<'_>,
+        spec: &TableSpec,
+    ) -> TableModel {
+        let cells = &device.cells;
+        let column_field = spec.columns.clone();
+        let row_field = row_field(view, cells, spec);
+        let mut row_fields: Vec<String> = [row_field.clone()]
+            .into_iter()
+            .filter(|f| !f.is_empty())
+            .collect();
+        row_fields.extend(varying_fields(view, cells, &[&row_field, &column_field]));
+
+        let columns = distinct_values(view, cells, &column_field);
+        let mut grid: BTreeMap<Vec<FieldValue>, BTreeMap<usize, &Cell<'_>>> = BTreeMap::new();
+        for cell in cells {
+            let keys: Option<Vec<FieldValue>> = row_fields
+                .iter()
+                .map(|f| field_value(view, cell, f))
+                .collect();
+            let column = field_value(view, cell, &column_field)
+                .and_then(|value| columns.iter().position(|c| *c == value));
+            if let (Some(keys), Some(column)) = (keys, column) {
+                grid.entry(keys).or_default().entry(column).or_insert(cell);
+            }
+        }
+
+        let metric = MetricRef::resolve(view, &spec.value);
+        let mut paper_matches = 0;
+        let rows = grid
+            .into_iter()
+            .map(|(keys, by_column)| {
+                let mut cells: Vec<TableCell> = (0..columns.len())
+                    .map(|i| {
+                        let cell = by_column.get(&i).copied();
+                        let state = CellState::of(cell, &metric.name);
+                        let paper = cell.zip(view.paper).and_then(|(cell, paper)| {
+                            let value = paper_value(paper, &metric, &cell.variant, &cell.axes)?;
+                            Some(compare(value, state.value(), metric.unit))
+                        });
+                        paper_matches += usize::from(paper.is_some());
+                        TableCell {
+                            stale: cell.is_some_and(|c| c.stale),
+                            state,
+                            best: false,
+                            paper,
+                        }
+                    })
+                    .collect();
+                mark_best(&mut cells, metric.unit.higher_is_better());
+                TableRow { keys, cells }
+            })
+            .collect();
+
+        TableModel {
+            title: spec.title.clone(),
+            metric,
+            row_fields,
+            column_field,
+            columns,
+            rows,
+            paper_matches,
+        }
+    }
+
+    pub fn any_stale(&self) -> bool {
+        self.rows.iter().flat_map(|r| &r.cells).any(|c| c.stale)
+    }
+}
+
+/// The rows field: as given, else the first axis with several values that is not the columns field.
+fn row_field(view: &DirectiveView<'_>, cells: &[Cell<'_>], spec: &TableSpec) -> String {
+    if !spec.rows.is_empty() {
+        return spec.rows.clone();
+    }
+    let axes = view
+        .directive
+        .axes
+        .iter()
+        .map(|a| a.name.as_str())
+        .filter(|n| *n != spec.columns);
+    let varying = varying_fields(view, cells, &[&spec.columns]);
+    varying
+        .into_iter()
+        .find(|f| f != VARIANT)
+        .or_else(|| axes.clone().next().map(str::to_string))
+        .unwrap_or_else(|| {
+            if spec.columns == VARIANT {
+                "".into()
+            } else {
+                VARIANT.into()
+            }
+        })
+}
+
+fn mark_best(cells: &mut [TableCell], higher_is_better: bool) {
+    let values: Vec<f64> = cells.iter().filter_map(|c| c.state.value()).collect();
+    if values.len() < 2 {
+        return;
+    }
+    let best = if higher_is_better {
+        values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+    } else {
+        values.iter().copied().fold(f64::INFINITY, f64::min)
+    };
+    for cell in cells {
+        cell.best = cell.state.value() == Some(best);
+    }
+}

@@ -1,0 +1,184 @@
+//! The HTML of a results table: units in headers, best per row, failed and skipped cells, paper ratios.
+
+use super::compare::{PaperValue, caption_html};
+use super::csv::{csv_download_html, table_csv};
+use super::fields::{VARIANT, field_header};
+use super::format::format_value;
+use super::html::escape;
+use super::outcome::CellState;
+use super::table::{TableCell, TableModel};
+use crate::papers::PaperTable;
+use crate::value::Unit;
+use std::fmt::Write as _;
+
+/// Writes `model` as a `<table>` followed by its CSV download link (`csv_name`, e.g. `exp.csv`).
+pub fn table_html(model: &TableModel, paper: Option<&PaperTable>, csv_name: &str) -> String {
+    let mut out =
+        String::from("<div class=\"gpulab-table-wrap\">\n<table class=\"gpulab-table\">\n");
+    if let Some(title) = &model.title {
+        let _ = writeln!(out, "<caption>{}</caption>", escape(title));
+    }
+    write_head(&mut out, model);
+    out.push_str("<tbody>\n");
+    for row in &model.rows {
+        out.push_str("<tr>");
+        for key in &row.keys {
+            let _ = write!(
+                out,
+                "<th scope=\"row\" title=\"{}\">{}</th>",
+                escape(&key.raw_text()),
+                escape(&key.label)
+            );
+        }
+        for cell in &row.cells {
+            write_cell(&mut out, cell, model.metric.unit);
+        }
+        out.push_str("</tr>\n");
+    }
+    if model.rows.is_empty() {
+        let span = model.row_fields.len() + model.columns.len().max(1);
+        let _ = writeln!(
+            out,
+            "<tr><td colspan=\"{span}\" class=\"gpulab-missing\">no cells to show</td></tr>"
+        );
+    }
+    out.push_str("</tbody>\n");
+    write_foot(&mut out, model, paper);
+    out.push_str("</table>\n");
+    out.push_str(&csv_download_html(&table_csv(model), csv_name));
+    out.push_str("\n</div>");
+    out
+}
+
+fn write_head(out: &mut String, model: &TableModel) {
+    out.push_str("<thead>\n<tr>");
+    for field in &model.row_fields {
+        let _ = write!(
+            out,
+            "<th rowspan=\"2\" scope=\"col\">{}</th>",
+            escape(&field_header(field))
+        );
+    }
+    let _ = writeln!(
+        out,
+        "<th colspan=\"{}\" scope=\"colgroup\" class=\"gpulab-metric\">{}</th></tr>",
+        model.columns.len().max(1),
+        escape(&model.metric.header())
+    );
+    out.push_str("<tr>");
+    for column in &model.columns {
+        let label = if model.column_field == VARIANT {
+            column.label.clone()
+        } else {
+            format!("{} = {}", field_header(&model.column_field), column.label)
+        };
+        let _ = write!(
+            out,
+            "<th scope=\"col\" title=\"{}\">{}</th>",
+            escape(&column.raw_text()),
+            escape(&label)
+        );
+    }
+    if model.columns.is_empty() {
+        out.push_str("<th></th>");
+    }
+    out.push_str("</tr>\n</thead>\n");
+}
+
+fn write_cell(out: &mut String, cell: &TableCell, unit: Unit) {
+    let mut classes = vec!["gpulab-cell"];
+    let (body, title) = match &cell.state {
+        CellState::Value(v) => {
+            classes.push("gpulab-num");
+            if cell.best {
+                classes.push("gpulab-best");
+            }
+            (escape(&format_value(*v, unit)), None)
+        }
+        CellState::Text(t) => (escape(t), None),
+        CellState::NoValue => {
+            classes.push("gpulab-missing");
+            (
+                "—".to_string(),
+                Some("no value for this metric".to_string()),
+            )
+        }
+        CellState::Failed(reason) => {
+            classes.push("gpulab-failed");
+            ("✗ failed".to_string(), Some(reason.clone()))
+        }
+        CellState::Skipped(reason) => {
+            classes.push("gpulab-skipped");
+            (
+                format!("skipped ({})", escape(reason)),
+                Some(format!("not run: {reason}")),
+            )
+        }
+        CellState::Missing => {
+            classes.push("gpulab-missing");
+            ("—".to_string(), Some("not recorded".to_string()))
+        }
+    };
+    let mut title = title;
+    if cell.stale {
+        classes.push("gpulab-stale");
+        let note = "recorded with an older kernel or spec";
+        title = Some(match title {
+            Some(t) => format!("{t}; {note}"),
+            None => note.to_string(),
+        });
+    }
+    let _ = write!(out, "<td class=\"{}\"", classes.join(" "));
+    if let Some(title) = title {
+        let _ = write!(out, " title=\"{}\"", escape(&title));
+    }
+    out.push('>');
+    out.push_str(&body);
+    if cell.stale {
+        out.push_str("<sup class=\"gpulab-stale-mark\">†</sup>");
+    }
+    if let Some(paper) = &cell.paper {
+        write_paper_line(out, paper, unit);
+    }
+    out.push_str("</td>");
+}
+
+fn write_paper_line(out: &mut String, paper: &PaperValue, unit: Unit) {
+    let _ = write!(
+        out,
+        "<span class=\"gpulab-paper\">paper {}",
+        escape(&format_value(paper.value, unit))
+    );
+    if let Some(speedup) = paper.speedup {
+        let _ = write!(
+            out,
+            " · <span class=\"gpulab-ratio\" title=\"speed-up vs paper\">{}</span>",
+            escape(&format_value(speedup, Unit::Ratio))
+        );
+    }
+    out.push_str("</span>");
+}
+
+fn write_foot(out: &mut String, model: &TableModel, paper: Option<&PaperTable>) {
+    let span = model.row_fields.len() + model.columns.len().max(1);
+    let mut notes = Vec::new();
+    if let Some(paper) = paper
+        && model.metric.is_plain()
+    {
+        notes.push(caption_html(paper, model.metric.unit, model.paper_matches));
+    }
+    if model.any_stale() {
+        notes.push("† recorded with an older kernel or spec; run <code>mdbook-gpulab record</code> to refresh".into());
+    }
+    if notes.is_empty() {
+        return;
+    }
+    out.push_str("<tfoot>\n");
+    for note in notes {
+        let _ = writeln!(
+            out,
+            "<tr><td colspan=\"{span}\" class=\"gpulab-table-note\">{note}</td></tr>"
+        );
+    }
+    out.push_str("</tfoot>\n");
+}

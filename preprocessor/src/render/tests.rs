@@ -1,0 +1,363 @@
+//! Renderer tests over SYNTHETIC data (see `fixture.rs`: nothing here was measured or published).
+
+use super::fixture::{Fixture, line_chart};
+use super::status::{StatusRow, StatusState};
+use super::table::TableModel;
+use super::table_html::table_html;
+use super::*;
+use crate::directive::{ChartKind, ChartSpec, TableSpec};
+use crate::render::csv::table_csv;
+use crate::render::format::THOUSANDS_SEP;
+use pulldown_cmark::{Event, Parser, Tag, TagEnd};
+
+/// The HTML must survive CommonMark as one HTML block: no blank line, no indented line.
+fn assert_one_html_block(html: &str) {
+    assert!(!html.contains("\n\n"), "blank line");
+    assert!(
+        html.lines()
+            .all(|l| !l.starts_with(' ') && !l.starts_with('\t')),
+        "indented line"
+    );
+    let markdown = format!("Before.\n\n{html}\n\nAfter.\n");
+    let events: Vec<Event<'_>> = Parser::new(&markdown).collect();
+    let blocks = events
+        .iter()
+        .filter(|e| matches!(e, Event::Start(Tag::HtmlBlock)))
+        .count();
+    assert_eq!(blocks, 1, "exactly one HTML block");
+    let mut inside = false;
+    for event in &events {
+        match event {
+            Event::Start(Tag::HtmlBlock) => inside = true,
+            Event::End(TagEnd::HtmlBlock) => inside = false,
+            Event::Start(Tag::Paragraph) | Event::End(TagEnd::Paragraph) | Event::Text(_) => {}
+            Event::Html(_) if inside => {}
+            other => panic!("unexpected markdown event {other:?}"),
+        }
+    }
+}
+
+fn render(fixture: &Fixture) -> String {
+    let templates = Templates::builtin().unwrap();
+    render_directive_html(&fixture.view(), &templates).unwrap()
+}
+
+#[test]
+fn full_directive_snapshot() {
+    let fixture = Fixture::new();
+    let html = render(&fixture);
+    assert_one_html_block(&html);
+    let expect = [
+        // wrapper and title
+        "<figure class=\"gpulab\" id=\"gpulab-synth_matmul-1\" data-experiment=\"synth_matmul\">",
+        "<figcaption class=\"gpulab-title\">Synthetic shared-memory product</figcaption>",
+        // table: metric header with unit, variant labels, sorted rows
+        "<th colspan=\"2\" scope=\"colgroup\" class=\"gpulab-metric\">time (ms)</th>",
+        "<th scope=\"col\" title=\"global_2d\">Global memory, 2D</th><th scope=\"col\" title=\"shared_2d\">Shared memory, 2D</th>",
+        // best per row, with the paper's value and the speed-up vs paper (2.0 / 0.5 = 4×)
+        "<td class=\"gpulab-cell gpulab-num gpulab-best\">0.500<span class=\"gpulab-paper\">paper 2.00 · <span class=\"gpulab-ratio\" title=\"speed-up vs paper\">4.0×</span></span></td>",
+        // the failed point shows as failed, with the reason, never as a time
+        "<td class=\"gpulab-cell gpulab-failed\" title=\"wrong result: max error 3 (first bad index 17)\">✗ failed</td>",
+        // stale cell marked
+        "<td class=\"gpulab-cell gpulab-num gpulab-stale\" title=\"recorded with an older kernel or spec\">16.0<sup class=\"gpulab-stale-mark\">†</sup>",
+        // paper caption row
+        "\">paper: Synthetic Paper GPU (synth2020, Table 1)</span>",
+        "speed-up vs paper (paper ÷ ours; &gt; 1: ours better)",
+        // CSV download
+        "<a class=\"gpulab-csv\" download=\"synth_matmul.csv\" href=\"data:text/csv;charset=utf-8,N,global_2d,global_2d%20paper,shared_2d,shared_2d%20paper%0A160,2,,0.5,2%0A",
+        // chart
+        "<figure class=\"gpulab-chart\">\n<svg class=\"gpulab-chart-svg\"",
+        ">Shared memory, 2D</text>",
+        "<span class=\"gpulab-chart-note\">1 failed point (not drawn).</span>",
+        // claims
+        "<li class=\"gpulab-claim gpulab-claim-holds\"><span class=\"gpulab-claim-mark\" aria-hidden=\"true\">✓</span> <code>shared_2d.time_ms &lt; global_2d.time_ms</code>",
+        // stale badge and provenance
+        "<span class=\"gpulab-badge\">stale</span> 1 of 6 points was recorded with an older kernel/spec",
+        "<p class=\"gpulab-provenance\" title=\"recorded with mdbook-gpulab 0.1.0\">Synthetic GPU X1 · CUDA 13.0 · driver 999.1 · 2026-01-02 · commit abc1234</p>",
+    ];
+    for fragment in expect {
+        assert!(
+            html.contains(fragment),
+            "missing fragment:\n{fragment}\n\nin:\n{html}"
+        );
+    }
+    assert!(html.contains("640,128,,failed,"), "CSV marks the failure");
+    // rows 160 and 320 have a best cell; row 640 has one value only (shared failed)
+    assert_eq!(html.matches("gpulab-best").count(), 2);
+}
+
+#[test]
+fn rendering_is_deterministic() {
+    let fixture = Fixture::new();
+    assert_eq!(render(&fixture), render(&fixture));
+}
+
+#[test]
+fn failed_point_never_shows_a_time() {
+    let fixture = Fixture::new();
+    let view = fixture.view();
+    let model = TableModel::build(&view, &view.devices[0], &fixture.directive.tables[0]);
+    let row_640 = model
+        .rows
+        .iter()
+        .find(|r| r.keys[0].raw_text() == "640")
+        .unwrap();
+    assert!(matches!(
+        row_640.cells[1].state,
+        outcome::CellState::Failed(_)
+    ));
+    assert!(!row_640.cells[1].best);
+    assert!(!row_640.cells[0].best, "a single value is not highlighted");
+    let csv = table_csv(&model);
+    assert_eq!(csv.lines().nth(3), Some("640,128,,failed,"));
+}
+
+#[test]
+fn transposed_table_and_default_rows() {
+    let fixture = Fixture::new();
+    let view = fixture.view();
+    let spec = TableSpec {
+        rows: "variant".into(),
+        columns: "N".into(),
+        value: "gflops".into(),
+        title: Some("t".into()),
+    };
+    let model = TableModel::build(&view, &view.devices[0], &spec);
+    assert_eq!(model.row_fields, vec!["variant".to_string()]);
+    let html = table_html(&model, None, "x.csv");
+    assert!(html.contains("<caption>t</caption>"));
+    assert!(html.contains("throughput (GFLOP/s)"));
+    assert!(html.contains(">N = 160</th>"));
+    assert!(html.contains("<th scope=\"row\" title=\"shared_2d\">Shared memory, 2D</th>"));
+    // gflops: higher is better; shared 160 = 2*160^3/0.5/1e6 = 16.384
+    assert!(html.contains("16.4"));
+    let default_rows = TableModel::build(&view, &view.devices[0], &TableSpec::default());
+    assert_eq!(default_rows.row_fields, vec!["N".to_string()]);
+    assert_eq!(default_rows.rows.len(), 3);
+}
+
+#[test]
+fn skipped_and_missing_cells() {
+    let mut fixture = Fixture::new();
+    fixture.points.retain(|p| {
+        !(p.variant == "global_2d" && p.params["N"] == crate::value::ParamValue::Int(640))
+    });
+    let skipped = fixture
+        .points
+        .iter_mut()
+        .find(|p| p.variant == "shared_2d" && p.outcome == crate::record::Outcome::Failed)
+        .unwrap();
+    skipped.outcome = crate::record::Outcome::Skipped;
+    skipped.failure = Some(crate::record::Failure {
+        kind: crate::record::FailureKind::Budget,
+        message: "predicted 90 s".into(),
+    });
+    let html = render(&fixture);
+    assert!(html.contains("<td class=\"gpulab-cell gpulab-skipped\" title=\"not run: budget\">skipped (budget)</td>"), "{html}");
+    assert!(
+        html.contains("<td class=\"gpulab-cell gpulab-missing\" title=\"not recorded\">—</td>")
+    );
+    assert!(html.contains("1 of 6 points not recorded on this device yet"));
+}
+
+#[test]
+fn heatmap_and_bar_charts_in_a_directive() {
+    let mut fixture = Fixture::new();
+    fixture.with_paper = false;
+    fixture.directive.charts = vec![
+        ChartSpec {
+            kind: ChartKind::Heatmap,
+            x: "N".into(),
+            y: "variant".into(),
+            series: None,
+            value: Some("gflops".into()),
+            log_x: false,
+            log_y: false,
+            title: None,
+        },
+        ChartSpec {
+            kind: ChartKind::Bar,
+            x: "N".into(),
+            y: "time_ms".into(),
+            series: None,
+            value: None,
+            log_x: false,
+            log_y: true,
+            title: Some("Bars".into()),
+        },
+    ];
+    let html = render(&fixture);
+    assert_one_html_block(&html);
+    assert_eq!(html.matches("<svg class=\"gpulab-chart-svg\"").count(), 2);
+    assert!(html.contains("<figcaption>throughput by N and variant"));
+    assert!(html.contains("<figcaption>Bars"));
+    assert!(!html.contains("gpulab-paper-label"), "no paper, no caption");
+}
+
+#[test]
+fn empty_chart_data_gives_a_note() {
+    let mut fixture = Fixture::new();
+    fixture.directive.charts = vec![ChartSpec {
+        y: "pct_bw".into(),
+        ..line_chart()
+    }];
+    let html = render(&fixture);
+    assert!(
+        html.contains(
+            "<p class=\"gpulab-note\">of peak bandwidth by N: no values to chart yet.</p>"
+        ),
+        "{html}"
+    );
+}
+
+#[test]
+fn devices_all_side_by_side() {
+    let fixture = Fixture::new();
+    let mut view = fixture.view();
+    let mut second = view.devices[0].clone();
+    second.provenance.device_name = "Second synthetic GPU".into();
+    view.devices.push(second);
+    let html = render_directive_html(&view, &Templates::builtin().unwrap()).unwrap();
+    assert_one_html_block(&html);
+    assert!(html.contains("gpulab-devices gpulab-devices-multi"));
+    assert_eq!(
+        html.matches("<div class=\"gpulab-device-name\">Synthetic GPU X1</div>")
+            .count(),
+        2
+    );
+    assert!(html.contains("download=\"synth_matmul-synthetic-gpu.csv\""));
+}
+
+#[test]
+fn missing_box_names_experiment_and_variants() {
+    let fixture = Fixture::new();
+    let mut view = fixture.view();
+    view.devices.clear();
+    let html = render_directive_html(&view, &Templates::builtin().unwrap()).unwrap();
+    assert_one_html_block(&html);
+    assert!(html.contains("No recording for experiment <code>synth_matmul</code> on any device yet. Run <code>mdbook-gpulab record</code> on a machine with an NVIDIA GPU."));
+    assert!(html.contains(
+        "<code>global_2d (Global memory, 2D)</code>, <code>shared_2d (Shared memory, 2D)</code>"
+    ));
+    assert!(
+        html.contains("<li><code>N &#x3D; 160, 320, 640</code></li>")
+            || html.contains("<li><code>N = 160, 320, 640</code></li>"),
+        "{html}"
+    );
+    assert!(html.contains("6 points to measure"));
+}
+
+#[test]
+fn status_table() {
+    let rows = vec![
+        StatusRow {
+            id: "synth2020:table1".into(),
+            chapter_title: "Synthetic chapter".into(),
+            chapter_path: "part1/synth.md".into(),
+            state: StatusState::Recorded,
+            claims_holding: 2,
+            claims_total: 2,
+            device: Some("synthetic-gpu".into()),
+        },
+        StatusRow {
+            id: "synth2021:fig2".into(),
+            chapter_title: "Other".into(),
+            chapter_path: "other.md".into(),
+            state: StatusState::Stale,
+            claims_holding: 0,
+            claims_total: 1,
+            device: None,
+        },
+    ];
+    let templates = Templates::builtin().unwrap();
+    let html = templates.render_status(&rows).unwrap();
+    assert_one_html_block(&html);
+    assert!(
+        html.contains("<a href=\"part1/synth.html\">Synthetic chapter</a>"),
+        "{html}"
+    );
+    assert!(html.contains("<span class=\"gpulab-state gpulab-state-stale\">stale</span>"));
+    assert!(html.contains("<td class=\"gpulab-claims-ok\">2 of 2 hold</td>"));
+    assert!(html.contains("1 of 2 recorded with the current kernels; 2 of 3 claims hold"));
+    let nested = templates
+        .render_status_from(&rows, std::path::Path::new("a/status.md"))
+        .unwrap();
+    assert!(nested.contains("href=\"../part1/synth.html\""));
+    let empty = templates.render_status(&[]).unwrap();
+    assert!(empty.contains("No directive names <code>reproduces</code> yet."));
+}
+
+#[test]
+fn error_box_keeps_multiline_message_in_one_block() {
+    let templates = Templates::builtin().unwrap();
+    let message = "error: unknown axis `Q`\n  --> part1/synth.md:12:9\n   |\n12 |     axes = { Q = 1 }\n   |              ^ did you mean `N`?\n";
+    let html = templates
+        .render_error("directive 1 in part1/synth.md", message)
+        .unwrap();
+    assert_one_html_block(&html);
+    assert!(html.contains("<div class=\"gpulab gpulab-box gpulab-error\" role=\"alert\">"));
+    assert!(
+        html.contains("&#10;   |              ^ did you mean `N`?"),
+        "{html}"
+    );
+    assert!(html.contains("gpulab: directive 1 in part1/synth.md"));
+}
+
+#[test]
+fn theme_overrides_replace_templates() {
+    let dir = tempfile::tempdir().unwrap();
+    let gpulab = dir.path().join("gpulab");
+    std::fs::create_dir_all(&gpulab).unwrap();
+    std::fs::write(
+        gpulab.join("error.hbs"),
+        "<div class=\"mine\">\n\n    {{title}}\n</div>\n",
+    )
+    .unwrap();
+    let templates = Templates::load(Some(dir.path())).unwrap();
+    assert_eq!(
+        templates.render_error("t<1>", "m").unwrap(),
+        "<div class=\"mine\">\nt&lt;1&gt;\n</div>"
+    );
+    // other templates keep their built-in text
+    assert!(
+        templates
+            .render_status(&[])
+            .unwrap()
+            .contains("gpulab-status-table")
+    );
+    std::fs::write(gpulab.join("status.hbs"), "{{#each rows}}").unwrap();
+    let err = Templates::load(Some(dir.path())).unwrap_err();
+    assert!(matches!(err, RenderError::TemplateSyntax { .. }), "{err}");
+    assert!(err.to_string().contains("status.hbs"));
+}
+
+#[test]
+fn css_covers_classes_and_theme_variables() {
+    for class in [
+        ".gpulab-best",
+        ".gpulab-failed",
+        ".gpulab-stale-badge",
+        ".gpulab-paper",
+        ".gpulab-claim-fails",
+        ".gpulab-devices-multi",
+    ] {
+        assert!(CSS.contains(class), "{class}");
+    }
+    for var in [
+        "var(--table-border-color)",
+        "var(--quote-bg)",
+        "var(--links)",
+        "var(--fg)",
+        ".coal .gpulab",
+    ] {
+        assert!(CSS.contains(var), "{var}");
+    }
+}
+
+#[test]
+fn thousands_in_cells() {
+    let mut fixture = Fixture::new();
+    fixture.points[2] = super::fixture::point("global_2d", 640, 1234.5);
+    let html = render(&fixture);
+    assert!(html.contains(&format!(">1{THOUSANDS_SEP}235<")), "{html}");
+}

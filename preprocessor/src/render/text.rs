@@ -1,0 +1,94 @@
+//! A plain-text table for the terminal (`mdbook-gpulab run`).
+
+use super::view::{Cell, DeviceResults, MetricInfo};
+use crate::directive::TableSpec;
+use crate::record::Outcome;
+use crate::value::{ParamValue, Unit};
+use std::collections::BTreeMap;
+
+fn field(cell: &Cell, name: &str) -> ParamValue {
+    if name == "variant" {
+        ParamValue::Str(cell.variant.clone())
+    } else {
+        cell.axes
+            .get(name)
+            .cloned()
+            .unwrap_or(ParamValue::Str(String::new()))
+    }
+}
+
+fn distinct(cells: &[Cell], name: &str) -> Vec<ParamValue> {
+    let mut out: Vec<ParamValue> = Vec::new();
+    for c in cells {
+        let v = field(c, name);
+        if !out.contains(&v) {
+            out.push(v);
+        }
+    }
+    if name != "variant" {
+        out.sort_by(|a, b| {
+            a.sort_key()
+                .partial_cmp(&b.sort_key())
+                .unwrap_or(std::cmp::Ordering::Equal)
+        });
+    }
+    out
+}
+
+/// Renders `spec` over one device's cells as aligned text.
+pub fn text_table(
+    spec: &TableSpec,
+    results: &DeviceResults,
+    metrics: &BTreeMap<String, MetricInfo>,
+) -> String {
+    let base = spec.value.split('.').next().unwrap_or(&spec.value);
+    let unit = metrics.get(base).map(|m| m.unit).unwrap_or(Unit::Count);
+    let rows = distinct(&results.cells, &spec.rows);
+    let cols = distinct(&results.cells, &spec.columns);
+    let mut grid: Vec<Vec<String>> = Vec::new();
+    let mut header = vec![format!(
+        "{} \\ {} ({})",
+        spec.rows,
+        spec.value,
+        unit.symbol()
+    )];
+    header.extend(cols.iter().map(|c| c.to_string()));
+    grid.push(header);
+    for r in &rows {
+        let mut line = vec![r.to_string()];
+        for c in &cols {
+            let cell = results
+                .cells
+                .iter()
+                .find(|x| &field(x, &spec.rows) == r && &field(x, &spec.columns) == c);
+            line.push(match cell.and_then(|x| x.point) {
+                None => "-".into(),
+                Some(p) if p.outcome == Outcome::Failed => "FAILED".into(),
+                Some(p) if p.outcome == Outcome::Skipped => "skipped".into(),
+                Some(p) => p
+                    .metric(&spec.value)
+                    .map(|v| super::format::format_value(v, unit))
+                    .unwrap_or_else(|| "?".into()),
+            });
+        }
+        grid.push(line);
+    }
+    let widths: Vec<usize> = (0..grid[0].len())
+        .map(|i| {
+            grid.iter()
+                .map(|l| l.get(i).map_or(0, |s| s.chars().count()))
+                .max()
+                .unwrap_or(0)
+        })
+        .collect();
+    grid.iter()
+        .map(|l| {
+            l.iter()
+                .enumerate()
+                .map(|(i, s)| format!("{s:>w$}", w = widths[i]))
+                .collect::<Vec<_>>()
+                .join("  ")
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}

@@ -1,0 +1,88 @@
+//! What the renderer is given: a directive's results per device, resolved and ready to draw.
+
+use crate::directive::Directive;
+use crate::papers::PaperTable;
+use crate::record::{DeviceRecord, Point};
+use crate::value::{ParamValue, Unit};
+use std::collections::BTreeMap;
+
+/// One cell of the sweep: a variant at one combination of axis values, and what was recorded.
+#[derive(Debug, Clone)]
+pub struct Cell<'a> {
+    pub variant: String,
+    /// Values of the directive's axes only (not every spec parameter).
+    pub axes: BTreeMap<String, ParamValue>,
+    /// `None` when nothing is recorded for this cell on this device.
+    pub point: Option<&'a Point>,
+    /// The recorded point's key no longer matches the current kernel/spec/axes.
+    pub stale: bool,
+}
+
+/// Provenance printed under each output.
+#[derive(Debug, Clone)]
+pub struct Provenance {
+    pub device_name: String,
+    pub cuda_version: String,
+    pub driver_version: Option<String>,
+    /// Date of the newest point shown (YYYY-MM-DD).
+    pub date: String,
+    pub commit: Option<String>,
+    pub tool_version: String,
+}
+
+/// The outcome of one `expect` claim on one device.
+#[derive(Debug, Clone)]
+pub struct ClaimView {
+    pub text: String,
+    pub status: ClaimStatus,
+    /// "holds at 8 of 8 sizes", "fails at N=640: …", "not evaluated: no data".
+    pub detail: String,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ClaimStatus {
+    Holds,
+    Fails,
+    NotEvaluated,
+}
+
+/// Everything recorded for a directive on one device.
+#[derive(Debug, Clone)]
+pub struct DeviceResults<'a> {
+    pub device: &'a DeviceRecord,
+    pub cells: Vec<Cell<'a>>,
+    pub provenance: Provenance,
+    pub claims: Vec<ClaimView>,
+}
+
+impl DeviceResults<'_> {
+    pub fn stale_count(&self) -> usize {
+        self.cells.iter().filter(|c| c.stale).count()
+    }
+    pub fn missing_count(&self) -> usize {
+        self.cells.iter().filter(|c| c.point.is_none()).count()
+    }
+}
+
+/// The renderer's whole input for one directive.
+#[derive(Debug, Clone)]
+pub struct DirectiveView<'a> {
+    pub directive: &'a Directive,
+    pub experiment_title: String,
+    /// Human label of each variant, in display order.
+    pub variant_labels: Vec<(String, String)>,
+    /// Unit and label of every metric the directive may name (built-in and the spec's custom ones).
+    pub metrics: BTreeMap<String, MetricInfo>,
+    /// One entry per device shown; empty when nothing is recorded anywhere.
+    pub devices: Vec<DeviceResults<'a>>,
+    pub paper: Option<&'a PaperTable>,
+    /// Cells the directive asks for (for the "no recording" box and counts).
+    pub expected_cells: usize,
+}
+
+/// How a metric is labelled and formatted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricInfo {
+    pub label: String,
+    pub unit: Unit,
+}

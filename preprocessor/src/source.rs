@@ -1,0 +1,57 @@
+//! A source file being parsed (chapter or spec) and helpers to point diagnostics into it.
+
+use crate::diagnostic::{Diagnostic, Level};
+use std::ops::Range;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// A file's path (as shown to the user) and its whole text.
+#[derive(Debug, Clone)]
+pub struct SourceFile {
+    pub path: PathBuf,
+    pub text: Arc<str>,
+}
+
+impl SourceFile {
+    pub fn new(path: impl Into<PathBuf>, text: impl Into<Arc<str>>) -> Self {
+        SourceFile { path: path.into(), text: text.into() }
+    }
+
+    /// An error pointing at `span` (byte offsets into this file).
+    pub fn error(&self, span: Range<usize>, message: impl Into<String>, label: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            level: Level::Error,
+            message: message.into(),
+            path: self.path.clone(),
+            source: self.text.to_string(),
+            span,
+            label: label.into(),
+            help: None,
+        }
+    }
+}
+
+/// Adds a `help:` line to a diagnostic.
+pub fn with_help(mut diag: Diagnostic, help: Option<String>) -> Diagnostic {
+    diag.help = help;
+    diag
+}
+
+/// Turns a TOML parse error into a diagnostic, with a "did you mean" for unknown keys.
+/// `base` is where the TOML text starts inside `file`.
+pub fn toml_error(file: &SourceFile, base: usize, err: &toml::de::Error) -> Diagnostic {
+    let span = err.span().map(|s| s.start + base..s.end + base).unwrap_or(base..base);
+    let message = err.message().trim().to_string();
+    let help = unknown_field_help(&message);
+    let label = if message.starts_with("unknown field") { "unknown key" } else { "here" };
+    with_help(file.error(span, message.clone(), label), help)
+}
+
+/// For serde's "unknown field `axs`, expected one of `a`, `b`" messages: the nearest valid key.
+fn unknown_field_help(message: &str) -> Option<String> {
+    let rest = message.strip_prefix("unknown field `")?;
+    let (name, rest) = rest.split_once('`')?;
+    let candidates: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
+    crate::diagnostic::did_you_mean(name, candidates.iter().copied())
+        .or_else(|| Some(format!("valid keys: {}", candidates.join(", "))))
+}

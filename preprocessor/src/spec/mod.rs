@@ -1,0 +1,28 @@
+//! Experiment specs (`kernels/<name>/experiment.toml`): two-stage parsing into `Experiment`.
+
+pub mod model;
+pub mod raw;
+pub mod validate;
+
+pub use model::*;
+
+use crate::diagnostic::Diagnostic;
+use crate::source::{SourceFile, toml_error};
+use std::path::Path;
+
+/// Loads and validates `kernels/<name>/experiment.toml` below `book_root`.
+pub fn load(book_root: &Path, kernels_dir: &Path, name: &str) -> Result<Experiment, Vec<Diagnostic>> {
+    let dir = kernels_dir.join(name);
+    let path = dir.join("experiment.toml");
+    let shown = path.strip_prefix(book_root).unwrap_or(&path).to_path_buf();
+    let text = match std::fs::read_to_string(&path) {
+        Ok(t) => t,
+        Err(e) => {
+            let file = SourceFile::new(shown, "");
+            return Err(vec![file.error(0..0, format!("cannot read the experiment spec: {e}"), "")]);
+        }
+    };
+    let file = SourceFile::new(shown, text.as_str());
+    let raw = raw::parse(&text).map_err(|e| vec![toml_error(&file, 0, &e)])?;
+    validate::validate(raw, name, &dir, book_root, &file)
+}

@@ -1,0 +1,157 @@
+//! The validated experiment spec: buffers, verification, metrics and variants, ready to plan and run.
+
+use crate::expr::Expr;
+use crate::value::{ElemType, ParamValue, Unit};
+use std::path::PathBuf;
+
+/// A validated `kernels/<name>/experiment.toml`.
+#[derive(Debug, Clone)]
+pub struct Experiment {
+    pub name: String,
+    /// The experiment's folder (`kernels/<name>`).
+    pub dir: PathBuf,
+    pub title: String,
+    pub notes: Option<String>,
+    /// Extra files (same folder) hashed into every point's key.
+    pub includes: Vec<PathBuf>,
+    /// Parameters with their defaults, in written order.
+    pub params: Vec<(String, ParamValue)>,
+    pub buffers: Vec<BufferSpec>,
+    pub verify: VerifySpec,
+    pub metrics: MetricsSpec,
+    pub variants: Vec<Variant>,
+    /// Spec text every point depends on (buffers, verification, metrics), hashed into keys.
+    pub common_key_text: String,
+}
+
+impl Experiment {
+    /// How a variant's output is checked: its own override or the spec's.
+    pub fn verify_for<'a>(&'a self, variant: &'a Variant) -> &'a VerifySpec {
+        variant.verify.as_ref().unwrap_or(&self.verify)
+    }
+
+    pub fn variant(&self, name: &str) -> Option<&Variant> {
+        self.variants.iter().find(|v| v.name == name)
+    }
+    pub fn buffer(&self, name: &str) -> Option<&BufferSpec> {
+        self.buffers.iter().find(|b| b.name == name)
+    }
+    pub fn param_default(&self, name: &str) -> Option<&ParamValue> {
+        self.params.iter().find(|(n, _)| n == name).map(|(_, v)| v)
+    }
+}
+
+#[derive(Debug, Clone)]
+pub struct BufferSpec {
+    pub name: String,
+    pub elem: ElemType,
+    pub len: Expr,
+    pub init: Init,
+    pub output: bool,
+    pub constant: bool,
+}
+
+pub use crate::engine::init::Init;
+
+#[derive(Debug, Clone)]
+pub enum Reference {
+    /// A built-in CPU reference (`matmul`, `transpose`, …).
+    Builtin(String),
+    /// Another variant's output.
+    Variant(String),
+}
+
+#[derive(Debug, Clone)]
+pub struct VerifySpec {
+    pub reference: Reference,
+    pub inputs: Vec<String>,
+    pub output: String,
+    pub dims: Vec<(String, Expr)>,
+    pub tolerance: f64,
+    pub formula: Option<Expr>,
+}
+
+#[derive(Debug, Clone)]
+pub struct CustomMetric {
+    pub name: String,
+    pub expr: Expr,
+    pub unit: Unit,
+    pub label: String,
+}
+
+#[derive(Debug, Clone, Default)]
+pub struct MetricsSpec {
+    pub bytes: Option<Expr>,
+    pub flops: Option<Expr>,
+    pub custom: Vec<CustomMetric>,
+}
+
+/// What a variant executes.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Exec {
+    Kernel { function: String, source: PathBuf },
+    Cpu(String),
+    Library(String),
+}
+
+/// A scalar kernel argument's type.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ScalarType {
+    I32,
+    U32,
+    I64,
+    F32,
+    F64,
+}
+
+#[derive(Debug, Clone)]
+pub enum ArgSpec {
+    Buffer(String),
+    /// `@in` / `@out` inside a multi-pass variant.
+    PassIn,
+    PassOut,
+    Scalar(ScalarType, Expr),
+}
+
+#[derive(Debug, Clone)]
+pub struct LoopSpec {
+    pub var: String,
+    pub count: Expr,
+}
+
+#[derive(Debug, Clone)]
+pub struct PassSpec {
+    pub count: Expr,
+    pub next: Expr,
+    pub input: String,
+    pub scratch: [String; 2],
+    pub result: String,
+}
+
+#[derive(Debug, Clone)]
+pub struct Variant {
+    pub name: String,
+    pub label: String,
+    pub exec: Exec,
+    /// `-D NAME=value`: value is an expression, or a literal string.
+    pub defines: Vec<(String, DefineValue)>,
+    pub grid: Vec<Expr>,
+    pub block: Vec<Expr>,
+    pub shared: Option<Expr>,
+    pub args: Vec<ArgSpec>,
+    pub loop_: Option<LoopSpec>,
+    pub passes: Option<PassSpec>,
+    pub options: Vec<String>,
+    /// Custom metric formulas that differ for this variant.
+    pub metrics: Vec<(String, Expr)>,
+    /// This variant's verification, when it overrides the spec's `[verify]`.
+    pub verify: Option<VerifySpec>,
+    /// The variant's own spec text, hashed into its points' keys.
+    pub key_text: String,
+}
+
+#[derive(Debug, Clone)]
+pub enum DefineValue {
+    Expr(Expr),
+    Literal(String),
+}

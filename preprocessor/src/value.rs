@@ -1,0 +1,144 @@
+//! Parameter values (int / float / string) and measured quantities tagged with a unit.
+
+use serde::{Deserialize, Serialize};
+use std::fmt;
+
+/// The value of one experiment parameter at one point (`N = 1024`, `BLOCK = "16x32"`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(untagged)]
+pub enum ParamValue {
+    Int(i64),
+    Float(f64),
+    Str(String),
+}
+
+impl ParamValue {
+    /// The numeric value, if the parameter is a number.
+    pub fn as_f64(&self) -> Option<f64> {
+        match self {
+            ParamValue::Int(i) => Some(*i as f64),
+            ParamValue::Float(f) => Some(*f),
+            ParamValue::Str(_) => None,
+        }
+    }
+
+    /// Parses `"16x32"` into `(16, 32)`.
+    pub fn as_dim2(&self) -> Option<(i64, i64)> {
+        let ParamValue::Str(s) = self else { return None };
+        let (a, b) = s.split_once('x')?;
+        Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
+    }
+
+    /// Orders values for table rows and chart axes: numbers numerically, then strings
+    /// (dimension strings by their product, then lexically).
+    pub fn sort_key(&self) -> (u8, f64, String) {
+        match self {
+            ParamValue::Int(i) => (0, *i as f64, String::new()),
+            ParamValue::Float(f) => (0, *f, String::new()),
+            ParamValue::Str(s) => match self.as_dim2() {
+                Some((a, b)) => (1, (a * b) as f64 + a as f64 / 1e6, s.clone()),
+                None => (2, 0.0, s.clone()),
+            },
+        }
+    }
+}
+
+impl fmt::Display for ParamValue {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ParamValue::Int(i) => write!(f, "{i}"),
+            ParamValue::Float(x) => write!(f, "{x}"),
+            ParamValue::Str(s) => f.write_str(s),
+        }
+    }
+}
+
+/// A measured or derived value with its unit hint ("ms", "GB/s", "%", "FLOP/B").
+#[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
+pub struct Quantity {
+    pub value: f64,
+    pub unit: Unit,
+}
+
+/// Units a metric can carry; the renderer formats each consistently.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
+pub enum Unit {
+    #[serde(rename = "ms")]
+    Millis,
+    #[serde(rename = "s")]
+    Seconds,
+    #[serde(rename = "GB/s")]
+    GigabytesPerSec,
+    #[serde(rename = "GFLOP/s")]
+    GflopsPerSec,
+    #[serde(rename = "GIPS")]
+    Gips,
+    #[serde(rename = "%")]
+    Percent,
+    #[serde(rename = "FLOP/B")]
+    FlopPerByte,
+    #[serde(rename = "B")]
+    Bytes,
+    #[serde(rename = "×")]
+    Ratio,
+    #[serde(rename = "")]
+    Count,
+}
+
+impl Unit {
+    /// The unit as printed in a table header.
+    pub fn symbol(self) -> &'static str {
+        match self {
+            Unit::Millis => "ms",
+            Unit::Seconds => "s",
+            Unit::GigabytesPerSec => "GB/s",
+            Unit::GflopsPerSec => "GFLOP/s",
+            Unit::Gips => "GIPS",
+            Unit::Percent => "%",
+            Unit::FlopPerByte => "FLOP/B",
+            Unit::Bytes => "B",
+            Unit::Ratio => "×",
+            Unit::Count => "",
+        }
+    }
+
+    /// Parses a unit as written in a spec or a paper's CSV.
+    pub fn parse(s: &str) -> Option<Unit> {
+        Some(match s.trim() {
+            "ms" => Unit::Millis,
+            "s" => Unit::Seconds,
+            "GB/s" => Unit::GigabytesPerSec,
+            "GFLOP/s" | "GFLOPS" => Unit::GflopsPerSec,
+            "GIPS" => Unit::Gips,
+            "%" => Unit::Percent,
+            "FLOP/B" => Unit::FlopPerByte,
+            "B" | "bytes" => Unit::Bytes,
+            "x" | "×" => Unit::Ratio,
+            "" | "count" => Unit::Count,
+            _ => return None,
+        })
+    }
+
+    /// Whether a larger value is better (bandwidth) or worse (time); drives "best per row".
+    pub fn higher_is_better(self) -> bool {
+        !matches!(self, Unit::Millis | Unit::Seconds)
+    }
+}
+
+/// The unit of a built-in metric name, when the name is one of ours.
+pub fn builtin_metric_unit(name: &str) -> Option<Unit> {
+    Some(match name {
+        "time_ms" => Unit::Millis,
+        "time_s" => Unit::Seconds,
+        "gbps" => Unit::GigabytesPerSec,
+        "gflops" => Unit::GflopsPerSec,
+        "gips" => Unit::Gips,
+        "pct_bw" | "pct_fp32" | "pct_cublas" => Unit::Percent,
+        "cgma" => Unit::FlopPerByte,
+        "speedup" => Unit::Ratio,
+        _ => return None,
+    })
+}
+
+
+pub use crate::engine::host_data::ElemType;

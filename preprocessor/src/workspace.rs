@@ -1,0 +1,142 @@
+//! A book on disk as the tool sees it: root, options, specs and papers loaded once, and the
+//! scan of chapters for directives.
+
+use crate::config::Config;
+use crate::diagnostic::Diagnostic;
+use crate::directive::fence::{Fence, FenceKind, find_fences};
+use crate::directive::validate::BodyContext;
+use crate::directive::{Directive, Location, raw, validate};
+use crate::papers::PaperTable;
+use crate::plan::SourceCache;
+use crate::record::DataDir;
+use crate::source::{SourceFile, toml_error};
+use crate::spec::{self, Experiment};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+
+type SpecResult = Result<Arc<Experiment>, Vec<Diagnostic>>;
+
+/// The book being processed.
+pub struct Workspace {
+    pub root: PathBuf,
+    /// The chapters' folder (`book/`), from `book.toml`'s `src`.
+    pub src_dir: PathBuf,
+    pub config: Config,
+    pub sources: SourceCache,
+    specs: Mutex<HashMap<String, SpecResult>>,
+    papers: Mutex<HashMap<String, Option<Arc<PaperTable>>>>,
+}
+
+/// A directive found in a chapter, parsed or not.
+pub struct FoundDirective {
+    pub chapter_name: String,
+    /// Chapter path relative to the chapters' folder.
+    pub chapter_path: PathBuf,
+    pub fence: Fence,
+    pub parsed: Result<(Directive, Arc<Experiment>), Vec<Diagnostic>>,
+}
+
+impl Workspace {
+    pub fn new(root: impl Into<PathBuf>, src: impl AsRef<Path>, config: Config) -> Self {
+        let root = root.into();
+        Workspace {
+            src_dir: root.join(src),
+            root,
+            config,
+            sources: SourceCache::default(),
+            specs: Mutex::new(HashMap::new()),
+            papers: Mutex::new(HashMap::new()),
+        }
+    }
+
+    pub fn data(&self) -> DataDir {
+        DataDir::new(self.config.data_dir(&self.root))
+    }
+
+    /// The experiment spec `name`, loaded and validated once.
+    pub fn spec(&self, name: &str) -> SpecResult {
+        let mut specs = self.specs.lock().unwrap_or_else(|e| e.into_inner());
+        specs
+            .entry(name.to_string())
+            .or_insert_with(|| spec::load(&self.root, &self.config.kernels_dir(&self.root), name).map(Arc::new))
+            .clone()
+    }
+
+    /// Names of every experiment folder under `kernels/` (those with an `experiment.toml`).
+    pub fn experiment_names(&self) -> Vec<String> {
+        let dir = self.config.kernels_dir(&self.root);
+        let mut names: Vec<String> = std::fs::read_dir(&dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter(|e| e.path().join("experiment.toml").is_file())
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .collect();
+        names.sort();
+        names
+    }
+
+    /// A paper table by id (`widuch2010/table3`); `None` if absent or unreadable (the directive
+    /// validation reports a missing file).
+    pub fn paper(&self, id: &str) -> Result<Option<Arc<PaperTable>>, String> {
+        let mut papers = self.papers.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(p) = papers.get(id) {
+            return Ok(p.clone());
+        }
+        let table = match PaperTable::load(&self.config.data_dir(&self.root), id) {
+            Ok(t) => Some(Arc::new(t)),
+            Err(e) => return Err(e.to_string()),
+        };
+        papers.insert(id.to_string(), table.clone());
+        Ok(table)
+    }
+
+    fn paper_exists(&self, id: &str) -> bool {
+        self.config.data_dir(&self.root).join("papers").join(format!("{id}.csv")).is_file()
+    }
+
+    /// Finds and parses every directive of a chapter. `path` is relative to the chapters' folder.
+    pub fn scan_chapter(&self, name: &str, path: &Path, content: &str) -> Vec<FoundDirective> {
+        let shown = self.src_dir.strip_prefix(&self.root).unwrap_or(&self.src_dir).join(path);
+        let file = SourceFile::new(shown, content);
+        let mut index = 0;
+        find_fences(content)
+            .into_iter()
+            .map(|fence| {
+                let parsed = match fence.kind {
+                    FenceKind::Status => Err(Vec::new()),
+                    FenceKind::Experiment => {
+                        index += 1;
+                        let location = Location {
+                            chapter: path.to_path_buf(),
+                            index,
+                            line: crate::diagnostic::line_col(content, fence.block.start).0,
+                        };
+                        self.parse_directive(&file, &fence, location)
+                    }
+                };
+                FoundDirective { chapter_name: name.to_string(), chapter_path: path.to_path_buf(), fence, parsed }
+            })
+            .collect()
+    }
+
+    fn parse_directive(&self, file: &SourceFile, fence: &Fence, location: Location) -> Result<(Directive, Arc<Experiment>), Vec<Diagnostic>> {
+        let raw = raw::parse(&fence.body).map_err(|e| vec![toml_error(file, fence.body_start, &e)])?;
+        let exp = match self.spec(raw.experiment.get_ref()) {
+            Ok(exp) => exp,
+            Err(mut diags) => {
+                let span = raw.experiment.span();
+                let span = span.start + fence.body_start..span.end + fence.body_start;
+                let known = self.experiment_names();
+                let help = crate::diagnostic::did_you_mean(raw.experiment.get_ref(), known.iter().map(String::as_str));
+                let lead = file.error(span, format!("experiment `{}` could not be loaded", raw.experiment.get_ref()), "named here");
+                diags.insert(0, crate::source::with_help(lead, help));
+                return Err(diags);
+            }
+        };
+        let ctx = BodyContext { file, body_start: fence.body_start, location };
+        let directive = validate::validate(raw, &exp, &ctx, &|id| self.paper_exists(id))?;
+        Ok((directive, exp))
+    }
+}

@@ -1,0 +1,19 @@
+#!/usr/bin/env bash
+# Builds the release binary and the GPU test executables here (where Rust is), and copies them
+# into .device-bin/ (git-ignored) for the `device` tool to carry to the GPU machine.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+cargo build --release
+rm -rf .device-bin && mkdir -p .device-bin/tests
+cp target/release/mdbook-gpulab .device-bin/
+cargo test --release --no-run --message-format=json 2>/dev/null \
+  | python3 -c '
+import json, sys, shutil, os
+for line in sys.stdin:
+    try: m = json.loads(line)
+    except ValueError: continue
+    if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] != ["bin"]:
+        name = m["target"]["name"]
+        shutil.copy(m["executable"], os.path.join(".device-bin/tests", name))
+'
+ls -la .device-bin .device-bin/tests

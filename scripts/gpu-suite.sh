@@ -1,0 +1,38 @@
+#!/usr/bin/env bash
+# Runs on the GPU machine (through the `device` tool), in one call:
+#   1. the GPU test suite (tests marked #[ignore] for needing a GPU),
+#   2. the recordings of the whole handbook (`mdbook-gpulab record`),
+#   3. the fidelity benchmark (engine vs an independent timer),
+# and writes an archive of data/ plus the logs to $OUT.
+# Binaries are built on a machine with Rust by scripts/build-device-bin.sh into .device-bin/.
+set -uo pipefail
+OUT=${OUT:-/tmp/gpulab-out}
+mkdir -p "$OUT"
+BIN=$PWD/.device-bin
+export PATH="$BIN:$PATH"
+STEPS=${STEPS:-tests,record,fidelity}
+nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt"
+mdbook-gpulab devices | tee "$OUT/devices.txt"
+
+if [[ $STEPS == *tests* ]]; then
+  : > "$OUT/gpu-tests.log"
+  for t in "$BIN"/tests/*; do
+    echo "== $(basename "$t")" | tee -a "$OUT/gpu-tests.log"
+    "$t" --ignored --test-threads=1 2>&1 | tee -a "$OUT/gpu-tests.log" | grep -E "^test |test result" 
+  done
+  echo "GPU TESTS: $(grep -c '\.\.\. ok$' "$OUT/gpu-tests.log") passed, $(grep -c '\.\.\. FAILED$' "$OUT/gpu-tests.log") failed"
+fi
+
+if [[ $STEPS == *record* ]]; then
+  start=$(date +%s)
+  mdbook-gpulab record . ${RECORD_ARGS:-} 2>&1 | tee "$OUT/record.log"
+  echo "RECORD: $(( $(date +%s) - start )) s wall time for the whole handbook" | tee -a "$OUT/record.log"
+fi
+
+if [[ $STEPS == *fidelity* ]]; then
+  PYTHONUNBUFFERED=1 python3 scripts/fidelity.py 2>&1 | tee "$OUT/fidelity.log"
+fi
+
+tar czf "$OUT/data.tgz" data
+mdbook-gpulab list . > "$OUT/list.txt" 2>&1 || true
+tail -n 40 "$OUT/list.txt"
