@@ -9,6 +9,7 @@ set -uo pipefail
 OUT=${OUT:-/tmp/gpulab-out}
 mkdir -p "$OUT"
 BIN=$PWD/.device-bin
+export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PATH="$BIN:$PATH"
 STEPS=${STEPS:-tests,record,fidelity}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt"

@@ -5,6 +5,7 @@ mod book;
 mod build;
 mod check;
 mod devices;
+mod launch_info;
 mod list;
 mod protocol;
 mod record;
@@ -72,6 +73,16 @@ enum Command {
     },
     /// List the GPUs visible, with their peaks.
     Devices,
+    /// Internal: print the resolved launch of a kernel variant at a point (for scripts/fidelity.py).
+    #[command(hide = true)]
+    LaunchInfo {
+        experiment: String,
+        variant: String,
+        /// Parameter values, `N=4096`.
+        assignments: Vec<String>,
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
+    },
     /// Internal: run a job from stdin in a worker process.
     #[command(hide = true)]
     Worker,
@@ -107,6 +118,7 @@ pub fn main() -> ExitCode {
         }
         Some(Command::Run { target, dir }) => run_cell::run(&dir, &target),
         Some(Command::Devices) => devices::run(),
+        Some(Command::LaunchInfo { experiment, variant, assignments, dir }) => launch_info::run(&dir, &experiment, &variant, &assignments),
         Some(Command::Worker) => return crate::engine::execute::worker_main(),
     };
     match result {

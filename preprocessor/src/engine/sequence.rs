@@ -84,6 +84,25 @@ impl Sequence {
         self.launches.len()
     }
 
+    /// Each launch as (grid, block, shared, args) with pass buffers named (for scripts).
+    pub fn describe(&self) -> Vec<([u32; 3], [u32; 3], u32, Vec<Arg>)> {
+        self.launches
+            .iter()
+            .map(|l| {
+                let args = l
+                    .args
+                    .iter()
+                    .map(|a| match a {
+                        Arg::PassIn => Arg::Buffer(l.pass_in.clone().unwrap_or_default()),
+                        Arg::PassOut => Arg::Buffer(l.pass_out.clone().unwrap_or_default()),
+                        other => other.clone(),
+                    })
+                    .collect();
+                (l.grid, l.block, l.shared, args)
+            })
+            .collect()
+    }
+
     pub fn is_empty(&self) -> bool {
         self.launches.is_empty()
     }

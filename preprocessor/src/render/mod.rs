@@ -23,7 +23,7 @@ pub mod text;
 pub mod view;
 
 #[cfg(test)]
-pub(crate) mod fixture;
+mod fixture;
 #[cfg(test)]
 mod tests;
 

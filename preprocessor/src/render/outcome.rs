@@ -31,10 +31,12 @@ impl CellState {
 
     pub fn of_point(point: &Point, metric: &str) -> CellState {
         match point.outcome {
-            Outcome::Ok if metric == "limiter" => match point.attributes.as_ref().and_then(|a| a.occupancy.as_ref()) {
-                Some(o) => CellState::Text(o.limiter.clone()),
-                None => CellState::NoValue,
-            },
+            Outcome::Ok if metric == "limiter" => {
+                match point.attributes.as_ref().and_then(|a| a.occupancy.as_ref()) {
+                    Some(o) => CellState::Text(o.limiter.clone()),
+                    None => CellState::NoValue,
+                }
+            }
             Outcome::Ok => match point.metric(metric) {
                 Some(v) if v.is_finite() => CellState::Value(v),
                 _ => CellState::NoValue,

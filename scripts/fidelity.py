@@ -1,0 +1,99 @@
+#!/usr/bin/env python3
+"""Fidelity benchmark: the engine's recorded time vs an independent timer on the same .cu source.
+
+For each case the engine's median (from data/<device>/<experiment>.json, recorded by
+`mdbook-gpulab record` in the same call) is compared with CuPy: the same source compiled with the
+same defines (`mdbook-gpulab launch-info` resolves them with the engine's own code), the same
+launches, timed with CuPy's benchmark helper (cupyx.profiler.benchmark: CUDA events per run),
+with the L2 cache flushed before every run like the engine's cold mode. Prints each ratio.
+Target: every ratio within +-3 %.
+"""
+import json, os, statistics, subprocess, sys
+
+import cupy as cp
+from cupyx.profiler import benchmark
+
+CASES = [
+    ("coalescing", "copy_vec4", {"N": 16384}),
+    ("transpose_conrad", "tile32", {"N": 16384}),
+    ("reduction", "best", {"N": 268435456}),
+    ("sgemm", "warptile", {"N": 4096}),
+]
+TYPES = {"f32": cp.float32, "f64": cp.float64, "i32": cp.int32, "u32": cp.uint32}
+
+
+def launch_info(exp, variant, params):
+    args = ["mdbook-gpulab", "launch-info", exp, variant] + [f"{k}={v}" for k, v in params.items()]
+    return json.loads(subprocess.check_output(args))
+
+
+def engine_median(exp, variant, params):
+    devices = [d for d in os.listdir("data") if d != "papers" and os.path.isdir(os.path.join("data", d))]
+    name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
+    slug = "-".join("".join(c.lower() if c.isalnum() else " " for c in name).split())
+    path = os.path.join("data", slug, f"{exp}.json")
+    if not os.path.exists(path):
+        return None, f"no recording {path} (devices: {devices})"
+    rec = json.load(open(path))
+    for p in rec["points"]:
+        if p["variant"] == variant and all(p["params"].get(k) == v for k, v in params.items()):
+            if p["outcome"] != "ok":
+                return None, f"recorded point failed: {p.get('failure')}"
+            return p["timing"]["median_ms"], None
+    return None, "point not recorded"
+
+
+def main():
+    l2 = cp.cuda.runtime.getDeviceProperties(0)["l2CacheSize"]
+    flush = cp.empty(2 * l2, dtype=cp.uint8)
+    rows = []
+    for exp, variant, params in CASES:
+        info = launch_info(exp, variant, params)
+        src = open(info["source"]).read()
+        opts = tuple(info["options"]) + ("-std=c++17", "--gpu-architecture=sm_90")
+        mod = cp.RawModule(code=src, options=opts, name_expressions=None)
+        fn = mod.get_function(info["function"])
+        bufs = {}
+        for b in info["buffers"]:
+            dt = TYPES[b["type"]]
+            n = max(int(b["len"]), 1)
+            bufs[b["name"]] = (cp.random.random(n) * 8).astype(dt) if dt in (cp.int32, cp.uint32) else cp.random.random(n, dtype=cp.float64).astype(dt)
+
+        def arg(a):
+            if "buffer" in a:
+                return bufs[a["buffer"]]
+            (t, v), = a.items()
+            return {"i32": cp.int32, "u32": cp.uint32, "i64": cp.int64, "f32": cp.float32, "f64": cp.float64}[t](v)
+
+        launches = [(tuple(l["grid"]), tuple(l["block"]), tuple(arg(a) for a in l["args"]), int(l["shared"])) for l in info["launches"]]
+        if any(s > 48 * 1024 for *_, s in launches):
+            fn.max_dynamic_shared_size_bytes = max(s for *_, s in launches)
+
+        def run():
+            for grid, block, args, shared in launches:
+                fn(grid, block, args, shared_mem=shared)
+
+        def flush_l2():
+            flush.fill(1)
+
+        res = benchmark(run, n_warmup=3, n_repeat=50, pre_fn=lambda: flush_l2() or None)
+        # cupyx benchmark times pre_fn separately? No: it times only `run`, with events per repeat.
+        ind = float(statistics.median(res.gpu_times[0])) * 1e3
+        eng, why = engine_median(exp, variant, params)
+        rows.append((exp, variant, params, eng, ind, why))
+    print("\nFIDELITY (engine median / CuPy benchmark median, same source, cold L2)")
+    print(f"{'case':42} {'engine ms':>10} {'cupy ms':>10} {'ratio':>7}")
+    worst = 0.0
+    for exp, variant, params, eng, ind, why in rows:
+        case = f"{exp}/{variant} " + " ".join(f"{k}={v}" for k, v in params.items())
+        if eng is None:
+            print(f"{case:42} {'-':>10} {ind:10.4f} {'-':>7}  ({why})")
+            continue
+        r = eng / ind
+        worst = max(worst, abs(r - 1))
+        print(f"{case:42} {eng:10.4f} {ind:10.4f} {r:7.3f}")
+    print(f"worst deviation: {worst*100:.1f} % (target: within 3 %)")
+
+
+if __name__ == "__main__":
+    main()
