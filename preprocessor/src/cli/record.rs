@@ -4,6 +4,7 @@
 use crate::engine::job::JobPoint;
 use crate::engine::recorder::{Recorder, rules_for};
 use crate::plan::{Shard, plan};
+use crate::record::FailureKind;
 use crate::results::{Recordings, find_point};
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -35,7 +36,11 @@ pub fn run(dir: &Path, rerun: Option<Option<String>>, shard: Option<Shard>, only
         let mine = recs.iter().find(|r| r.device.slug == device);
         let entry = by_exp.entry(exp.name.clone()).or_insert_with(|| (rules_for(&ws, &d.measure, d.budget_s), Vec::new()));
         for p in plan(d, exp, &ws.sources)? {
-            let current = mine.and_then(|r| find_point(r, &p)).is_some_and(|q| q.key == p.key);
+            // A point that crashed or timed out is tried again; a wrong result is not (it is
+            // deterministic until the kernel or spec changes, which changes the key).
+            let current = mine.and_then(|r| find_point(r, &p)).is_some_and(|q| {
+                q.key == p.key && !q.failure.as_ref().is_some_and(|f| matches!(f.kind, FailureKind::Timeout | FailureKind::Crash))
+            });
             let queued = entry.1.iter().any(|q| q.variant == p.variant && q.params == p.params);
             if (force || !current) && !queued {
                 entry.1.push(JobPoint { variant: p.variant, params: p.params, key: p.key });

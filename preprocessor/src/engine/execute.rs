@@ -287,7 +287,7 @@ impl PointRunner {
         seq.launch(&self.gpu, &kernel, &buffers).map_err(|e| launch_err(e.to_string()))?;
         self.gpu.synchronize().map_err(|e| launch_err(e.to_string()))?;
         let out = buffers.get(output).ok_or_else(|| launch_err(format!("no buffer `{output}`")))?.download().map_err(|e| launch_err(e.to_string()))?;
-        let timing = measure_gpu(&self.gpu, rules, &mut || seq.launch(&self.gpu, &kernel, &buffers).map_err(|e| match e {
+        let timing = measure_gpu(&self.gpu, rules, true, &mut || seq.launch(&self.gpu, &kernel, &buffers).map_err(|e| match e {
             super::sequence::SequenceError::Gpu(g) => g,
             other => crate::gpu::GpuError::InvalidConfig(other.to_string()),
         }))
@@ -343,7 +343,7 @@ impl PointRunner {
         blas.sgemm(n, &a, &b, &mut c).map_err(err)?;
         self.gpu.synchronize().map_err(err)?;
         let out = c.download().map_err(err)?;
-        let timing = measure_gpu(&self.gpu, rules, &mut || blas.sgemm(n, &a, &b, &mut c)).map_err(err)?;
+        let timing = measure_gpu(&self.gpu, rules, true, &mut || blas.sgemm(n, &a, &b, &mut c)).map_err(err)?;
         Ok((out, timing))
     }
 }

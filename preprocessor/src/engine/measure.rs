@@ -8,10 +8,13 @@ use crate::stats::{StopRule, summarize, throttled};
 use std::time::Instant;
 
 /// Times `run` (which queues the whole measured sequence) with CUDA events.
-pub fn measure_gpu(gpu: &Gpu, rules: &MeasureRules, run: &mut dyn FnMut() -> Result<(), GpuError>) -> Result<Timing, GpuError> {
+/// `warm`: the sequence has just run (the verification run), which then serves as the warm-up.
+pub fn measure_gpu(gpu: &Gpu, rules: &MeasureRules, warm: bool, run: &mut dyn FnMut() -> Result<(), GpuError>) -> Result<Timing, GpuError> {
     let timer = gpu.timer()?;
     // Warm-up (module load, first-touch, clocks ramping).
-    run()?;
+    if !warm {
+        run()?;
+    }
     gpu.synchronize()?;
     let stop = stop_rule(rules);
     let started = Instant::now();

@@ -214,7 +214,7 @@ pub fn validate(raw: RawSpec, name: &str, dir: &Path, root: &Path, file: &Source
         Some(v) if c.diags.is_empty() => v,
         _ => return Err(c.diags),
     };
-    let slice = |r: Range<usize>| file.text.get(r).unwrap_or("").to_string();
+    let slice = |r: Range<usize>| section_text(&file.text, r).to_string();
     let mut common_key_text: String = raw.buffers.iter().map(|b| slice(b.span())).collect::<Vec<_>>().join("\n");
     common_key_text.push_str(&slice(raw.verify.span()));
     for e in [&metrics.bytes, &metrics.flops].into_iter().flatten() {
@@ -311,6 +311,26 @@ fn validate_verify(
         tolerance: v.tolerance.unwrap_or(default_tol),
         formula,
     })
+}
+
+/// The text of a spec section for cache keys. TOML spans of a `[table]` / `[[array]]` cover only
+/// its header line, so a header's section runs on to the next header (or the end of the file).
+pub fn section_text(text: &str, span: Range<usize>) -> &str {
+    let Some(head) = text.get(span.clone()) else { return "" };
+    if !head.trim_start().starts_with('[') {
+        return head;
+    }
+    let body_start = span.end.min(text.len());
+    let mut end = text.len();
+    let mut offset = body_start;
+    for line in text[body_start..].split_inclusive('\n') {
+        if line.trim_start().starts_with('[') {
+            end = offset;
+            break;
+        }
+        offset += line.len();
+    }
+    &text[span.start..end]
 }
 
 fn parse_init(v: &toml::Value) -> Option<Init> {
@@ -503,5 +523,25 @@ fn check_bufname(c: &mut Checker, s: &Spanned<String>, buffers: &BTreeSet<String
     if !buffers.contains(s.get_ref()) {
         let help = did_you_mean(s.get_ref(), buffers.iter().map(String::as_str));
         c.err_help(s.span(), format!("no buffer named `{}`", s.get_ref()), "unknown buffer", help);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::section_text;
+
+    #[test]
+    fn section_text_runs_from_a_header_to_the_next() {
+        let t = "[[buffer]]\nname = \"a\"\n\n[verify]\ntolerance = 1e-4\n[[variant]]\nname = \"v\"\n";
+        let v = t.find("[verify]").unwrap();
+        assert_eq!(section_text(t, v..v + 8), "[verify]\ntolerance = 1e-4\n");
+        let last = t.find("[[variant]]").unwrap();
+        assert_eq!(section_text(t, last..last + 11), "[[variant]]\nname = \"v\"\n");
+    }
+
+    #[test]
+    fn inline_tables_keep_their_own_span() {
+        let t = "verify = { tolerance = 1 }";
+        assert_eq!(section_text(t, 9..26), "{ tolerance = 1 }");
     }
 }
