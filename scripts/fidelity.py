@@ -4,14 +4,13 @@
 For each case the engine's median (from data/<device>/<experiment>.json, recorded by
 `mdbook-gpulab record` in the same call) is compared with CuPy: the same source compiled with the
 same defines (`mdbook-gpulab launch-info` resolves them with the engine's own code), the same
-launches, timed with CuPy's benchmark helper (cupyx.profiler.benchmark: CUDA events per run),
+launches, timed with CuPy's own CUDA events around each run (a separate process and module load),
 with the L2 cache flushed before every run like the engine's cold mode. Prints each ratio.
 Target: every ratio within +-3 %.
 """
 import json, os, statistics, subprocess, sys
 
 import cupy as cp
-from cupyx.profiler import benchmark
 
 CASES = [
     ("coalescing", "copy_vec4", {"N": 16384}),
@@ -76,12 +75,21 @@ def main():
         def flush_l2():
             flush.fill(1)
 
-        res = benchmark(run, n_warmup=3, n_repeat=50, pre_fn=lambda: flush_l2() or None)
-        # cupyx benchmark times pre_fn separately? No: it times only `run`, with events per repeat.
-        ind = float(statistics.median(res.gpu_times[0])) * 1e3
+        for _ in range(3):
+            run()
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        times = []
+        for _ in range(50):
+            flush_l2()
+            start.record()
+            run()
+            end.record()
+            end.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, end))
+        ind = float(statistics.median(times))
         eng, why = engine_median(exp, variant, params)
         rows.append((exp, variant, params, eng, ind, why))
-    print("\nFIDELITY (engine median / CuPy benchmark median, same source, cold L2)")
+    print("\nFIDELITY (engine median / CuPy-events median, same source, cold L2)")
     print(f"{'case':42} {'engine ms':>10} {'cupy ms':>10} {'ratio':>7}")
     worst = 0.0
     for exp, variant, params, eng, ind, why in rows:
