@@ -60,7 +60,9 @@ impl Default for Config {
 impl Config {
     /// Reads `[preprocessor.gpulab]` from mdBook's config.
     pub fn from_mdbook(cfg: &mdbook_preprocessor::config::Config) -> anyhow::Result<Config> {
-        Ok(cfg.get::<Config>("preprocessor.gpulab")?.unwrap_or_default())
+        Ok(cfg
+            .get::<Config>("preprocessor.gpulab")?
+            .unwrap_or_default())
     }
 
     pub fn data_dir(&self, root: &Path) -> PathBuf {

@@ -23,12 +23,19 @@ pub enum Error {
 }
 
 fn render_all(diags: &[Diagnostic]) -> String {
-    diags.iter().map(|d| d.render(false)).collect::<Vec<_>>().join("\n")
+    diags
+        .iter()
+        .map(|d| d.render(false))
+        .collect::<Vec<_>>()
+        .join("\n")
 }
 
 impl Error {
     pub fn io(path: impl Into<PathBuf>, err: impl std::fmt::Display) -> Self {
-        Error::Io { path: path.into(), message: err.to_string() }
+        Error::Io {
+            path: path.into(),
+            message: err.to_string(),
+        }
     }
 }
 

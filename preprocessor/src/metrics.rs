@@ -12,7 +12,13 @@ use std::collections::{BTreeMap, HashMap};
 pub fn metric_infos(exp: &Experiment) -> BTreeMap<String, MetricInfo> {
     let mut m = BTreeMap::new();
     let mut add = |name: &str, label: &str, unit: Unit| {
-        m.insert(name.to_string(), MetricInfo { label: label.to_string(), unit });
+        m.insert(
+            name.to_string(),
+            MetricInfo {
+                label: label.to_string(),
+                unit,
+            },
+        );
     };
     add("time_ms", "time", Unit::Millis);
     add("gbps", "bandwidth", Unit::GigabytesPerSec);
@@ -32,7 +38,10 @@ pub fn metric_infos(exp: &Experiment) -> BTreeMap<String, MetricInfo> {
 }
 
 /// Expression variables for a point: parameters (with `_X`/`_Y` for `"AxB"` values) and device values.
-pub fn point_vars(params: &BTreeMap<String, ParamValue>, device: Option<&DeviceRecord>) -> HashMap<String, Num> {
+pub fn point_vars(
+    params: &BTreeMap<String, ParamValue>,
+    device: Option<&DeviceRecord>,
+) -> HashMap<String, Num> {
     let mut vars = HashMap::new();
     for (k, v) in params {
         match v {
@@ -66,8 +75,17 @@ fn eval_f64(e: &Expr, vars: &HashMap<String, Num>) -> Option<f64> {
 
 /// Metrics of one timed point: `gbps`/`pct_bw` from `bytes`, `gflops`/`pct_fp32` from `flops`,
 /// and the custom formulas (which may use `time_s`).
-pub fn derive(exp: &Experiment, variant: &str, params: &BTreeMap<String, ParamValue>, time_ms: f64, device: &DeviceRecord) -> BTreeMap<String, Quantity> {
-    let overrides = exp.variant(variant).map(|v| v.metrics.clone()).unwrap_or_default();
+pub fn derive(
+    exp: &Experiment,
+    variant: &str,
+    params: &BTreeMap<String, ParamValue>,
+    time_ms: f64,
+    device: &DeviceRecord,
+) -> BTreeMap<String, Quantity> {
+    let overrides = exp
+        .variant(variant)
+        .map(|v| v.metrics.clone())
+        .unwrap_or_default();
     let mut vars = point_vars(params, Some(device));
     let time_s = time_ms / 1e3;
     vars.insert("time_s".into(), Num::Float(time_s));
@@ -89,12 +107,20 @@ pub fn derive(exp: &Experiment, variant: &str, params: &BTreeMap<String, ParamVa
             let gflops = flops / time_s / 1e9;
             put("gflops", gflops, Unit::GflopsPerSec);
             if device.fp32_peak_gflops > 0.0 {
-                put("pct_fp32", 100.0 * gflops / device.fp32_peak_gflops, Unit::Percent);
+                put(
+                    "pct_fp32",
+                    100.0 * gflops / device.fp32_peak_gflops,
+                    Unit::Percent,
+                );
             }
         }
     }
     for c in &exp.metrics.custom {
-        let expr = overrides.iter().find(|(n, _)| n == &c.name).map(|(_, e)| e).unwrap_or(&c.expr);
+        let expr = overrides
+            .iter()
+            .find(|(n, _)| n == &c.name)
+            .map(|(_, e)| e)
+            .unwrap_or(&c.expr);
         if let Some(v) = eval_f64(expr, &vars) {
             put(&c.name, v, c.unit);
         }

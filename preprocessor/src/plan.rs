@@ -41,7 +41,16 @@ pub fn combinations(axes: &[Axis], zip: &[Vec<String>]) -> Vec<BTreeMap<String, 
         };
         seen.extend(members.iter().map(|a| a.name.as_str()));
         let len = members.iter().map(|a| a.values.len()).min().unwrap_or(0);
-        units.push((0..len).map(|i| members.iter().map(|a| (a.name.clone(), a.values[i].clone())).collect()).collect());
+        units.push(
+            (0..len)
+                .map(|i| {
+                    members
+                        .iter()
+                        .map(|a| (a.name.clone(), a.values[i].clone()))
+                        .collect()
+                })
+                .collect(),
+        );
     }
     let mut out = vec![BTreeMap::new()];
     for unit in units {
@@ -76,7 +85,12 @@ impl SourceCache {
 
 /// The cache key of a variant at some parameter values: kernel source and includes, the spec
 /// text it depends on, the parameter values and the key version.
-pub fn point_key(exp: &Experiment, variant: &Variant, params: &BTreeMap<String, ParamValue>, sources: &SourceCache) -> Result<String> {
+pub fn point_key(
+    exp: &Experiment,
+    variant: &Variant,
+    params: &BTreeMap<String, ParamValue>,
+    sources: &SourceCache,
+) -> Result<String> {
     let mut h = Sha256::new();
     h.update(KEY_VERSION);
     h.update([0]);
@@ -100,16 +114,27 @@ pub fn point_key(exp: &Experiment, variant: &Variant, params: &BTreeMap<String, 
 }
 
 /// The points a directive asks for, in display order (variant-major).
-pub fn plan(directive: &Directive, exp: &Experiment, sources: &SourceCache) -> Result<Vec<PlannedPoint>> {
+pub fn plan(
+    directive: &Directive,
+    exp: &Experiment,
+    sources: &SourceCache,
+) -> Result<Vec<PlannedPoint>> {
     let combos = combinations(&directive.axes, &directive.zip);
     let mut points = Vec::with_capacity(combos.len() * directive.variants.len());
     for vname in &directive.variants {
-        let Some(variant) = exp.variant(vname) else { continue };
+        let Some(variant) = exp.variant(vname) else {
+            continue;
+        };
         for axes in &combos {
             let mut params: BTreeMap<String, ParamValue> = exp.params.iter().cloned().collect();
             params.extend(axes.iter().map(|(k, v)| (k.clone(), v.clone())));
             let key = point_key(exp, variant, &params, sources)?;
-            points.push(PlannedPoint { variant: vname.clone(), params, axes: axes.clone(), key });
+            points.push(PlannedPoint {
+                variant: vname.clone(),
+                params,
+                axes: axes.clone(),
+                key,
+            });
         }
     }
     Ok(points)
@@ -132,7 +157,10 @@ impl Shard {
         if n == 0 || k == 0 || k > n {
             return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
         }
-        Ok(Shard { index: k - 1, count: n })
+        Ok(Shard {
+            index: k - 1,
+            count: n,
+        })
     }
 
     /// The experiments of `all` (any order) that belong to this shard.
@@ -140,7 +168,12 @@ impl Shard {
         let mut sorted: Vec<&String> = all.iter().collect();
         sorted.sort();
         sorted.dedup();
-        sorted.into_iter().enumerate().filter(|(i, _)| i % self.count == self.index).map(|(_, e)| e).collect()
+        sorted
+            .into_iter()
+            .enumerate()
+            .filter(|(i, _)| i % self.count == self.index)
+            .map(|(_, e)| e)
+            .collect()
     }
 }
 
@@ -149,7 +182,10 @@ mod tests {
     use super::*;
 
     fn axis(name: &str, vals: &[i64]) -> Axis {
-        Axis { name: name.into(), values: vals.iter().map(|v| ParamValue::Int(*v)).collect() }
+        Axis {
+            name: name.into(),
+            values: vals.iter().map(|v| ParamValue::Int(*v)).collect(),
+        }
     }
 
     #[test]
@@ -164,10 +200,23 @@ mod tests {
     #[test]
     fn zipped_axes_advance_together() {
         let zip = vec![vec!["BX".to_string(), "BY".to_string()]];
-        let c = combinations(&[axis("BX", &[32, 16]), axis("BY", &[1, 2]), axis("N", &[5, 6])], &zip);
+        let c = combinations(
+            &[
+                axis("BX", &[32, 16]),
+                axis("BY", &[1, 2]),
+                axis("N", &[5, 6]),
+            ],
+            &zip,
+        );
         assert_eq!(c.len(), 4);
-        assert_eq!((c[0]["BX"].clone(), c[0]["BY"].clone()), (ParamValue::Int(32), ParamValue::Int(1)));
-        assert_eq!((c[2]["BX"].clone(), c[2]["BY"].clone()), (ParamValue::Int(16), ParamValue::Int(2)));
+        assert_eq!(
+            (c[0]["BX"].clone(), c[0]["BY"].clone()),
+            (ParamValue::Int(32), ParamValue::Int(1))
+        );
+        assert_eq!(
+            (c[2]["BX"].clone(), c[2]["BY"].clone()),
+            (ParamValue::Int(16), ParamValue::Int(2))
+        );
     }
 
     #[test]
@@ -177,7 +226,10 @@ mod tests {
 
     #[test]
     fn shards_partition_experiments() {
-        let all: Vec<String> = ["e", "a", "c", "b", "d"].iter().map(|s| s.to_string()).collect();
+        let all: Vec<String> = ["e", "a", "c", "b", "d"]
+            .iter()
+            .map(|s| s.to_string())
+            .collect();
         let s1 = Shard::parse("1/2").unwrap().select(&all);
         let s2 = Shard::parse("2/2").unwrap().select(&all);
         assert_eq!(s1.len() + s2.len(), 5);

@@ -88,7 +88,9 @@ pub fn scan_book(ws: &Workspace, book: &Book) -> Vec<FoundDirective> {
     let mut found = Vec::new();
     for item in book.iter() {
         if let BookItem::Chapter(ch) = item {
-            let Some(path) = ch.source_path.as_ref().or(ch.path.as_ref()) else { continue };
+            let Some(path) = ch.source_path.as_ref().or(ch.path.as_ref()) else {
+                continue;
+            };
             found.extend(ws.scan_chapter(&ch.name, path, &ch.content));
         }
     }
@@ -105,7 +107,8 @@ pub fn report(diags: &[Diagnostic]) {
 
 /// Replaces the directives of `book` in place.
 pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunner>) -> Result<()> {
-    let templates = Templates::load(Some(&ws.root.join("theme").join("gpulab"))).map_err(|e| Error::Render(e.to_string()))?;
+    let templates = Templates::load(Some(&ws.root.join("theme").join("gpulab")))
+        .map_err(|e| Error::Render(e.to_string()))?;
     let found = scan_book(ws, book);
 
     let mut invalid: Vec<Diagnostic> = Vec::new();
@@ -143,7 +146,12 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
         let html = match (&f.parsed, points) {
             (Ok((d, exp)), Some(points)) => {
                 recordings.preload(&exp.name)?;
-                let recs = select_devices(recordings.of(&exp.name), &d.devices, ws.config.device.as_deref(), points);
+                let recs = select_devices(
+                    recordings.of(&exp.name),
+                    &d.devices,
+                    ws.config.device.as_deref(),
+                    points,
+                );
                 let devices: Vec<_> = recs.iter().map(|r| device_results(r, d, points)).collect();
                 let paper = match &d.paper {
                     Some(id) => ws.paper(id).map_err(Error::Render)?,
@@ -155,7 +163,12 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
                     variant_labels: d
                         .variants
                         .iter()
-                        .map(|v| (v.clone(), exp.variant(v).map(|x| x.label.clone()).unwrap_or_default()))
+                        .map(|v| {
+                            (
+                                v.clone(),
+                                exp.variant(v).map(|x| x.label.clone()).unwrap_or_default(),
+                            )
+                        })
                         .collect(),
                     metrics: metric_infos(exp),
                     devices,
@@ -165,22 +178,44 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
                 let where_ = format!("{}#{}", f.chapter_path.display(), d.location.index);
                 let state = directive_state(&view);
                 match state {
-                    StatusState::Missing => problems.push(format!("{where_}: no recording for experiment `{}`", exp.name)),
-                    StatusState::Stale => problems.push(format!("{where_}: the recording of `{}` is stale", exp.name)),
-                    StatusState::Partial => problems.push(format!("{where_}: some points of `{}` are not recorded", exp.name)),
+                    StatusState::Missing => problems.push(format!(
+                        "{where_}: no recording for experiment `{}`",
+                        exp.name
+                    )),
+                    StatusState::Stale => problems.push(format!(
+                        "{where_}: the recording of `{}` is stale",
+                        exp.name
+                    )),
+                    StatusState::Partial => problems.push(format!(
+                        "{where_}: some points of `{}` are not recorded",
+                        exp.name
+                    )),
                     StatusState::Recorded => {}
                 }
                 status_rows.extend(status_rows_for(f, &view, state));
-                let rendered = if view.devices.is_empty() { templates.render_missing(&view) } else { render_directive_html(&view, &templates) };
+                let rendered = if view.devices.is_empty() {
+                    templates.render_missing(&view)
+                } else {
+                    render_directive_html(&view, &templates)
+                };
                 rendered.map_err(|e| Error::Render(e.to_string()))?
             }
             (Err(diags), _) if f.fence.kind == FenceKind::Experiment => {
-                let message = diags.iter().map(|d| d.render(false)).collect::<Vec<_>>().join("\n");
-                templates.render_error("Invalid gpulab directive", &message).map_err(|e| Error::Render(e.to_string()))?
+                let message = diags
+                    .iter()
+                    .map(|d| d.render(false))
+                    .collect::<Vec<_>>()
+                    .join("\n");
+                templates
+                    .render_error("Invalid gpulab directive", &message)
+                    .map_err(|e| Error::Render(e.to_string()))?
             }
             _ => continue, // status blocks are filled in below
         };
-        replacements.entry(f.chapter_path.clone()).or_default().push((f.fence.block.clone(), html));
+        replacements
+            .entry(f.chapter_path.clone())
+            .or_default()
+            .push((f.fence.block.clone(), html));
     }
 
     if !problems.is_empty() {
@@ -192,13 +227,20 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
         }
     }
 
-    let status_html = templates.render_status(&status_rows).map_err(|e| Error::Render(e.to_string()))?;
+    let status_html = templates
+        .render_status(&status_rows)
+        .map_err(|e| Error::Render(e.to_string()))?;
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::Status) {
-        replacements.entry(f.chapter_path.clone()).or_default().push((f.fence.block.clone(), status_html.clone()));
+        replacements
+            .entry(f.chapter_path.clone())
+            .or_default()
+            .push((f.fence.block.clone(), status_html.clone()));
     }
 
     book.for_each_chapter_mut(|ch| {
-        let Some(path) = ch.source_path.as_ref().or(ch.path.as_ref()) else { return };
+        let Some(path) = ch.source_path.as_ref().or(ch.path.as_ref()) else {
+            return;
+        };
         if let Some(mut reps) = replacements.remove(path) {
             reps.sort_by_key(|(r, _)| std::cmp::Reverse(r.start));
             for (range, html) in reps {
@@ -212,20 +254,35 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
 }
 
 /// Points whose recording on the device about to run is missing or stale.
-fn stale_work(ws: &Workspace, found: &[FoundDirective], planned: &[Option<Vec<PlannedPoint>>], recordings: &mut Recordings) -> Result<Vec<Work>> {
+fn stale_work(
+    ws: &Workspace,
+    found: &[FoundDirective],
+    planned: &[Option<Vec<PlannedPoint>>],
+    recordings: &mut Recordings,
+) -> Result<Vec<Work>> {
     let _ = ws;
     let mut work = Vec::new();
     for (f, points) in found.iter().zip(planned) {
-        let (Ok((d, exp)), Some(points)) = (&f.parsed, points) else { continue };
+        let (Ok((d, exp)), Some(points)) = (&f.parsed, points) else {
+            continue;
+        };
         recordings.preload(&exp.name)?;
         let recs = recordings.of(&exp.name);
         let todo: Vec<PlannedPoint> = points
             .iter()
-            .filter(|p| !recs.iter().any(|r| crate::results::find_point(r, p).is_some_and(|q| q.key == p.key)))
+            .filter(|p| {
+                !recs
+                    .iter()
+                    .any(|r| crate::results::find_point(r, p).is_some_and(|q| q.key == p.key))
+            })
             .cloned()
             .collect();
         if !todo.is_empty() {
-            work.push(Work { directive: d.clone(), experiment: exp.clone(), points: todo });
+            work.push(Work {
+                directive: d.clone(),
+                experiment: exp.clone(),
+                points: todo,
+            });
         }
     }
     Ok(work)
@@ -246,7 +303,11 @@ pub fn directive_state(view: &DirectiveView) -> StatusState {
 }
 
 fn status_rows_for(f: &FoundDirective, view: &DirectiveView, state: StatusState) -> Vec<StatusRow> {
-    let claims: Vec<_> = view.devices.first().map(|d| d.claims.clone()).unwrap_or_default();
+    let claims: Vec<_> = view
+        .devices
+        .first()
+        .map(|d| d.claims.clone())
+        .unwrap_or_default();
     view.directive
         .reproduces
         .iter()
@@ -255,7 +316,10 @@ fn status_rows_for(f: &FoundDirective, view: &DirectiveView, state: StatusState)
             chapter_title: f.chapter_name.clone(),
             chapter_path: f.chapter_path.to_string_lossy().into_owned(),
             state,
-            claims_holding: claims.iter().filter(|c| c.status == ClaimStatus::Holds).count(),
+            claims_holding: claims
+                .iter()
+                .filter(|c| c.status == ClaimStatus::Holds)
+                .count(),
             claims_total: claims.len(),
             device: view.devices.first().map(|d| d.device.name.clone()),
         })

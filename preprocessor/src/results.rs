@@ -20,7 +20,11 @@ pub struct Recordings {
 impl Recordings {
     pub fn new(data: DataDir) -> Result<Self, StoreError> {
         let devices = data.devices()?;
-        Ok(Recordings { data, devices, loaded: HashMap::new() })
+        Ok(Recordings {
+            data,
+            devices,
+            loaded: HashMap::new(),
+        })
     }
 
     pub fn data(&self) -> &DataDir {
@@ -50,14 +54,20 @@ impl Recordings {
     pub fn of(&self, experiment: &str) -> Vec<&Recording> {
         self.devices
             .iter()
-            .filter_map(|d| self.loaded.get(&(d.clone(), experiment.to_string()))?.as_ref())
+            .filter_map(|d| {
+                self.loaded
+                    .get(&(d.clone(), experiment.to_string()))?
+                    .as_ref()
+            })
             .collect()
     }
 }
 
 /// Finds the recorded point for a planned one (same variant and parameter values).
 pub fn find_point<'a>(rec: &'a Recording, planned: &PlannedPoint) -> Option<&'a Point> {
-    rec.points.iter().find(|p| p.variant == planned.variant && p.params == planned.params)
+    rec.points
+        .iter()
+        .find(|p| p.variant == planned.variant && p.params == planned.params)
 }
 
 /// Picks the recordings a directive shows: all, one slug, or the default device.
@@ -69,7 +79,10 @@ pub fn select_devices<'a>(
 ) -> Vec<&'a Recording> {
     match selection {
         DeviceSelection::All => recs,
-        DeviceSelection::Slug(slug) => recs.into_iter().filter(|r| &r.device.slug == slug).collect(),
+        DeviceSelection::Slug(slug) => recs
+            .into_iter()
+            .filter(|r| &r.device.slug == slug)
+            .collect(),
         DeviceSelection::Default => {
             if let Some(d) = default_device
                 && let Some(r) = recs.iter().find(|r| r.device.slug == d)
@@ -78,35 +91,64 @@ pub fn select_devices<'a>(
             }
             // The device that recorded most of these points; ties go to the newest recording.
             let score = |r: &Recording| {
-                let matched = points.iter().filter_map(|p| find_point(r, p)).collect::<Vec<_>>();
+                let matched = points
+                    .iter()
+                    .filter_map(|p| find_point(r, p))
+                    .collect::<Vec<_>>();
                 let newest = matched.iter().map(|p| p.recorded_at).max();
                 (matched.len(), newest)
             };
-            recs.into_iter().max_by_key(|r| score(r)).into_iter().collect()
+            recs.into_iter()
+                .max_by_key(|r| score(r))
+                .into_iter()
+                .collect()
         }
     }
 }
 
 /// Builds one device's cells, provenance and claims for a directive.
-pub fn device_results<'a>(rec: &'a Recording, directive: &Directive, points: &[PlannedPoint]) -> DeviceResults<'a> {
+pub fn device_results<'a>(
+    rec: &'a Recording,
+    directive: &Directive,
+    points: &[PlannedPoint],
+) -> DeviceResults<'a> {
     let cells: Vec<Cell<'a>> = points
         .iter()
         .map(|p| {
             let point = find_point(rec, p);
-            Cell { variant: p.variant.clone(), axes: p.axes.clone(), point, stale: point.is_some_and(|r| r.key != p.key) }
+            Cell {
+                variant: p.variant.clone(),
+                axes: p.axes.clone(),
+                point,
+                stale: point.is_some_and(|r| r.key != p.key),
+            }
         })
         .collect();
-    let newest = cells.iter().filter_map(|c| c.point).max_by_key(|p| p.recorded_at);
+    let newest = cells
+        .iter()
+        .filter_map(|c| c.point)
+        .max_by_key(|p| p.recorded_at);
     let provenance = Provenance {
         device_name: rec.device.name.clone(),
         cuda_version: rec.device.cuda_version.clone(),
         driver_version: rec.device.driver_version.clone(),
-        date: newest.map(|p| p.recorded_at.format("%Y-%m-%d").to_string()).unwrap_or_default(),
+        date: newest
+            .map(|p| p.recorded_at.format("%Y-%m-%d").to_string())
+            .unwrap_or_default(),
         commit: newest.and_then(|p| p.commit.clone()),
         tool_version: newest.map(|p| p.tool_version.clone()).unwrap_or_default(),
     };
-    let claims = directive.expect.iter().map(|text| evaluate_claim(text, &cells)).collect();
-    DeviceResults { device: &rec.device, cells, provenance, claims }
+    let claims = directive
+        .expect
+        .iter()
+        .map(|text| evaluate_claim(text, &cells))
+        .collect();
+    DeviceResults {
+        device: &rec.device,
+        cells,
+        provenance,
+        claims,
+    }
 }
 
 /// The claim data of a directive's cells: one group per combination of axis values.
@@ -130,7 +172,11 @@ impl ClaimData for CellGroups<'_, '_> {
                         ParamValue::Str(_) => None,
                     })
                     .collect();
-                groups.push(ClaimGroup { axes, label, values: HashMap::new() });
+                groups.push(ClaimGroup {
+                    axes,
+                    label,
+                    values: HashMap::new(),
+                });
                 groups.len() - 1
             });
             if let Some(point) = cell.point {
@@ -146,23 +192,45 @@ impl ClaimData for CellGroups<'_, '_> {
 }
 
 fn metric_names(point: &Point) -> Vec<String> {
-    let mut names: Vec<String> = ["time_ms", "time_ms.min", "time_ms.max", "time_ms.q1", "time_ms.q3", "time_ms.median"]
-        .iter()
-        .map(|s| s.to_string())
-        .collect();
+    let mut names: Vec<String> = [
+        "time_ms",
+        "time_ms.min",
+        "time_ms.max",
+        "time_ms.q1",
+        "time_ms.q3",
+        "time_ms.median",
+    ]
+    .iter()
+    .map(|s| s.to_string())
+    .collect();
     names.extend(point.metrics.keys().cloned());
-    names.extend(["registers", "static_shared_bytes", "local_bytes", "blocks_per_sm", "warps_per_sm"].map(String::from));
+    names.extend(
+        [
+            "registers",
+            "static_shared_bytes",
+            "local_bytes",
+            "blocks_per_sm",
+            "warps_per_sm",
+        ]
+        .map(String::from),
+    );
     names
 }
 
 /// `N=640, M=16`
 pub fn axes_label(axes: &BTreeMap<String, ParamValue>) -> String {
-    axes.iter().map(|(k, v)| format!("{k}={v}")).collect::<Vec<_>>().join(", ")
+    axes.iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 fn evaluate_claim(text: &str, cells: &[Cell]) -> ClaimView {
     let (status, detail) = match Claim::parse(text) {
-        Err(e) => (ClaimStatus::NotEvaluated, format!("invalid claim: {}", e.message)),
+        Err(e) => (
+            ClaimStatus::NotEvaluated,
+            format!("invalid claim: {}", e.message),
+        ),
         Ok(claim) => {
             let outcome = claim.evaluate(&CellGroups { cells });
             let status = match outcome {
@@ -173,5 +241,9 @@ fn evaluate_claim(text: &str, cells: &[Cell]) -> ClaimView {
             (status, crate::claims::describe(&outcome))
         }
     };
-    ClaimView { text: text.to_string(), status, detail }
+    ClaimView {
+        text: text.to_string(),
+        status,
+        detail,
+    }
 }

@@ -14,11 +14,19 @@ pub struct SourceFile {
 
 impl SourceFile {
     pub fn new(path: impl Into<PathBuf>, text: impl Into<Arc<str>>) -> Self {
-        SourceFile { path: path.into(), text: text.into() }
+        SourceFile {
+            path: path.into(),
+            text: text.into(),
+        }
     }
 
     /// An error pointing at `span` (byte offsets into this file).
-    pub fn error(&self, span: Range<usize>, message: impl Into<String>, label: impl Into<String>) -> Diagnostic {
+    pub fn error(
+        &self,
+        span: Range<usize>,
+        message: impl Into<String>,
+        label: impl Into<String>,
+    ) -> Diagnostic {
         Diagnostic {
             level: Level::Error,
             message: message.into(),
@@ -40,10 +48,17 @@ pub fn with_help(mut diag: Diagnostic, help: Option<String>) -> Diagnostic {
 /// Turns a TOML parse error into a diagnostic, with a "did you mean" for unknown keys.
 /// `base` is where the TOML text starts inside `file`.
 pub fn toml_error(file: &SourceFile, base: usize, err: &toml::de::Error) -> Diagnostic {
-    let span = err.span().map(|s| s.start + base..s.end + base).unwrap_or(base..base);
+    let span = err
+        .span()
+        .map(|s| s.start + base..s.end + base)
+        .unwrap_or(base..base);
     let message = err.message().trim().to_string();
     let help = unknown_field_help(&message);
-    let label = if message.starts_with("unknown field") { "unknown key" } else { "here" };
+    let label = if message.starts_with("unknown field") {
+        "unknown key"
+    } else {
+        "here"
+    };
     with_help(file.error(span, message.clone(), label), help)
 }
 

@@ -24,7 +24,9 @@ impl ParamValue {
 
     /// Parses `"16x32"` into `(16, 32)`.
     pub fn as_dim2(&self) -> Option<(i64, i64)> {
-        let ParamValue::Str(s) = self else { return None };
+        let ParamValue::Str(s) = self else {
+            return None;
+        };
         let (a, b) = s.split_once('x')?;
         Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
     }
@@ -139,6 +141,5 @@ pub fn builtin_metric_unit(name: &str) -> Option<Unit> {
         _ => return None,
     })
 }
-
 
 pub use crate::engine::host_data::ElemType;

@@ -59,7 +59,9 @@ impl Workspace {
         let mut specs = self.specs.lock().unwrap_or_else(|e| e.into_inner());
         specs
             .entry(name.to_string())
-            .or_insert_with(|| spec::load(&self.root, &self.config.kernels_dir(&self.root), name).map(Arc::new))
+            .or_insert_with(|| {
+                spec::load(&self.root, &self.config.kernels_dir(&self.root), name).map(Arc::new)
+            })
             .clone()
     }
 
@@ -93,12 +95,20 @@ impl Workspace {
     }
 
     fn paper_exists(&self, id: &str) -> bool {
-        self.config.data_dir(&self.root).join("papers").join(format!("{id}.csv")).is_file()
+        self.config
+            .data_dir(&self.root)
+            .join("papers")
+            .join(format!("{id}.csv"))
+            .is_file()
     }
 
     /// Finds and parses every directive of a chapter. `path` is relative to the chapters' folder.
     pub fn scan_chapter(&self, name: &str, path: &Path, content: &str) -> Vec<FoundDirective> {
-        let shown = self.src_dir.strip_prefix(&self.root).unwrap_or(&self.src_dir).join(path);
+        let shown = self
+            .src_dir
+            .strip_prefix(&self.root)
+            .unwrap_or(&self.src_dir)
+            .join(path);
         let file = SourceFile::new(shown, content);
         let mut index = 0;
         find_fences(content)
@@ -116,26 +126,51 @@ impl Workspace {
                         self.parse_directive(&file, &fence, location)
                     }
                 };
-                FoundDirective { chapter_name: name.to_string(), chapter_path: path.to_path_buf(), fence, parsed }
+                FoundDirective {
+                    chapter_name: name.to_string(),
+                    chapter_path: path.to_path_buf(),
+                    fence,
+                    parsed,
+                }
             })
             .collect()
     }
 
-    fn parse_directive(&self, file: &SourceFile, fence: &Fence, location: Location) -> Result<(Directive, Arc<Experiment>), Vec<Diagnostic>> {
-        let raw = raw::parse(&fence.body).map_err(|e| vec![toml_error(file, fence.body_start, &e)])?;
+    fn parse_directive(
+        &self,
+        file: &SourceFile,
+        fence: &Fence,
+        location: Location,
+    ) -> Result<(Directive, Arc<Experiment>), Vec<Diagnostic>> {
+        let raw =
+            raw::parse(&fence.body).map_err(|e| vec![toml_error(file, fence.body_start, &e)])?;
         let exp = match self.spec(raw.experiment.get_ref()) {
             Ok(exp) => exp,
             Err(mut diags) => {
                 let span = raw.experiment.span();
                 let span = span.start + fence.body_start..span.end + fence.body_start;
                 let known = self.experiment_names();
-                let help = crate::diagnostic::did_you_mean(raw.experiment.get_ref(), known.iter().map(String::as_str));
-                let lead = file.error(span, format!("experiment `{}` could not be loaded", raw.experiment.get_ref()), "named here");
+                let help = crate::diagnostic::did_you_mean(
+                    raw.experiment.get_ref(),
+                    known.iter().map(String::as_str),
+                );
+                let lead = file.error(
+                    span,
+                    format!(
+                        "experiment `{}` could not be loaded",
+                        raw.experiment.get_ref()
+                    ),
+                    "named here",
+                );
                 diags.insert(0, crate::source::with_help(lead, help));
                 return Err(diags);
             }
         };
-        let ctx = BodyContext { file, body_start: fence.body_start, location };
+        let ctx = BodyContext {
+            file,
+            body_start: fence.body_start,
+            location,
+        };
         let directive = validate::validate(raw, &exp, &ctx, &|id| self.paper_exists(id))?;
         Ok((directive, exp))
     }

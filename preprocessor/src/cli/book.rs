@@ -9,9 +9,13 @@ use std::path::Path;
 /// The workspace and every directive of the book at `dir`.
 pub fn load(dir: &Path) -> anyhow::Result<(Workspace, Vec<FoundDirective>)> {
     if !dir.join("book.toml").is_file() {
-        anyhow::bail!("{} has no book.toml: pass the book's root folder", dir.display());
+        anyhow::bail!(
+            "{} has no book.toml: pass the book's root folder",
+            dir.display()
+        );
     }
-    let md = mdbook_driver::MDBook::load(dir).with_context(|| format!("loading the book at {}", dir.display()))?;
+    let md = mdbook_driver::MDBook::load(dir)
+        .with_context(|| format!("loading the book at {}", dir.display()))?;
     let config = Config::from_mdbook(&md.config)?;
     let ws = Workspace::new(dir, &md.config.book.src, config);
     let found = scan_book(&ws, &md.book);

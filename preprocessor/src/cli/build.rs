@@ -8,11 +8,18 @@ use std::process::ExitCode;
 
 pub fn run(dir: &Path, strict: bool, mode: Option<Mode>) -> anyhow::Result<ExitCode> {
     if !dir.join("book.toml").is_file() {
-        anyhow::bail!("{} has no book.toml: pass the book's root folder", dir.display());
+        anyhow::bail!(
+            "{} has no book.toml: pass the book's root folder",
+            dir.display()
+        );
     }
-    let mut md = mdbook_driver::MDBook::load(dir).with_context(|| format!("loading the book at {}", dir.display()))?;
+    let mut md = mdbook_driver::MDBook::load(dir)
+        .with_context(|| format!("loading the book at {}", dir.display()))?;
     let mut lab = GpuLab::new();
-    lab.overrides = Overrides { strict: strict.then_some(true), mode };
+    lab.overrides = Overrides {
+        strict: strict.then_some(true),
+        mode,
+    };
     md.with_preprocessor(lab);
     md.build().context("building the book")?;
     eprintln!("built {}", md.build_dir_for("html").display());

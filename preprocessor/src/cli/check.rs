@@ -31,18 +31,27 @@ pub fn run(dir: &Path, compile: bool, require_nvrtc: bool) -> anyhow::Result<Exi
     }
     let mut failed = !diags.is_empty();
     report(&dedup(diags));
-    eprintln!("checked {directives} directive(s) and {} experiment spec(s)", names.len());
+    eprintln!(
+        "checked {directives} directive(s) and {} experiment spec(s)",
+        names.len()
+    );
 
     if !compile {
         eprintln!("skipped: NVRTC compile step (--no-compile)");
-        return Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS });
+        return Ok(if failed {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
     }
     // Every distinct (source, function, options) the book's points need.
     let mut builds: BTreeSet<(PathBuf, String, Vec<String>)> = BTreeSet::new();
     for f in &found {
         let Ok((d, exp)) = &f.parsed else { continue };
         for p in plan(d, exp, &ws.sources)? {
-            let Some(v) = exp.variant(&p.variant) else { continue };
+            let Some(v) = exp.variant(&p.variant) else {
+                continue;
+            };
             let vars = point_vars(&p.params, None);
             match kernel_builds(exp, v, &vars) {
                 Ok(Some(b)) => {
@@ -63,9 +72,18 @@ pub fn run(dir: &Path, compile: bool, require_nvrtc: bool) -> anyhow::Result<Exi
         }
         Err(why) => {
             eprintln!("SKIPPED: compiling {} kernel build(s): {why}", builds.len());
-            return Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS });
+            return Ok(if failed {
+                ExitCode::FAILURE
+            } else {
+                ExitCode::SUCCESS
+            });
         }
-        Ok(version) => eprintln!("compiling {} kernel build(s) with NVRTC {version} for sm_{}{}", builds.len(), CHECK_ARCH.0, CHECK_ARCH.1),
+        Ok(version) => eprintln!(
+            "compiling {} kernel build(s) with NVRTC {version} for sm_{}{}",
+            builds.len(),
+            CHECK_ARCH.0,
+            CHECK_ARCH.1
+        ),
     }
     let mut compile_errors = 0;
     for (source, function, options) in &builds {
@@ -75,22 +93,36 @@ pub fn run(dir: &Path, compile: bool, require_nvrtc: bool) -> anyhow::Result<Exi
             Ok(_) => {}
             Err(e) => {
                 compile_errors += 1;
-                eprintln!("error: compiling `{function}` from {} with {}:\n{e}", shown.display(), options.join(" "));
+                eprintln!(
+                    "error: compiling `{function}` from {} with {}:\n{e}",
+                    shown.display(),
+                    options.join(" ")
+                );
             }
         }
     }
     if compile_errors > 0 {
-        eprintln!("{compile_errors} of {} kernel build(s) failed to compile", builds.len());
+        eprintln!(
+            "{compile_errors} of {} kernel build(s) failed to compile",
+            builds.len()
+        );
         failed = true;
     } else {
         eprintln!("all {} kernel build(s) compiled", builds.len());
     }
-    Ok(if failed { ExitCode::FAILURE } else { ExitCode::SUCCESS })
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 fn dedup(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
     let mut seen = BTreeSet::new();
-    diags.into_iter().filter(|d| seen.insert(d.render(false))).collect()
+    diags
+        .into_iter()
+        .filter(|d| seen.insert(d.render(false)))
+        .collect()
 }
 
 /// NVRTC's version, or why it cannot be used (checked before cudarc, which panics otherwise).
@@ -98,5 +130,7 @@ fn nvrtc_available() -> Result<String, String> {
     if !crate::gpu::nvrtc_library_present() {
         return Err("libnvrtc.so.13 not found (install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` and add its lib folder to LD_LIBRARY_PATH)".into());
     }
-    crate::gpu::nvrtc_version().map(|(a, b)| format!("{a}.{b}")).map_err(|e| e.to_string())
+    crate::gpu::nvrtc_version()
+        .map(|(a, b)| format!("{a}.{b}"))
+        .map_err(|e| e.to_string())
 }

@@ -10,19 +10,45 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(dir: &Path, experiment: &str, variant: &str, assignments: &[String]) -> anyhow::Result<ExitCode> {
+pub fn run(
+    dir: &Path,
+    experiment: &str,
+    variant: &str,
+    assignments: &[String],
+) -> anyhow::Result<ExitCode> {
     let (ws, _) = super::book::load(dir)?;
-    let exp = ws.spec(experiment).map_err(|d| anyhow::anyhow!("{}", d.iter().map(|x| x.render(false)).collect::<Vec<_>>().join("\n")))?;
-    let v = exp.variant(variant).ok_or_else(|| anyhow::anyhow!("no variant `{variant}`"))?;
+    let exp = ws.spec(experiment).map_err(|d| {
+        anyhow::anyhow!(
+            "{}",
+            d.iter()
+                .map(|x| x.render(false))
+                .collect::<Vec<_>>()
+                .join("\n")
+        )
+    })?;
+    let v = exp
+        .variant(variant)
+        .ok_or_else(|| anyhow::anyhow!("no variant `{variant}`"))?;
     let mut params: BTreeMap<String, ParamValue> = exp.params.iter().cloned().collect();
     for a in assignments {
-        let (k, val) = a.split_once('=').ok_or_else(|| anyhow::anyhow!("expected NAME=value, got `{a}`"))?;
-        let pv = val.parse::<i64>().map(ParamValue::Int).or_else(|_| val.parse::<f64>().map(ParamValue::Float)).unwrap_or(ParamValue::Str(val.into()));
+        let (k, val) = a
+            .split_once('=')
+            .ok_or_else(|| anyhow::anyhow!("expected NAME=value, got `{a}`"))?;
+        let pv = val
+            .parse::<i64>()
+            .map(ParamValue::Int)
+            .or_else(|_| val.parse::<f64>().map(ParamValue::Float))
+            .unwrap_or(ParamValue::Str(val.into()));
         params.insert(k.to_string(), pv);
     }
-    let device = crate::gpu::devices().ok().and_then(|d| d.into_iter().next()).map(|d| crate::engine::execute::device_record(&d));
+    let device = crate::gpu::devices()
+        .ok()
+        .and_then(|d| d.into_iter().next())
+        .map(|d| crate::engine::execute::device_record(&d));
     let vars = point_vars(&params, device.as_ref());
-    let Exec::Kernel { function, source } = &v.exec else { anyhow::bail!("`{variant}` is not a kernel variant") };
+    let Exec::Kernel { function, source } = &v.exec else {
+        anyhow::bail!("`{variant}` is not a kernel variant")
+    };
     let seq = crate::engine::sequence::Sequence::plan(v, &vars)?;
     let buffers: Vec<_> = resolve::buffer_lens(&exp, &vars)?
         .into_iter()
@@ -32,13 +58,13 @@ pub fn run(dir: &Path, experiment: &str, variant: &str, assignments: &[String]) 
         })
         .collect();
     let arg_json = |a: Arg| match a {
-            Arg::Buffer(b) => json!({ "buffer": b }),
-            Arg::Scalar(Scalar::I32(x)) => json!({ "i32": x }),
-            Arg::Scalar(Scalar::U32(x)) => json!({ "u32": x }),
-            Arg::Scalar(Scalar::I64(x)) => json!({ "i64": x }),
-            Arg::Scalar(Scalar::F32(x)) => json!({ "f32": x }),
-            Arg::Scalar(Scalar::F64(x)) => json!({ "f64": x }),
-            Arg::PassIn | Arg::PassOut => json!({ "pass": true }),
+        Arg::Buffer(b) => json!({ "buffer": b }),
+        Arg::Scalar(Scalar::I32(x)) => json!({ "i32": x }),
+        Arg::Scalar(Scalar::U32(x)) => json!({ "u32": x }),
+        Arg::Scalar(Scalar::I64(x)) => json!({ "i64": x }),
+        Arg::Scalar(Scalar::F32(x)) => json!({ "f32": x }),
+        Arg::Scalar(Scalar::F64(x)) => json!({ "f64": x }),
+        Arg::PassIn | Arg::PassOut => json!({ "pass": true }),
     };
     let launches: Vec<_> = seq
         .describe()

@@ -1,11 +1,11 @@
 //! `mdbook-gpulab list`: the reproduction status of every `reproduces` id, for people or tools.
 
-use crate::preprocess::directive_state;
-use crate::render::status::StatusState;
-use crate::results::{Recordings, device_results, select_devices};
-use crate::render::view::{ClaimStatus, DirectiveView};
 use crate::metrics::metric_infos;
 use crate::plan::plan;
+use crate::preprocess::directive_state;
+use crate::render::status::StatusState;
+use crate::render::view::{ClaimStatus, DirectiveView};
+use crate::results::{Recordings, device_results, select_devices};
 use serde::Serialize;
 use std::path::Path;
 use std::process::ExitCode;
@@ -49,7 +49,12 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
         };
         let points = plan(d, exp, &ws.sources)?;
         recordings.preload(&exp.name)?;
-        let recs = select_devices(recordings.of(&exp.name), &d.devices, ws.config.device.as_deref(), &points);
+        let recs = select_devices(
+            recordings.of(&exp.name),
+            &d.devices,
+            ws.config.device.as_deref(),
+            &points,
+        );
         let devices: Vec<_> = recs.iter().map(|r| device_results(r, d, &points)).collect();
         let view = DirectiveView {
             directive: d,
@@ -79,7 +84,11 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                     .collect()
             })
             .unwrap_or_default();
-        let ids = if d.reproduces.is_empty() { vec![String::from("-")] } else { d.reproduces.clone() };
+        let ids = if d.reproduces.is_empty() {
+            vec![String::from("-")]
+        } else {
+            d.reproduces.clone()
+        };
         for id in ids {
             rows.push(Row {
                 id,
@@ -88,7 +97,14 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 experiment: exp.name.clone(),
                 state,
                 device: view.devices.first().map(|d| d.device.name.clone()),
-                claims: claims.iter().map(|c| ClaimRow { claim: c.claim.clone(), result: c.result, detail: c.detail.clone() }).collect(),
+                claims: claims
+                    .iter()
+                    .map(|c| ClaimRow {
+                        claim: c.claim.clone(),
+                        result: c.result,
+                        detail: c.detail.clone(),
+                    })
+                    .collect(),
             });
         }
     }
@@ -98,7 +114,14 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
         println!("{:<32} {:<10} {:<36} claims", "id", "state", "directive");
         for r in &rows {
             let holding = r.claims.iter().filter(|c| c.result == "holds").count();
-            println!("{:<32} {:<10} {:<36} {}/{}", r.id, r.state, r.directive, holding, r.claims.len());
+            println!(
+                "{:<32} {:<10} {:<36} {}/{}",
+                r.id,
+                r.state,
+                r.directive,
+                holding,
+                r.claims.len()
+            );
             for c in r.claims.iter().filter(|c| c.result != "holds") {
                 println!("    {}: {} ({})", c.result, c.claim, c.detail);
             }

@@ -17,7 +17,11 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 #[derive(Parser)]
-#[command(name = "mdbook-gpulab", version, about = "Run CUDA memory experiments and render them into an mdBook")]
+#[command(
+    name = "mdbook-gpulab",
+    version,
+    about = "Run CUDA memory experiments and render them into an mdBook"
+)]
 struct Cli {
     #[command(subcommand)]
     command: Option<Command>,
@@ -100,7 +104,9 @@ fn parse_mode(s: &str) -> Result<Mode, String> {
         "auto" => Ok(Mode::Auto),
         "recorded" => Ok(Mode::Recorded),
         "live" => Ok(Mode::Live),
-        _ => Err(format!("unknown mode `{s}`: expected auto, recorded or live")),
+        _ => Err(format!(
+            "unknown mode `{s}`: expected auto, recorded or live"
+        )),
     }
 }
 
@@ -111,14 +117,31 @@ pub fn main() -> ExitCode {
         None => protocol::run_preprocessor(),
         Some(Command::Supports { renderer }) => return protocol::supports(&renderer),
         Some(Command::Build { dir, strict, mode }) => build::run(&dir, strict, mode),
-        Some(Command::Check { dir, no_compile, require_nvrtc }) => check::run(&dir, !no_compile, require_nvrtc),
+        Some(Command::Check {
+            dir,
+            no_compile,
+            require_nvrtc,
+        }) => check::run(&dir, !no_compile, require_nvrtc),
         Some(Command::List { dir, json }) => list::run(&dir, json),
-        Some(Command::Record { dir, rerun, shard, experiment }) => {
-            record::run(&dir, rerun.map(|r| (!r.is_empty()).then_some(r)), shard, experiment)
-        }
+        Some(Command::Record {
+            dir,
+            rerun,
+            shard,
+            experiment,
+        }) => record::run(
+            &dir,
+            rerun.map(|r| (!r.is_empty()).then_some(r)),
+            shard,
+            experiment,
+        ),
         Some(Command::Run { target, dir }) => run_cell::run(&dir, &target),
         Some(Command::Devices) => devices::run(),
-        Some(Command::LaunchInfo { experiment, variant, assignments, dir }) => launch_info::run(&dir, &experiment, &variant, &assignments),
+        Some(Command::LaunchInfo {
+            experiment,
+            variant,
+            assignments,
+            dir,
+        }) => launch_info::run(&dir, &experiment, &variant, &assignments),
         Some(Command::Worker) => return crate::engine::execute::worker_main(),
     };
     match result {

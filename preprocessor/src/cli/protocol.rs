@@ -15,7 +15,8 @@ pub fn supports(renderer: &str) -> ExitCode {
 }
 
 pub fn run_preprocessor() -> anyhow::Result<ExitCode> {
-    let (ctx, book) = mdbook_preprocessor::parse_input(std::io::stdin()).context("reading mdBook's input on stdin")?;
+    let (ctx, book) = mdbook_preprocessor::parse_input(std::io::stdin())
+        .context("reading mdBook's input on stdin")?;
     if ctx.mdbook_version != mdbook_preprocessor::MDBOOK_VERSION {
         eprintln!(
             "warning: mdbook-gpulab was built against mdBook {} but is called by mdBook {}",
@@ -24,6 +25,7 @@ pub fn run_preprocessor() -> anyhow::Result<ExitCode> {
         );
     }
     let processed = GpuLab::new().run(&ctx, book)?;
-    serde_json::to_writer(std::io::stdout().lock(), &processed).context("writing the book to stdout")?;
+    serde_json::to_writer(std::io::stdout().lock(), &processed)
+        .context("writing the book to stdout")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -10,17 +10,28 @@ use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(dir: &Path, rerun: Option<Option<String>>, shard: Option<Shard>, only: Option<String>) -> anyhow::Result<ExitCode> {
+pub fn run(
+    dir: &Path,
+    rerun: Option<Option<String>>,
+    shard: Option<Shard>,
+    only: Option<String>,
+) -> anyhow::Result<ExitCode> {
     crate::engine::install_interrupt_handler();
     let (ws, found) = super::book::load(dir)?;
-    let invalid: Vec<_> = found.iter().filter_map(|f| f.parsed.as_ref().err()).flatten().cloned().collect();
+    let invalid: Vec<_> = found
+        .iter()
+        .filter_map(|f| f.parsed.as_ref().err())
+        .flatten()
+        .cloned()
+        .collect();
     if !invalid.is_empty() {
         crate::preprocess::report(&invalid);
         anyhow::bail!("fix the invalid directives first (`mdbook-gpulab check`)");
     }
     let device = crate::engine::local_device_slug()?;
     let mut recordings = Recordings::new(ws.data())?;
-    let mut by_exp: BTreeMap<String, (crate::engine::job::MeasureRules, Vec<JobPoint>)> = BTreeMap::new();
+    let mut by_exp: BTreeMap<String, (crate::engine::job::MeasureRules, Vec<JobPoint>)> =
+        BTreeMap::new();
     for f in &found {
         let Ok((d, exp)) = &f.parsed else { continue };
         if only.as_ref().is_some_and(|o| o != &exp.name) {
@@ -34,16 +45,28 @@ pub fn run(dir: &Path, rerun: Option<Option<String>>, shard: Option<Shard>, only
         recordings.preload(&exp.name)?;
         let recs = recordings.of(&exp.name);
         let mine = recs.iter().find(|r| r.device.slug == device);
-        let entry = by_exp.entry(exp.name.clone()).or_insert_with(|| (rules_for(&ws, &d.measure, d.budget_s), Vec::new()));
+        let entry = by_exp
+            .entry(exp.name.clone())
+            .or_insert_with(|| (rules_for(&ws, &d.measure, d.budget_s), Vec::new()));
         for p in plan(d, exp, &ws.sources)? {
             // A point that crashed or timed out is tried again; a wrong result is not (it is
             // deterministic until the kernel or spec changes, which changes the key).
             let current = mine.and_then(|r| find_point(r, &p)).is_some_and(|q| {
-                q.key == p.key && !q.failure.as_ref().is_some_and(|f| matches!(f.kind, FailureKind::Timeout | FailureKind::Crash))
+                q.key == p.key
+                    && !q.failure.as_ref().is_some_and(|f| {
+                        matches!(f.kind, FailureKind::Timeout | FailureKind::Crash)
+                    })
             });
-            let queued = entry.1.iter().any(|q| q.variant == p.variant && q.params == p.params);
+            let queued = entry
+                .1
+                .iter()
+                .any(|q| q.variant == p.variant && q.params == p.params);
             if (force || !current) && !queued {
-                entry.1.push(JobPoint { variant: p.variant, params: p.params, key: p.key });
+                entry.1.push(JobPoint {
+                    variant: p.variant,
+                    params: p.params,
+                    key: p.key,
+                });
             }
         }
     }
@@ -65,6 +88,9 @@ pub fn run(dir: &Path, rerun: Option<Option<String>>, shard: Option<Shard>, only
         ran += r;
         failed += f;
     }
-    eprintln!("recorded {ran} point(s), {failed} failed, in {:.1} s on {device}", started.elapsed().as_secs_f64());
+    eprintln!(
+        "recorded {ran} point(s), {failed} failed, in {:.1} s on {device}",
+        started.elapsed().as_secs_f64()
+    );
     Ok(ExitCode::SUCCESS)
 }

@@ -12,7 +12,13 @@ use std::process::ExitCode;
 pub fn run(dir: &Path, target: &str) -> anyhow::Result<ExitCode> {
     crate::engine::install_interrupt_handler();
     let (chapter, index) = match target.rsplit_once('#') {
-        Some((c, n)) => (c, Some(n.parse::<usize>().map_err(|_| anyhow::anyhow!("`#{n}`: expected a directive number"))?)),
+        Some((c, n)) => (
+            c,
+            Some(
+                n.parse::<usize>()
+                    .map_err(|_| anyhow::anyhow!("`#{n}`: expected a directive number"))?,
+            ),
+        ),
         None => (target, None),
     };
     let (ws, found) = super::book::load(dir)?;
@@ -23,7 +29,9 @@ pub fn run(dir: &Path, target: &str) -> anyhow::Result<ExitCode> {
         .filter(|f| f.fence.kind == crate::directive::fence::FenceKind::Experiment)
         .collect();
     if selected.is_empty() {
-        anyhow::bail!("no gpulab directive in `{chapter}` (paths are relative to the book's src folder or the book root)");
+        anyhow::bail!(
+            "no gpulab directive in `{chapter}` (paths are relative to the book's src folder or the book root)"
+        );
     }
     let recorder = Recorder { verbose: true };
     let mut shown = 0;
@@ -40,13 +48,30 @@ pub fn run(dir: &Path, target: &str) -> anyhow::Result<ExitCode> {
         }
         shown += 1;
         let points = plan(d, exp, &ws.sources)?;
-        let job: Vec<JobPoint> = points.iter().map(|p| JobPoint { variant: p.variant.clone(), params: p.params.clone(), key: p.key.clone() }).collect();
+        let job: Vec<JobPoint> = points
+            .iter()
+            .map(|p| JobPoint {
+                variant: p.variant.clone(),
+                params: p.params.clone(),
+                key: p.key.clone(),
+            })
+            .collect();
         recorder.record_points(&ws, &exp.name, job, rules_for(&ws, &d.measure, d.budget_s))?;
         let mut recordings = Recordings::new(ws.data())?;
         recordings.preload(&exp.name)?;
         let device = crate::engine::local_device_slug()?;
-        let recs = select_devices(recordings.of(&exp.name), &crate::directive::DeviceSelection::Slug(device), None, &points);
-        println!("{} — {}#{}", exp.title, f.chapter_path.display(), d.location.index);
+        let recs = select_devices(
+            recordings.of(&exp.name),
+            &crate::directive::DeviceSelection::Slug(device),
+            None,
+            &points,
+        );
+        println!(
+            "{} — {}#{}",
+            exp.title,
+            f.chapter_path.display(),
+            d.location.index
+        );
         for rec in recs {
             let results = device_results(rec, d, &points);
             let metrics = crate::metrics::metric_infos(exp);

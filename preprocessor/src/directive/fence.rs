@@ -83,8 +83,14 @@ mod tests {
         assert_eq!(fences.len(), 2);
         assert_eq!(fences[0].kind, FenceKind::Experiment);
         assert_eq!(fences[0].body, "experiment = \"x\"\n");
-        assert_eq!(&md[fences[0].body_start..fences[0].body_start + 10], "experiment");
-        assert_eq!(&md[fences[0].block.clone()], "```gpulab\nexperiment = \"x\"\n```");
+        assert_eq!(
+            &md[fences[0].body_start..fences[0].body_start + 10],
+            "experiment"
+        );
+        assert_eq!(
+            &md[fences[0].block.clone()],
+            "```gpulab\nexperiment = \"x\"\n```"
+        );
         assert_eq!(fences[1].kind, FenceKind::Status);
         assert_eq!(fences[1].body, "");
     }

@@ -44,7 +44,12 @@ pub struct TableSpec {
 
 impl Default for TableSpec {
     fn default() -> Self {
-        TableSpec { rows: String::new(), columns: "variant".into(), value: "time_ms".into(), title: None }
+        TableSpec {
+            rows: String::new(),
+            columns: "variant".into(),
+            value: "time_ms".into(),
+            title: None,
+        }
     }
 }
 

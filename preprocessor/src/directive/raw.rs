@@ -10,7 +10,7 @@ pub struct RawDirective {
     pub experiment: Spanned<String>,
     pub variants: Option<Spanned<Vec<Spanned<String>>>>,
     pub axes: Option<Spanned<indexmap::IndexMap<String, Spanned<toml::Value>>>>,
-    pub zip: Option<Spanned<Vec<Spanned<Vec<Spanned<String>>>>>>,
+    pub zip: Option<Spanned<Vec<ZipGroup>>>,
     pub title: Option<Spanned<String>>,
     pub table: Option<Spanned<OneOrMany<RawTable>>>,
     pub chart: Option<Spanned<OneOrMany<RawChart>>>,
@@ -21,6 +21,9 @@ pub struct RawDirective {
     pub measure: Option<Spanned<RawMeasure>>,
     pub budget_s: Option<Spanned<f64>>,
 }
+
+/// One `zip` group: axis names that advance together.
+pub type ZipGroup = Spanned<Vec<Spanned<String>>>;
 
 /// A single value or a list of them (`table = {…}` or `table = [{…}, {…}]`).
 #[derive(Debug, Deserialize)]

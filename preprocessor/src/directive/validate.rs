@@ -15,8 +15,17 @@ use toml::Spanned;
 
 /// Metric names every experiment has (besides its custom ones).
 pub const BUILTIN_METRICS: &[&str] = &[
-    "time_ms", "gbps", "pct_bw", "gflops", "pct_fp32", "registers", "static_shared_bytes", "local_bytes",
-    "blocks_per_sm", "warps_per_sm", "limiter",
+    "time_ms",
+    "gbps",
+    "pct_bw",
+    "gflops",
+    "pct_fp32",
+    "registers",
+    "static_shared_bytes",
+    "local_bytes",
+    "blocks_per_sm",
+    "warps_per_sm",
+    "limiter",
 ];
 /// Statistic suffixes a metric may carry.
 pub const STAT_SUFFIXES: &[&str] = &["median", "min", "max", "q1", "q3"];
@@ -37,7 +46,13 @@ impl Checker<'_> {
     fn span(&self, r: Range<usize>) -> Range<usize> {
         r.start + self.ctx.body_start..r.end + self.ctx.body_start
     }
-    fn err(&mut self, span: Range<usize>, message: impl Into<String>, label: &str, help: Option<String>) {
+    fn err(
+        &mut self,
+        span: Range<usize>,
+        message: impl Into<String>,
+        label: &str,
+        help: Option<String>,
+    ) {
         let span = self.span(span);
         let d = with_help(self.ctx.file.error(span, message, label), help);
         self.diags.push(d);
@@ -53,7 +68,8 @@ fn known_metrics(exp: &Experiment) -> BTreeSet<String> {
 
 fn is_metric(name: &str, metrics: &BTreeSet<String>) -> bool {
     let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
-    metrics.contains(base) && (suffix.is_empty() || (base == "time_ms" && STAT_SUFFIXES.contains(&suffix)))
+    metrics.contains(base)
+        && (suffix.is_empty() || (base == "time_ms" && STAT_SUFFIXES.contains(&suffix)))
 }
 
 /// Validates `raw` against `exp`. `paper_exists` tells whether `data/papers/<id>.csv` exists.
@@ -63,7 +79,10 @@ pub fn validate(
     ctx: &BodyContext,
     paper_exists: &dyn Fn(&str) -> bool,
 ) -> Result<Directive, Vec<Diagnostic>> {
-    let mut c = Checker { ctx, diags: Vec::new() };
+    let mut c = Checker {
+        ctx,
+        diags: Vec::new(),
+    };
     let param_names: Vec<String> = exp.params.iter().map(|(n, _)| n.clone()).collect();
     let all_variants: Vec<String> = exp.variants.iter().map(|v| v.name.clone()).collect();
 
@@ -76,8 +95,15 @@ pub fn validate(
                     out.push(v.get_ref().clone());
                 } else {
                     let help = did_you_mean(v.get_ref(), all_variants.iter().map(String::as_str))
-                        .or_else(|| Some(format!("`{}` has: {}", exp.name, all_variants.join(", "))));
-                    c.err(v.span(), format!("experiment `{}` has no variant `{}`", exp.name, v.get_ref()), "unknown variant", help);
+                        .or_else(|| {
+                            Some(format!("`{}` has: {}", exp.name, all_variants.join(", ")))
+                        });
+                    c.err(
+                        v.span(),
+                        format!("experiment `{}` has no variant `{}`", exp.name, v.get_ref()),
+                        "unknown variant",
+                        help,
+                    );
                 }
             }
             if out.is_empty() && c.diags.is_empty() {
@@ -91,15 +117,39 @@ pub fn validate(
     if let Some(map) = &raw.axes {
         for (name, value) in map.get_ref() {
             if !param_names.contains(name) {
-                let help = did_you_mean(name, param_names.iter().map(String::as_str))
-                    .or_else(|| Some(format!("parameters of `{}`: {}", exp.name, param_names.join(", "))));
-                c.err(value.span(), format!("`{name}` is not a parameter of experiment `{}`", exp.name), "unknown axis", help);
+                let help =
+                    did_you_mean(name, param_names.iter().map(String::as_str)).or_else(|| {
+                        Some(format!(
+                            "parameters of `{}`: {}",
+                            exp.name,
+                            param_names.join(", ")
+                        ))
+                    });
+                c.err(
+                    value.span(),
+                    format!("`{name}` is not a parameter of experiment `{}`", exp.name),
+                    "unknown axis",
+                    help,
+                );
                 continue;
             }
             match axis_values(value.get_ref()) {
-                Ok(values) if !values.is_empty() => axes.push(Axis { name: name.clone(), values }),
-                Ok(_) => c.err(value.span(), format!("axis `{name}` has no values"), "empty", None),
-                Err(msg) => c.err(value.span(), format!("invalid values for axis `{name}`: {msg}"), "here", None),
+                Ok(values) if !values.is_empty() => axes.push(Axis {
+                    name: name.clone(),
+                    values,
+                }),
+                Ok(_) => c.err(
+                    value.span(),
+                    format!("axis `{name}` has no values"),
+                    "empty",
+                    None,
+                ),
+                Err(msg) => c.err(
+                    value.span(),
+                    format!("invalid values for axis `{name}`: {msg}"),
+                    "here",
+                    None,
+                ),
             }
         }
     }
@@ -111,12 +161,29 @@ pub fn validate(
             let names: Vec<String> = g.get_ref().iter().map(|s| s.get_ref().clone()).collect();
             for n in g.get_ref() {
                 if !axis_names.contains(n.get_ref()) {
-                    c.err(n.span(), format!("`{}` in `zip` is not an axis of this directive", n.get_ref()), "not an axis", None);
+                    c.err(
+                        n.span(),
+                        format!(
+                            "`{}` in `zip` is not an axis of this directive",
+                            n.get_ref()
+                        ),
+                        "not an axis",
+                        None,
+                    );
                 }
             }
-            let lens: BTreeSet<usize> = axes.iter().filter(|a| names.contains(&a.name)).map(|a| a.values.len()).collect();
+            let lens: BTreeSet<usize> = axes
+                .iter()
+                .filter(|a| names.contains(&a.name))
+                .map(|a| a.values.len())
+                .collect();
             if lens.len() > 1 {
-                c.err(g.span(), "zipped axes must have the same number of values", "lengths differ", None);
+                c.err(
+                    g.span(),
+                    "zipped axes must have the same number of values",
+                    "lengths differ",
+                    None,
+                );
             }
             zip.push(names);
         }
@@ -127,19 +194,44 @@ pub fn validate(
     fields.push("variant".into());
     let field_ok = |name: &str| fields.iter().any(|f| f == name);
     let check_field = |c: &mut Checker, name: &str, span: Range<usize>, want_metric: bool| {
-        let ok = if want_metric { is_metric(name, &metrics) } else { field_ok(name) };
+        let ok = if want_metric {
+            is_metric(name, &metrics)
+        } else {
+            field_ok(name)
+        };
         if !ok {
-            let pool: Vec<&str> = if want_metric { metrics.iter().map(String::as_str).collect() } else { fields.iter().map(String::as_str).collect() };
-            let what = if want_metric { "a metric" } else { "an axis or `variant`" };
-            let help = did_you_mean(name, pool.iter().copied()).or_else(|| Some(format!("expected {what}: {}", pool.join(", "))));
-            c.err(span, format!("`{name}` is not {what} of experiment `{}`", exp.name), "unknown name", help);
+            let pool: Vec<&str> = if want_metric {
+                metrics.iter().map(String::as_str).collect()
+            } else {
+                fields.iter().map(String::as_str).collect()
+            };
+            let what = if want_metric {
+                "a metric"
+            } else {
+                "an axis or `variant`"
+            };
+            let help = did_you_mean(name, pool.iter().copied())
+                .or_else(|| Some(format!("expected {what}: {}", pool.join(", "))));
+            c.err(
+                span,
+                format!("`{name}` is not {what} of experiment `{}`", exp.name),
+                "unknown name",
+                help,
+            );
         }
     };
 
-    let first_axis = axis_names.first().cloned().unwrap_or_else(|| "variant".into());
+    let first_axis = axis_names
+        .first()
+        .cloned()
+        .unwrap_or_else(|| "variant".into());
     let mut tables = Vec::new();
     let table_span = raw.table.as_ref().map(|t| t.span()).unwrap_or(0..0);
-    for t in raw.table.map(|t| t.into_inner().into_vec()).unwrap_or_default() {
+    for t in raw
+        .table
+        .map(|t| t.into_inner().into_vec())
+        .unwrap_or_default()
+    {
         for (s, metric) in [(&t.rows, false), (&t.columns, false), (&t.value, true)] {
             if let Some(s) = s {
                 check_field(&mut c, s, table_span.clone(), metric);
@@ -153,19 +245,31 @@ pub fn validate(
         });
     }
     if tables.is_empty() {
-        tables.push(TableSpec { rows: first_axis.clone(), ..TableSpec::default() });
+        tables.push(TableSpec {
+            rows: first_axis.clone(),
+            ..TableSpec::default()
+        });
     }
 
     let mut charts = Vec::new();
     let chart_span = raw.chart.as_ref().map(|t| t.span()).unwrap_or(0..0);
-    for ch in raw.chart.map(|t| t.into_inner().into_vec()).unwrap_or_default() {
+    for ch in raw
+        .chart
+        .map(|t| t.into_inner().into_vec())
+        .unwrap_or_default()
+    {
         let kind = match ch.kind.as_deref() {
             None | Some("line") => ChartKind::Line,
             Some("bar") => ChartKind::Bar,
             Some("heatmap") => ChartKind::Heatmap,
             Some(other) => {
                 let help = did_you_mean(other, ["line", "bar", "heatmap"]);
-                c.err(chart_span.clone(), format!("unknown chart kind `{other}`"), "expected line, bar or heatmap", help);
+                c.err(
+                    chart_span.clone(),
+                    format!("unknown chart kind `{other}`"),
+                    "expected line, bar or heatmap",
+                    help,
+                );
                 ChartKind::Line
             }
         };
@@ -178,7 +282,12 @@ pub fn validate(
         if let Some(v) = &ch.value {
             check_field(&mut c, v, chart_span.clone(), true);
         } else if heat {
-            c.err(chart_span.clone(), "a heat map needs `value = \"<metric>\"`", "here", None);
+            c.err(
+                chart_span.clone(),
+                "a heat map needs `value = \"<metric>\"`",
+                "here",
+                None,
+            );
         }
         charts.push(ChartSpec {
             kind,
@@ -194,7 +303,12 @@ pub fn validate(
 
     let paper = raw.paper.as_ref().map(|p| {
         if !paper_exists(p.get_ref()) {
-            c.err(p.span(), format!("no paper table `data/papers/{}.csv`", p.get_ref()), "not found", None);
+            c.err(
+                p.span(),
+                format!("no paper table `data/papers/{}.csv`", p.get_ref()),
+                "not found",
+                None,
+            );
         }
         p.get_ref().clone()
     });
@@ -207,10 +321,18 @@ pub fn validate(
                 .into_vec()
                 .into_iter()
                 .filter_map(|id| {
-                    if id.split_once(':').is_some_and(|(a, b)| !a.is_empty() && !b.is_empty()) {
+                    if id
+                        .split_once(':')
+                        .is_some_and(|(a, b)| !a.is_empty() && !b.is_empty())
+                    {
                         Some(id)
                     } else {
-                        c.err(span.clone(), format!("`{id}` is not a reproduction id"), "expected \"<paper>:<item>\"", None);
+                        c.err(
+                            span.clone(),
+                            format!("`{id}` is not a reproduction id"),
+                            "expected \"<paper>:<item>\"",
+                            None,
+                        );
                         None
                     }
                 })
@@ -228,14 +350,24 @@ pub fn validate(
                         c.err(claim.span(), format!("claim names variant `{variant}`, which this directive does not show"), "in this claim", help);
                     } else if !is_metric(&metric, &metrics) {
                         let help = did_you_mean(&metric, metrics.iter().map(String::as_str));
-                        c.err(claim.span(), format!("claim names unknown metric `{metric}`"), "in this claim", help);
+                        c.err(
+                            claim.span(),
+                            format!("claim names unknown metric `{metric}`"),
+                            "in this claim",
+                            help,
+                        );
                     }
                 }
                 expect.push(claim.into_inner());
             }
             Err(e) => {
                 let start = claim.span().start + 1 + e.offset;
-                c.err(start..start + e.len.max(1), format!("invalid claim: {}", e.message), "here", None);
+                c.err(
+                    start..start + e.len.max(1),
+                    format!("invalid claim: {}", e.message),
+                    "here",
+                    None,
+                );
             }
         }
     }
@@ -255,11 +387,22 @@ pub fn validate(
                 "cold" => Some(false),
                 "hot" => Some(true),
                 other => {
-                    c.err(span.clone(), format!("unknown measure mode `{other}`"), "expected \"cold\" or \"hot\"", None);
+                    c.err(
+                        span.clone(),
+                        format!("unknown measure mode `{other}`"),
+                        "expected \"cold\" or \"hot\"",
+                        None,
+                    );
                     None
                 }
             });
-            MeasureOverrides { timeout_s: m.timeout_s, max_samples: m.max_samples, min_samples: m.min_samples, noise: m.noise, hot }
+            MeasureOverrides {
+                timeout_s: m.timeout_s,
+                max_samples: m.max_samples,
+                min_samples: m.min_samples,
+                noise: m.noise,
+                hot,
+            }
         })
         .unwrap_or_default();
 
@@ -294,7 +437,10 @@ pub fn axis_values(v: &toml::Value) -> Result<Vec<ParamValue>, String> {
             .collect(),
         toml::Value::Table(t) if t.len() == 1 => {
             let ints = |key: &str, n: usize| -> Result<Vec<i64>, String> {
-                let arr = t.get(key).and_then(|a| a.as_array()).ok_or_else(|| format!("`{key}` needs a list"))?;
+                let arr = t
+                    .get(key)
+                    .and_then(|a| a.as_array())
+                    .ok_or_else(|| format!("`{key}` needs a list"))?;
                 let nums: Option<Vec<i64>> = arr.iter().map(|x| x.as_integer()).collect();
                 match nums {
                     Some(v) if v.len() == n || (key == "range" && v.len() == 2) => Ok(v),
@@ -310,7 +456,11 @@ pub fn axis_values(v: &toml::Value) -> Result<Vec<ParamValue>, String> {
                 if ((to - from) / step) as usize >= MAX_POINTS {
                     return Err("range is too long".into());
                 }
-                Ok((0..).map(|k| from + k * step).take_while(|x| *x <= to).map(ParamValue::Int).collect())
+                Ok((0..)
+                    .map(|k| from + k * step)
+                    .take_while(|x| *x <= to)
+                    .map(ParamValue::Int)
+                    .collect())
             } else if t.contains_key("pow2") {
                 let r = ints("pow2", 2)?;
                 if r[0] <= 0 || r[1] < r[0] {
@@ -327,7 +477,8 @@ pub fn axis_values(v: &toml::Value) -> Result<Vec<ParamValue>, String> {
                 Err("expected a list, { range = [from, to, step] } or { pow2 = [lo, hi] }".into())
             }
         }
-        other => param_value(other).map(|p| vec![p]).ok_or_else(|| "expected a number, a string or a list".into()),
+        other => param_value(other)
+            .map(|p| vec![p])
+            .ok_or_else(|| "expected a number, a string or a list".into()),
     }
 }
-

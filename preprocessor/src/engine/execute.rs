@@ -12,7 +12,9 @@ use super::sequence::Sequence;
 use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
 use crate::metrics::{derive, point_vars};
-use crate::record::{Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Timing, Verification};
+use crate::record::{
+    Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Timing, Verification,
+};
 use crate::spec::{Exec, Experiment, Reference, Variant};
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
@@ -54,14 +56,18 @@ pub fn worker_main() -> std::process::ExitCode {
     let job: Job = match serde_json::from_reader(std::io::stdin()) {
         Ok(j) => j,
         Err(e) => {
-            emit(&Message::Fatal { message: format!("bad job: {e}") });
+            emit(&Message::Fatal {
+                message: format!("bad job: {e}"),
+            });
             return std::process::ExitCode::FAILURE;
         }
     };
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
         Err(e) => {
-            emit(&Message::Fatal { message: e.to_string() });
+            emit(&Message::Fatal {
+                message: e.to_string(),
+            });
             return std::process::ExitCode::FAILURE;
         }
     };
@@ -70,16 +76,32 @@ pub fn worker_main() -> std::process::ExitCode {
     let exp = match crate::spec::load(&job.root, &job.kernels_dir, &job.experiment) {
         Ok(e) => Arc::new(e),
         Err(diags) => {
-            let message = diags.iter().map(|d| d.render(false)).collect::<Vec<_>>().join("\n");
+            let message = diags
+                .iter()
+                .map(|d| d.render(false))
+                .collect::<Vec<_>>()
+                .join("\n");
             emit(&Message::Fatal { message });
             return std::process::ExitCode::FAILURE;
         }
     };
-    let mut runner = PointRunner { gpu, exp, device, job: job.clone(), modules: HashMap::new(), host: None, expected: HashMap::new(), slowest: HashMap::new() };
+    let mut runner = PointRunner {
+        gpu,
+        exp,
+        device,
+        job: job.clone(),
+        modules: HashMap::new(),
+        host: None,
+        expected: HashMap::new(),
+        slowest: HashMap::new(),
+    };
     for (index, jp) in job.points.iter().enumerate() {
         emit(&Message::Start { index });
         let point = runner.run(jp);
-        emit(&Message::Point { index, point: Box::new(point) });
+        emit(&Message::Point {
+            index,
+            point: Box::new(point),
+        });
         if runner.gpu.is_poisoned() {
             // The context is lost (illegal address…): let the parent restart a fresh worker.
             return std::process::ExitCode::from(3);
@@ -127,7 +149,13 @@ impl PointRunner {
         };
         match self.run_inner(jp, &mut point) {
             Ok(timing) => {
-                point.metrics = derive(&self.exp, &jp.variant, &jp.params, timing.median_ms, &self.device);
+                point.metrics = derive(
+                    &self.exp,
+                    &jp.variant,
+                    &jp.params,
+                    timing.median_ms,
+                    &self.device,
+                );
                 let size = size_of(&jp.params);
                 let e = self.slowest.entry(jp.variant.clone()).or_insert((0.0, 0.0));
                 if size >= e.0 {
@@ -136,7 +164,11 @@ impl PointRunner {
                 point.timing = Some(timing);
             }
             Err(Failed(kind, message)) => {
-                point.outcome = if kind == FailureKind::Budget { Outcome::Skipped } else { Outcome::Failed };
+                point.outcome = if kind == FailureKind::Budget {
+                    Outcome::Skipped
+                } else {
+                    Outcome::Failed
+                };
                 point.failure = Some(Failure { kind, message });
             }
         }
@@ -144,41 +176,75 @@ impl PointRunner {
         point
     }
 
-    fn inputs(&mut self, params: &BTreeMap<String, ParamValue>, vars: &HashMap<String, Num>) -> Result<(), Failed> {
+    fn inputs(
+        &mut self,
+        params: &BTreeMap<String, ParamValue>,
+        vars: &HashMap<String, Num>,
+    ) -> Result<(), Failed> {
         if self.host.as_ref().is_some_and(|h| &h.params == params) {
             return Ok(());
         }
         self.host = None;
         self.expected.clear();
-        let lens = super::resolve::buffer_lens(&self.exp, vars).map_err(|e| Failed(FailureKind::Launch, e.to_string()))?;
+        let lens = super::resolve::buffer_lens(&self.exp, vars)
+            .map_err(|e| Failed(FailureKind::Launch, e.to_string()))?;
         let mut data = BTreeMap::new();
         for (spec, (_, len)) in self.exp.buffers.iter().zip(lens) {
-            let d = generate(spec.elem, len, &spec.init, seed_for(SEED, &spec.name)).map_err(|e| Failed(FailureKind::Launch, format!("buffer {}: {e}", spec.name)))?;
+            let d = generate(spec.elem, len, &spec.init, seed_for(SEED, &spec.name))
+                .map_err(|e| Failed(FailureKind::Launch, format!("buffer {}: {e}", spec.name)))?;
             data.insert(spec.name.clone(), d);
         }
-        self.host = Some(HostInputs { params: params.clone(), data });
+        self.host = Some(HostInputs {
+            params: params.clone(),
+            data,
+        });
         Ok(())
     }
 
     fn run_inner(&mut self, jp: &JobPoint, point: &mut Point) -> Result<Timing, Failed> {
         let exp = self.exp.clone();
-        let variant = exp.variant(&jp.variant).ok_or_else(|| Failed(FailureKind::Launch, format!("no variant `{}` in the spec", jp.variant)))?;
+        let variant = exp.variant(&jp.variant).ok_or_else(|| {
+            Failed(
+                FailureKind::Launch,
+                format!("no variant `{}` in the spec", jp.variant),
+            )
+        })?;
         // Budget: a larger point of a variant whose smaller point already exceeded it is skipped.
         let size = size_of(&jp.params);
         if let Some((s, t)) = self.slowest.get(&jp.variant)
             && size > *s
             && *t * (size / s.max(1.0)) > self.job.rules.budget_s
         {
-            return Err(Failed(FailureKind::Budget, format!("predicted {:.1} s per run, over the {:.0} s budget", t * size / s.max(1.0), self.job.rules.budget_s)));
+            return Err(Failed(
+                FailureKind::Budget,
+                format!(
+                    "predicted {:.1} s per run, over the {:.0} s budget",
+                    t * size / s.max(1.0),
+                    self.job.rules.budget_s
+                ),
+            ));
         }
         let vars = point_vars(&jp.params, Some(&self.device));
         self.inputs(&jp.params, &vars)?;
         let verify = exp.verify_for(variant).clone();
-        let out_spec = exp.buffer(&verify.output).ok_or_else(|| Failed(FailureKind::Verification, "verify.output is not a buffer".into()))?;
+        let out_spec = exp.buffer(&verify.output).ok_or_else(|| {
+            Failed(
+                FailureKind::Verification,
+                "verify.output is not a buffer".into(),
+            )
+        })?;
         let rules = self.job.rules.clone();
 
         let (output, timing) = match &variant.exec {
-            Exec::Kernel { function, source } => self.run_kernel(variant, function, source, &vars, &verify.output, &rules, point)?,
+            Exec::Kernel { function, source } => self.run_kernel(
+                variant,
+                function,
+                source,
+                &vars,
+                &verify.output,
+                &rules,
+                point,
+            )?,
             Exec::Cpu(name) => self.run_cpu(name, &verify, &vars, &rules)?,
             Exec::Library(name) => self.run_library(name, &verify, &vars, &rules)?,
         };
@@ -190,36 +256,89 @@ impl PointRunner {
             Reference::Builtin(n) => n.clone(),
             Reference::Variant(v) => format!("variant:{v}"),
         };
-        point.verification = Some(Verification { reference: reference_name, max_error: cmp.max_error, first_bad_index: cmp.first_bad_index });
+        point.verification = Some(Verification {
+            reference: reference_name,
+            max_error: cmp.max_error,
+            first_bad_index: cmp.first_bad_index,
+        });
         if !cmp.ok {
             return Err(Failed(FailureKind::Verification, cmp.message));
         }
         Ok(timing)
     }
 
-    fn expected_for(&mut self, verify: &crate::spec::VerifySpec, variant: &Variant, vars: &HashMap<String, Num>, len: usize, like: crate::value::ElemType, jp: &JobPoint) -> Result<HostData, Failed> {
-        let key = format!("{:?}|{:?}|{:?}|{:?}", verify.reference, verify.inputs, verify.dims.iter().map(|(n, e)| (n, e.source())).collect::<Vec<_>>(), verify.formula.as_ref().map(|f| f.source()));
+    fn expected_for(
+        &mut self,
+        verify: &crate::spec::VerifySpec,
+        variant: &Variant,
+        vars: &HashMap<String, Num>,
+        len: usize,
+        like: crate::value::ElemType,
+        jp: &JobPoint,
+    ) -> Result<HostData, Failed> {
+        let key = format!(
+            "{:?}|{:?}|{:?}|{:?}",
+            verify.reference,
+            verify.inputs,
+            verify
+                .dims
+                .iter()
+                .map(|(n, e)| (n, e.source()))
+                .collect::<Vec<_>>(),
+            verify.formula.as_ref().map(|f| f.source())
+        );
         if let Some(e) = self.expected.get(&key) {
             return Ok(e.clone());
         }
         let e = match &verify.reference {
             Reference::Builtin(_) => {
-                let host = &self.host.as_ref().ok_or_else(|| Failed(FailureKind::Verification, "no inputs".into()))?.data;
-                expected(verify, vars, host, len, like).map_err(|m| Failed(FailureKind::Verification, format!("reference: {m}")))?
+                let host = &self
+                    .host
+                    .as_ref()
+                    .ok_or_else(|| Failed(FailureKind::Verification, "no inputs".into()))?
+                    .data;
+                expected(verify, vars, host, len, like)
+                    .map_err(|m| Failed(FailureKind::Verification, format!("reference: {m}")))?
             }
             Reference::Variant(other) => {
                 if other == &variant.name {
-                    return Err(Failed(FailureKind::Verification, "a variant cannot be its own reference".into()));
+                    return Err(Failed(
+                        FailureKind::Verification,
+                        "a variant cannot be its own reference".into(),
+                    ));
                 }
-                let sub = JobPoint { variant: other.clone(), params: jp.params.clone(), key: String::new() };
+                let sub = JobPoint {
+                    variant: other.clone(),
+                    params: jp.params.clone(),
+                    key: String::new(),
+                };
                 let mut scratch = Point { ..self.blank(&sub) };
                 let exp = self.exp.clone();
-                let v = exp.variant(other).ok_or_else(|| Failed(FailureKind::Verification, format!("no reference variant `{other}`")))?;
-                let rules = MeasureRules { min_samples: 1, max_samples: 1, ..self.job.rules.clone() };
+                let v = exp.variant(other).ok_or_else(|| {
+                    Failed(
+                        FailureKind::Verification,
+                        format!("no reference variant `{other}`"),
+                    )
+                })?;
+                let rules = MeasureRules {
+                    min_samples: 1,
+                    max_samples: 1,
+                    ..self.job.rules.clone()
+                };
                 let (out, _) = match &v.exec {
-                    Exec::Kernel { function, source } => self.run_kernel(v, function, source, vars, &verify.output, &rules, &mut scratch)?,
+                    Exec::Kernel { function, source } => self.run_kernel(
+                        v,
+                        function,
+                        source,
+                        vars,
+                        &verify.output,
+                        &rules,
+                        &mut scratch,
+                    )?,
                     Exec::Cpu(name) => self.run_cpu(name, exp.verify_for(v), vars, &rules)?,
-                    Exec::Library(name) => self.run_library(name, exp.verify_for(v), vars, &rules)?,
+                    Exec::Library(name) => {
+                        self.run_library(name, exp.verify_for(v), vars, &rules)?
+                    }
                 };
                 out
             }
@@ -250,21 +369,44 @@ impl PointRunner {
         if let Some(m) = self.modules.get(&key) {
             return Ok(m.clone());
         }
-        let text = std::fs::read_to_string(source).map_err(|e| Failed(FailureKind::Compile, format!("{}: {e}", source.display())))?;
-        let shown = source.strip_prefix(&self.job.root).unwrap_or(source).to_string_lossy().into_owned();
+        let text = std::fs::read_to_string(source)
+            .map_err(|e| Failed(FailureKind::Compile, format!("{}: {e}", source.display())))?;
+        let shown = source
+            .strip_prefix(&self.job.root)
+            .unwrap_or(source)
+            .to_string_lossy()
+            .into_owned();
         let cc = self.device.compute_capability;
-        let image: Image = super::ptx_cache::compile_cached(&self.job.cache_dir, &text, &shown, &options, cc).map_err(|e| Failed(FailureKind::Compile, e))?;
-        let module = Arc::new(self.gpu.load(&image).map_err(|e| Failed(FailureKind::Compile, e.to_string()))?);
+        let image: Image =
+            super::ptx_cache::compile_cached(&self.job.cache_dir, &text, &shown, &options, cc)
+                .map_err(|e| Failed(FailureKind::Compile, e))?;
+        let module = Arc::new(
+            self.gpu
+                .load(&image)
+                .map_err(|e| Failed(FailureKind::Compile, e.to_string()))?,
+        );
         self.modules.insert(key, module.clone());
         Ok(module)
     }
 
     #[allow(clippy::too_many_arguments)]
-    fn run_kernel(&mut self, variant: &Variant, function: &str, source: &PathBuf, vars: &HashMap<String, Num>, output: &str, rules: &MeasureRules, point: &mut Point) -> Result<(HostData, Timing), Failed> {
+    fn run_kernel(
+        &mut self,
+        variant: &Variant,
+        function: &str,
+        source: &PathBuf,
+        vars: &HashMap<String, Num>,
+        output: &str,
+        rules: &MeasureRules,
+        point: &mut Point,
+    ) -> Result<(HostData, Timing), Failed> {
         let launch_err = |e: String| Failed(FailureKind::Launch, e);
-        let options = super::resolve::defines(variant, vars).map_err(|e| launch_err(e.to_string()))?;
+        let options =
+            super::resolve::defines(variant, vars).map_err(|e| launch_err(e.to_string()))?;
         let module = self.module(source, options)?;
-        let kernel: Kernel = module.function(function).map_err(|e| Failed(FailureKind::Compile, e.to_string()))?;
+        let kernel: Kernel = module
+            .function(function)
+            .map_err(|e| Failed(FailureKind::Compile, e.to_string()))?;
         let seq = Sequence::plan(variant, vars).map_err(|e| launch_err(e.to_string()))?;
         let (block, shared) = seq.first_config();
         if let Ok(a) = self.gpu.attributes(&kernel, block.iter().product(), shared) {
@@ -273,86 +415,171 @@ impl PointRunner {
                 static_shared_bytes: a.static_shared_bytes,
                 local_bytes: a.local_bytes,
                 max_threads_per_block: a.max_threads_per_block,
-                occupancy: Some(Occupancy { blocks_per_sm: a.occupancy.blocks_per_sm, warps_per_sm: a.occupancy.warps_per_sm, limiter: a.occupancy.limiter.clone() }),
+                occupancy: Some(Occupancy {
+                    blocks_per_sm: a.occupancy.blocks_per_sm,
+                    warps_per_sm: a.occupancy.warps_per_sm,
+                    limiter: a.occupancy.limiter.clone(),
+                }),
             });
         }
         let buffers = self.device_buffers(&module)?;
         let mut buffers = buffers;
         // Verification run: outputs (and scratch) poisoned, so unwritten elements are caught.
-        for spec in self.exp.buffers.iter().filter(|b| b.output || is_scratch(variant, &b.name)) {
+        for spec in self
+            .exp
+            .buffers
+            .iter()
+            .filter(|b| b.output || is_scratch(variant, &b.name))
+        {
             if let Some(b) = buffers.get_mut(&spec.name) {
                 b.poison().map_err(|e| launch_err(e.to_string()))?;
             }
         }
-        seq.launch(&self.gpu, &kernel, &buffers).map_err(|e| launch_err(e.to_string()))?;
-        self.gpu.synchronize().map_err(|e| launch_err(e.to_string()))?;
-        let out = buffers.get(output).ok_or_else(|| launch_err(format!("no buffer `{output}`")))?.download().map_err(|e| launch_err(e.to_string()))?;
-        let timing = measure_gpu(&self.gpu, rules, true, &mut || seq.launch(&self.gpu, &kernel, &buffers).map_err(|e| match e {
-            super::sequence::SequenceError::Gpu(g) => g,
-            other => crate::gpu::GpuError::InvalidConfig(other.to_string()),
-        }))
+        seq.launch(&self.gpu, &kernel, &buffers)
+            .map_err(|e| launch_err(e.to_string()))?;
+        self.gpu
+            .synchronize()
+            .map_err(|e| launch_err(e.to_string()))?;
+        let out = buffers
+            .get(output)
+            .ok_or_else(|| launch_err(format!("no buffer `{output}`")))?
+            .download()
+            .map_err(|e| launch_err(e.to_string()))?;
+        let timing = measure_gpu(&self.gpu, rules, true, &mut || {
+            seq.launch(&self.gpu, &kernel, &buffers)
+                .map_err(|e| match e {
+                    super::sequence::SequenceError::Gpu(g) => g,
+                    other => crate::gpu::GpuError::InvalidConfig(other.to_string()),
+                })
+        })
         .map_err(|e| launch_err(e.to_string()))?;
         Ok((out, timing))
     }
 
-    fn device_buffers(&mut self, module: &Module) -> Result<BTreeMap<String, DeviceBuffer>, Failed> {
-        let host = &self.host.as_ref().ok_or_else(|| Failed(FailureKind::Launch, "no inputs".into()))?.data;
+    fn device_buffers(
+        &mut self,
+        module: &Module,
+    ) -> Result<BTreeMap<String, DeviceBuffer>, Failed> {
+        let host = &self
+            .host
+            .as_ref()
+            .ok_or_else(|| Failed(FailureKind::Launch, "no inputs".into()))?
+            .data;
         let mut out = BTreeMap::new();
         for spec in &self.exp.buffers {
             let data = &host[&spec.name];
             if spec.constant {
-                module.set_constant(&spec.name, &data.to_ne_bytes()).map_err(|e| Failed(FailureKind::Launch, e.to_string()))?;
+                module
+                    .set_constant(&spec.name, &data.to_ne_bytes())
+                    .map_err(|e| Failed(FailureKind::Launch, e.to_string()))?;
                 continue;
             }
-            let buf = self.gpu.upload(data).map_err(|e| Failed(FailureKind::Launch, format!("buffer {}: {e}", spec.name)))?;
+            let buf = self
+                .gpu
+                .upload(data)
+                .map_err(|e| Failed(FailureKind::Launch, format!("buffer {}: {e}", spec.name)))?;
             out.insert(spec.name.clone(), buf);
         }
         Ok(out)
     }
 
-    fn cpu_inputs(&self, verify: &crate::spec::VerifySpec, vars: &HashMap<String, Num>) -> Result<(Vec<&HostData>, BTreeMap<String, i64>), Failed> {
-        let host = &self.host.as_ref().ok_or_else(|| Failed(FailureKind::Launch, "no inputs".into()))?.data;
-        let inputs = verify.inputs.iter().map(|b| host.get(b).ok_or_else(|| Failed(FailureKind::Launch, format!("no buffer `{b}`")))).collect::<Result<Vec<_>, _>>()?;
-        let dims = super::expected::dims(verify, vars).map_err(|e| Failed(FailureKind::Launch, e))?;
+    fn cpu_inputs(
+        &self,
+        verify: &crate::spec::VerifySpec,
+        vars: &HashMap<String, Num>,
+    ) -> Result<(Vec<&HostData>, BTreeMap<String, i64>), Failed> {
+        let host = &self
+            .host
+            .as_ref()
+            .ok_or_else(|| Failed(FailureKind::Launch, "no inputs".into()))?
+            .data;
+        let inputs = verify
+            .inputs
+            .iter()
+            .map(|b| {
+                host.get(b)
+                    .ok_or_else(|| Failed(FailureKind::Launch, format!("no buffer `{b}`")))
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let dims =
+            super::expected::dims(verify, vars).map_err(|e| Failed(FailureKind::Launch, e))?;
         Ok((inputs, dims))
     }
 
-    fn run_cpu(&mut self, name: &str, verify: &crate::spec::VerifySpec, vars: &HashMap<String, Num>, rules: &MeasureRules) -> Result<(HostData, Timing), Failed> {
+    fn run_cpu(
+        &mut self,
+        name: &str,
+        verify: &crate::spec::VerifySpec,
+        vars: &HashMap<String, Num>,
+        rules: &MeasureRules,
+    ) -> Result<(HostData, Timing), Failed> {
         let (inputs, dims) = self.cpu_inputs(verify, vars)?;
         let mut out: Option<Result<HostData, String>> = None;
-        let timing = measure_host(rules, &mut || out = Some(super::cpu_baseline::run(name, &inputs, &dims).map_err(|e| e.to_string())));
-        let out = out.unwrap_or_else(|| Err("not run".into())).map_err(|e| Failed(FailureKind::Launch, e))?;
+        let timing = measure_host(rules, &mut || {
+            out = Some(super::cpu_baseline::run(name, &inputs, &dims).map_err(|e| e.to_string()))
+        });
+        let out = out
+            .unwrap_or_else(|| Err("not run".into()))
+            .map_err(|e| Failed(FailureKind::Launch, e))?;
         Ok((out, timing))
     }
 
-    fn run_library(&mut self, name: &str, verify: &crate::spec::VerifySpec, vars: &HashMap<String, Num>, rules: &MeasureRules) -> Result<(HostData, Timing), Failed> {
+    fn run_library(
+        &mut self,
+        name: &str,
+        verify: &crate::spec::VerifySpec,
+        vars: &HashMap<String, Num>,
+        rules: &MeasureRules,
+    ) -> Result<(HostData, Timing), Failed> {
         if name != "cublas_sgemm" {
-            return Err(Failed(FailureKind::Launch, format!("unknown library call `{name}`")));
+            return Err(Failed(
+                FailureKind::Launch,
+                format!("unknown library call `{name}`"),
+            ));
         }
         let err = |e: crate::gpu::GpuError| Failed(FailureKind::Launch, e.to_string());
         let (inputs, dims) = self.cpu_inputs(verify, vars)?;
-        let n = *dims.get("n").ok_or_else(|| Failed(FailureKind::Launch, "cublas_sgemm needs dims.n".into()))? as usize;
+        let n = *dims
+            .get("n")
+            .ok_or_else(|| Failed(FailureKind::Launch, "cublas_sgemm needs dims.n".into()))?
+            as usize;
         if inputs.len() != 2 {
-            return Err(Failed(FailureKind::Launch, "cublas_sgemm needs two inputs".into()));
+            return Err(Failed(
+                FailureKind::Launch,
+                "cublas_sgemm needs two inputs".into(),
+            ));
         }
         let a = self.gpu.upload(inputs[0]).map_err(err)?;
         let b = self.gpu.upload(inputs[1]).map_err(err)?;
-        let mut c = self.gpu.alloc(crate::value::ElemType::F32, n * n).map_err(err)?;
+        let mut c = self
+            .gpu
+            .alloc(crate::value::ElemType::F32, n * n)
+            .map_err(err)?;
         let blas = self.gpu.blas().map_err(err)?;
         c.poison().map_err(err)?;
         blas.sgemm(n, &a, &b, &mut c).map_err(err)?;
         self.gpu.synchronize().map_err(err)?;
         let out = c.download().map_err(err)?;
-        let timing = measure_gpu(&self.gpu, rules, true, &mut || blas.sgemm(n, &a, &b, &mut c)).map_err(err)?;
+        let timing = measure_gpu(&self.gpu, rules, true, &mut || {
+            blas.sgemm(n, &a, &b, &mut c)
+        })
+        .map_err(err)?;
         Ok((out, timing))
     }
 }
 
 fn is_scratch(variant: &Variant, name: &str) -> bool {
-    variant.passes.as_ref().is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
+    variant
+        .passes
+        .as_ref()
+        .is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
 }
 
 /// The product of a point's numeric parameters: a size proxy for budget predictions.
 fn size_of(params: &BTreeMap<String, ParamValue>) -> f64 {
-    params.values().filter_map(|v| v.as_f64()).map(|x| x.abs().max(1.0)).product()
+    params
+        .values()
+        .filter_map(|v| v.as_f64())
+        .map(|x| x.abs().max(1.0))
+        .product()
 }

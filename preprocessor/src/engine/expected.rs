@@ -9,13 +9,18 @@ use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
 
 /// Evaluates the verify dims at a point.
-pub fn dims(verify: &VerifySpec, vars: &HashMap<String, Num>) -> Result<BTreeMap<String, i64>, String> {
+pub fn dims(
+    verify: &VerifySpec,
+    vars: &HashMap<String, Num>,
+) -> Result<BTreeMap<String, i64>, String> {
     verify
         .dims
         .iter()
         .map(|(name, e)| {
             let v = e.eval(vars).map_err(|x| format!("dim {name}: {x}"))?;
-            v.as_i64().map(|i| (name.clone(), i)).ok_or_else(|| format!("dim {name} = {v} is not an integer"))
+            v.as_i64()
+                .map(|i| (name.clone(), i))
+                .ok_or_else(|| format!("dim {name} = {v} is not an integer"))
         })
         .collect()
 }
@@ -61,15 +66,30 @@ pub fn expected(
         vars.insert(k.clone(), Num::Int(*v));
     }
     if name == "formula" {
-        let formula = verify.formula.as_ref().ok_or("reference `formula` has no formula")?;
-        let inputs: BTreeMap<String, &HostData> = host.iter().map(|(k, v)| (k.clone(), v)).collect();
-        let n = dims.get("n").map(|n| *n as usize).unwrap_or(out_len).min(out_len);
+        let formula = verify
+            .formula
+            .as_ref()
+            .ok_or("reference `formula` has no formula")?;
+        let inputs: BTreeMap<String, &HostData> =
+            host.iter().map(|(k, v)| (k.clone(), v)).collect();
+        let n = dims
+            .get("n")
+            .map(|n| *n as usize)
+            .unwrap_or(out_len)
+            .min(out_len);
         // Interpreted per element: spread over every core (64M elements take ~1 s on 16).
         let values: Result<Vec<f64>, String> = (0..n)
             .into_par_iter()
             .map(|i| {
-                let env = FormulaEnv { vars: &vars, inputs: &inputs, i: i as i64 };
-                formula.eval(&env).map(|v| v.as_f64()).map_err(|e| format!("formula at i={i}: {e}"))
+                let env = FormulaEnv {
+                    vars: &vars,
+                    inputs: &inputs,
+                    i: i as i64,
+                };
+                formula
+                    .eval(&env)
+                    .map(|v| v.as_f64())
+                    .map_err(|e| format!("formula at i={i}: {e}"))
             })
             .collect();
         return Ok(HostData::F64(values?).cast(like));
@@ -77,7 +97,10 @@ pub fn expected(
     let inputs: Vec<&HostData> = verify
         .inputs
         .iter()
-        .map(|b| host.get(b).ok_or_else(|| format!("reference input `{b}` is not a buffer")))
+        .map(|b| {
+            host.get(b)
+                .ok_or_else(|| format!("reference input `{b}` is not a buffer"))
+        })
         .collect::<Result<_, _>>()?;
     reference::run(name, &inputs, &dims).map_err(|e| e.to_string())
 }

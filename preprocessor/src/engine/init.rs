@@ -252,7 +252,10 @@ mod tests {
         let a = generate(ElemType::I32, 6, &Init::Random { lo: 0.0, hi: 9.0 }, 7).unwrap();
         assert_eq!(a, HostData::I32(vec![3, 0, 9, 5, 4, 2]));
         let f = generate(ElemType::F32, 3, &Init::Random { lo: 0.0, hi: 1.0 }, 7).unwrap();
-        assert_eq!(f, HostData::F32(vec![0.389_829_75, 0.016_788_295, 0.900_760_7]));
+        assert_eq!(
+            f,
+            HostData::F32(vec![0.389_829_75, 0.016_788_295, 0.900_760_7])
+        );
     }
 
     #[test]

@@ -9,7 +9,12 @@ use std::time::Instant;
 
 /// Times `run` (which queues the whole measured sequence) with CUDA events.
 /// `warm`: the sequence has just run (the verification run), which then serves as the warm-up.
-pub fn measure_gpu(gpu: &Gpu, rules: &MeasureRules, warm: bool, run: &mut dyn FnMut() -> Result<(), GpuError>) -> Result<Timing, GpuError> {
+pub fn measure_gpu(
+    gpu: &Gpu,
+    rules: &MeasureRules,
+    warm: bool,
+    run: &mut dyn FnMut() -> Result<(), GpuError>,
+) -> Result<Timing, GpuError> {
     let timer = gpu.timer()?;
     // Warm-up (module load, first-touch, clocks ramping).
     if !warm {

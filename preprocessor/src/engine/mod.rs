@@ -20,7 +20,8 @@ use crate::preprocess::LiveRunner;
 
 /// Whether a GPU can run experiments here (libcuda present and a device visible).
 pub fn gpu_present() -> bool {
-    crate::gpu::driver_library_present() && crate::gpu::device_count().map(|n| n > 0).unwrap_or(false)
+    crate::gpu::driver_library_present()
+        && crate::gpu::device_count().map(|n| n > 0).unwrap_or(false)
 }
 
 /// The live runner for a build: none in `recorded` mode; in `auto` mode only when a GPU is
@@ -36,7 +37,10 @@ pub fn live_runner(mode: Mode) -> Option<Box<dyn LiveRunner>> {
 /// The slug of the GPU that would run experiments here, or why there is none.
 pub fn local_device_slug() -> anyhow::Result<String> {
     let devices = crate::gpu::devices()?;
-    devices.first().map(|d| d.slug.clone()).ok_or_else(|| anyhow::anyhow!("no NVIDIA GPU is visible"))
+    devices
+        .first()
+        .map(|d| d.slug.clone())
+        .ok_or_else(|| anyhow::anyhow!("no NVIDIA GPU is visible"))
 }
 
 /// Ctrl-C stops the run: the worker is killed and no partial recording is written.

@@ -24,7 +24,11 @@ pub fn rules_for(ws: &Workspace, o: &MeasureOverrides, budget_s: Option<f64>) ->
     let c = &ws.config;
     let mut r = MeasureRules::default();
     r.min_samples = o.min_samples.or(c.min_samples).unwrap_or(r.min_samples);
-    r.max_samples = o.max_samples.or(c.max_samples).unwrap_or(r.max_samples).max(r.min_samples);
+    r.max_samples = o
+        .max_samples
+        .or(c.max_samples)
+        .unwrap_or(r.max_samples)
+        .max(r.min_samples);
     r.noise = o.noise.or(c.noise).unwrap_or(r.noise);
     r.timeout_s = o.timeout_s.or(c.timeout_s).unwrap_or(r.timeout_s);
     r.hot = o.hot.unwrap_or(false);
@@ -40,8 +44,15 @@ pub fn git_commit(root: &std::path::Path) -> Option<String> {
     {
         return Some(c.trim().to_string());
     }
-    let out = std::process::Command::new("git").args(["rev-parse", "--short", "HEAD"]).current_dir(root).output().ok()?;
-    out.status.success().then(|| String::from_utf8_lossy(&out.stdout).trim().to_string()).filter(|s| !s.is_empty())
+    let out = std::process::Command::new("git")
+        .args(["rev-parse", "--short", "HEAD"])
+        .current_dir(root)
+        .output()
+        .ok()?;
+    out.status
+        .success()
+        .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
+        .filter(|s| !s.is_empty())
 }
 
 fn progress_bar(total: usize) -> ProgressBar {
@@ -50,16 +61,24 @@ fn progress_bar(total: usize) -> ProgressBar {
         bar.set_draw_target(ProgressDrawTarget::hidden());
     }
     bar.set_style(
-        ProgressStyle::with_template("{prefix:>24} [{bar:30}] {pos}/{len} {msg} ({elapsed}, eta {eta})")
-            .unwrap_or_else(|_| ProgressStyle::default_bar())
-            .progress_chars("=> "),
+        ProgressStyle::with_template(
+            "{prefix:>24} [{bar:30}] {pos}/{len} {msg} ({elapsed}, eta {eta})",
+        )
+        .unwrap_or_else(|_| ProgressStyle::default_bar())
+        .progress_chars("=> "),
     );
     bar
 }
 
 impl Recorder {
     /// Runs and records one experiment's points; returns (points run, points failed).
-    pub fn record_points(&self, ws: &Workspace, experiment: &str, points: Vec<JobPoint>, rules: MeasureRules) -> Result<(usize, usize)> {
+    pub fn record_points(
+        &self,
+        ws: &Workspace,
+        experiment: &str,
+        points: Vec<JobPoint>,
+        rules: MeasureRules,
+    ) -> Result<(usize, usize)> {
         if points.is_empty() {
             return Ok((0, 0));
         }
@@ -82,7 +101,9 @@ impl Recorder {
         };
         let bar = progress_bar(job.points.len());
         bar.set_prefix(experiment.to_string());
-        let watchdog = Duration::from_secs_f64((job.rules.timeout_s * 4.0 + job.rules.budget_s * 3.0 + 60.0).max(60.0));
+        let watchdog = Duration::from_secs_f64(
+            (job.rules.timeout_s * 4.0 + job.rules.budget_s * 3.0 + 60.0).max(60.0),
+        );
         let result = run_job(&job, watchdog, &mut |done, _total, variant| {
             bar.set_position(done as u64);
             bar.set_message(variant.to_string());
@@ -90,16 +111,32 @@ impl Recorder {
         bar.finish_and_clear();
         let (device, points) = match result {
             Ok(r) => r,
-            Err(WorkerError::Interrupted) => return Err(Error::Engine("interrupted: data/ left as it was".into())),
+            Err(WorkerError::Interrupted) => {
+                return Err(Error::Engine("interrupted: data/ left as it was".into()));
+            }
             Err(e) => return Err(Error::Engine(format!("{experiment}: {e}"))),
         };
-        let failed = points.iter().filter(|p| p.outcome == Outcome::Failed).count();
+        let failed = points
+            .iter()
+            .filter(|p| p.outcome == Outcome::Failed)
+            .count();
         let ran = points.len();
         let data = ws.data();
         let lock = data.lock()?;
-        let path = data.merge_and_save(&lock, Recording { schema: SCHEMA_VERSION, experiment: experiment.to_string(), device, points })?;
+        let path = data.merge_and_save(
+            &lock,
+            Recording {
+                schema: SCHEMA_VERSION,
+                experiment: experiment.to_string(),
+                device,
+                points,
+            },
+        )?;
         if self.verbose {
-            eprintln!("recorded {ran} point(s) of `{experiment}` ({failed} failed) in {}", path.display());
+            eprintln!(
+                "recorded {ran} point(s) of `{experiment}` ({failed} failed) in {}",
+                path.display()
+            );
         }
         Ok((ran, failed))
     }
@@ -110,12 +147,23 @@ impl LiveRunner for Recorder {
         // One job per experiment; points of several directives merged (first directive's rules).
         let mut by_exp: BTreeMap<String, (MeasureRules, Vec<JobPoint>)> = BTreeMap::new();
         for w in work {
-            let entry = by_exp
-                .entry(w.experiment.name.clone())
-                .or_insert_with(|| (rules_for(ws, &w.directive.measure, w.directive.budget_s), Vec::new()));
+            let entry = by_exp.entry(w.experiment.name.clone()).or_insert_with(|| {
+                (
+                    rules_for(ws, &w.directive.measure, w.directive.budget_s),
+                    Vec::new(),
+                )
+            });
             for p in &w.points {
-                if !entry.1.iter().any(|q| q.variant == p.variant && q.params == p.params) {
-                    entry.1.push(JobPoint { variant: p.variant.clone(), params: p.params.clone(), key: p.key.clone() });
+                if !entry
+                    .1
+                    .iter()
+                    .any(|q| q.variant == p.variant && q.params == p.params)
+                {
+                    entry.1.push(JobPoint {
+                        variant: p.variant.clone(),
+                        params: p.params.clone(),
+                        key: p.key.clone(),
+                    });
                 }
             }
         }

@@ -33,13 +33,22 @@ pub struct ResolveError {
 }
 
 /// The NVRTC options (`-D NAME=value`) of a kernel variant at a point.
-pub fn defines(variant: &Variant, vars: &HashMap<String, Num>) -> Result<Vec<String>, ResolveError> {
-    let err = |m: String| ResolveError { variant: variant.name.clone(), message: m };
+pub fn defines(
+    variant: &Variant,
+    vars: &HashMap<String, Num>,
+) -> Result<Vec<String>, ResolveError> {
+    let err = |m: String| ResolveError {
+        variant: variant.name.clone(),
+        message: m,
+    };
     let mut out = Vec::new();
     for (name, value) in &variant.defines {
         let text = match value {
             DefineValue::Literal(s) => s.clone(),
-            DefineValue::Expr(e) => e.eval(vars).map_err(|x| err(format!("define {name}: {x}")))?.to_string(),
+            DefineValue::Expr(e) => e
+                .eval(vars)
+                .map_err(|x| err(format!("define {name}: {x}")))?
+                .to_string(),
         };
         out.push(format!("-D{name}={text}"));
     }
@@ -47,15 +56,30 @@ pub fn defines(variant: &Variant, vars: &HashMap<String, Num>) -> Result<Vec<Str
     Ok(out)
 }
 
-fn eval_u32(e: &Expr, vars: &HashMap<String, Num>, what: &str, variant: &str) -> Result<u32, ResolveError> {
-    let err = |m: String| ResolveError { variant: variant.to_string(), message: m };
-    let v = e.eval(vars).map_err(|x| err(format!("{what} `{}`: {x}", e.source())))?;
-    let i = v.as_i64().ok_or_else(|| err(format!("{what} `{}` = {v} is not an integer", e.source())))?;
+fn eval_u32(
+    e: &Expr,
+    vars: &HashMap<String, Num>,
+    what: &str,
+    variant: &str,
+) -> Result<u32, ResolveError> {
+    let err = |m: String| ResolveError {
+        variant: variant.to_string(),
+        message: m,
+    };
+    let v = e
+        .eval(vars)
+        .map_err(|x| err(format!("{what} `{}`: {x}", e.source())))?;
+    let i = v
+        .as_i64()
+        .ok_or_else(|| err(format!("{what} `{}` = {v} is not an integer", e.source())))?;
     u32::try_from(i).map_err(|_| err(format!("{what} `{}` = {i} is out of range", e.source())))
 }
 
 /// Grid, block and dynamic shared memory at a point (missing dimensions are 1).
-pub fn dims(variant: &Variant, vars: &HashMap<String, Num>) -> Result<([u32; 3], [u32; 3], u32), ResolveError> {
+pub fn dims(
+    variant: &Variant,
+    vars: &HashMap<String, Num>,
+) -> Result<([u32; 3], [u32; 3], u32), ResolveError> {
     let mut grid = [1u32; 3];
     let mut block = [1u32; 3];
     for (i, e) in variant.grid.iter().enumerate().take(3) {
@@ -73,7 +97,10 @@ pub fn dims(variant: &Variant, vars: &HashMap<String, Num>) -> Result<([u32; 3],
 
 /// Kernel arguments at a point.
 pub fn args(variant: &Variant, vars: &HashMap<String, Num>) -> Result<Vec<Arg>, ResolveError> {
-    let err = |m: String| ResolveError { variant: variant.name.clone(), message: m };
+    let err = |m: String| ResolveError {
+        variant: variant.name.clone(),
+        message: m,
+    };
     variant
         .args
         .iter()
@@ -83,11 +110,21 @@ pub fn args(variant: &Variant, vars: &HashMap<String, Num>) -> Result<Vec<Arg>, 
                 ArgSpec::PassIn => Arg::PassIn,
                 ArgSpec::PassOut => Arg::PassOut,
                 ArgSpec::Scalar(ty, e) => {
-                    let v = e.eval(vars).map_err(|x| err(format!("argument `{}`: {x}", e.source())))?;
-                    let int = || v.as_i64().ok_or_else(|| err(format!("argument `{}` = {v} is not an integer", e.source())));
+                    let v = e
+                        .eval(vars)
+                        .map_err(|x| err(format!("argument `{}`: {x}", e.source())))?;
+                    let int = || {
+                        v.as_i64().ok_or_else(|| {
+                            err(format!("argument `{}` = {v} is not an integer", e.source()))
+                        })
+                    };
                     Arg::Scalar(match ty {
-                        ScalarType::I32 => Scalar::I32(i32::try_from(int()?).map_err(|_| err(format!("argument `{}` overflows i32", e.source())))?),
-                        ScalarType::U32 => Scalar::U32(u32::try_from(int()?).map_err(|_| err(format!("argument `{}` overflows u32", e.source())))?),
+                        ScalarType::I32 => Scalar::I32(i32::try_from(int()?).map_err(|_| {
+                            err(format!("argument `{}` overflows i32", e.source()))
+                        })?),
+                        ScalarType::U32 => Scalar::U32(u32::try_from(int()?).map_err(|_| {
+                            err(format!("argument `{}` overflows u32", e.source()))
+                        })?),
                         ScalarType::I64 => Scalar::I64(int()?),
                         ScalarType::F32 => Scalar::F32(v.as_f64() as f32),
                         ScalarType::F64 => Scalar::F64(v.as_f64()),
@@ -99,22 +136,39 @@ pub fn args(variant: &Variant, vars: &HashMap<String, Num>) -> Result<Vec<Arg>, 
 }
 
 /// Buffer lengths at a point, in the spec's order.
-pub fn buffer_lens(exp: &Experiment, vars: &HashMap<String, Num>) -> Result<Vec<(String, usize)>, ResolveError> {
+pub fn buffer_lens(
+    exp: &Experiment,
+    vars: &HashMap<String, Num>,
+) -> Result<Vec<(String, usize)>, ResolveError> {
     exp.buffers
         .iter()
         .map(|b| {
-            let err = |m: String| ResolveError { variant: format!("buffer {}", b.name), message: m };
+            let err = |m: String| ResolveError {
+                variant: format!("buffer {}", b.name),
+                message: m,
+            };
             let v = b.len.eval(vars).map_err(|x| err(x.to_string()))?;
-            let n = v.as_i64().filter(|n| *n >= 0).ok_or_else(|| err(format!("length {v} is not a non-negative integer")))?;
+            let n = v
+                .as_i64()
+                .filter(|n| *n >= 0)
+                .ok_or_else(|| err(format!("length {v} is not a non-negative integer")))?;
             Ok((b.name.clone(), n as usize))
         })
         .collect()
 }
 
 /// The unique kernel compilations (source path, function, options) a set of points needs.
-pub fn kernel_builds(exp: &Experiment, variant: &Variant, vars: &HashMap<String, Num>) -> Result<Option<(std::path::PathBuf, String, Vec<String>)>, ResolveError> {
+pub fn kernel_builds(
+    exp: &Experiment,
+    variant: &Variant,
+    vars: &HashMap<String, Num>,
+) -> Result<Option<(std::path::PathBuf, String, Vec<String>)>, ResolveError> {
     match &variant.exec {
-        Exec::Kernel { function, source } => Ok(Some((source.clone(), function.clone(), defines(variant, vars)?))),
+        Exec::Kernel { function, source } => Ok(Some((
+            source.clone(),
+            function.clone(),
+            defines(variant, vars)?,
+        ))),
         _ => {
             let _ = exp;
             Ok(None)

@@ -18,6 +18,9 @@ pub enum SequenceError {
     NoBuffer(String),
 }
 
+/// A launch as scripts see it: grid, block, dynamic shared bytes, arguments.
+pub type LaunchDescription = ([u32; 3], [u32; 3], u32, Vec<Arg>);
+
 /// One launch, fully resolved.
 struct Launch {
     grid: [u32; 3],
@@ -37,14 +40,28 @@ impl Sequence {
     /// Resolves every launch of `variant` at `vars`.
     pub fn plan(variant: &Variant, vars: &HashMap<String, Num>) -> Result<Sequence, SequenceError> {
         let mut launches = Vec::new();
-        let one = |vars: &HashMap<String, Num>, pass: Option<(String, String)>| -> Result<Launch, SequenceError> {
+        let one = |vars: &HashMap<String, Num>,
+                   pass: Option<(String, String)>|
+         -> Result<Launch, SequenceError> {
             let (grid, block, shared) = resolve::dims(variant, vars)?;
             let args = resolve::args(variant, vars)?;
-            let (pass_in, pass_out) = pass.map(|(a, b)| (Some(a), Some(b))).unwrap_or((None, None));
-            Ok(Launch { grid, block, shared, args, pass_in, pass_out })
+            let (pass_in, pass_out) = pass
+                .map(|(a, b)| (Some(a), Some(b)))
+                .unwrap_or((None, None));
+            Ok(Launch {
+                grid,
+                block,
+                shared,
+                args,
+                pass_in,
+                pass_out,
+            })
         };
         if let Some(l) = &variant.loop_ {
-            let count = l.count.eval(vars).map_err(|e| resolve::ResolveError { variant: variant.name.clone(), message: format!("loop count: {e}") })?;
+            let count = l.count.eval(vars).map_err(|e| resolve::ResolveError {
+                variant: variant.name.clone(),
+                message: format!("loop count: {e}"),
+            })?;
             let count = count.as_i64().unwrap_or(0).max(0);
             let mut v = vars.clone();
             for i in 0..count {
@@ -52,8 +69,16 @@ impl Sequence {
                 launches.push(one(&v, None)?);
             }
         } else if let Some(p) = &variant.passes {
-            let err = |m: String| resolve::ResolveError { variant: variant.name.clone(), message: m };
-            let mut count = p.count.eval(vars).map_err(|e| err(format!("passes.count: {e}")))?.as_i64().unwrap_or(0);
+            let err = |m: String| resolve::ResolveError {
+                variant: variant.name.clone(),
+                message: m,
+            };
+            let mut count = p
+                .count
+                .eval(vars)
+                .map_err(|e| err(format!("passes.count: {e}")))?
+                .as_i64()
+                .unwrap_or(0);
             let mut v = vars.clone();
             let mut input = p.input.clone();
             let mut k = 0;
@@ -61,11 +86,22 @@ impl Sequence {
             // writes straight into `result`.
             loop {
                 v.insert("count".into(), Num::Int(count));
-                let next = p.next.eval(&v).map_err(|e| err(format!("passes.next: {e}")))?.as_i64().unwrap_or(0);
+                let next = p
+                    .next
+                    .eval(&v)
+                    .map_err(|e| err(format!("passes.next: {e}")))?
+                    .as_i64()
+                    .unwrap_or(0);
                 if next >= count && count > 1 {
-                    return Err(err(format!("passes.next({count}) = {next} does not shrink")).into());
+                    return Err(
+                        err(format!("passes.next({count}) = {next} does not shrink")).into(),
+                    );
                 }
-                let output = if next <= 1 { p.result.clone() } else { p.scratch[k % 2].clone() };
+                let output = if next <= 1 {
+                    p.result.clone()
+                } else {
+                    p.scratch[k % 2].clone()
+                };
                 launches.push(one(&v, Some((input.clone(), output.clone())))?);
                 if next <= 1 || launches.len() > 64 {
                     break;
@@ -85,7 +121,7 @@ impl Sequence {
     }
 
     /// Each launch as (grid, block, shared, args) with pass buffers named (for scripts).
-    pub fn describe(&self) -> Vec<([u32; 3], [u32; 3], u32, Vec<Arg>)> {
+    pub fn describe(&self) -> Vec<LaunchDescription> {
         self.launches
             .iter()
             .map(|l| {
@@ -109,15 +145,27 @@ impl Sequence {
 
     /// The block size and dynamic shared memory of the first launch (for attributes).
     pub fn first_config(&self) -> ([u32; 3], u32) {
-        self.launches.first().map(|l| (l.block, l.shared)).unwrap_or(([1, 1, 1], 0))
+        self.launches
+            .first()
+            .map(|l| (l.block, l.shared))
+            .unwrap_or(([1, 1, 1], 0))
     }
 
     /// Queues every launch (asynchronous).
-    pub fn launch(&self, gpu: &Gpu, kernel: &Kernel, buffers: &BTreeMap<String, DeviceBuffer>) -> Result<(), SequenceError> {
+    pub fn launch(
+        &self,
+        gpu: &Gpu,
+        kernel: &Kernel,
+        buffers: &BTreeMap<String, DeviceBuffer>,
+    ) -> Result<(), SequenceError> {
         for l in &self.launches {
             let mut args = Vec::with_capacity(l.args.len());
             for a in &l.args {
-                let buf = |name: &str| buffers.get(name).ok_or_else(|| SequenceError::NoBuffer(name.to_string()));
+                let buf = |name: &str| {
+                    buffers
+                        .get(name)
+                        .ok_or_else(|| SequenceError::NoBuffer(name.to_string()))
+                };
                 args.push(match a {
                     Arg::Buffer(b) => KernelArg::Buffer(buf(b)?),
                     Arg::PassIn => KernelArg::Buffer(buf(l.pass_in.as_deref().unwrap_or(""))?),

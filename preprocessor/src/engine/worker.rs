@@ -29,7 +29,11 @@ pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
 
 /// Runs `job` in worker subprocesses, returning the device and one point per job point.
 /// `watchdog` is how long a point may run without a result before its worker is killed.
-pub fn run_job(job: &Job, watchdog: Duration, progress: Progress) -> Result<(DeviceRecord, Vec<Point>), WorkerError> {
+pub fn run_job(
+    job: &Job,
+    watchdog: Duration,
+    progress: Progress,
+) -> Result<(DeviceRecord, Vec<Point>), WorkerError> {
     let total = job.points.len();
     let mut done: Vec<Option<Point>> = vec![None; total];
     let mut device: Option<DeviceRecord> = None;
@@ -77,7 +81,11 @@ pub fn run_job(job: &Job, watchdog: Duration, progress: Progress) -> Result<(Dev
                         Ok(Message::Device(d)) => device = Some(d),
                         Ok(Message::Start { index }) => {
                             current = Some(next + index);
-                            progress(done.iter().filter(|p| p.is_some()).count(), total, &job.points[next + index].variant);
+                            progress(
+                                done.iter().filter(|p| p.is_some()).count(),
+                                total,
+                                &job.points[next + index].variant,
+                            );
                         }
                         Ok(Message::Point { index, point }) => {
                             done[next + index] = Some(*point);
@@ -93,24 +101,47 @@ pub fn run_job(job: &Job, watchdog: Duration, progress: Progress) -> Result<(Dev
                 Err(mpsc::RecvTimeoutError::Timeout) => {
                     if current.is_some() && last.elapsed() > watchdog {
                         kill(&mut child);
-                        break Some((FailureKind::Timeout, format!("no result after {} s: the kernel hung and its worker was killed", watchdog.as_secs())));
+                        break Some((
+                            FailureKind::Timeout,
+                            format!(
+                                "no result after {} s: the kernel hung and its worker was killed",
+                                watchdog.as_secs()
+                            ),
+                        ));
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
                     let status = child.wait().ok();
-                    break status.filter(|s| !s.success()).map(|s| (FailureKind::Crash, format!("worker exited with {s}")));
+                    break status
+                        .filter(|s| !s.success())
+                        .map(|s| (FailureKind::Crash, format!("worker exited with {s}")));
                 }
             }
         };
         let stderr_text = err_thread.join().unwrap_or_default();
         match (ended, current) {
             (Some((kind, message)), Some(i)) => {
-                let tail: String = stderr_text.lines().rev().take(5).collect::<Vec<_>>().into_iter().rev().collect::<Vec<_>>().join(" | ");
-                let message = if tail.is_empty() { message } else { format!("{message}: {tail}") };
+                let tail: String = stderr_text
+                    .lines()
+                    .rev()
+                    .take(5)
+                    .collect::<Vec<_>>()
+                    .into_iter()
+                    .rev()
+                    .collect::<Vec<_>>()
+                    .join(" | ");
+                let message = if tail.is_empty() {
+                    message
+                } else {
+                    format!("{message}: {tail}")
+                };
                 done[i] = Some(failed_point(job, i, kind, message));
             }
             (Some((_, message)), None) if device.is_none() => {
-                return Err(WorkerError::Fatal(format!("{message}: {}", stderr_text.trim())));
+                return Err(WorkerError::Fatal(format!(
+                    "{message}: {}",
+                    stderr_text.trim()
+                )));
             }
             _ => {}
         }
@@ -118,16 +149,25 @@ pub fn run_job(job: &Job, watchdog: Duration, progress: Progress) -> Result<(Dev
         let before = next;
         next = done.iter().position(|p| p.is_none()).unwrap_or(total);
         if next == before && done[next..].iter().all(|p| p.is_none()) && device.is_none() {
-            return Err(WorkerError::Fatal(format!("the worker produced no result: {}", stderr_text.trim())));
+            return Err(WorkerError::Fatal(format!(
+                "the worker produced no result: {}",
+                stderr_text.trim()
+            )));
         }
         if next == before {
             // The worker ended cleanly without reporting this point: record that, move on.
-            done[next] = Some(failed_point(job, next, FailureKind::Crash, format!("worker ended without a result: {}", stderr_text.trim())));
+            done[next] = Some(failed_point(
+                job,
+                next,
+                FailureKind::Crash,
+                format!("worker ended without a result: {}", stderr_text.trim()),
+            ));
             next += 1;
         }
     }
     progress(total, total, "");
-    let device = device.ok_or_else(|| WorkerError::Fatal("the worker reported no device".into()))?;
+    let device =
+        device.ok_or_else(|| WorkerError::Fatal("the worker reported no device".into()))?;
     Ok((device, done.into_iter().flatten().collect()))
 }
 

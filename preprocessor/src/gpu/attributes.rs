@@ -133,7 +133,9 @@ pub fn estimate_occupancy(
         shared_bytes as u64 + l.reserved_shared_per_block as u64,
         l.shared_alloc_unit as u64,
     );
-    let by_shared = (l.shared_per_sm as u64).checked_div(smem).unwrap_or(u64::from(u32::MAX));
+    let by_shared = (l.shared_per_sm as u64)
+        .checked_div(smem)
+        .unwrap_or(u64::from(u32::MAX));
     let candidates = [
         ("threads", by_threads),
         ("blocks", by_blocks),

@@ -12,15 +12,27 @@ pub const PAPERS_DIR: &str = "papers";
 #[derive(Debug, thiserror::Error)]
 pub enum StoreError {
     #[error("cannot read {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path} is not a valid recording: {message}")]
     Corrupt { path: PathBuf, message: String },
-    #[error("{path} has schema version {found}, this mdbook-gpulab reads version {expected}; re-record it")]
-    WrongSchema { path: PathBuf, found: u64, expected: u32 },
+    #[error(
+        "{path} has schema version {found}, this mdbook-gpulab reads version {expected}; re-record it"
+    )]
+    WrongSchema {
+        path: PathBuf,
+        found: u64,
+        expected: u32,
+    },
 }
 
 fn io_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
-    move |source| StoreError::Io { path: path.to_path_buf(), source }
+    move |source| StoreError::Io {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 /// The book's `data/` folder.
@@ -94,7 +106,11 @@ impl DataDir {
 
     /// Merges `points` into the stored recording (replacing points with the same variant and
     /// params) and writes it atomically. Call with the lock held.
-    pub fn merge_and_save(&self, _lock: &DataLock, mut fresh: Recording) -> Result<PathBuf, StoreError> {
+    pub fn merge_and_save(
+        &self,
+        _lock: &DataLock,
+        mut fresh: Recording,
+    ) -> Result<PathBuf, StoreError> {
         let path = self.recording_path(&fresh.device.slug, &fresh.experiment);
         if let Some(old) = self.load(&fresh.device.slug, &fresh.experiment)? {
             let mut points = old.points;
@@ -142,7 +158,11 @@ pub fn parse_recording(path: &Path, text: &str) -> Result<Recording, StoreError>
     match value.get("schema").and_then(|v| v.as_u64()) {
         Some(v) if v == SCHEMA_VERSION as u64 => {}
         Some(found) => {
-            return Err(StoreError::WrongSchema { path: path.to_path_buf(), found, expected: SCHEMA_VERSION });
+            return Err(StoreError::WrongSchema {
+                path: path.to_path_buf(),
+                found,
+                expected: SCHEMA_VERSION,
+            });
         }
         None => {
             return Err(StoreError::Corrupt {
@@ -151,7 +171,10 @@ pub fn parse_recording(path: &Path, text: &str) -> Result<Recording, StoreError>
             });
         }
     }
-    serde_json::from_value(value).map_err(|e| StoreError::Corrupt { path: path.to_path_buf(), message: e.to_string() })
+    serde_json::from_value(value).map_err(|e| StoreError::Corrupt {
+        path: path.to_path_buf(),
+        message: e.to_string(),
+    })
 }
 
 /// Writes `text` to `path` through a temporary file in the same folder and a rename, so a

@@ -11,7 +11,11 @@ use crate::source::{SourceFile, toml_error};
 use std::path::Path;
 
 /// Loads and validates `kernels/<name>/experiment.toml` below `book_root`.
-pub fn load(book_root: &Path, kernels_dir: &Path, name: &str) -> Result<Experiment, Vec<Diagnostic>> {
+pub fn load(
+    book_root: &Path,
+    kernels_dir: &Path,
+    name: &str,
+) -> Result<Experiment, Vec<Diagnostic>> {
     let dir = kernels_dir.join(name);
     let path = dir.join("experiment.toml");
     let shown = path.strip_prefix(book_root).unwrap_or(&path).to_path_buf();
@@ -19,7 +23,11 @@ pub fn load(book_root: &Path, kernels_dir: &Path, name: &str) -> Result<Experime
         Ok(t) => t,
         Err(e) => {
             let file = SourceFile::new(shown, "");
-            return Err(vec![file.error(0..0, format!("cannot read the experiment spec: {e}"), "")]);
+            return Err(vec![file.error(
+                0..0,
+                format!("cannot read the experiment spec: {e}"),
+                "",
+            )]);
         }
     };
     let file = SourceFile::new(shown, text.as_str());

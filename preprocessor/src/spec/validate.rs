@@ -14,12 +14,27 @@ use toml::Spanned;
 
 /// Built-in CPU references a spec may name in `[verify] reference`.
 pub const REFERENCES: &[&str] = &[
-    "matmul", "matmul_aat", "transpose", "gather", "sum", "dot", "row_sum", "row_mean", "row_max", "row_min",
-    "row_sumsq", "sin_sqrt", "formula",
+    "matmul",
+    "matmul_aat",
+    "transpose",
+    "gather",
+    "sum",
+    "dot",
+    "row_sum",
+    "row_mean",
+    "row_max",
+    "row_min",
+    "row_sumsq",
+    "sin_sqrt",
+    "formula",
 ];
 /// Built-in CPU baselines a variant may run with `cpu = "…"`.
 pub const CPU_BASELINES: &[&str] = &[
-    "matmul_i32_naive", "matmul_i32_threads", "matmul_f32_naive", "matmul_f32_threads", "transpose_naive",
+    "matmul_i32_naive",
+    "matmul_i32_threads",
+    "matmul_f32_naive",
+    "matmul_f32_threads",
+    "transpose_naive",
     "transpose_threads",
 ];
 /// Library calls a variant may run with `library = "…"`.
@@ -46,7 +61,11 @@ impl Checker<'_> {
     /// Parses an expression written inside a TOML string at `span`, checking its variables.
     fn expr(&mut self, text: &str, span: Range<usize>, known: &BTreeSet<String>) -> Option<Expr> {
         // Inside a quoted string the text starts one byte after the span.
-        let inner = if span.end - span.start > text.len() { span.start + 1 } else { span.start };
+        let inner = if span.end - span.start > text.len() {
+            span.start + 1
+        } else {
+            span.start
+        };
         match Expr::parse(text) {
             Ok(e) => {
                 for var in e.variables() {
@@ -65,7 +84,11 @@ impl Checker<'_> {
             }
             Err(e) => {
                 let start = inner + e.offset.min(text.len());
-                self.err(start..start + e.len.max(1), format!("invalid expression `{text}`: {}", e.message), "here");
+                self.err(
+                    start..start + e.len.max(1),
+                    format!("invalid expression `{text}`: {}", e.message),
+                    "here",
+                );
                 None
             }
         }
@@ -77,7 +100,10 @@ impl Checker<'_> {
 }
 
 fn join(set: &BTreeSet<String>) -> String {
-    set.iter().map(String::as_str).collect::<Vec<_>>().join(", ")
+    set.iter()
+        .map(String::as_str)
+        .collect::<Vec<_>>()
+        .join(", ")
 }
 
 /// Converts a TOML value into a parameter value (int, float or string).
@@ -100,8 +126,17 @@ pub fn param_vars(name: &str, value: &ParamValue) -> Vec<String> {
 
 /// Validates a parsed spec. `dir` is the experiment folder; `root` the book root that sources
 /// must stay inside.
-pub fn validate(raw: RawSpec, name: &str, dir: &Path, root: &Path, file: &SourceFile) -> Result<Experiment, Vec<Diagnostic>> {
-    let mut c = Checker { file, diags: Vec::new() };
+pub fn validate(
+    raw: RawSpec,
+    name: &str,
+    dir: &Path,
+    root: &Path,
+    file: &SourceFile,
+) -> Result<Experiment, Vec<Diagnostic>> {
+    let mut c = Checker {
+        file,
+        diags: Vec::new(),
+    };
     let mut known: BTreeSet<String> = DEVICE_VARS.iter().map(|s| s.to_string()).collect();
 
     let mut params = Vec::new();
@@ -111,54 +146,104 @@ pub fn validate(raw: RawSpec, name: &str, dir: &Path, root: &Path, file: &Source
                 known.extend(param_vars(pname, &v));
                 params.push((pname.clone(), v));
             }
-            None => c.err(value.span(), format!("parameter `{pname}` must be a number or a string"), "here"),
+            None => c.err(
+                value.span(),
+                format!("parameter `{pname}` must be a number or a string"),
+                "here",
+            ),
         }
     }
 
     let check_file = |c: &mut Checker, rel: &Spanned<String>| -> Option<std::path::PathBuf> {
         let path = dir.join(rel.get_ref());
         match path.canonicalize() {
-            Ok(abs) if root.canonicalize().map(|r| abs.starts_with(r)).unwrap_or(false) => Some(path),
+            Ok(abs)
+                if root
+                    .canonicalize()
+                    .map(|r| abs.starts_with(r))
+                    .unwrap_or(false) =>
+            {
+                Some(path)
+            }
             Ok(_) => {
-                c.err(rel.span(), format!("`{}` is outside the book's folder", rel.get_ref()), "not allowed");
+                c.err(
+                    rel.span(),
+                    format!("`{}` is outside the book's folder", rel.get_ref()),
+                    "not allowed",
+                );
                 None
             }
             Err(_) => {
-                c.err(rel.span(), format!("`{}` does not exist in {}", rel.get_ref(), dir.display()), "no such file");
+                c.err(
+                    rel.span(),
+                    format!("`{}` does not exist in {}", rel.get_ref(), dir.display()),
+                    "no such file",
+                );
                 None
             }
         }
     };
     let default_source = raw.source.as_ref().and_then(|s| check_file(&mut c, s));
-    let includes = raw.includes.iter().filter_map(|s| check_file(&mut c, s)).collect();
+    let includes = raw
+        .includes
+        .iter()
+        .filter_map(|s| check_file(&mut c, s))
+        .collect();
 
     let mut buffers: Vec<BufferSpec> = Vec::new();
     for b in &raw.buffers {
         let b = b.get_ref();
         let bname = b.name.get_ref().clone();
         if buffers.iter().any(|x| x.name == bname) {
-            c.err(b.name.span(), format!("buffer `{bname}` is declared twice"), "duplicate");
+            c.err(
+                b.name.span(),
+                format!("buffer `{bname}` is declared twice"),
+                "duplicate",
+            );
         }
         let elem = ElemType::parse(b.ty.get_ref()).ok().or_else(|| {
             let help = did_you_mean(b.ty.get_ref(), ["i32", "u32", "f32", "f64"]);
-            c.err_help(b.ty.span(), format!("unknown buffer type `{}`", b.ty.get_ref()), "expected i32, u32, f32 or f64", help);
+            c.err_help(
+                b.ty.span(),
+                format!("unknown buffer type `{}`", b.ty.get_ref()),
+                "expected i32, u32, f32 or f64",
+                help,
+            );
             None
         });
         let len = c.expr(b.len.get_ref(), b.len.span(), &known);
         let init = match &b.init {
             None => Some(Init::Zero),
             Some(v) => parse_init(v.get_ref()).or_else(|| {
-                c.err(v.span(), "invalid `init`", "expected \"zero\", \"iota\", { constant = x } or { random = [lo, hi] }");
+                c.err(
+                    v.span(),
+                    "invalid `init`",
+                    "expected \"zero\", \"iota\", { constant = x } or { random = [lo, hi] }",
+                );
                 None
             }),
         };
         if let (Some(elem), Some(len), Some(init)) = (elem, len, init) {
-            buffers.push(BufferSpec { name: bname, elem, len, init, output: b.output, constant: b.constant });
+            buffers.push(BufferSpec {
+                name: bname,
+                elem,
+                len,
+                init,
+                output: b.output,
+                constant: b.constant,
+            });
         }
     }
     let buffer_names: BTreeSet<String> = buffers.iter().map(|b| b.name.clone()).collect();
 
-    let verify = validate_verify(&mut c, raw.verify.get_ref(), raw.verify.span(), &known, &buffers, &buffer_names);
+    let verify = validate_verify(
+        &mut c,
+        raw.verify.get_ref(),
+        raw.verify.span(),
+        &known,
+        &buffers,
+        &buffer_names,
+    );
     let variant_verify: Vec<Option<VerifySpec>> = raw
         .variants
         .iter()
@@ -166,14 +251,29 @@ pub fn validate(raw: RawSpec, name: &str, dir: &Path, root: &Path, file: &Source
             let patch = v.get_ref().verify.as_ref()?;
             let merged = raw.verify.get_ref().patched(patch.get_ref());
             verify.as_ref()?;
-            validate_verify(&mut c, &merged, patch.span(), &known, &buffers, &buffer_names)
+            validate_verify(
+                &mut c,
+                &merged,
+                patch.span(),
+                &known,
+                &buffers,
+                &buffer_names,
+            )
         })
         .collect();
     let mut metric_vars = known.clone();
     metric_vars.insert("time_s".into());
     let metrics = MetricsSpec {
-        bytes: raw.metrics.bytes.as_ref().and_then(|e| c.expr(e.get_ref(), e.span(), &metric_vars)),
-        flops: raw.metrics.flops.as_ref().and_then(|e| c.expr(e.get_ref(), e.span(), &metric_vars)),
+        bytes: raw
+            .metrics
+            .bytes
+            .as_ref()
+            .and_then(|e| c.expr(e.get_ref(), e.span(), &metric_vars)),
+        flops: raw
+            .metrics
+            .flops
+            .as_ref()
+            .and_then(|e| c.expr(e.get_ref(), e.span(), &metric_vars)),
         custom: raw
             .metrics
             .custom
@@ -187,27 +287,51 @@ pub fn validate(raw: RawSpec, name: &str, dir: &Path, root: &Path, file: &Source
                     label = format!("{label} ({})", mr.unit);
                 }
                 let expr = c.expr(mr.expr.get_ref(), mr.expr.span(), &metric_vars)?;
-                Some(CustomMetric { name: mname.clone(), expr, unit: known_unit.unwrap_or(Unit::Count), label })
+                Some(CustomMetric {
+                    name: mname.clone(),
+                    expr,
+                    unit: known_unit.unwrap_or(Unit::Count),
+                    label,
+                })
             })
             .collect(),
     };
 
     let mut variants: Vec<Variant> = Vec::new();
     for v in &raw.variants {
-        if let Some(variant) = validate_variant(&mut c, v, default_source.as_deref(), &known, &buffer_names, &check_file) {
+        if let Some(variant) = validate_variant(
+            &mut c,
+            v,
+            default_source.as_deref(),
+            &known,
+            &buffer_names,
+            &check_file,
+        ) {
             if variants.iter().any(|x| x.name == variant.name) {
-                c.err(v.get_ref().name.span(), format!("variant `{}` is declared twice", variant.name), "duplicate");
+                c.err(
+                    v.get_ref().name.span(),
+                    format!("variant `{}` is declared twice", variant.name),
+                    "duplicate",
+                );
             }
             variants.push(variant);
         }
     }
     if raw.variants.is_empty() {
-        c.err(0..0, "the spec declares no `[[variant]]`", "expected at least one");
+        c.err(
+            0..0,
+            "the spec declares no `[[variant]]`",
+            "expected at least one",
+        );
     }
     if let Some(Reference::Variant(vname)) = verify.as_ref().map(|v| &v.reference)
         && !variants.iter().any(|v| &v.name == vname)
     {
-        c.err(raw.verify.span(), format!("reference variant `{vname}` is not declared"), "unknown variant");
+        c.err(
+            raw.verify.span(),
+            format!("reference variant `{vname}` is not declared"),
+            "unknown variant",
+        );
     }
 
     let verify = match verify {
@@ -215,7 +339,12 @@ pub fn validate(raw: RawSpec, name: &str, dir: &Path, root: &Path, file: &Source
         _ => return Err(c.diags),
     };
     let slice = |r: Range<usize>| section_text(&file.text, r).to_string();
-    let mut common_key_text: String = raw.buffers.iter().map(|b| slice(b.span())).collect::<Vec<_>>().join("\n");
+    let mut common_key_text: String = raw
+        .buffers
+        .iter()
+        .map(|b| slice(b.span()))
+        .collect::<Vec<_>>()
+        .join("\n");
     common_key_text.push_str(&slice(raw.verify.span()));
     for e in [&metrics.bytes, &metrics.flops].into_iter().flatten() {
         common_key_text.push_str(e.source());
@@ -260,15 +389,28 @@ fn validate_verify(
     let check_buffer = |c: &mut Checker, s: &Spanned<String>| {
         if !buffer_names.contains(s.get_ref()) {
             let help = did_you_mean(s.get_ref(), buffer_names.iter().map(String::as_str));
-            c.err_help(s.span(), format!("no buffer named `{}`", s.get_ref()), "unknown buffer", help);
+            c.err_help(
+                s.span(),
+                format!("no buffer named `{}`", s.get_ref()),
+                "unknown buffer",
+                help,
+            );
         }
     };
     let Some(rs) = &v.reference else {
-        c.err(span, "`verify` needs `reference`", "every point is verified");
+        c.err(
+            span,
+            "`verify` needs `reference`",
+            "every point is verified",
+        );
         return None;
     };
     let Some(output) = &v.output else {
-        c.err(span, "`verify` needs `output` (the buffer compared with the reference)", "here");
+        c.err(
+            span,
+            "`verify` needs `output` (the buffer compared with the reference)",
+            "here",
+        );
         return None;
     };
     let r = rs.get_ref();
@@ -276,8 +418,14 @@ fn validate_verify(
         Reference::Variant(var.to_string())
     } else {
         if !REFERENCES.contains(&r.as_str()) {
-            let help = did_you_mean(r, REFERENCES.iter().copied()).or_else(|| Some(format!("built-in references: {}", REFERENCES.join(", "))));
-            c.err_help(rs.span(), format!("unknown reference `{r}`"), "not a built-in reference", help);
+            let help = did_you_mean(r, REFERENCES.iter().copied())
+                .or_else(|| Some(format!("built-in references: {}", REFERENCES.join(", "))));
+            c.err_help(
+                rs.span(),
+                format!("unknown reference `{r}`"),
+                "not a built-in reference",
+                help,
+            );
         }
         Reference::Builtin(r.clone())
     };
@@ -298,11 +446,25 @@ fn validate_verify(
     formula_vars.insert("i".into());
     formula_vars.extend(buffer_names.iter().cloned());
     formula_vars.extend(dims.iter().map(|(n, _)| n.clone()));
-    let formula = v.formula.as_ref().and_then(|f| c.expr(f.get_ref(), f.span(), &formula_vars));
+    let formula = v
+        .formula
+        .as_ref()
+        .and_then(|f| c.expr(f.get_ref(), f.span(), &formula_vars));
     if matches!(&reference, Reference::Builtin(r) if r == "formula") && v.formula.is_none() {
-        c.err(rs.span(), "reference `formula` needs a `formula = \"…\"` expression", "here");
+        c.err(
+            rs.span(),
+            "reference `formula` needs a `formula = \"…\"` expression",
+            "here",
+        );
     }
-    let default_tol = if buffers.iter().any(|b| b.name == *output.get_ref() && b.elem.is_float()) { 1e-5 } else { 0.0 };
+    let default_tol = if buffers
+        .iter()
+        .any(|b| b.name == *output.get_ref() && b.elem.is_float())
+    {
+        1e-5
+    } else {
+        0.0
+    };
     Some(VerifySpec {
         reference,
         inputs: inputs.iter().map(|s| s.get_ref().clone()).collect(),
@@ -316,7 +478,9 @@ fn validate_verify(
 /// The text of a spec section for cache keys. TOML spans of a `[table]` / `[[array]]` cover only
 /// its header line, so a header's section runs on to the next header (or the end of the file).
 pub fn section_text(text: &str, span: Range<usize>) -> &str {
-    let Some(head) = text.get(span.clone()) else { return "" };
+    let Some(head) = text.get(span.clone()) else {
+        return "";
+    };
     if !head.trim_start().starts_with('[') {
         return head;
     }
@@ -348,7 +512,10 @@ fn parse_init(v: &toml::Value) -> Option<Init> {
             }
             let r = t.get("random")?.as_array()?;
             match r.as_slice() {
-                [lo, hi] => Some(Init::Random { lo: num(lo)?, hi: num(hi)? }),
+                [lo, hi] => Some(Init::Random {
+                    lo: num(lo)?,
+                    hi: num(hi)?,
+                }),
                 _ => None,
             }
         }
@@ -357,7 +524,9 @@ fn parse_init(v: &toml::Value) -> Option<Init> {
 }
 
 fn is_ident(s: &str) -> bool {
-    !s.is_empty() && s.chars().all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+    !s.is_empty()
+        && s.chars()
+            .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
 }
 
 fn validate_variant(
@@ -371,7 +540,11 @@ fn validate_variant(
     let v = sv.get_ref();
     let name = v.name.get_ref().clone();
     if !is_ident(&name) {
-        c.err(v.name.span(), format!("variant name `{name}` must be lowercase letters, digits and `_`"), "here");
+        c.err(
+            v.name.span(),
+            format!("variant name `{name}` must be lowercase letters, digits and `_`"),
+            "here",
+        );
     }
     let mut known = known.clone();
     if let Some(l) = &v.loop_ {
@@ -387,38 +560,75 @@ fn validate_variant(
                 None => match default_source {
                     Some(p) => p.to_path_buf(),
                     None => {
-                        c.err(k.span(), format!("variant `{name}` has no `source` and the spec sets none"), "which .cu file?");
+                        c.err(
+                            k.span(),
+                            format!("variant `{name}` has no `source` and the spec sets none"),
+                            "which .cu file?",
+                        );
                         return None;
                     }
                 },
             };
-            Exec::Kernel { function: k.get_ref().clone(), source }
+            Exec::Kernel {
+                function: k.get_ref().clone(),
+                source,
+            }
         }
         (None, Some(cpu), None) => {
             if !CPU_BASELINES.contains(&cpu.get_ref().as_str()) {
                 let help = did_you_mean(cpu.get_ref(), CPU_BASELINES.iter().copied());
-                c.err_help(cpu.span(), format!("unknown CPU baseline `{}`", cpu.get_ref()), "not built in", help);
+                c.err_help(
+                    cpu.span(),
+                    format!("unknown CPU baseline `{}`", cpu.get_ref()),
+                    "not built in",
+                    help,
+                );
             }
             Exec::Cpu(cpu.get_ref().clone())
         }
         (None, None, Some(lib)) => {
             if !LIBRARIES.contains(&lib.get_ref().as_str()) {
                 let help = did_you_mean(lib.get_ref(), LIBRARIES.iter().copied());
-                c.err_help(lib.span(), format!("unknown library call `{}`", lib.get_ref()), "not built in", help);
+                c.err_help(
+                    lib.span(),
+                    format!("unknown library call `{}`", lib.get_ref()),
+                    "not built in",
+                    help,
+                );
             }
             Exec::Library(lib.get_ref().clone())
         }
         _ => {
-            c.err(v.name.span(), format!("variant `{name}` needs exactly one of `kernel`, `cpu` or `library`"), "here");
+            c.err(
+                v.name.span(),
+                format!("variant `{name}` needs exactly one of `kernel`, `cpu` or `library`"),
+                "here",
+            );
             return None;
         }
     };
     let is_kernel = matches!(exec, Exec::Kernel { .. });
-    if is_kernel && (v.grid.is_empty() || v.grid.len() > 3 || v.block.is_empty() || v.block.len() > 3) {
-        c.err(v.name.span(), format!("kernel variant `{name}` needs `grid` and `block` with 1 to 3 expressions each"), "here");
+    if is_kernel
+        && (v.grid.is_empty() || v.grid.len() > 3 || v.block.is_empty() || v.block.len() > 3)
+    {
+        c.err(
+            v.name.span(),
+            format!(
+                "kernel variant `{name}` needs `grid` and `block` with 1 to 3 expressions each"
+            ),
+            "here",
+        );
     }
-    let grid = v.grid.iter().filter_map(|e| c.expr_text(e, &known)).collect();
-    let block = v.block.iter().filter_map(|e| c.expr_text(e, &known)).collect();
+    let grid = v
+        .grid
+        .iter()
+        .filter_map(|e| c.expr_text(e, &known))
+        .collect();
+    let block = v
+        .block
+        .iter()
+        .filter_map(|e| c.expr_text(e, &known))
+        .collect();
     let shared = v.shared.as_ref().and_then(|e| c.expr_text(e, &known));
     let mut defines = Vec::new();
     for (dname, value) in &v.defines {
@@ -426,12 +636,19 @@ fn validate_variant(
             toml::Value::String(s) => c.expr(s, value.span(), &known).map(DefineValue::Expr),
             toml::Value::Integer(i) => Some(DefineValue::Literal(i.to_string())),
             toml::Value::Float(f) => Some(DefineValue::Literal(f.to_string())),
-            toml::Value::Table(t) => t.get("text").and_then(|t| t.as_str()).map(|s| DefineValue::Literal(s.into())),
+            toml::Value::Table(t) => t
+                .get("text")
+                .and_then(|t| t.as_str())
+                .map(|s| DefineValue::Literal(s.into())),
             _ => None,
         };
         match dv {
             Some(dv) => defines.push((dname.clone(), dv)),
-            None => c.err(value.span(), format!("invalid define `{dname}`"), "expected an expression string, a number or { text = \"…\" }"),
+            None => c.err(
+                value.span(),
+                format!("invalid define `{dname}`"),
+                "expected an expression string, a number or { text = \"…\" }",
+            ),
         }
     }
     let mut args = Vec::new();
@@ -439,13 +656,25 @@ fn validate_variant(
         let arg = match a.get_ref() {
             toml::Value::String(s) if s == "@in" || s == "@out" => {
                 if v.passes.is_none() {
-                    c.err(a.span(), format!("`{s}` only makes sense in a variant with `passes`"), "here");
+                    c.err(
+                        a.span(),
+                        format!("`{s}` only makes sense in a variant with `passes`"),
+                        "here",
+                    );
                 }
-                Some(if s == "@in" { ArgSpec::PassIn } else { ArgSpec::PassOut })
+                Some(if s == "@in" {
+                    ArgSpec::PassIn
+                } else {
+                    ArgSpec::PassOut
+                })
             }
             toml::Value::String(s) if buffers.contains(s) => Some(ArgSpec::Buffer(s.clone())),
-            toml::Value::String(s) => c.expr(s, a.span(), &known).map(|e| ArgSpec::Scalar(ScalarType::I32, e)),
-            toml::Value::Integer(i) => Expr::parse(&i.to_string()).ok().map(|e| ArgSpec::Scalar(ScalarType::I32, e)),
+            toml::Value::String(s) => c
+                .expr(s, a.span(), &known)
+                .map(|e| ArgSpec::Scalar(ScalarType::I32, e)),
+            toml::Value::Integer(i) => Expr::parse(&i.to_string())
+                .ok()
+                .map(|e| ArgSpec::Scalar(ScalarType::I32, e)),
             toml::Value::Table(t) if t.len() == 1 => {
                 let (ty, val) = t.iter().next()?;
                 let st = match ty.as_str() {
@@ -456,17 +685,30 @@ fn validate_variant(
                     "f64" => Some(ScalarType::F64),
                     _ => None,
                 };
-                let text = val.as_str().map(String::from).unwrap_or_else(|| val.to_string());
+                let text = val
+                    .as_str()
+                    .map(String::from)
+                    .unwrap_or_else(|| val.to_string());
                 match st {
-                    Some(st) => c.expr(&text, a.span(), &known).map(|e| ArgSpec::Scalar(st, e)),
+                    Some(st) => c
+                        .expr(&text, a.span(), &known)
+                        .map(|e| ArgSpec::Scalar(st, e)),
                     None => {
-                        c.err(a.span(), format!("unknown scalar type `{ty}`"), "expected i32, u32, i64, f32 or f64");
+                        c.err(
+                            a.span(),
+                            format!("unknown scalar type `{ty}`"),
+                            "expected i32, u32, i64, f32 or f64",
+                        );
                         None
                     }
                 }
             }
             _ => {
-                c.err(a.span(), "invalid kernel argument", "expected a buffer name, an expression or { f32 = \"expr\" }");
+                c.err(
+                    a.span(),
+                    "invalid kernel argument",
+                    "expected a buffer name, an expression or { f32 = \"expr\" }",
+                );
                 None
             }
         };
@@ -474,7 +716,10 @@ fn validate_variant(
     }
     let loop_ = v.loop_.as_ref().and_then(|l| {
         let l = l.get_ref();
-        Some(LoopSpec { var: l.var.get_ref().clone(), count: c.expr_text(&l.count, &known)? })
+        Some(LoopSpec {
+            var: l.var.get_ref().clone(),
+            count: c.expr_text(&l.count, &known)?,
+        })
     });
     let passes = v.passes.as_ref().and_then(|p| {
         let pr = p.get_ref();
@@ -482,14 +727,21 @@ fn validate_variant(
         check_bufname(c, &pr.result, buffers);
         pr.scratch.iter().for_each(|s| check_bufname(c, s, buffers));
         if pr.scratch.len() != 2 {
-            c.err(p.span(), "`passes.scratch` needs exactly two buffers (ping and pong)", "here");
+            c.err(
+                p.span(),
+                "`passes.scratch` needs exactly two buffers (ping and pong)",
+                "here",
+            );
             return None;
         }
         Some(PassSpec {
             count: c.expr_text(&pr.count, &known)?,
             next: c.expr_text(&pr.next, &known)?,
             input: pr.input.get_ref().clone(),
-            scratch: [pr.scratch[0].get_ref().clone(), pr.scratch[1].get_ref().clone()],
+            scratch: [
+                pr.scratch[0].get_ref().clone(),
+                pr.scratch[1].get_ref().clone(),
+            ],
             result: pr.result.get_ref().clone(),
         })
     });
@@ -522,7 +774,12 @@ fn validate_variant(
 fn check_bufname(c: &mut Checker, s: &Spanned<String>, buffers: &BTreeSet<String>) {
     if !buffers.contains(s.get_ref()) {
         let help = did_you_mean(s.get_ref(), buffers.iter().map(String::as_str));
-        c.err_help(s.span(), format!("no buffer named `{}`", s.get_ref()), "unknown buffer", help);
+        c.err_help(
+            s.span(),
+            format!("no buffer named `{}`", s.get_ref()),
+            "unknown buffer",
+            help,
+        );
     }
 }
 
@@ -532,11 +789,15 @@ mod tests {
 
     #[test]
     fn section_text_runs_from_a_header_to_the_next() {
-        let t = "[[buffer]]\nname = \"a\"\n\n[verify]\ntolerance = 1e-4\n[[variant]]\nname = \"v\"\n";
+        let t =
+            "[[buffer]]\nname = \"a\"\n\n[verify]\ntolerance = 1e-4\n[[variant]]\nname = \"v\"\n";
         let v = t.find("[verify]").unwrap();
         assert_eq!(section_text(t, v..v + 8), "[verify]\ntolerance = 1e-4\n");
         let last = t.find("[[variant]]").unwrap();
-        assert_eq!(section_text(t, last..last + 11), "[[variant]]\nname = \"v\"\n");
+        assert_eq!(
+            section_text(t, last..last + 11),
+            "[[variant]]\nname = \"v\"\n"
+        );
     }
 
     #[test]
