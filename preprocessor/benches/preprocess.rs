@@ -23,14 +23,22 @@ fn write(path: &Path, text: &str) {
 fn main() {
     let dir = tempfile::tempdir().unwrap();
     let root = dir.path();
-    write(&root.join("book.toml"), "[book]\ntitle = \"bench\"\nsrc = \"src\"\n[build]\nbuild-dir = \"out\"\n[preprocessor.gpulab]\n");
-    write(&root.join("kernels/scale/scale.cu"), "extern \"C\" __global__ void scale(const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2.0f * x[i]; }\n");
+    write(
+        &root.join("book.toml"),
+        "[book]\ntitle = \"bench\"\nsrc = \"src\"\n[build]\nbuild-dir = \"out\"\n[preprocessor.gpulab]\n",
+    );
+    write(
+        &root.join("kernels/scale/scale.cu"),
+        "extern \"C\" __global__ void scale(const float* x, float* y, int n) { int i = blockIdx.x * blockDim.x + threadIdx.x; if (i < n) y[i] = 2.0f * x[i]; }\n",
+    );
     let variants: String = (0..4)
         .map(|v| format!("[[variant]]\nname = \"v{v}\"\nkernel = \"scale\"\ngrid = [\"ceil_div(N, 256)\"]\nblock = [256]\nargs = [\"x\", \"y\", \"N\"]\n\n"))
         .collect();
     write(
         &root.join("kernels/scale/experiment.toml"),
-        &format!("title = \"Scale\"\nsource = \"scale.cu\"\n[params]\nN = 1024\n[[buffer]]\nname = \"x\"\ntype = \"f32\"\nlen = \"N\"\ninit = {{ random = [-1, 1] }}\n[[buffer]]\nname = \"y\"\ntype = \"f32\"\nlen = \"N\"\noutput = true\n[verify]\nreference = \"formula\"\nformula = \"2 * x[i]\"\ninputs = [\"x\"]\noutput = \"y\"\n[metrics]\nbytes = \"8*N\"\n{variants}"),
+        &format!(
+            "title = \"Scale\"\nsource = \"scale.cu\"\n[params]\nN = 1024\n[[buffer]]\nname = \"x\"\ntype = \"f32\"\nlen = \"N\"\ninit = {{ random = [-1, 1] }}\n[[buffer]]\nname = \"y\"\ntype = \"f32\"\nlen = \"N\"\noutput = true\n[verify]\nreference = \"formula\"\nformula = \"2 * x[i]\"\ninputs = [\"x\"]\noutput = \"y\"\n[metrics]\nbytes = \"8*N\"\n{variants}"
+        ),
     );
     let directive = "```gpulab\nexperiment = \"scale\"\naxes = { N = [1024, 4096, 16384, 65536, 262144] }\ntable = { rows = \"N\", columns = \"variant\", value = \"gbps\" }\nchart = { kind = \"line\", x = \"N\", y = \"gbps\", log_x = true }\nexpect = [\"v0.time_ms <= v3.time_ms\"]\nreproduces = \"bench:t\"\n```\n\n";
     let mut chapter = String::from("# Chapter\n\n");
@@ -38,7 +46,10 @@ fn main() {
         chapter.push_str(directive);
     }
     write(&root.join("src/chapter.md"), &chapter);
-    write(&root.join("src/SUMMARY.md"), "# Summary\n\n- [Chapter](chapter.md)\n");
+    write(
+        &root.join("src/SUMMARY.md"),
+        "# Summary\n\n- [Chapter](chapter.md)\n",
+    );
 
     // A synthetic recording that matches every planned point (so nothing is stale).
     let md = mdbook_driver::MDBook::load(root).unwrap();
@@ -59,8 +70,24 @@ fn main() {
             tool_version: "bench".into(),
             outcome: Outcome::Ok,
             failure: None,
-            timing: Some(Timing { median_ms: 0.01 * (i + 1) as f64, min_ms: 0.01, max_ms: 0.02, q1_ms: 0.01, q3_ms: 0.02, noise: 0.004, samples: 10, mode: "cold".into(), throttled: false }),
-            metrics: BTreeMap::from([("gbps".to_string(), Quantity { value: 100.0 + i as f64, unit: Unit::GigabytesPerSec })]),
+            timing: Some(Timing {
+                median_ms: 0.01 * (i + 1) as f64,
+                min_ms: 0.01,
+                max_ms: 0.02,
+                q1_ms: 0.01,
+                q3_ms: 0.02,
+                noise: 0.004,
+                samples: 10,
+                mode: "cold".into(),
+                throttled: false,
+            }),
+            metrics: BTreeMap::from([(
+                "gbps".to_string(),
+                Quantity {
+                    value: 100.0 + i as f64,
+                    unit: Unit::GigabytesPerSec,
+                },
+            )]),
             attributes: None,
             verification: None,
         })
@@ -86,9 +113,16 @@ fn main() {
         },
         points,
     };
-    write(&root.join("data/synthetic/scale.json"), &serde_json::to_string(&rec).unwrap());
+    write(
+        &root.join("data/synthetic/scale.json"),
+        &serde_json::to_string(&rec).unwrap(),
+    );
 
-    let ctx = mdbook_preprocessor::PreprocessorContext::new(root.to_path_buf(), md.config.clone(), "html".into());
+    let ctx = mdbook_preprocessor::PreprocessorContext::new(
+        root.to_path_buf(),
+        md.config.clone(),
+        "html".into(),
+    );
     let mut lab = GpuLab::new();
     lab.overrides.mode = Some(mdbook_gpulab::config::Mode::Recorded);
     let mut times = Vec::new();
@@ -98,9 +132,20 @@ fn main() {
         let out = lab.run(&ctx, book).unwrap();
         times.push(t.elapsed().as_secs_f64());
         let text = format!("{out:?}");
-        assert_eq!(text.matches("<svg").count(), DIRECTIVES, "every directive renders its chart");
-        assert!(!text.contains("stale"), "the synthetic recording matches every point");
+        assert_eq!(
+            text.matches("<svg").count(),
+            DIRECTIVES,
+            "every directive renders its chart"
+        );
+        assert!(
+            !text.contains("stale"),
+            "the synthetic recording matches every point"
+        );
     }
     times.sort_by(f64::total_cmp);
-    println!("preprocess {DIRECTIVES} directives from recorded data: median {:.1} ms (min {:.1} ms, 7 runs)", times[3] * 1e3, times[0] * 1e3);
+    println!(
+        "preprocess {DIRECTIVES} directives from recorded data: median {:.1} ms (min {:.1} ms, 7 runs)",
+        times[3] * 1e3,
+        times[0] * 1e3
+    );
 }

@@ -50,6 +50,8 @@ pub struct MissingContext {
     /// "N = 160, 320, 640"
     pub axes: Vec<String>,
     pub expected_cells: usize,
+    /// "point" or "points", to agree with `expected_cells`.
+    pub points_word: &'static str,
 }
 
 /// `error.hbs`'s data.
@@ -215,6 +217,11 @@ impl MissingContext {
                 })
                 .collect(),
             expected_cells: view.expected_cells,
+            points_word: if view.expected_cells == 1 {
+                "point"
+            } else {
+                "points"
+            },
         }
     }
 }

@@ -476,19 +476,28 @@ fn validate_verify(
 }
 
 /// The text of a spec section for cache keys. TOML spans of a `[table]` / `[[array]]` cover only
-/// its header line, so a header's section runs on to the next header (or the end of the file).
+/// its header line, so a header's section runs on to the next header that is not one of its own
+/// sub-tables (`[variant.defines]` belongs to the `[[variant]]` above it), or to the end of file.
 pub fn section_text(text: &str, span: Range<usize>) -> &str {
     let Some(head) = text.get(span.clone()) else {
         return "";
     };
-    if !head.trim_start().starts_with('[') {
+    let head = head.trim();
+    if !head.starts_with('[') {
         return head;
     }
+    let name = head.trim_matches(|c| c == '[' || c == ']').trim();
+    let own = |line: &str| {
+        let inner = line.trim_start().trim_start_matches('[').trim_start();
+        inner
+            .strip_prefix(name)
+            .is_some_and(|rest| rest.starts_with('.'))
+    };
     let body_start = span.end.min(text.len());
     let mut end = text.len();
     let mut offset = body_start;
     for line in text[body_start..].split_inclusive('\n') {
-        if line.trim_start().starts_with('[') {
+        if line.trim_start().starts_with('[') && !own(line) {
             end = offset;
             break;
         }
@@ -797,6 +806,16 @@ mod tests {
         assert_eq!(
             section_text(t, last..last + 11),
             "[[variant]]\nname = \"v\"\n"
+        );
+    }
+
+    #[test]
+    fn section_text_includes_its_own_sub_tables() {
+        let t =
+            "[[variant]]\nname = \"v\"\n[variant.defines]\nF = \"2\"\n[[variant]]\nname = \"w\"\n";
+        assert_eq!(
+            section_text(t, 0..11),
+            "[[variant]]\nname = \"v\"\n[variant.defines]\nF = \"2\"\n"
         );
     }
 

@@ -1,0 +1,303 @@
+//! The `mdbook-gpulab` binary as mdBook and people call it: `supports`, the stdin/stdout
+//! preprocessor protocol, `build`, `check` and `list`, on copies of the fixture book. No GPU: the
+//! fixture book is in `recorded` mode and `check` runs with `--no-compile`.
+
+mod common;
+
+use common::BookCopy;
+use mdbook_preprocessor::book::{Book, BookItem};
+use snapbox::cmd::{Command, cargo_bin};
+
+fn bin() -> Command {
+    Command::new(cargo_bin!("mdbook-gpulab"))
+}
+
+fn stderr_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn stdout_of(out: &std::process::Output) -> String {
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// The `[context, book]` JSON mdBook writes to a preprocessor's stdin.
+fn protocol_input(book: &BookCopy) -> String {
+    let md = mdbook_driver::MDBook::load(&book.root).expect("loading the fixture book");
+    let ctx = mdbook_preprocessor::PreprocessorContext::new(
+        book.root.clone(),
+        md.config.clone(),
+        "html".to_string(),
+    );
+    serde_json::to_string(&(&ctx, &md.book)).unwrap()
+}
+
+#[test]
+fn supports_html_only() {
+    bin().args(["supports", "html"]).assert().code(0);
+    bin().args(["supports", "latex"]).assert().code(1);
+}
+
+#[test]
+fn protocol_answers_the_processed_book_on_stdout_only() {
+    let book = BookCopy::new("basic");
+    let input = protocol_input(&book);
+    assert!(input.starts_with('['), "a 2-element JSON array");
+    let assert = bin()
+        .current_dir(&book.root)
+        .stdin(input)
+        .assert()
+        .success();
+    let out = assert.get_output();
+    let stdout = stdout_of(out);
+    // Nothing but the book on stdout: it parses as a whole, with no trailing text.
+    let processed: Book = serde_json::from_str(&stdout)
+        .unwrap_or_else(|e| panic!("stdout must be exactly one Book in JSON ({e}):\n{stdout}"));
+    let mut chapters = 0;
+    let mut with_results = 0;
+    for item in processed.iter() {
+        if let BookItem::Chapter(ch) = item {
+            chapters += 1;
+            assert!(
+                !ch.content.contains("```gpulab"),
+                "a gpulab fence survived in {}:\n{}",
+                ch.name,
+                ch.content
+            );
+            if ch.content.contains("class=\"gpulab") {
+                with_results += 1;
+            }
+        }
+    }
+    assert_eq!(chapters, 2);
+    assert_eq!(
+        with_results, 2,
+        "chapter and status page both get gpulab- HTML"
+    );
+    let chapter = processed
+        .iter()
+        .find_map(|i| match i {
+            BookItem::Chapter(ch) if ch.name == "Scaling a vector" => Some(ch),
+            _ => None,
+        })
+        .unwrap();
+    assert!(chapter.content.contains("gpulab-table"));
+    assert!(chapter.content.contains("<svg"));
+    assert!(chapter.content.contains("gpulab-stale-badge"));
+    // Diagnostics (the stale and missing recordings) went to stderr.
+    let stderr = stderr_of(out);
+    assert!(
+        stderr.contains("chapter.md#3: no recording for experiment `copy`"),
+        "{stderr}"
+    );
+    assert!(!stdout.contains("warning"), "{stdout}");
+}
+
+#[test]
+fn protocol_rejects_garbage_on_stdin_without_panicking() {
+    let assert = bin().stdin("not json").assert().code(1);
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("error: reading mdBook's input on stdin"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(assert.get_output().stdout.is_empty());
+}
+
+#[test]
+fn build_recorded_writes_the_chapter() {
+    let book = BookCopy::new("basic");
+    let assert = bin()
+        .args(["build"])
+        .arg(&book.root)
+        .args(["--mode", "recorded"])
+        .assert()
+        .success();
+    let stderr = stderr_of(assert.get_output());
+    assert!(stderr.contains("built "), "{stderr}");
+    let html = book.read("out/chapter.html");
+    assert!(html.contains("gpulab-table"));
+    assert!(html.contains("Synthetic Test GPU (not a measurement)"));
+}
+
+#[test]
+fn build_strict_fails_on_a_missing_recording_and_names_the_chapter() {
+    let book = BookCopy::new("basic");
+    let assert = bin()
+        .args(["build", "--strict"])
+        .arg(&book.root)
+        .assert()
+        .failure();
+    let stderr = stderr_of(assert.get_output());
+    assert!(stderr.contains("--strict"), "{stderr}");
+    assert!(
+        stderr.contains("chapter.md#3: no recording for experiment `copy`"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("chapter.md#2: the recording of `scale` is stale"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn check_without_compile_passes_on_the_fixture() {
+    let book = BookCopy::new("basic");
+    let assert = bin()
+        .args(["check", "--no-compile"])
+        .arg(&book.root)
+        .assert()
+        .success();
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("checked 3 directive(s) and 2 experiment spec(s)"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("error"), "{stderr}");
+}
+
+#[test]
+fn check_reports_a_misspelled_key_with_location_caret_and_suggestion() {
+    let book = BookCopy::new("basic");
+    book.edit(
+        "src/chapter.md",
+        "axes = { N = [16384] }",
+        "axs = { N = [16384] }",
+    );
+    let assert = bin()
+        .args(["check", "--no-compile"])
+        .arg(&book.root)
+        .assert()
+        .code(1);
+    let stderr = stderr_of(assert.get_output());
+    assert!(stderr.contains("unknown field `axs`"), "{stderr}");
+    assert!(stderr.contains("src/chapter.md:21:1"), "{stderr}");
+    assert!(stderr.contains("21 | axs = { N = [16384] }"), "{stderr}");
+    assert!(stderr.contains("^^^"), "{stderr}");
+    assert!(stderr.contains("did you mean `axes`?"), "{stderr}");
+    assert!(stdout_of(assert.get_output()).is_empty());
+}
+
+#[test]
+fn check_reports_an_unknown_variant_with_a_suggestion() {
+    let book = BookCopy::new("basic");
+    book.edit(
+        "src/chapter.md",
+        "reproduces = \"demo:bar\"\n",
+        "reproduces = \"demo:bar\"\nvariants = [\"naive\", \"grid_strid\"]\n",
+    );
+    let assert = bin()
+        .args(["check", "--no-compile"])
+        .arg(&book.root)
+        .assert()
+        .code(1);
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("experiment `scale` has no variant `grid_strid`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("src/chapter.md:24:22"), "{stderr}");
+    assert!(stderr.contains("^^^^^^^^^^^^ unknown variant"), "{stderr}");
+    assert!(stderr.contains("did you mean `grid_stride`?"), "{stderr}");
+}
+
+#[test]
+fn list_json_prints_the_reproduces_ids_and_states() {
+    let book = BookCopy::new("basic");
+    let assert = bin()
+        .args(["list", "--json"])
+        .arg(&book.root)
+        .assert()
+        .success();
+    let stdout = stdout_of(assert.get_output());
+    let rows: serde_json::Value =
+        serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}:\n{stdout}"));
+    let rows = rows.as_array().expect("a JSON array");
+    let states: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r["id"].as_str().unwrap(), r["state"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        states,
+        [
+            ("demo:table1", "recorded"),
+            ("demo:bar", "stale"),
+            ("demo:copy", "missing")
+        ]
+    );
+    let first = &rows[0];
+    assert_eq!(first["directive"], "chapter.md#1");
+    assert_eq!(first["device"], "Synthetic Test GPU (not a measurement)");
+    let claims: Vec<&str> = first["claims"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| c["result"].as_str().unwrap())
+        .collect();
+    assert_eq!(claims, ["holds", "does not hold"]);
+    assert!(rows[2]["device"].is_null());
+}
+
+#[test]
+fn build_without_book_toml_fails_clearly() {
+    let dir = tempfile::tempdir().unwrap();
+    let assert = bin().arg("build").arg(dir.path()).assert().failure();
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("has no book.toml: pass the book's root folder"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+#[test]
+fn a_corrupt_recording_fails_the_build_naming_the_file() {
+    let book = BookCopy::new("basic");
+    book.write(
+        "data/test-device/scale.json",
+        "{\"schema\": 1, \"experiment\": ",
+    );
+    let assert = bin()
+        .args(["build", "--mode", "recorded"])
+        .arg(&book.root)
+        .assert()
+        .failure();
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("data/test-device/scale.json is not a valid recording"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert!(!book.path("out/chapter.html").exists());
+}
+
+#[test]
+fn build_renders_an_invalid_directive_as_an_error_box_unless_strict() {
+    let book = BookCopy::new("basic");
+    book.edit(
+        "src/chapter.md",
+        "axes = { N = [16384] }",
+        "axs = { N = [16384] }",
+    );
+    let assert = bin()
+        .args(["build", "--mode", "recorded"])
+        .arg(&book.root)
+        .assert()
+        .success();
+    let stderr = stderr_of(assert.get_output());
+    assert!(stderr.contains("did you mean `axes`?"), "{stderr}");
+    let html = book.read("out/chapter.html");
+    assert!(html.contains("Invalid gpulab directive"), "{html}");
+    assert!(html.contains("unknown field `axs`"), "{html}");
+    // The other directives still render.
+    assert!(html.contains("gpulab-table"));
+
+    let assert = bin()
+        .args(["build", "--strict"])
+        .arg(&book.root)
+        .assert()
+        .failure();
+    let stderr = stderr_of(assert.get_output());
+    assert!(stderr.contains("unknown field `axs`"), "{stderr}");
+}

@@ -1,0 +1,89 @@
+//! Helpers shared by the integration tests: the fixture books and throwaway copies of them.
+
+#![allow(dead_code)] // each test crate uses a different subset
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// `tests/fixtures/<name>` in the source tree.
+pub fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests")
+        .join("fixtures")
+        .join(name)
+}
+
+/// A fresh copy of fixture `name` in a temporary folder (deleted when the guard drops), without
+/// its `expected/` snapshots or any build output, so tests never write into the source tree.
+pub struct BookCopy {
+    _tmp: tempfile::TempDir,
+    pub root: PathBuf,
+}
+
+impl BookCopy {
+    pub fn new(name: &str) -> BookCopy {
+        let tmp = tempfile::tempdir().expect("creating a temporary folder");
+        let root = tmp.path().join(name);
+        copy_dir(&fixture(name), &root);
+        BookCopy { _tmp: tmp, root }
+    }
+
+    pub fn path(&self, rel: &str) -> PathBuf {
+        self.root.join(rel)
+    }
+
+    pub fn read(&self, rel: &str) -> String {
+        let p = self.path(rel);
+        fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        let p = self.path(rel);
+        if let Some(dir) = p.parent() {
+            fs::create_dir_all(dir).unwrap();
+        }
+        fs::write(&p, text).unwrap_or_else(|e| panic!("writing {}: {e}", p.display()));
+    }
+
+    /// Replaces the single occurrence of `from` in file `rel` with `to`.
+    pub fn edit(&self, rel: &str, from: &str, to: &str) {
+        let text = self.read(rel);
+        assert_eq!(
+            text.matches(from).count(),
+            1,
+            "`{from}` should occur exactly once in {rel}"
+        );
+        self.write(rel, &text.replacen(from, to, 1));
+    }
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let name = entry.file_name();
+        if name == "expected" || name == "out" || name == ".cache" {
+            continue;
+        }
+        let dest = to.join(&name);
+        if entry.file_type().unwrap().is_dir() {
+            copy_dir(&entry.path(), &dest);
+        } else {
+            fs::copy(entry.path(), &dest).unwrap();
+        }
+    }
+}
+
+/// The `<main>…</main>` element of a page mdBook wrote, with trailing spaces trimmed per line
+/// (the surrounding theme, asset hashes and indentation are mdBook's business, not ours).
+pub fn main_element(html: &str) -> String {
+    let start = html.find("<main>").expect("the page has a <main>");
+    let end = html.find("</main>").expect("the page has a </main>") + "</main>".len();
+    let mut out: String = html[start..end]
+        .lines()
+        .map(|l| l.trim_end())
+        .collect::<Vec<_>>()
+        .join("\n");
+    out.push('\n');
+    out
+}

@@ -1,0 +1,172 @@
+//! Builds the fixture book `tests/fixtures/basic` in-process (mdBook + the preprocessor as a
+//! library) from a synthetic recording, and compares the rendered chapter with a snapshot.
+//!
+//! Update the snapshot with `SNAPSHOTS=overwrite cargo test -p mdbook-gpulab --test fixture_books`
+//! and read the diff: the direct assertions below must keep passing either way.
+
+mod common;
+
+use common::{BookCopy, fixture, main_element};
+
+/// Builds a copy of the fixture with `GpuLab` registered in-process; returns the copy.
+fn build_basic() -> BookCopy {
+    let book = BookCopy::new("basic");
+    let mut md = mdbook_driver::MDBook::load(&book.root).expect("loading the fixture book");
+    md.with_preprocessor(mdbook_gpulab::GpuLab::new());
+    md.build().expect("building the fixture book");
+    book
+}
+
+#[test]
+fn basic_chapter_matches_snapshot() {
+    let book = build_basic();
+    let actual = main_element(&book.read("out/chapter.html"));
+    snapbox::assert_data_eq!(
+        actual,
+        snapbox::Data::read_from(&fixture("basic/expected/chapter.html"), None)
+    );
+}
+
+#[test]
+fn basic_chapter_shows_results_failures_staleness_and_provenance() {
+    let book = build_basic();
+    let html = main_element(&book.read("out/chapter.html"));
+    let has = |needle: &str| {
+        assert!(
+            html.contains(needle),
+            "chapter.html should contain {needle:?}:\n{html}"
+        )
+    };
+
+    // Every directive was replaced; no fence survives.
+    assert!(!html.contains("```gpulab"), "{html}");
+    assert!(!html.contains("language-gpulab"), "{html}");
+    assert_eq!(html.matches(r#"data-experiment="scale""#).count(), 2);
+    assert_eq!(html.matches(r#"data-experiment="copy""#).count(), 1);
+
+    // Directive 1: table with units, variant labels, paper values and ratios.
+    has("Scale: time and bandwidth");
+    has("time (ms)");
+    has("One thread per element");
+    has("Grid-stride loop");
+    has(">0.0100<");
+    has(">0.0125<");
+    has("paper 0.0200");
+    has("paper 0.0400");
+    has(r#"title="speed-up vs paper">2.0×"#);
+    has("paper: Imaginary GPU (demo, Table 1)");
+
+    // The failed point is shown as failed, with its reason, never as a time.
+    has(r#"class="gpulab-cell gpulab-failed""#);
+    has("✗ failed");
+    has("wrong result: y[17] = 0.5");
+    has("first bad index 17");
+    has("1 failed point (not drawn)");
+
+    // Charts are inline SVG (line chart of bandwidth, bar chart of time).
+    assert_eq!(html.matches("<svg").count(), 2, "two charts expected");
+    has("bandwidth by N");
+    has("time by N");
+
+    // Claims: one holds, one does not, each with its detail.
+    has("gpulab-claim-holds");
+    has("<code>naive.time_ms &lt; 1</code>");
+    has("holds (2 points checked)");
+    has("gpulab-claim-fails");
+    has("does not hold at 1 of 1 point: at N=1024: 0.0125 &lt; 0.01 is false");
+
+    // Provenance names the synthetic device (twice: directives 1 and 2).
+    assert_eq!(
+        html.matches(
+            "Synthetic Test GPU (not a measurement) · CUDA 13.0 · driver 0.0.synthetic · 2026-01-02"
+        )
+        .count(),
+        2,
+        "{html}"
+    );
+
+    // Directive 2: exactly one stale badge and one stale cell; directive 1 is not stale.
+    assert_eq!(html.matches("gpulab-stale-badge").count(), 1, "{html}");
+    has("1 of 2 points was recorded with an older kernel/spec");
+    assert_eq!(html.matches("gpulab-stale-mark").count(), 1, "{html}");
+    let first = &html[..html.find(r#"id="gpulab-scale-2""#).unwrap()];
+    assert!(!first.contains("stale"), "directive 1 must not be stale");
+
+    // Directive 3: no recording.
+    has("No recording for experiment <code>copy</code> on any device yet.");
+}
+
+#[test]
+fn status_page_lists_every_reproduces_id_with_its_state() {
+    let book = build_basic();
+    let html = main_element(&book.read("out/status.html"));
+    assert!(!html.contains("```gpulab-status"), "{html}");
+    for id in ["demo:table1", "demo:bar", "demo:copy"] {
+        assert!(html.contains(id), "status page should list {id}:\n{html}");
+    }
+    let row = |id: &str| {
+        let at = html.find(id).unwrap();
+        let end = html[at..].find("</tr>").map_or(html.len(), |e| at + e);
+        html[at..end].to_string()
+    };
+    assert!(
+        row("demo:table1").contains("recorded"),
+        "{}",
+        row("demo:table1")
+    );
+    assert!(
+        row("demo:table1").contains("1 of 2 hold"),
+        "{}",
+        row("demo:table1")
+    );
+    assert!(row("demo:bar").contains("stale"), "{}", row("demo:bar"));
+    assert!(row("demo:copy").contains("missing"), "{}", row("demo:copy"));
+}
+
+#[test]
+fn the_fixture_recording_is_labelled_synthetic() {
+    let text = std::fs::read_to_string(fixture("basic/data/test-device/scale.json")).unwrap();
+    let rec: mdbook_gpulab::record::Recording = serde_json::from_str(&text).unwrap();
+    assert_eq!(rec.device.slug, "test-device");
+    assert_eq!(rec.device.name, "Synthetic Test GPU (not a measurement)");
+}
+
+/// The fixture's keys are those the current code computes, except the one point that is stale on
+/// purpose; if this fails after a change to the key, refresh the keys in
+/// `tests/fixtures/basic/data/test-device/scale.json` (the printed list has them).
+#[test]
+fn fixture_keys_are_current_except_the_deliberately_stale_point() {
+    let book = BookCopy::new("basic");
+    let md = mdbook_driver::MDBook::load(&book.root).unwrap();
+    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config).unwrap();
+    let ws = mdbook_gpulab::workspace::Workspace::new(&book.root, &md.config.book.src, config);
+    let rec = ws.data().load("test-device", "scale").unwrap().unwrap();
+    let mut planned = Vec::new();
+    for f in mdbook_gpulab::preprocess::scan_book(&ws, &md.book) {
+        if let Ok((d, exp)) = &f.parsed
+            && exp.name == "scale"
+        {
+            planned.extend(mdbook_gpulab::plan::plan(d, exp, &ws.sources).unwrap());
+        }
+    }
+    assert_eq!(planned.len(), 6);
+    let listing: Vec<String> = planned
+        .iter()
+        .map(|p| format!("{} {:?} {}", p.variant, p.params, p.key))
+        .collect();
+    for p in &planned {
+        let recorded = mdbook_gpulab::results::find_point(&rec, p)
+            .unwrap_or_else(|| panic!("no recorded point for {} {:?}", p.variant, p.params));
+        let stale_on_purpose =
+            p.variant == "grid_stride" && p.axes.values().any(|v| v.to_string() == "16384");
+        assert_eq!(
+            recorded.key != p.key,
+            stale_on_purpose,
+            "{} {:?}: recorded key {} vs current; current keys:\n{}",
+            p.variant,
+            p.params,
+            recorded.key,
+            listing.join("\n")
+        );
+    }
+}

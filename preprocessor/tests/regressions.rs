@@ -1,0 +1,236 @@
+//! Regression tests, each named after a bug we hit.
+
+mod common;
+
+use common::BookCopy;
+use mdbook_gpulab::directive::fence::FenceKind;
+use mdbook_gpulab::plan::{SourceCache, point_key};
+use mdbook_gpulab::workspace::Workspace;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+const SPEC: &str = "kernels/scale/experiment.toml";
+
+/// Every variant's key at the spec's default parameters, read fresh from the copy on disk.
+fn keys(book: &BookCopy) -> BTreeMap<String, String> {
+    let exp = mdbook_gpulab::spec::load(&book.root, &book.path("kernels"), "scale")
+        .unwrap_or_else(|d| panic!("{}", d.iter().map(|d| d.render(false)).collect::<String>()));
+    let params: BTreeMap<_, _> = exp.params.iter().cloned().collect();
+    let sources = SourceCache::default();
+    exp.variants
+        .iter()
+        .map(|v| {
+            (
+                v.name.clone(),
+                point_key(&exp, v, &params, &sources).unwrap(),
+            )
+        })
+        .collect()
+}
+
+/// The keys of every point the book's directives plan (through the same path as the
+/// preprocessor: `Workspace` + `scan_book` + `plan`), by (experiment, variant, N).
+fn planned_keys(book: &BookCopy) -> BTreeMap<(String, String, String), String> {
+    let md = mdbook_driver::MDBook::load(&book.root).unwrap();
+    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config).unwrap();
+    let ws = Workspace::new(&book.root, &md.config.book.src, config);
+    let mut out = BTreeMap::new();
+    for f in mdbook_gpulab::preprocess::scan_book(&ws, &md.book) {
+        if f.fence.kind != FenceKind::Experiment {
+            continue; // the status block
+        }
+        let (d, exp) = f.parsed.as_ref().unwrap_or_else(|d| {
+            panic!("{}", d.iter().map(|d| d.render(false)).collect::<String>())
+        });
+        for p in mdbook_gpulab::plan::plan(d, exp, &ws.sources).unwrap() {
+            let id = (
+                exp.name.clone(),
+                p.variant.clone(),
+                p.params["N"].to_string(),
+            );
+            out.insert(id, p.key);
+        }
+    }
+    out
+}
+
+#[test]
+fn key_changes_when_a_spec_section_body_changes() {
+    let book = BookCopy::new("basic");
+    let before = keys(&book);
+    let planned_before = planned_keys(&book);
+
+    // Only the `tolerance` line under `[verify]` (a section body, not its header): every key.
+    book.edit(SPEC, "tolerance = 1e-6", "tolerance = 1e-3");
+    let after_verify = keys(&book);
+    for (variant, key) in &before {
+        assert_ne!(
+            &after_verify[variant], key,
+            "editing [verify] tolerance must change the key of `{variant}`"
+        );
+    }
+    let planned_after = planned_keys(&book);
+    assert_eq!(planned_before.len(), 7);
+    for (point, key) in &planned_before {
+        if point.0 == "scale" {
+            assert_ne!(&planned_after[point], key, "{point:?}");
+        } else {
+            assert_eq!(
+                &planned_after[point], key,
+                "another experiment's key: {point:?}"
+            );
+        }
+    }
+
+    // Only one `[[variant]]`'s grid: that variant's key, and no other.
+    book.edit(
+        SPEC,
+        r#"grid = ["SM_COUNT * 4"]"#,
+        r#"grid = ["SM_COUNT * 8"]"#,
+    );
+    let after_grid = keys(&book);
+    assert_ne!(after_grid["grid_stride"], after_verify["grid_stride"]);
+    assert_eq!(after_grid["naive"], after_verify["naive"]);
+
+    // A `[[buffer]]` body (its init): every key.
+    book.edit(
+        SPEC,
+        "init = { random = [-1, 1] }",
+        "init = { random = [0, 1] }",
+    );
+    let after_buffer = keys(&book);
+    for (variant, key) in &after_grid {
+        assert_ne!(&after_buffer[variant], key, "buffer init, `{variant}`");
+    }
+
+    // Sanity: the same text gives the same keys (nothing time- or path-dependent).
+    assert_eq!(keys(&book), after_buffer);
+}
+
+#[test]
+fn key_does_not_depend_on_where_the_book_lives() {
+    let a = BookCopy::new("basic");
+    let b = BookCopy::new("basic");
+    assert_ne!(a.root, b.root);
+    assert_eq!(keys(&a), keys(&b));
+}
+
+#[test]
+fn key_changes_when_the_kernel_source_changes() {
+    let book = BookCopy::new("basic");
+    let before = keys(&book);
+    book.edit(
+        "kernels/scale/scale.cu",
+        "y[i] = 2.0f * x[i];\n    }",
+        "y[i] = x[i] + x[i];\n    }",
+    );
+    let after = keys(&book);
+    assert_ne!(after["grid_stride"], before["grid_stride"]);
+}
+
+const TABLE_DIRECTIVE: &str = r#"experiment = "scale"
+axes = { N = [1024, 4096] }
+table = { rows = "N", columns = "variant", value = "time_ms" }
+"#;
+
+#[test]
+fn table_in_directive_is_parsed() {
+    // Stage one alone: the raw TOML body (`table` once failed inside an untagged enum).
+    let raw = mdbook_gpulab::directive::raw::parse(TABLE_DIRECTIVE)
+        .unwrap_or_else(|e| panic!("the raw directive must parse: {e}"));
+    let tables = raw.table.expect("a table").into_inner().into_vec();
+    assert_eq!(tables.len(), 1);
+    assert_eq!(tables[0].rows.as_deref(), Some("N"));
+    assert_eq!(tables[0].columns.as_deref(), Some("variant"));
+    assert_eq!(tables[0].value.as_deref(), Some("time_ms"));
+
+    // A list of tables parses too.
+    let many = TABLE_DIRECTIVE.replace(
+        r#"table = { rows = "N", columns = "variant", value = "time_ms" }"#,
+        r#"table = [{ rows = "N", columns = "variant", value = "time_ms" }, { rows = "variant", columns = "N", value = "gbps" }]"#,
+    );
+    let raw = mdbook_gpulab::directive::raw::parse(&many).unwrap();
+    assert_eq!(raw.table.unwrap().into_inner().into_vec().len(), 2);
+
+    // And the whole path a chapter takes: fence → raw → validated directive.
+    let book = BookCopy::new("basic");
+    let md = mdbook_driver::MDBook::load(&book.root).unwrap();
+    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config).unwrap();
+    let ws = Workspace::new(&book.root, &md.config.book.src, config);
+    let chapter = format!("# T\n\n```gpulab\n{TABLE_DIRECTIVE}```\n");
+    let found = ws.scan_chapter("T", Path::new("t.md"), &chapter);
+    assert_eq!(found.len(), 1);
+    let (d, _) = found[0]
+        .parsed
+        .as_ref()
+        .unwrap_or_else(|d| panic!("{}", d.iter().map(|d| d.render(false)).collect::<String>()));
+    assert_eq!(d.tables.len(), 1);
+    assert_eq!(
+        (
+            d.tables[0].rows.as_str(),
+            d.tables[0].columns.as_str(),
+            d.tables[0].value.as_str()
+        ),
+        ("N", "variant", "time_ms")
+    );
+}
+
+#[test]
+fn a_misspelled_table_field_is_reported_by_name() {
+    // Untagged enums swallow field errors ("did not match any variant"); the message must still
+    // name the offending key so the author can fix it.
+    let body = TABLE_DIRECTIVE.replace("columns =", "colums =");
+    let err = mdbook_gpulab::directive::raw::parse(&body)
+        .expect_err("an unknown table field is an error");
+    let msg = err.to_string();
+    assert!(msg.contains("colums"), "{msg}");
+}
+
+/// A section written as a TOML sub-table (`[variant.defines]`, `[verify.dims]`, `[buffer.init]`)
+/// is part of its parent's key text too.
+///
+/// Bug (fixed): `spec::validate::section_text` ended a section at the next line starting with `[`,
+/// so a sub-table's body never reached `common_key_text` / `Variant::key_text`, and editing it
+/// left every key unchanged (a stale recording was shown as current).
+#[test]
+fn key_changes_when_a_spec_subtable_body_changes() {
+    // `[variant.defines]` (applies to the last `[[variant]]`, grid_stride).
+    let book = BookCopy::new("basic");
+    let spec = book.read(SPEC) + "\n[variant.defines]\nFACTOR = \"2\"\n";
+    book.write(SPEC, &spec);
+    let exp = mdbook_gpulab::spec::load(&book.root, &book.path("kernels"), "scale").unwrap();
+    let defines = &exp.variant("grid_stride").unwrap().defines;
+    assert!(
+        defines.iter().any(|(name, _)| name == "FACTOR"),
+        "the sub-table reaches the model ({defines:?}), so it changes the compiled kernel"
+    );
+    let before = keys(&book);
+    book.edit(SPEC, "FACTOR = \"2\"", "FACTOR = \"3\"");
+    assert_ne!(
+        keys(&book)["grid_stride"],
+        before["grid_stride"],
+        "[variant.defines]"
+    );
+
+    // `[verify.dims]`.
+    let book = BookCopy::new("basic");
+    book.edit(
+        SPEC,
+        "tolerance = 1e-6\n",
+        "tolerance = 1e-6\n\n[verify.dims]\nn = \"N\"\n",
+    );
+    let before = keys(&book);
+    book.edit(SPEC, "\nn = \"N\"", "\nn = \"N/2\"");
+    assert_ne!(keys(&book), before, "[verify.dims]");
+
+    // `[buffer.init]`.
+    let book = BookCopy::new("basic");
+    book.edit(
+        SPEC,
+        "init = { random = [-1, 1] }\n",
+        "\n[buffer.init]\nrandom = [-1, 1]\n",
+    );
+    let before = keys(&book);
+    book.edit(SPEC, "random = [-1, 1]", "random = [0, 1]");
+    assert_ne!(keys(&book), before, "[buffer.init]");
+}
