@@ -1,8 +1,53 @@
-//! NVRTC compilation with an on-disk cache outside `book/` (key: source, options, architecture,
-//! NVRTC version), so rebuilding a book does not recompile unchanged kernels.
+//! NVRTC compilation with an on-disk cache outside `book/` (key: source, the headers beside it,
+//! options, architecture and NVRTC version), so rebuilding a book does not recompile unchanged
+//! kernels. A cache entry is written atomically; an unreadable entry is simply recompiled.
 
-use crate::gpu::{Image, compile, nvrtc_version};
-use std::path::Path;
+use crate::gpu::{Image, ImageKind, compile, nvrtc_version};
+use sha2::{Digest, Sha256};
+use std::path::{Path, PathBuf};
+
+/// The cache file for a compilation, or `None` when NVRTC's version cannot be read.
+pub fn cache_path(
+    cache_dir: &Path,
+    source: &str,
+    name: &str,
+    options: &[String],
+    arch: (u32, u32),
+) -> Option<PathBuf> {
+    let (major, minor) = nvrtc_version().ok()?;
+    let mut h = Sha256::new();
+    h.update(format!("nvrtc {major}.{minor} sm_{}{}\0", arch.0, arch.1));
+    h.update(source);
+    h.update([0]);
+    for o in options {
+        h.update(o);
+        h.update([0]);
+    }
+    // Headers beside the source (`#include "common.cuh"`) change the result too.
+    if let Some(dir) = Path::new(name)
+        .parent()
+        .filter(|d| !d.as_os_str().is_empty())
+    {
+        let mut headers: Vec<PathBuf> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|x| x == "cuh" || x == "h"))
+            .collect();
+        headers.sort();
+        for p in headers {
+            h.update(std::fs::read(&p).unwrap_or_default());
+        }
+    }
+    let key: String = h
+        .finalize()
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    Some(cache_dir.join(format!("{key}.bin")))
+}
 
 /// Compiles `source`, or returns the cached image.
 pub fn compile_cached(
@@ -12,7 +57,73 @@ pub fn compile_cached(
     options: &[String],
     arch: (u32, u32),
 ) -> Result<Image, String> {
-    let _ = cache_dir;
-    let _ = nvrtc_version();
-    compile(source, name, options, arch).map_err(|e| e.to_string())
+    let path = cache_path(cache_dir, source, name, options, arch);
+    if let Some(p) = &path
+        && let Ok(bytes) = std::fs::read(p)
+        && let Some((&tag, body)) = bytes.split_first()
+    {
+        let kind = if tag == b'c' {
+            ImageKind::Cubin
+        } else {
+            ImageKind::Ptx
+        };
+        return Ok(Image::from_cache(kind, body.to_vec(), arch, name, options));
+    }
+    let image = compile(source, name, options, arch).map_err(|e| e.to_string())?;
+    if let Some(p) = &path {
+        let mut bytes = vec![if image.kind() == ImageKind::Cubin {
+            b'c'
+        } else {
+            b'p'
+        }];
+        bytes.extend_from_slice(image.bytes());
+        if let Some(dir) = p.parent()
+            && std::fs::create_dir_all(dir).is_ok()
+            && let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir)
+            && std::io::Write::write_all(&mut tmp, &bytes).is_ok()
+        {
+            let _ = tmp.persist(p);
+        }
+    }
+    Ok(image)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn second_compile_is_read_from_the_cache() {
+        if !crate::gpu::nvrtc_library_present() {
+            eprintln!(
+                "SKIPPED second_compile_is_read_from_the_cache: libnvrtc not found (CI installs it)"
+            );
+            assert!(
+                std::env::var("GPULAB_REQUIRE_NVRTC").is_err(),
+                "GPULAB_REQUIRE_NVRTC is set but libnvrtc is missing"
+            );
+            return;
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let src = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = SCALE; }";
+        let opts = vec!["-DSCALE=2.0f".to_string()];
+        let first = compile_cached(dir.path(), src, "k.cu", &opts, (9, 0)).unwrap();
+        let path = cache_path(dir.path(), src, "k.cu", &opts, (9, 0)).unwrap();
+        assert!(path.is_file(), "the compile wrote its cache entry");
+        let second = compile_cached(dir.path(), src, "k.cu", &opts, (9, 0)).unwrap();
+        assert_eq!(first.bytes(), second.bytes());
+        assert!(
+            second.log().is_empty(),
+            "the second image came from the cache, not NVRTC"
+        );
+        let other = cache_path(
+            dir.path(),
+            src,
+            "k.cu",
+            &["-DSCALE=3.0f".to_string()],
+            (9, 0),
+        )
+        .unwrap();
+        assert_ne!(path, other, "other defines, other entry");
+    }
 }

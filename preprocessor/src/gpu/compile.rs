@@ -27,6 +27,24 @@ pub struct Image {
 }
 
 impl Image {
+    /// An image read back from the on-disk compile cache (the log is not kept).
+    pub fn from_cache(
+        kind: ImageKind,
+        bytes: Vec<u8>,
+        arch: (u32, u32),
+        source_name: &str,
+        options: &[String],
+    ) -> Image {
+        Image {
+            kind,
+            bytes,
+            arch,
+            log: String::new(),
+            source_name: source_name.to_string(),
+            options: options.to_vec(),
+        }
+    }
+
     pub fn kind(&self) -> ImageKind {
         self.kind
     }
