@@ -134,18 +134,10 @@ struct Failed(FailureKind, String);
 impl PointRunner {
     fn run(&mut self, jp: &JobPoint) -> Point {
         let mut point = Point {
-            variant: jp.variant.clone(),
-            params: jp.params.clone(),
             key: jp.key.clone(),
-            recorded_at: chrono::Utc::now(),
             commit: self.job.commit.clone(),
             tool_version: env!("CARGO_PKG_VERSION").to_string(),
-            outcome: Outcome::Ok,
-            failure: None,
-            timing: None,
-            metrics: BTreeMap::new(),
-            attributes: None,
-            verification: None,
+            ..self.blank(jp)
         };
         match self.run_inner(jp, &mut point) {
             Ok(timing) => {

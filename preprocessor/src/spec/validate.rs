@@ -12,31 +12,22 @@ use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
 
-/// Built-in CPU references a spec may name in `[verify] reference`.
-pub const REFERENCES: &[&str] = &[
-    "matmul",
-    "matmul_aat",
-    "transpose",
-    "gather",
-    "sum",
-    "dot",
-    "row_sum",
-    "row_mean",
-    "row_max",
-    "row_min",
-    "row_sumsq",
-    "sin_sqrt",
-    "formula",
-];
+/// The reference evaluated from the spec's own `formula` (besides the engine's built-in ones).
+pub const FORMULA: &str = "formula";
+
+/// Whether `name` is a reference a spec may name in `[verify] reference`.
+fn is_reference(name: &str) -> bool {
+    name == FORMULA || crate::engine::reference::NAMES.contains(&name)
+}
+
+fn reference_names() -> impl Iterator<Item = &'static str> {
+    crate::engine::reference::NAMES
+        .iter()
+        .copied()
+        .chain([FORMULA])
+}
 /// Built-in CPU baselines a variant may run with `cpu = "…"`.
-pub const CPU_BASELINES: &[&str] = &[
-    "matmul_i32_naive",
-    "matmul_i32_threads",
-    "matmul_f32_naive",
-    "matmul_f32_threads",
-    "transpose_naive",
-    "transpose_threads",
-];
+pub const CPU_BASELINES: &[&str] = crate::engine::cpu_baseline::NAMES;
 /// Library calls a variant may run with `library = "…"`.
 pub const LIBRARIES: &[&str] = &["cublas_sgemm"];
 /// Variables every variant expression may use, set from the device at run time.
@@ -417,9 +408,13 @@ fn validate_verify(
     let reference = if let Some(var) = r.strip_prefix("variant:") {
         Reference::Variant(var.to_string())
     } else {
-        if !REFERENCES.contains(&r.as_str()) {
-            let help = did_you_mean(r, REFERENCES.iter().copied())
-                .or_else(|| Some(format!("built-in references: {}", REFERENCES.join(", "))));
+        if !is_reference(r) {
+            let help = did_you_mean(r, reference_names()).or_else(|| {
+                Some(format!(
+                    "built-in references: {}",
+                    reference_names().collect::<Vec<_>>().join(", ")
+                ))
+            });
             c.err_help(
                 rs.span(),
                 format!("unknown reference `{r}`"),
