@@ -5,12 +5,11 @@ use crate::config::{Config, Mode};
 use crate::diagnostic::Diagnostic;
 use crate::directive::fence::FenceKind;
 use crate::error::{Error, Result};
-use crate::metrics::metric_infos;
 use crate::plan::{PlannedPoint, plan};
 use crate::render::status::{StatusRow, StatusState};
 use crate::render::view::{ClaimStatus, DirectiveView};
 use crate::render::{Templates, render_directive_html};
-use crate::results::{Recordings, device_results, select_devices};
+use crate::results::{Recordings, directive_view};
 use crate::workspace::{FoundDirective, Workspace};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
@@ -132,7 +131,7 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
     }
 
     if let Some(live) = live {
-        let work = stale_work(ws, &found, &planned, &mut recordings)?;
+        let work = stale_work(&found, &planned, &mut recordings)?;
         if !work.is_empty() {
             live.refresh(ws, &work)?;
             recordings.reload()?;
@@ -146,35 +145,18 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
         let html = match (&f.parsed, points) {
             (Ok((d, exp)), Some(points)) => {
                 recordings.preload(&exp.name)?;
-                let recs = select_devices(
-                    recordings.of(&exp.name),
-                    &d.devices,
-                    ws.config.device.as_deref(),
-                    points,
-                );
-                let devices: Vec<_> = recs.iter().map(|r| device_results(r, d, points)).collect();
                 let paper = match &d.paper {
                     Some(id) => ws.paper(id).map_err(Error::Render)?,
                     None => None,
                 };
-                let view = DirectiveView {
-                    directive: d,
-                    experiment_title: exp.title.clone(),
-                    variant_labels: d
-                        .variants
-                        .iter()
-                        .map(|v| {
-                            (
-                                v.clone(),
-                                exp.variant(v).map(|x| x.label.clone()).unwrap_or_default(),
-                            )
-                        })
-                        .collect(),
-                    metrics: metric_infos(exp),
-                    devices,
-                    paper: paper.as_deref(),
-                    expected_cells: points.len(),
-                };
+                let view = directive_view(
+                    d,
+                    exp,
+                    points,
+                    &recordings,
+                    ws.config.device.as_deref(),
+                    paper.as_deref(),
+                );
                 let where_ = format!("{}#{}", f.chapter_path.display(), d.location.index);
                 let state = directive_state(&view);
                 match state {
@@ -255,12 +237,10 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
 
 /// Points whose recording on the device about to run is missing or stale.
 fn stale_work(
-    ws: &Workspace,
     found: &[FoundDirective],
     planned: &[Option<Vec<PlannedPoint>>],
     recordings: &mut Recordings,
 ) -> Result<Vec<Work>> {
-    let _ = ws;
     let mut work = Vec::new();
     for (f, points) in found.iter().zip(planned) {
         let (Ok((d, exp)), Some(points)) = (&f.parsed, points) else {

@@ -4,9 +4,11 @@
 use crate::claims::{Claim, ClaimData, ClaimGroup, ClaimOutcome};
 use crate::directive::{DeviceSelection, Directive};
 use crate::expr::Num;
+use crate::papers::PaperTable;
 use crate::plan::PlannedPoint;
 use crate::record::{DataDir, Point, Recording, StoreError};
-use crate::render::view::{Cell, ClaimStatus, ClaimView, DeviceResults, Provenance};
+use crate::render::view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance};
+use crate::spec::Experiment;
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
 
@@ -60,6 +62,37 @@ impl Recordings {
                     .as_ref()
             })
             .collect()
+    }
+}
+
+/// A directive's view: its planned points matched with the recordings of the devices it shows.
+/// Call `recordings.preload(&exp.name)` first.
+pub fn directive_view<'a>(
+    d: &'a Directive,
+    exp: &Experiment,
+    points: &[PlannedPoint],
+    recordings: &'a Recordings,
+    default_device: Option<&str>,
+    paper: Option<&'a PaperTable>,
+) -> DirectiveView<'a> {
+    let recs = select_devices(recordings.of(&exp.name), &d.devices, default_device, points);
+    DirectiveView {
+        directive: d,
+        experiment_title: exp.title.clone(),
+        variant_labels: d
+            .variants
+            .iter()
+            .map(|v| {
+                (
+                    v.clone(),
+                    exp.variant(v).map(|x| x.label.clone()).unwrap_or_default(),
+                )
+            })
+            .collect(),
+        metrics: crate::metrics::metric_infos(exp),
+        devices: recs.iter().map(|r| device_results(r, d, points)).collect(),
+        paper,
+        expected_cells: points.len(),
     }
 }
 

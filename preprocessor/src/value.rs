@@ -55,6 +55,16 @@ impl fmt::Display for ParamValue {
     }
 }
 
+/// Orders two parameter sets by their values (in name order), for stable, size-ascending lists.
+pub fn params_order(
+    a: &std::collections::BTreeMap<String, ParamValue>,
+    b: &std::collections::BTreeMap<String, ParamValue>,
+) -> std::cmp::Ordering {
+    let ka: Vec<_> = a.values().map(ParamValue::sort_key).collect();
+    let kb: Vec<_> = b.values().map(ParamValue::sort_key).collect();
+    ka.partial_cmp(&kb).unwrap_or(std::cmp::Ordering::Equal)
+}
+
 /// A measured or derived value with its unit hint ("ms", "GB/s", "%", "FLOP/B").
 #[derive(Debug, Clone, Copy, PartialEq, Serialize, Deserialize)]
 pub struct Quantity {

@@ -7,13 +7,19 @@ use anyhow::Context;
 use std::path::Path;
 
 /// The workspace and every directive of the book at `dir`.
-pub fn load(dir: &Path) -> anyhow::Result<(Workspace, Vec<FoundDirective>)> {
+/// Fails with a clear message when `dir` is not a book's root folder.
+pub fn require_book(dir: &Path) -> anyhow::Result<()> {
     if !dir.join("book.toml").is_file() {
         anyhow::bail!(
             "{} has no book.toml: pass the book's root folder",
             dir.display()
         );
     }
+    Ok(())
+}
+
+pub fn load(dir: &Path) -> anyhow::Result<(Workspace, Vec<FoundDirective>)> {
+    require_book(dir)?;
     let md = mdbook_driver::MDBook::load(dir)
         .with_context(|| format!("loading the book at {}", dir.display()))?;
     let config = Config::from_mdbook(&md.config)?;

@@ -7,12 +7,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(dir: &Path, strict: bool, mode: Option<Mode>) -> anyhow::Result<ExitCode> {
-    if !dir.join("book.toml").is_file() {
-        anyhow::bail!(
-            "{} has no book.toml: pass the book's root folder",
-            dir.display()
-        );
-    }
+    super::book::require_book(dir)?;
     let mut md = mdbook_driver::MDBook::load(dir)
         .with_context(|| format!("loading the book at {}", dir.display()))?;
     let mut lab = GpuLab::new();

@@ -53,7 +53,7 @@ pub fn run(dir: &Path, compile: bool, require_nvrtc: bool) -> anyhow::Result<Exi
                 continue;
             };
             let vars = point_vars(&p.params, None);
-            match kernel_builds(exp, v, &vars) {
+            match kernel_builds(v, &vars) {
                 Ok(Some(b)) => {
                     builds.insert(b);
                 }

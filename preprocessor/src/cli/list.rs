@@ -1,11 +1,10 @@
 //! `mdbook-gpulab list`: the reproduction status of every `reproduces` id, for people or tools.
 
-use crate::metrics::metric_infos;
 use crate::plan::plan;
 use crate::preprocess::directive_state;
 use crate::render::status::StatusState;
-use crate::render::view::{ClaimStatus, DirectiveView};
-use crate::results::{Recordings, device_results, select_devices};
+use crate::render::view::ClaimStatus;
+use crate::results::{Recordings, directive_view};
 use serde::Serialize;
 use std::path::Path;
 use std::process::ExitCode;
@@ -49,22 +48,14 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
         };
         let points = plan(d, exp, &ws.sources)?;
         recordings.preload(&exp.name)?;
-        let recs = select_devices(
-            recordings.of(&exp.name),
-            &d.devices,
-            ws.config.device.as_deref(),
+        let view = directive_view(
+            d,
+            exp,
             &points,
+            &recordings,
+            ws.config.device.as_deref(),
+            None,
         );
-        let devices: Vec<_> = recs.iter().map(|r| device_results(r, d, &points)).collect();
-        let view = DirectiveView {
-            directive: d,
-            experiment_title: exp.title.clone(),
-            variant_labels: Vec::new(),
-            metrics: metric_infos(exp),
-            devices,
-            paper: None,
-            expected_cells: points.len(),
-        };
         let state = state_name(directive_state(&view));
         let claims: Vec<ClaimRow> = view
             .devices

@@ -133,12 +133,7 @@ struct Failed(FailureKind, String);
 
 impl PointRunner {
     fn run(&mut self, jp: &JobPoint) -> Point {
-        let mut point = Point {
-            key: jp.key.clone(),
-            commit: self.job.commit.clone(),
-            tool_version: env!("CARGO_PKG_VERSION").to_string(),
-            ..self.blank(jp)
-        };
+        let mut point = Point::new(&jp.variant, &jp.params, &jp.key, self.job.commit.clone());
         match self.run_inner(jp, &mut point) {
             Ok(timing) => {
                 point.metrics = derive(
@@ -304,7 +299,7 @@ impl PointRunner {
                     params: jp.params.clone(),
                     key: String::new(),
                 };
-                let mut scratch = Point { ..self.blank(&sub) };
+                let mut scratch = Point::new(&sub.variant, &sub.params, "", None);
                 let exp = self.exp.clone();
                 let v = exp.variant(other).ok_or_else(|| {
                     Failed(
@@ -337,23 +332,6 @@ impl PointRunner {
         };
         self.expected.insert(key, e.clone());
         Ok(e)
-    }
-
-    fn blank(&self, jp: &JobPoint) -> Point {
-        Point {
-            variant: jp.variant.clone(),
-            params: jp.params.clone(),
-            key: String::new(),
-            recorded_at: chrono::Utc::now(),
-            commit: None,
-            tool_version: String::new(),
-            outcome: Outcome::Ok,
-            failure: None,
-            timing: None,
-            metrics: BTreeMap::new(),
-            attributes: None,
-            verification: None,
-        }
     }
 
     fn module(&mut self, source: &PathBuf, options: Vec<String>) -> Result<Arc<Module>, Failed> {

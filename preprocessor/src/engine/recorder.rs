@@ -85,11 +85,7 @@ impl Recorder {
         // Parameter-major order: every variant at the same values runs back to back, so inputs
         // and the CPU reference are computed once per values; sizes ascend for the budget.
         let mut points = points;
-        points.sort_by(|a, b| {
-            let ka: Vec<_> = a.params.values().map(|v| v.sort_key()).collect();
-            let kb: Vec<_> = b.params.values().map(|v| v.sort_key()).collect();
-            ka.partial_cmp(&kb).unwrap_or(std::cmp::Ordering::Equal)
-        });
+        points.sort_by(|a, b| crate::value::params_order(&a.params, &b.params));
         let job = Job {
             root: ws.root.clone(),
             kernels_dir: ws.config.kernels_dir(&ws.root),

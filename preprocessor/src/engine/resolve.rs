@@ -159,7 +159,6 @@ pub fn buffer_lens(
 
 /// The unique kernel compilations (source path, function, options) a set of points needs.
 pub fn kernel_builds(
-    exp: &Experiment,
     variant: &Variant,
     vars: &HashMap<String, Num>,
 ) -> Result<Option<(std::path::PathBuf, String, Vec<String>)>, ResolveError> {
@@ -169,9 +168,6 @@ pub fn kernel_builds(
             function.clone(),
             defines(variant, vars)?,
         ))),
-        _ => {
-            let _ = exp;
-            Ok(None)
-        }
+        _ => Ok(None),
     }
 }

@@ -191,17 +191,8 @@ fn kill(child: &mut Child) {
 pub fn failed_point(job: &Job, i: usize, kind: FailureKind, message: String) -> Point {
     let jp = &job.points[i];
     Point {
-        variant: jp.variant.clone(),
-        params: jp.params.clone(),
-        key: jp.key.clone(),
-        recorded_at: chrono::Utc::now(),
-        commit: job.commit.clone(),
-        tool_version: env!("CARGO_PKG_VERSION").to_string(),
         outcome: Outcome::Failed,
         failure: Some(Failure { kind, message }),
-        timing: None,
-        metrics: Default::default(),
-        attributes: None,
-        verification: None,
+        ..Point::new(&jp.variant, &jp.params, &jp.key, job.commit.clone())
     }
 }

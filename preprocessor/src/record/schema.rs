@@ -170,6 +170,30 @@ pub struct Verification {
 }
 
 impl Point {
+    /// A point of `variant` at `params`, stamped now by this tool version, with no outcome details
+    /// yet (ok and untimed until the run fills them in).
+    pub fn new(
+        variant: &str,
+        params: &BTreeMap<String, ParamValue>,
+        key: &str,
+        commit: Option<String>,
+    ) -> Point {
+        Point {
+            variant: variant.to_string(),
+            params: params.clone(),
+            key: key.to_string(),
+            recorded_at: chrono::Utc::now(),
+            commit,
+            tool_version: env!("CARGO_PKG_VERSION").to_string(),
+            outcome: Outcome::Ok,
+            failure: None,
+            timing: None,
+            metrics: BTreeMap::new(),
+            attributes: None,
+            verification: None,
+        }
+    }
+
     /// A metric of this point by name, with an optional statistic suffix: `time_ms`,
     /// `time_ms.min`, `gbps`, or a kernel attribute (`registers`, `blocks_per_sm`, …).
     pub fn metric(&self, name: &str) -> Option<f64> {

@@ -1,6 +1,7 @@
 //! Reading and writing recordings under `data/`: atomic replace, an advisory lock, typed errors.
 
 use super::schema::{Point, Recording, SCHEMA_VERSION};
+use crate::value::params_order;
 use std::fs::{self, File};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -135,11 +136,9 @@ pub fn same_point(a: &Point, b: &Point) -> bool {
 
 fn sort_points(points: &mut [Point]) {
     points.sort_by(|a, b| {
-        a.variant.cmp(&b.variant).then_with(|| {
-            let ka: Vec<_> = a.params.values().map(|v| v.sort_key()).collect();
-            let kb: Vec<_> = b.params.values().map(|v| v.sort_key()).collect();
-            ka.partial_cmp(&kb).unwrap_or(std::cmp::Ordering::Equal)
-        })
+        a.variant
+            .cmp(&b.variant)
+            .then_with(|| params_order(&a.params, &b.params))
     });
 }
 
