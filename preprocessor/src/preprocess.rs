@@ -104,10 +104,11 @@ pub fn report(diags: &[Diagnostic]) {
     }
 }
 
-/// Replaces the directives of `book` in place.
+/// Replaces the directives of `book` in place. Templates in `<book>/theme/gpulab/<name>.hbs`
+/// override the built-in ones.
 pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunner>) -> Result<()> {
-    let templates = Templates::load(Some(&ws.root.join("theme").join("gpulab")))
-        .map_err(|e| Error::Render(e.to_string()))?;
+    let templates =
+        Templates::load(Some(&ws.root.join("theme"))).map_err(|e| Error::Render(e.to_string()))?;
     let found = scan_book(ws, book);
 
     let mut invalid: Vec<Diagnostic> = Vec::new();

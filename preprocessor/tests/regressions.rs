@@ -234,3 +234,22 @@ fn key_changes_when_a_spec_subtable_body_changes() {
     book.edit(SPEC, "random = [-1, 1]", "random = [0, 1]");
     assert_ne!(keys(&book), before, "[buffer.init]");
 }
+
+/// Bug (fixed): the preprocessor passed `<book>/theme/gpulab` to `Templates::load`, which appends
+/// `gpulab/` itself, so a book's own templates (`theme/gpulab/<name>.hbs`) were never used.
+#[test]
+fn theme_templates_override_the_built_in_ones() {
+    let book = BookCopy::new("basic");
+    book.write(
+        "theme/gpulab/missing.hbs",
+        "<div class=\"custom-missing\">no data for {{experiment}}</div>",
+    );
+    let mut md = mdbook_driver::MDBook::load(&book.root).expect("fixture loads");
+    md.with_preprocessor(mdbook_gpulab::GpuLab::new());
+    md.build().expect("fixture builds");
+    let html = book.read("out/chapter.html");
+    assert!(
+        html.contains("custom-missing"),
+        "the theme's missing.hbs was not used"
+    );
+}
