@@ -6,6 +6,11 @@ cd "$(dirname "$0")/.."
 cargo build --release
 rm -rf .device-bin && mkdir -p .device-bin/tests
 cp target/release/mdbook-gpulab .device-bin/
+# The GPU machine's copy of the tree has no git history: record which commit the binaries and
+# kernels come from, for the recordings' provenance (gpu-suite.sh exports it as GPULAB_COMMIT).
+commit=$(git rev-parse --short HEAD)
+git diff --quiet HEAD -- . ':!data' || commit="$commit+dirty"
+echo "$commit" > .device-bin/COMMIT
 cargo test --release --no-run --message-format=json 2>/dev/null \
   | python3 -c '
 import json, sys, shutil, os

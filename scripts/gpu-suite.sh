@@ -10,6 +10,8 @@ OUT=${OUT:-/tmp/gpulab-out}
 mkdir -p "$OUT"
 BIN=$PWD/.device-bin
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
+# Provenance: the commit the carried binaries were built from (written by build-device-bin.sh).
+[ -z "${GPULAB_COMMIT:-}" ] && [ -f "$BIN/COMMIT" ] && export GPULAB_COMMIT=$(cat "$BIN/COMMIT")
 export PATH="$BIN:$PATH"
 STEPS=${STEPS:-tests,record,fidelity}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt"

@@ -75,6 +75,11 @@ pub fn run(
         Some(s) => s.select(&names).into_iter().cloned().collect(),
         None => names,
     };
+    if crate::engine::recorder::git_commit(&ws.root).is_none() {
+        eprintln!(
+            "warning: no git commit found (set GPULAB_COMMIT): these recordings will not name the code that made them"
+        );
+    }
     let recorder = Recorder { verbose: true };
     let started = std::time::Instant::now();
     let (mut ran, mut failed) = (0, 0);
