@@ -1,7 +1,7 @@
 //! Chart colours: a theme-neutral foreground sentinel, a series palette, a heat-map scale.
 //!
 //! Text, axes and grid are drawn in [`FG`], a sentinel that [`super::svg`] rewrites to
-//! `currentColor`, so they follow the mdBook theme. Series use Okabe–Ito hues of middle
+//! `currentColor`, so they follow the mdBook theme. Series use ten categorical hues of middle
 //! lightness, legible on light (light, rust) and dark (coal, navy, ayu) backgrounds.
 
 use plotters::style::RGBColor;
@@ -11,14 +11,19 @@ pub const FG: RGBColor = RGBColor(0x01, 0x02, 0x03);
 /// [`FG`] as plotters writes it into the SVG.
 pub const FG_HEX: &str = "#010203";
 
-/// Okabe–Ito colours without black and the pale yellow, ordered for contrast between neighbours.
-pub const SERIES: [RGBColor; 6] = [
-    RGBColor(0xE6, 0x9F, 0x00), // orange
-    RGBColor(0x56, 0xB4, 0xE9), // sky blue
-    RGBColor(0x00, 0x9E, 0x73), // bluish green
-    RGBColor(0xD5, 0x5E, 0x00), // vermillion
-    RGBColor(0xCC, 0x79, 0xA7), // reddish purple
-    RGBColor(0x33, 0x8F, 0xD1), // blue, lightened to read on dark themes
+/// Ten categorical colours of middle lightness (Tableau 10), legible on light and dark themes;
+/// charts in the handbook have up to nine series, so none repeats a colour.
+pub const SERIES: [RGBColor; 10] = [
+    RGBColor(0x4E, 0x79, 0xA7), // blue
+    RGBColor(0xF2, 0x8E, 0x2B), // orange
+    RGBColor(0xE1, 0x57, 0x59), // red
+    RGBColor(0x76, 0xB7, 0xB2), // teal
+    RGBColor(0x59, 0xA1, 0x4F), // green
+    RGBColor(0xED, 0xC9, 0x48), // yellow
+    RGBColor(0xB0, 0x7A, 0xA1), // purple
+    RGBColor(0xFF, 0x9D, 0xA7), // pink
+    RGBColor(0x9C, 0x75, 0x5F), // brown
+    RGBColor(0xBA, 0xB0, 0xAC), // grey
 ];
 
 /// The colour of the `index`-th series (cycling).
@@ -72,6 +77,23 @@ mod tests {
         assert_eq!(heat_color(f64::NAN), heat_color(0.0));
         assert_eq!(text_on(heat_color(0.0)), RGBColor(0xF2, 0xF2, 0xF2));
         assert_eq!(text_on(heat_color(1.0)), RGBColor(0x1A, 0x1A, 0x1A));
-        assert_eq!(series_color(6), series_color(0));
+        assert_eq!(
+            series_color(SERIES.len()),
+            series_color(0),
+            "the palette cycles"
+        );
+    }
+
+    /// Bug (fixed): with six colours, the seventh and eighth series of the SGEMM chart reused the
+    /// first two, so "warp tiling" and "naive" were drawn in the same colour.
+    #[test]
+    fn series_colours_do_not_repeat_within_ten() {
+        let colours: Vec<RGBColor> = (0..10).map(series_color).collect();
+        for (i, a) in colours.iter().enumerate() {
+            assert!(
+                !colours[i + 1..].contains(a),
+                "series {i} shares its colour"
+            );
+        }
     }
 }

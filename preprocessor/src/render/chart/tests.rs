@@ -116,7 +116,8 @@ fn line_chart_has_one_polyline_per_run_and_names() {
     assert!(chart.svg.contains(">Global memory</text>"));
     assert!(chart.svg.contains(">Shared memory</text>"));
     assert!(
-        chart.svg.contains("#E69F00") && chart.svg.contains("#56B4E9"),
+        chart.svg.contains(&hex(palette::series_color(0)))
+            && chart.svg.contains(&hex(palette::series_color(1))),
         "palette colours"
     );
     assert_eq!(chart.notes, vec!["1 failed point (not drawn).".to_string()]);
@@ -292,4 +293,9 @@ fn drawing_is_deterministic() {
     let a = draw(ChartKind::Line, &line_data(), "d").unwrap();
     let b = draw(ChartKind::Line, &line_data(), "d").unwrap();
     assert_eq!(a, b);
+}
+
+/// A palette colour as plotters writes it into the SVG (`#4E79A7`).
+fn hex(c: plotters::style::RGBColor) -> String {
+    format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
 }
