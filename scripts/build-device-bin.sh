@@ -19,6 +19,9 @@ for line in sys.stdin:
     except ValueError: continue
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] != ["bin"]:
         name = m["target"]["name"]
-        shutil.copy(m["executable"], os.path.join(".device-bin/tests", name))
+        # Only test executables with GPU tests (the device tool carries at most 64 MiB).
+        if name.startswith("gpu_") or m["target"]["kind"] == ["lib"]:
+            shutil.copy(m["executable"], os.path.join(".device-bin/tests", name))
 '
+strip .device-bin/mdbook-gpulab .device-bin/tests/* 2>/dev/null || true
 ls -la .device-bin .device-bin/tests

@@ -37,6 +37,9 @@ pub struct Config {
     pub noise: Option<f64>,
     /// Default time budget per point for CPU baselines and long launch sequences, seconds.
     pub budget_s: Option<f64>,
+    /// Seconds a point may run without a result before its worker is killed as hung (default:
+    /// derived from the timeout and budget, at least 60 s).
+    pub watchdog_s: Option<f64>,
 }
 
 impl Default for Config {
@@ -53,6 +56,7 @@ impl Default for Config {
             min_samples: None,
             noise: None,
             budget_s: None,
+            watchdog_s: None,
         }
     }
 }

@@ -19,6 +19,8 @@ use std::sync::Arc;
 
 /// Runs stale points on a GPU and writes their recordings (the live engine implements it).
 pub trait LiveRunner {
+    /// The slug of the GPU it records on: that device's recordings decide what must run.
+    fn device(&self) -> Result<String>;
     /// Refreshes the recordings of `work`; returns how many points ran.
     fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize>;
 }
@@ -132,7 +134,8 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
     }
 
     if let Some(live) = live {
-        let work = stale_work(&found, &planned, &mut recordings)?;
+        let device = live.device()?;
+        let work = stale_work(&found, &planned, &mut recordings, &device)?;
         if !work.is_empty() {
             live.refresh(ws, &work)?;
             recordings.reload()?;
@@ -236,11 +239,12 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
     Ok(())
 }
 
-/// Points whose recording on the device about to run is missing or stale.
+/// Points whose recording on `device` (the GPU about to run) is missing or stale.
 fn stale_work(
     found: &[FoundDirective],
     planned: &[Option<Vec<PlannedPoint>>],
     recordings: &mut Recordings,
+    device: &str,
 ) -> Result<Vec<Work>> {
     let mut work = Vec::new();
     for (f, points) in found.iter().zip(planned) {
@@ -249,12 +253,16 @@ fn stale_work(
         };
         recordings.preload(&exp.name)?;
         let recs = recordings.of(&exp.name);
+        let mine = recs.iter().find(|r| r.device.slug == device);
+        let hot = d.measure.hot.unwrap_or(false);
         let todo: Vec<PlannedPoint> = points
             .iter()
             .filter(|p| {
-                !recs
-                    .iter()
-                    .any(|r| crate::results::find_point(r, p).is_some_and(|q| q.key == p.key))
+                crate::results::needs_run(
+                    mine.and_then(|r| crate::results::find_point(r, p)),
+                    p,
+                    hot,
+                )
             })
             .cloned()
             .collect();

@@ -6,7 +6,7 @@ use crate::directive::{DeviceSelection, Directive};
 use crate::expr::Num;
 use crate::papers::PaperTable;
 use crate::plan::PlannedPoint;
-use crate::record::{DataDir, Point, Recording, StoreError};
+use crate::record::{DataDir, Outcome, Point, Recording, StoreError};
 use crate::render::view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance};
 use crate::spec::Experiment;
 use crate::value::ParamValue;
@@ -89,7 +89,7 @@ pub fn directive_view<'a>(
                 )
             })
             .collect(),
-        metrics: crate::metrics::metric_infos(exp),
+        metrics: crate::metrics::directive_metric_infos(d, exp),
         devices: recs.iter().map(|r| device_results(r, d, points)).collect(),
         paper,
         expected_cells: points.len(),
@@ -101,6 +101,23 @@ pub fn find_point<'a>(rec: &'a Recording, planned: &PlannedPoint) -> Option<&'a 
     rec.points
         .iter()
         .find(|p| p.variant == planned.variant && p.params == planned.params)
+}
+
+/// Whether a planned point must run (again) on the device that holds `recorded`: nothing
+/// recorded, a re-keyed point (kernel, spec or values changed), or a timing in another mode than
+/// the directive asks (`hot` vs cold). A failed point with a current key is current: a wrong
+/// result, a crash or a hang is deterministic until the code changes, and retrying a hung kernel
+/// on every build would cost its watchdog each time (`record --rerun` tries again).
+pub fn needs_run(recorded: Option<&Point>, planned: &PlannedPoint, hot: bool) -> bool {
+    let Some(q) = recorded else { return true };
+    if q.key != planned.key {
+        return true;
+    }
+    match q.timing.as_ref().map(|t| t.mode.as_str()) {
+        Some("cold") => hot,
+        Some("hot") => !hot,
+        _ => false,
+    }
 }
 
 /// Picks the recordings a directive shows: all, one slug, or the default device.
@@ -145,7 +162,7 @@ pub fn device_results<'a>(
     directive: &Directive,
     points: &[PlannedPoint],
 ) -> DeviceResults<'a> {
-    let cells: Vec<Cell<'a>> = points
+    let mut cells: Vec<Cell<'a>> = points
         .iter()
         .map(|p| {
             let point = find_point(rec, p);
@@ -154,9 +171,11 @@ pub fn device_results<'a>(
                 axes: p.axes.clone(),
                 point,
                 stale: point.is_some_and(|r| r.key != p.key),
+                relative: BTreeMap::new(),
             }
         })
         .collect();
+    add_relative_metrics(&mut cells, directive);
     let newest = cells
         .iter()
         .filter_map(|c| c.point)
@@ -182,6 +201,44 @@ pub fn device_results<'a>(
         provenance,
         claims,
     }
+}
+
+/// Fills each cell's relative metrics (`speedup:<variant>`, `speedup:previous`,
+/// `pct_of:<variant>`, as the directive's tables and charts name them) from the baseline cell at
+/// the same axis values. A value is stored only when both points are verified and timed; a
+/// missing, failed or skipped baseline leaves the metric out (shown as "no value").
+pub fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
+    let wanted = crate::metrics::relative_metrics(directive);
+    if wanted.is_empty() {
+        return;
+    }
+    let times: HashMap<(String, String), f64> = cells
+        .iter()
+        .filter_map(|c| Some(((c.variant.clone(), axes_label(&c.axes)), ok_time(c.point?)?)))
+        .collect();
+    for cell in cells.iter_mut() {
+        let Some(this) = cell.point.and_then(ok_time) else {
+            continue;
+        };
+        let at = axes_label(&cell.axes);
+        for (name, rel) in &wanted {
+            let value = rel
+                .baseline_of(&cell.variant, &directive.variants)
+                .and_then(|b| times.get(&(b.to_string(), at.clone())))
+                .and_then(|base| rel.value(*base, this));
+            if let Some(v) = value {
+                cell.relative.insert(name.clone(), v);
+            }
+        }
+    }
+}
+
+/// The median time of a verified, timed point.
+fn ok_time(point: &Point) -> Option<f64> {
+    (point.outcome == Outcome::Ok)
+        .then(|| point.metric("time_ms"))
+        .flatten()
+        .filter(|t| t.is_finite() && *t > 0.0)
 }
 
 /// The claim data of a directive's cells: one group per combination of axis values.

@@ -151,7 +151,7 @@ fn check_without_compile_passes_on_the_fixture() {
         .success();
     let stderr = stderr_of(assert.get_output());
     assert!(
-        stderr.contains("checked 3 directive(s) and 2 experiment spec(s)"),
+        stderr.contains("checked 4 directive(s) and 2 experiment spec(s)"),
         "{stderr}"
     );
     assert!(!stderr.contains("error"), "{stderr}");
@@ -223,7 +223,9 @@ fn list_json_prints_the_reproduces_ids_and_states() {
         [
             ("demo:table1", "recorded"),
             ("demo:bar", "stale"),
-            ("demo:copy", "missing")
+            ("demo:copy", "missing"),
+            // directive 4 (relative metrics) reproduces nothing
+            ("-", "recorded")
         ]
     );
     let first = &rows[0];

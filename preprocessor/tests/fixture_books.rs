@@ -41,7 +41,7 @@ fn basic_chapter_shows_results_failures_staleness_and_provenance() {
     // Every directive was replaced; no fence survives.
     assert!(!html.contains("```gpulab"), "{html}");
     assert!(!html.contains("language-gpulab"), "{html}");
-    assert_eq!(html.matches(r#"data-experiment="scale""#).count(), 2);
+    assert_eq!(html.matches(r#"data-experiment="scale""#).count(), 3);
     assert_eq!(html.matches(r#"data-experiment="copy""#).count(), 1);
 
     // Directive 1: table with units, variant labels, paper values and ratios.
@@ -63,8 +63,8 @@ fn basic_chapter_shows_results_failures_staleness_and_provenance() {
     has("first bad index 17");
     has("1 failed point (not drawn)");
 
-    // Charts are inline SVG (line chart of bandwidth, bar chart of time).
-    assert_eq!(html.matches("<svg").count(), 2, "two charts expected");
+    // Charts are inline SVG (line chart of bandwidth, bar chart of time, bar chart of speed-ups).
+    assert_eq!(html.matches("<svg").count(), 3, "three charts expected");
     has("bandwidth by N");
     has("time by N");
 
@@ -75,13 +75,13 @@ fn basic_chapter_shows_results_failures_staleness_and_provenance() {
     has("gpulab-claim-fails");
     has("does not hold at 1 of 1 point: at N=1024: 0.0125 &lt; 0.01 is false");
 
-    // Provenance names the synthetic device (twice: directives 1 and 2).
+    // Provenance names the synthetic device (three times: directives 1, 2 and 4).
     assert_eq!(
         html.matches(
             "Synthetic Test GPU (not a measurement) · CUDA 13.0 · driver 0.0.synthetic · 2026-01-02"
         )
         .count(),
-        2,
+        3,
         "{html}"
     );
 
@@ -94,6 +94,33 @@ fn basic_chapter_shows_results_failures_staleness_and_provenance() {
 
     // Directive 3: no recording.
     has("No recording for experiment <code>copy</code> on any device yet.");
+}
+
+#[test]
+fn relative_metrics_compare_each_cell_with_its_baseline() {
+    let book = build_basic();
+    let html = main_element(&book.read("out/chapter.html"));
+    let at = html.find(r#"id="gpulab-scale-4""#).expect("directive 4");
+    let fourth = &html[at..];
+    let has = |needle: &str| {
+        assert!(
+            fourth.contains(needle),
+            "directive 4 should contain {needle:?}:\n{fourth}"
+        )
+    };
+    // speedup:naive = naive time / this time (0.01 / 0.0125 ms at N = 1024); the failed point
+    // stays failed.
+    has("speed-up over One thread per element (×)</th>");
+    has(r#"<td class="gpulab-cell gpulab-num">0.80×</td>"#);
+    has("download=\"scale-speedup-naive.csv\"");
+    has("N,naive,grid_stride%0A1024,1,0.7999999999999999%0A4096,1,failed%0A");
+    // pct_of:grid_stride: the baseline failed at N = 4096, so naive has no value there.
+    has("of Grid-stride loop (%)</th>");
+    has("<td class=\"gpulab-cell gpulab-num gpulab-best\">125\u{a0}%</td>");
+    has("1024,125,100%0A4096,,failed%0A");
+    // speedup:previous: naive is first (no value), grid_stride failed at 4096.
+    has("speed-up over the previous variant by N");
+    has("1 failed point (marked ✗) and 2 missing points (not drawn).");
 }
 
 #[test]
@@ -149,7 +176,7 @@ fn fixture_keys_are_current_except_the_deliberately_stale_point() {
             planned.extend(mdbook_gpulab::plan::plan(d, exp, &ws.sources).unwrap());
         }
     }
-    assert_eq!(planned.len(), 6);
+    assert_eq!(planned.len(), 10);
     let listing: Vec<String> = planned
         .iter()
         .map(|p| format!("{} {:?} {}", p.variant, p.params, p.key))

@@ -4,7 +4,11 @@ mod common;
 
 use common::BookCopy;
 use mdbook_gpulab::directive::fence::FenceKind;
+use mdbook_gpulab::engine::recorder::job_groups;
 use mdbook_gpulab::plan::{SourceCache, point_key};
+use mdbook_gpulab::preprocess::Work;
+use mdbook_gpulab::record::{Failure, FailureKind, Outcome, Point, Timing};
+use mdbook_gpulab::results::needs_run;
 use mdbook_gpulab::workspace::Workspace;
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -252,4 +256,91 @@ fn theme_templates_override_the_built_in_ones() {
         html.contains("custom-missing"),
         "the theme's missing.hbs was not used"
     );
+}
+
+fn planned(key: &str) -> mdbook_gpulab::plan::PlannedPoint {
+    mdbook_gpulab::plan::PlannedPoint {
+        variant: "naive".into(),
+        params: BTreeMap::new(),
+        axes: BTreeMap::new(),
+        key: key.into(),
+    }
+}
+
+fn recorded(key: &str, mode: Option<&str>, failure: Option<FailureKind>) -> Point {
+    let mut p = Point::new("naive", &BTreeMap::new(), key, None);
+    if let Some(mode) = mode {
+        p.timing = Some(Timing {
+            median_ms: 1.0,
+            min_ms: 1.0,
+            max_ms: 1.0,
+            q1_ms: 1.0,
+            q3_ms: 1.0,
+            noise: 0.0,
+            samples: 10,
+            mode: mode.into(),
+            throttled: false,
+        });
+    }
+    if let Some(kind) = failure {
+        p.outcome = Outcome::Failed;
+        p.failure = Some(Failure {
+            kind,
+            message: "no result after 8 s: the kernel hung".into(),
+        });
+    }
+    p
+}
+
+/// A hung kernel cost its whole watchdog again on every `record` and every live build, because
+/// timed-out points counted as never recorded.
+#[test]
+fn timed_out_point_is_not_rerun_by_every_record() {
+    let hung = recorded("k1", None, Some(FailureKind::Timeout));
+    assert!(!needs_run(Some(&hung), &planned("k1"), false));
+    let crashed = recorded("k1", None, Some(FailureKind::Crash));
+    assert!(!needs_run(Some(&crashed), &planned("k1"), false));
+    // A change to the kernel or spec (a new key) does run it again.
+    assert!(needs_run(Some(&hung), &planned("k2"), false));
+    assert!(needs_run(None, &planned("k1"), false));
+}
+
+/// Switching a directive to `measure = { mode = "hot" }` kept showing the cold timing: the
+/// measurement mode was not part of what makes a recording current.
+#[test]
+fn hot_directive_reruns_a_cold_recording() {
+    let cold = recorded("k1", Some("cold"), None);
+    assert!(needs_run(Some(&cold), &planned("k1"), true));
+    assert!(!needs_run(Some(&cold), &planned("k1"), false));
+    let hot = recorded("k1", Some("hot"), None);
+    assert!(needs_run(Some(&hot), &planned("k1"), false));
+    // CPU baselines are timed on the host whatever the directive asks.
+    let host = recorded("k1", Some("host"), None);
+    assert!(!needs_run(Some(&host), &planned("k1"), true));
+}
+
+/// All directives of an experiment ran with the first directive's `measure` rules: a second
+/// directive asking for hot mode was recorded cold.
+#[test]
+fn directives_with_different_measure_rules_get_separate_jobs() {
+    let book = BookCopy::new("faults");
+    let md = mdbook_driver::MDBook::load(&book.root).unwrap();
+    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config).unwrap();
+    assert_eq!(config.watchdog_s, Some(8.0));
+    let ws = Workspace::new(&book.root, &md.config.book.src, config);
+    let work: Vec<Work> = mdbook_gpulab::preprocess::scan_book(&ws, &md.book)
+        .iter()
+        .filter_map(|f| f.parsed.as_ref().ok())
+        .map(|(d, exp)| Work {
+            directive: d.clone(),
+            experiment: exp.clone(),
+            points: mdbook_gpulab::plan::plan(d, exp, &ws.sources).unwrap(),
+        })
+        .collect();
+    assert_eq!(work.len(), 2, "the faults fixture has two directives");
+    let groups = job_groups(&ws, &work);
+    assert_eq!(groups.len(), 2, "{groups:#?}");
+    assert!(!groups[0].rules.hot && groups[0].points.len() == 14);
+    assert!(groups[1].rules.hot && groups[1].points.len() == 1);
+    assert_eq!(groups[1].points[0].variant, "good");
 }

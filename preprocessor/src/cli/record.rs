@@ -1,12 +1,10 @@
 //! `mdbook-gpulab record`: runs every directive's missing or stale points (or all of them with
 //! `--rerun`) on this machine's GPU and writes `data/`.
 
-use crate::engine::job::JobPoint;
-use crate::engine::recorder::{Recorder, rules_for};
+use crate::engine::recorder::{JobGroup, Recorder, job_groups};
 use crate::plan::{Shard, plan};
-use crate::record::FailureKind;
-use crate::results::{Recordings, find_point};
-use std::collections::BTreeMap;
+use crate::preprocess::Work;
+use crate::results::{Recordings, find_point, needs_run};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -30,8 +28,7 @@ pub fn run(
     }
     let device = crate::engine::local_device_slug()?;
     let mut recordings = Recordings::new(ws.data())?;
-    let mut by_exp: BTreeMap<String, (crate::engine::job::MeasureRules, Vec<JobPoint>)> =
-        BTreeMap::new();
+    let mut work: Vec<Work> = Vec::new();
     for f in &found {
         let Ok((d, exp)) = &f.parsed else { continue };
         if only.as_ref().is_some_and(|o| o != &exp.name) {
@@ -45,32 +42,28 @@ pub fn run(
         recordings.preload(&exp.name)?;
         let recs = recordings.of(&exp.name);
         let mine = recs.iter().find(|r| r.device.slug == device);
-        let entry = by_exp
-            .entry(exp.name.clone())
-            .or_insert_with(|| (rules_for(&ws, &d.measure, d.budget_s), Vec::new()));
-        for p in plan(d, exp, &ws.sources)? {
-            // A point that crashed or timed out is tried again; a wrong result is not (it is
-            // deterministic until the kernel or spec changes, which changes the key).
-            let current = mine.and_then(|r| find_point(r, &p)).is_some_and(|q| {
-                q.key == p.key
-                    && !q.failure.as_ref().is_some_and(|f| {
-                        matches!(f.kind, FailureKind::Timeout | FailureKind::Crash)
-                    })
+        let hot = d.measure.hot.unwrap_or(false);
+        let points: Vec<_> = plan(d, exp, &ws.sources)?
+            .into_iter()
+            .filter(|p| force || needs_run(mine.and_then(|r| find_point(r, p)), p, hot))
+            .collect();
+        if !points.is_empty() {
+            work.push(Work {
+                directive: d.clone(),
+                experiment: exp.clone(),
+                points,
             });
-            let queued = entry
-                .1
-                .iter()
-                .any(|q| q.variant == p.variant && q.params == p.params);
-            if (force || !current) && !queued {
-                entry.1.push(JobPoint {
-                    variant: p.variant,
-                    params: p.params,
-                    key: p.key,
-                });
-            }
         }
     }
-    let names: Vec<String> = by_exp.keys().cloned().collect();
+    let groups = job_groups(&ws, &work);
+    let mut names: Vec<String> = found
+        .iter()
+        .filter_map(|f| f.parsed.as_ref().ok())
+        .map(|(_, exp)| exp.name.clone())
+        .filter(|name| only.as_ref().is_none_or(|o| o == name))
+        .collect();
+    names.sort();
+    names.dedup();
     let selected: Vec<String> = match shard {
         Some(s) => s.select(&names).into_iter().cloned().collect(),
         None => names,
@@ -84,14 +77,15 @@ pub fn run(
     let started = std::time::Instant::now();
     let (mut ran, mut failed) = (0, 0);
     for name in &selected {
-        let (rules, points) = by_exp.remove(name).unwrap_or_default();
-        if points.is_empty() {
+        let mine: Vec<&JobGroup> = groups.iter().filter(|g| &g.experiment == name).collect();
+        if mine.is_empty() {
             eprintln!("`{name}`: up to date");
-            continue;
         }
-        let (r, f) = recorder.record_points(&ws, name, points, rules)?;
-        ran += r;
-        failed += f;
+        for g in mine {
+            let (r, f) = recorder.record_points(&ws, name, g.points.clone(), g.rules.clone())?;
+            ran += r;
+            failed += f;
+        }
     }
     eprintln!(
         "recorded {ran} point(s), {failed} failed, in {:.1} s on {device}",

@@ -5,6 +5,7 @@ use super::model::*;
 use super::raw::RawDirective;
 use crate::claims::Claim;
 use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::metrics::{Baseline, PREVIOUS, RelativeMetric};
 use crate::source::{SourceFile, with_help};
 use crate::spec::Experiment;
 use crate::spec::validate::param_value;
@@ -70,6 +71,69 @@ fn is_metric(name: &str, metrics: &BTreeSet<String>) -> bool {
     let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
     metrics.contains(base)
         && (suffix.is_empty() || (base == "time_ms" && STAT_SUFFIXES.contains(&suffix)))
+}
+
+/// Checks a relative metric (`speedup:<variant>`, `speedup:previous`, `pct_of:<variant>`): the
+/// prefix must be known and the baseline one of the directive's `variants`; `previous` needs at
+/// least two of them.
+fn check_relative(
+    c: &mut Checker,
+    exp: &Experiment,
+    variants: &[String],
+    name: &str,
+    span: Range<usize>,
+) {
+    let mut candidates: Vec<String> = Vec::new();
+    for prefix in ["speedup", "pct_of"] {
+        candidates.extend(variants.iter().map(|v| format!("{prefix}:{v}")));
+        if variants.len() >= 2 {
+            candidates.push(format!("{prefix}:{PREVIOUS}"));
+        }
+    }
+    let suggest = |fallback: String| {
+        did_you_mean(name, candidates.iter().map(String::as_str)).or(Some(fallback))
+    };
+    let Some(rel) = RelativeMetric::parse(name) else {
+        let help = suggest(
+            "relative metrics are `speedup:<variant>`, `speedup:previous` and `pct_of:<variant>`"
+                .into(),
+        );
+        c.err(
+            span,
+            format!("`{name}` is not a metric of experiment `{}`", exp.name),
+            "unknown name",
+            help,
+        );
+        return;
+    };
+    match &rel.baseline {
+        Baseline::Previous if variants.len() < 2 => c.err(
+            span,
+            format!("`{name}` needs at least two variants"),
+            "one variant",
+            Some(format!(
+                "`{PREVIOUS}` compares each variant with the one before it in `variants`"
+            )),
+        ),
+        Baseline::Previous => {}
+        Baseline::Variant(v) if variants.contains(v) => {}
+        Baseline::Variant(v) => {
+            let help = if exp.variant(v).is_some() {
+                Some(format!("add `{v}` to `variants` to compare with it"))
+            } else {
+                suggest(format!(
+                    "this directive's variants: {}",
+                    variants.join(", ")
+                ))
+            };
+            c.err(
+                span,
+                format!("`{name}` compares with variant `{v}`, which this directive does not show"),
+                "unknown baseline",
+                help,
+            );
+        }
+    }
 }
 
 /// Validates `raw` against `exp`. `paper_exists` tells whether `data/papers/<id>.csv` exists.
@@ -194,6 +258,10 @@ pub fn validate(
     fields.push("variant".into());
     let field_ok = |name: &str| fields.iter().any(|f| f == name);
     let check_field = |c: &mut Checker, name: &str, span: Range<usize>, want_metric: bool| {
+        if want_metric && name.contains(':') {
+            check_relative(c, exp, &variants, name, span);
+            return;
+        }
         let ok = if want_metric {
             is_metric(name, &metrics)
         } else {
@@ -480,5 +548,178 @@ pub fn axis_values(v: &toml::Value) -> Result<Vec<ParamValue>, String> {
         other => param_value(other)
             .map(|p| vec![p])
             .ok_or_else(|| "expected a number, a string or a list".into()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Directive validation of relative metrics, over a SYNTHETIC experiment spec.
+
+    use super::*;
+    use crate::directive::raw;
+    use std::path::PathBuf;
+
+    const SPEC: &str = r#"
+title = "Synthetic scale"
+source = "k.cu"
+[params]
+N = 1024
+[[buffer]]
+name = "x"
+type = "f32"
+len = "N"
+init = { random = [0, 1] }
+[[buffer]]
+name = "y"
+type = "f32"
+len = "N"
+output = true
+[verify]
+reference = "formula"
+formula = "2 * x[i]"
+inputs = ["x"]
+output = "y"
+[metrics]
+bytes = "8*N"
+[[variant]]
+name = "slow"
+label = "The slow one"
+kernel = "k"
+grid = ["N"]
+block = ["1"]
+args = ["x", "y", "N"]
+[[variant]]
+name = "fast"
+label = "The fast one"
+kernel = "k"
+grid = ["N"]
+block = ["1"]
+args = ["x", "y", "N"]
+[[variant]]
+name = "other"
+kernel = "k"
+grid = ["N"]
+block = ["1"]
+args = ["x", "y", "N"]
+"#;
+
+    fn experiment() -> Experiment {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("k.cu"),
+            "extern \"C\" __global__ void k() {}\n",
+        )
+        .unwrap();
+        let file = SourceFile::new("experiment.toml", SPEC);
+        let raw = crate::spec::raw::parse(SPEC).unwrap();
+        crate::spec::validate::validate(raw, "synth", dir.path(), dir.path(), &file)
+            .unwrap_or_else(|d| panic!("{d:?}"))
+    }
+
+    fn check(body: &str) -> Result<Directive, Vec<Diagnostic>> {
+        let exp = experiment();
+        let file = SourceFile::new("chapter.md", body);
+        let ctx = BodyContext {
+            file: &file,
+            body_start: 0,
+            location: Location {
+                chapter: PathBuf::from("chapter.md"),
+                index: 1,
+                line: 1,
+            },
+        };
+        validate(raw::parse(body).unwrap(), &exp, &ctx, &|_| true)
+    }
+
+    fn errors(body: &str) -> Vec<(String, Option<String>)> {
+        check(body)
+            .expect_err("the directive should be rejected")
+            .into_iter()
+            .map(|d| (d.message, d.help))
+            .collect()
+    }
+
+    #[test]
+    fn relative_metrics_name_a_shown_variant() {
+        let d = check(
+            "experiment = \"synth\"\naxes = { N = [1, 2] }\n\
+             table = [{ value = \"speedup:slow\" }, { value = \"pct_of:fast\" }]\n\
+             chart = { kind = \"bar\", x = \"N\", y = \"speedup:previous\" }\n",
+        )
+        .unwrap();
+        assert_eq!(d.tables[0].value, "speedup:slow");
+        assert_eq!(d.tables[1].value, "pct_of:fast");
+        assert_eq!(d.charts[0].y, "speedup:previous");
+        let names: Vec<String> = crate::metrics::relative_metrics(&d).into_keys().collect();
+        assert_eq!(names, ["pct_of:fast", "speedup:previous", "speedup:slow"]);
+        let infos = crate::metrics::directive_metric_infos(&d, &experiment());
+        assert_eq!(infos["speedup:slow"].label, "speed-up over The slow one");
+        assert_eq!(infos["speedup:slow"].unit, crate::value::Unit::Ratio);
+        assert_eq!(infos["pct_of:fast"].label, "of The fast one");
+        assert_eq!(infos["pct_of:fast"].unit, crate::value::Unit::Percent);
+        assert_eq!(
+            infos["speedup:previous"].label,
+            "speed-up over the previous variant"
+        );
+        assert!(infos.contains_key("time_ms"), "the plain metrics stay");
+    }
+
+    #[test]
+    fn unknown_baseline_variant_is_an_error_with_a_suggestion() {
+        let errs = errors(
+            "experiment = \"synth\"\nvariants = [\"slow\", \"fast\"]\n\
+             table = { value = \"speedup:slwo\" }\n",
+        );
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(
+            errs[0].0,
+            "`speedup:slwo` compares with variant `slwo`, which this directive does not show"
+        );
+        assert_eq!(errs[0].1.as_deref(), Some("did you mean `speedup:slow`?"));
+    }
+
+    #[test]
+    fn baseline_must_be_among_the_directive_variants() {
+        let errs = errors(
+            "experiment = \"synth\"\nvariants = [\"slow\", \"fast\"]\n\
+             chart = { x = \"N\", y = \"pct_of:other\" }\n",
+        );
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert!(errs[0].0.contains("variant `other`"), "{errs:?}");
+        assert_eq!(
+            errs[0].1.as_deref(),
+            Some("add `other` to `variants` to compare with it")
+        );
+    }
+
+    #[test]
+    fn previous_needs_two_variants() {
+        let errs = errors(
+            "experiment = \"synth\"\nvariants = [\"fast\"]\n\
+             table = { value = \"speedup:previous\" }\n",
+        );
+        assert_eq!(errs[0].0, "`speedup:previous` needs at least two variants");
+        // with every variant (the default) it is fine
+        check("experiment = \"synth\"\ntable = { value = \"speedup:previous\" }\n").unwrap();
+    }
+
+    #[test]
+    fn unknown_relative_prefix_is_an_error() {
+        let errs = errors("experiment = \"synth\"\ntable = { value = \"speedpu:fast\" }\n");
+        assert_eq!(
+            errs[0].0,
+            "`speedpu:fast` is not a metric of experiment `synth`"
+        );
+        assert_eq!(errs[0].1.as_deref(), Some("did you mean `speedup:fast`?"));
+        // a statistic suffix does not apply to a relative metric
+        let errs = errors("experiment = \"synth\"\ntable = { value = \"speedup:fast.min\" }\n");
+        assert!(errs[0].0.contains("variant `fast.min`"), "{errs:?}");
+    }
+
+    #[test]
+    fn plain_metric_errors_are_unchanged() {
+        let errs = errors("experiment = \"synth\"\ntable = { value = \"gbsp\" }\n");
+        assert_eq!(errs[0].0, "`gbsp` is not a metric of experiment `synth`");
+        assert_eq!(errs[0].1.as_deref(), Some("did you mean `gbps`?"));
     }
 }

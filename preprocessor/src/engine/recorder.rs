@@ -1,4 +1,4 @@
-//! The parent side of live runs: groups stale points by experiment, runs each group in a worker,
+//! The parent side of live runs: groups stale points by experiment and rules, runs each group in a worker,
 //! and merges the results into `data/` atomically under the lock.
 
 use super::job::{Job, JobPoint, MeasureRules};
@@ -9,7 +9,6 @@ use crate::preprocess::{LiveRunner, Work};
 use crate::record::{Outcome, Recording, SCHEMA_VERSION};
 use crate::workspace::Workspace;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
-use std::collections::BTreeMap;
 use std::time::Duration;
 
 /// Runs stale points on the local GPU.
@@ -97,9 +96,10 @@ impl Recorder {
         };
         let bar = progress_bar(job.points.len());
         bar.set_prefix(experiment.to_string());
-        let watchdog = Duration::from_secs_f64(
-            (job.rules.timeout_s * 4.0 + job.rules.budget_s * 3.0 + 60.0).max(60.0),
-        );
+        let watchdog =
+            Duration::from_secs_f64(ws.config.watchdog_s.unwrap_or(
+                (job.rules.timeout_s * 4.0 + job.rules.budget_s * 3.0 + 60.0).max(60.0),
+            ));
         let result = run_job(&job, watchdog, &mut |done, _total, variant| {
             bar.set_position(done as u64);
             bar.set_message(variant.to_string());
@@ -138,34 +138,61 @@ impl Recorder {
     }
 }
 
-impl LiveRunner for Recorder {
-    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize> {
-        // One job per experiment; points of several directives merged (first directive's rules).
-        let mut by_exp: BTreeMap<String, (MeasureRules, Vec<JobPoint>)> = BTreeMap::new();
-        for w in work {
-            let entry = by_exp.entry(w.experiment.name.clone()).or_insert_with(|| {
-                (
-                    rules_for(ws, &w.directive.measure, w.directive.budget_s),
-                    Vec::new(),
-                )
+/// One worker job: an experiment's points that share measurement rules.
+#[derive(Debug, Clone)]
+pub struct JobGroup {
+    pub experiment: String,
+    pub rules: MeasureRules,
+    pub points: Vec<JobPoint>,
+}
+
+/// Groups `work` into jobs: one per experiment and distinct measurement rules (a directive's
+/// `measure` and `budget_s` apply to its own points, not to other directives of the experiment),
+/// each point once: the first directive that names a point decides its rules.
+pub fn job_groups(ws: &Workspace, work: &[Work]) -> Vec<JobGroup> {
+    let mut groups: Vec<JobGroup> = Vec::new();
+    for w in work {
+        let rules = rules_for(ws, &w.directive.measure, w.directive.budget_s);
+        for p in &w.points {
+            let queued = groups.iter().any(|g| {
+                g.experiment == w.experiment.name
+                    && g.points
+                        .iter()
+                        .any(|q| q.variant == p.variant && q.params == p.params)
             });
-            for p in &w.points {
-                if !entry
-                    .1
-                    .iter()
-                    .any(|q| q.variant == p.variant && q.params == p.params)
-                {
-                    entry.1.push(JobPoint {
-                        variant: p.variant.clone(),
-                        params: p.params.clone(),
-                        key: p.key.clone(),
-                    });
-                }
+            if queued {
+                continue;
+            }
+            let point = JobPoint {
+                variant: p.variant.clone(),
+                params: p.params.clone(),
+                key: p.key.clone(),
+            };
+            match groups
+                .iter_mut()
+                .find(|g| g.experiment == w.experiment.name && g.rules == rules)
+            {
+                Some(g) => g.points.push(point),
+                None => groups.push(JobGroup {
+                    experiment: w.experiment.name.clone(),
+                    rules: rules.clone(),
+                    points: vec![point],
+                }),
             }
         }
+    }
+    groups
+}
+
+impl LiveRunner for Recorder {
+    fn device(&self) -> Result<String> {
+        super::local_device_slug().map_err(|e| Error::Engine(e.to_string()))
+    }
+
+    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize> {
         let mut total = 0;
-        for (exp, (rules, points)) in by_exp {
-            total += self.record_points(ws, &exp, points, rules)?.0;
+        for g in job_groups(ws, work) {
+            total += self.record_points(ws, &g.experiment, g.points, g.rules)?.0;
         }
         Ok(total)
     }

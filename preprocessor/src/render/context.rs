@@ -167,7 +167,8 @@ fn csv_name(
     }
     if tables > 1 {
         name.push('-');
-        name.push_str(&spec.value.replace('.', "-"));
+        // `time_ms.min` → `time_ms-min`, `speedup:cpu` → `speedup-cpu` (no `:` in file names)
+        name.push_str(&spec.value.replace(['.', ':'], "-"));
         if view
             .directive
             .tables

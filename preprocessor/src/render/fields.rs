@@ -1,6 +1,7 @@
 //! Resolving the fields a table or chart names: axes, `variant`, and metrics with units.
 
 use super::view::{Cell, DirectiveView};
+use crate::metrics::{Baseline, RelativeMetric};
 use crate::value::{ParamValue, Unit, builtin_metric_unit};
 use std::cmp::Ordering;
 
@@ -139,9 +140,17 @@ impl MetricRef {
     /// Resolves a metric name against the view's metric table, then the built-in metrics.
     pub fn resolve(view: &DirectiveView<'_>, name: &str) -> MetricRef {
         let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
-        let (label, unit) = match view.metrics.get(base) {
-            Some(info) => (info.label.clone(), info.unit),
-            None => (
+        let (label, unit) = match (view.metrics.get(base), RelativeMetric::parse(name)) {
+            (Some(info), _) => (info.label.clone(), info.unit),
+            // Normally in `view.metrics` (see `metrics::directive_metric_infos`).
+            (None, Some(rel)) => {
+                let baseline = match &rel.baseline {
+                    Baseline::Variant(v) => variant_label(view, v),
+                    Baseline::Previous => String::new(),
+                };
+                (rel.label(&baseline), rel.unit())
+            }
+            (None, None) => (
                 default_label(base),
                 builtin_metric_unit(base).unwrap_or(Unit::Count),
             ),
@@ -167,8 +176,10 @@ impl MetricRef {
     }
 
     /// Whether the statistic is the default one (median), so a paper's plain number compares.
+    /// A relative metric (`speedup:…`) is computed from our own points and never compared.
     pub fn is_plain(&self) -> bool {
-        matches!(self.name.split_once('.'), None | Some((_, "median")))
+        RelativeMetric::parse(&self.name).is_none()
+            && matches!(self.name.split_once('.'), None | Some((_, "median")))
     }
 }
 

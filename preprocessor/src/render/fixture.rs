@@ -184,9 +184,11 @@ impl Fixture {
                     axes,
                     point,
                     stale: variant == "global_2d" && n == 320,
+                    relative: BTreeMap::new(),
                 });
             }
         }
+        crate::results::add_relative_metrics(&mut cells, &self.directive);
         cells
     }
 

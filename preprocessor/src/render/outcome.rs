@@ -1,6 +1,7 @@
 //! What a cell shows for a metric: a value, a failure, a skip, or nothing recorded.
 
 use super::view::Cell;
+use crate::metrics::RelativeMetric;
 use crate::record::{FailureKind, Outcome, Point};
 
 /// The displayable state of one cell for one metric.
@@ -21,10 +22,24 @@ pub enum CellState {
 }
 
 impl CellState {
-    /// The state of `cell` (if any) for `metric` (`time_ms`, `time_ms.min`, …).
+    /// The state of `cell` (if any) for `metric` (`time_ms`, `time_ms.min`, `speedup:cpu`, …).
+    ///
+    /// A relative metric (`speedup:…`, `pct_of:…`) is this point's state when it failed, was
+    /// skipped or is missing, and otherwise the value computed against its baseline, or
+    /// [`CellState::NoValue`] when the baseline has no verified time.
     pub fn of(cell: Option<&Cell<'_>>, metric: &str) -> CellState {
-        match cell.and_then(|c| c.point) {
+        let Some(cell) = cell else {
+            return CellState::Missing;
+        };
+        match cell.point {
             None => CellState::Missing,
+            Some(point) if RelativeMetric::parse(metric).is_some() => match point.outcome {
+                Outcome::Ok => match cell.relative.get(metric) {
+                    Some(v) if v.is_finite() => CellState::Value(*v),
+                    _ => CellState::NoValue,
+                },
+                _ => CellState::of_point(point, metric),
+            },
             Some(point) => CellState::of_point(point, metric),
         }
     }

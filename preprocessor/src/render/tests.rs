@@ -361,3 +361,183 @@ fn thousands_in_cells() {
     let html = render(&fixture);
     assert!(html.contains(&format!(">1{THOUSANDS_SEP}235<")), "{html}");
 }
+
+/// The fixture's directive showing `value` in its table (and the same in a bar chart), with its
+/// cells' relative metrics filled in.
+fn relative_fixture(value: &str) -> Fixture {
+    let mut fixture = Fixture::new();
+    fixture.with_paper = false;
+    fixture.directive.tables[0].value = value.into();
+    fixture.directive.charts = vec![ChartSpec {
+        kind: ChartKind::Bar,
+        x: "N".into(),
+        y: value.into(),
+        series: Some("variant".into()),
+        value: None,
+        log_x: false,
+        log_y: false,
+        title: None,
+    }];
+    fixture
+}
+
+/// The states of a table's cells, by (N, column index).
+fn table_states(fixture: &Fixture) -> Vec<(String, Vec<outcome::CellState>)> {
+    let view = fixture.view();
+    let model = TableModel::build(&view, &view.devices[0], &fixture.directive.tables[0]);
+    model
+        .rows
+        .iter()
+        .map(|r| {
+            (
+                r.keys[0].raw_text(),
+                r.cells.iter().map(|c| c.state.clone()).collect(),
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn speedup_over_a_variant() {
+    use outcome::CellState::{Failed, Value};
+    // global_2d 2, 16, 128 ms; shared_2d 0.5, 4 ms, failed at 640
+    let fixture = relative_fixture("speedup:global_2d");
+    let states = table_states(&fixture);
+    assert_eq!(states[0], ("160".into(), vec![Value(1.0), Value(4.0)]));
+    assert_eq!(states[1], ("320".into(), vec![Value(1.0), Value(4.0)]));
+    assert_eq!(states[2].1[0], Value(1.0));
+    assert!(matches!(&states[2].1[1], Failed(r) if r.contains("max error 3")));
+
+    let html = render(&fixture);
+    assert_one_html_block(&html);
+    assert!(
+        html.contains("class=\"gpulab-metric\">speed-up over Global memory, 2D (×)</th>"),
+        "{html}"
+    );
+    assert!(html.contains("<td class=\"gpulab-cell gpulab-num gpulab-best\">4.0×</td>"));
+    // the CSV has full precision and marks the failure
+    assert!(html.contains("N,global_2d,shared_2d%0A160,1,4%0A320,1,4%0A640,1,failed%0A"));
+    // the chart draws the ratios (axis label with the unit) and notes the failed point
+    assert!(
+        html.contains("speed-up over Global memory, 2D (×)</text>"),
+        "{html}"
+    );
+    assert!(html.contains("1 failed point (marked ✗)."), "{html}");
+}
+
+#[test]
+fn percent_of_a_variant() {
+    use outcome::CellState::{NoValue, Value};
+    let fixture = relative_fixture("pct_of:shared_2d");
+    let states = table_states(&fixture);
+    assert_eq!(states[0].1, vec![Value(25.0), Value(100.0)]);
+    // the baseline failed at 640: no number for global_2d, never an invented one
+    assert_eq!(states[2].1[0], NoValue);
+    let html = render(&fixture);
+    assert!(html.contains("class=\"gpulab-metric\">of Shared memory, 2D (%)</th>"));
+    assert!(html.contains(">25.0\u{a0}%</td>"), "{html}");
+    assert!(html.contains("640,,failed%0A"), "{html}");
+}
+
+#[test]
+fn speedup_over_the_previous_variant_follows_the_directive_order() {
+    use outcome::CellState::{NoValue, Value};
+    let fixture = relative_fixture("speedup:previous");
+    let states = table_states(&fixture);
+    // global_2d is first: no previous variant
+    assert_eq!(states[0].1, vec![NoValue, Value(4.0)]);
+    let html = render(&fixture);
+    assert!(html.contains(">speed-up over the previous variant (×)</th>"));
+
+    let mut reversed = relative_fixture("speedup:previous");
+    reversed.directive.variants.reverse();
+    let states = table_states(&reversed);
+    // columns stay in the fixture's label order (global_2d, shared_2d)
+    assert_eq!(states[0].1, vec![Value(0.25), NoValue]);
+    assert_eq!(states[2].1[0], NoValue, "the previous variant failed");
+}
+
+#[test]
+fn relative_metric_without_a_usable_baseline_shows_no_value() {
+    use crate::record::{Failure, FailureKind, Outcome};
+    use outcome::CellState::{Failed, Missing, NoValue, Skipped, Value};
+    let mut fixture = relative_fixture("speedup:global_2d");
+    // the baseline global_2d: skipped at 160, missing at 320, failed at 640;
+    // shared_2d: ok at 160 and 320, failed at 640
+    let mut skipped = super::fixture::point("global_2d", 160, 2.0);
+    skipped.outcome = Outcome::Skipped;
+    skipped.timing = None;
+    skipped.metrics.clear();
+    skipped.failure = Some(Failure {
+        kind: FailureKind::Budget,
+        message: "predicted 90 s".into(),
+    });
+    fixture.points.retain(|p| p.variant != "global_2d");
+    fixture.points.push(skipped);
+    fixture
+        .points
+        .push(super::fixture::failed("global_2d", 640));
+    let states = table_states(&fixture);
+    assert!(matches!(states[0].1[0], Skipped(_)), "{states:?}");
+    assert_eq!(states[0].1[1], NoValue);
+    assert_eq!(states[1].1, vec![Missing, NoValue]);
+    assert!(matches!(states[2].1[0], Failed(_)));
+    assert!(matches!(states[2].1[1], Failed(_)), "this point failed");
+    assert!(
+        !states
+            .iter()
+            .flat_map(|s| &s.1)
+            .any(|s| matches!(s, Value(_)))
+    );
+}
+
+#[test]
+fn relative_metrics_in_the_terminal_table() {
+    let fixture = relative_fixture("speedup:global_2d");
+    let view = fixture.view();
+    let text = super::text::text_table(
+        &fixture.directive.tables[0],
+        &view.devices[0],
+        &view.metrics,
+    );
+    let lines: Vec<&str> = text.lines().collect();
+    assert_eq!(
+        lines[0].split_whitespace().collect::<Vec<_>>(),
+        [
+            "N",
+            "\\",
+            "speedup:global_2d",
+            "(×)",
+            "global_2d",
+            "shared_2d"
+        ]
+    );
+    assert_eq!(
+        lines[1].split_whitespace().collect::<Vec<_>>(),
+        ["160", "1.0×", "4.0×"]
+    );
+    assert_eq!(
+        lines[3].split_whitespace().collect::<Vec<_>>(),
+        ["640", "1.0×", "FAILED"]
+    );
+}
+
+#[test]
+fn plain_metrics_ignore_relative_values() {
+    // Relative values are computed only for names the directive shows, and never change the
+    // plain metrics' cells.
+    let fixture = Fixture::new();
+    let view = fixture.view();
+    assert!(view.devices[0].cells.iter().all(|c| c.relative.is_empty()));
+    let mut with = relative_fixture("speedup:global_2d");
+    with.with_paper = true;
+    let view_with = with.view();
+    let spec = TableSpec {
+        value: "time_ms".into(),
+        ..fixture.directive.tables[0].clone()
+    };
+    assert_eq!(
+        TableModel::build(&view, &view.devices[0], &spec),
+        TableModel::build(&view_with, &view_with.devices[0], &spec)
+    );
+}

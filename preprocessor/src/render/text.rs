@@ -1,8 +1,9 @@
 //! A plain-text table for the terminal (`mdbook-gpulab run`).
 
+use super::outcome::CellState;
 use super::view::{Cell, DeviceResults, MetricInfo};
 use crate::directive::TableSpec;
-use crate::record::Outcome;
+use crate::metrics::RelativeMetric;
 use crate::value::{ParamValue, Unit};
 use std::collections::BTreeMap;
 
@@ -42,7 +43,11 @@ pub fn text_table(
     metrics: &BTreeMap<String, MetricInfo>,
 ) -> String {
     let base = spec.value.split('.').next().unwrap_or(&spec.value);
-    let unit = metrics.get(base).map(|m| m.unit).unwrap_or(Unit::Count);
+    let unit = metrics
+        .get(base)
+        .map(|m| m.unit)
+        .or_else(|| RelativeMetric::parse(&spec.value).map(|r| r.unit()))
+        .unwrap_or(Unit::Count);
     let rows = distinct(&results.cells, &spec.rows);
     let cols = distinct(&results.cells, &spec.columns);
     let mut grid: Vec<Vec<String>> = Vec::new();
@@ -61,14 +66,13 @@ pub fn text_table(
                 .cells
                 .iter()
                 .find(|x| &field(x, &spec.rows) == r && &field(x, &spec.columns) == c);
-            line.push(match cell.and_then(|x| x.point) {
-                None => "-".into(),
-                Some(p) if p.outcome == Outcome::Failed => "FAILED".into(),
-                Some(p) if p.outcome == Outcome::Skipped => "skipped".into(),
-                Some(p) => p
-                    .metric(&spec.value)
-                    .map(|v| super::format::format_value(v, unit))
-                    .unwrap_or_else(|| "?".into()),
+            line.push(match CellState::of(cell, &spec.value) {
+                CellState::Missing => "-".into(),
+                CellState::Failed(_) => "FAILED".into(),
+                CellState::Skipped(_) => "skipped".into(),
+                CellState::Value(v) => super::format::format_value(v, unit),
+                CellState::Text(t) => t,
+                CellState::NoValue => "?".into(),
             });
         }
         grid.push(line);

@@ -16,6 +16,10 @@ pub struct Cell<'a> {
     pub point: Option<&'a Point>,
     /// The recorded point's key no longer matches the current kernel/spec/axes.
     pub stale: bool,
+    /// Relative metrics the directive names (`speedup:cpu_naive`, `pct_of:cublas`, …), by name:
+    /// present only where this point and its baseline (same axis values) are both verified and
+    /// timed. Filled by [`crate::results::add_relative_metrics`].
+    pub relative: BTreeMap<String, f64>,
 }
 
 /// Provenance printed under each output.

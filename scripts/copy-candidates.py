@@ -1,0 +1,113 @@
+#!/usr/bin/env python3
+"""Copy-kernel shapes against the driver's device-to-device copy, 1 GiB per buffer, clean L2.
+
+An exploration kept for the record (kernels/coalescing/PART2 notes quote it): each candidate is
+compiled from the repository's sources with CuPy, verified, and timed with CUDA events (median of
+30, each sample after an L2 flush that leaves only clean lines). Run on the GPU machine:
+    python3 scripts/copy-candidates.py
+"""
+import statistics
+
+import cupy as cp
+
+CHUNKED = r"""
+// Each block copies one contiguous range, 4 float4 per thread in flight per step.
+extern "C" __global__ void copy_chunked(const float4* __restrict__ in, float4* __restrict__ out,
+                                        long long n4)
+{
+    const long long per = (n4 + gridDim.x - 1) / gridDim.x;
+    const long long lo = blockIdx.x * per;
+    const long long hi = min(lo + per, n4);
+    long long i = lo + threadIdx.x;
+    const int b = blockDim.x;
+    for (; i + 3 * b < hi; i += 4 * b) {
+        float4 v0 = in[i], v1 = in[i + b], v2 = in[i + 2 * b], v3 = in[i + 3 * b];
+        out[i] = v0; out[i + b] = v1; out[i + 2 * b] = v2; out[i + 3 * b] = v3;
+    }
+    for (; i < hi; i += b) out[i] = in[i];
+}
+extern "C" __global__ void copy_flat(const float4* __restrict__ in, float4* __restrict__ out,
+                                     long long n4)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n4) out[i] = in[i];
+}
+"""
+READ_SRC = r"""
+extern "C" __global__ void read_all(const int4* __restrict__ in, long long n4, int* sink)
+{
+    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
+    const long long stride = (long long)gridDim.x * blockDim.x;
+    int acc = 0;
+    for (; i < n4; i += stride) { int4 v = in[i]; acc ^= v.x ^ v.y ^ v.z ^ v.w; }
+    if (acc == 0x7fffffff) *sink = acc;
+}
+"""
+OPTS = ("-std=c++17", "--gpu-architecture=sm_90")
+
+
+def main():
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    sms, l2 = props["multiProcessorCount"], props["l2CacheSize"]
+    clk = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrMemoryClockRate, 0)
+    bus = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrGlobalMemoryBusWidth, 0)
+    peak = 2 * clk * 1e3 * bus / 8 / 1e9
+    read = cp.RawModule(code=READ_SRC, options=OPTS).get_function("read_all")
+    flush_w = cp.empty(2 * l2, dtype=cp.uint8)
+    flush_r = cp.ones(2 * l2, dtype=cp.uint8)
+    sink = cp.zeros(1, dtype=cp.int32)
+
+    def clean():
+        flush_w.fill(1)
+        read((sms * 8,), (256,), (flush_r, cp.int64(flush_r.size // 16), sink))
+
+    n = 2**30 // 4
+    a = cp.arange(n, dtype=cp.float32)
+    b = cp.empty_like(a)
+    nbytes = a.nbytes
+    cands = []
+
+    def memcpy():
+        cp.cuda.runtime.memcpyAsync(b.data.ptr, a.data.ptr, nbytes, cp.cuda.runtime.memcpyDeviceToDevice, 0)
+    cands.append(("cudaMemcpy D2D", memcpy))
+    base = cp.RawModule(code=open("kernels/coalescing/coalescing.cu").read(), options=OPTS).get_function("copy_vec4")
+    for per_sm in (4, 8, 16, 64):
+        cands.append((f"copy_vec4 grid SM*{per_sm} x256", lambda g=per_sm: base((sms * g,), (256,), (a, b, cp.int64(n // 4)))))
+    extra = cp.RawModule(code=CHUNKED, options=OPTS)
+    chunked, flat = extra.get_function("copy_chunked"), extra.get_function("copy_flat")
+    cands.append(("copy_flat 1 float4/thread x256", lambda: flat(((n // 4 + 255) // 256,), (256,), (a, b, cp.int64(n // 4)))))
+    for per_sm, blk in ((8, 256), (16, 256), (4, 512), (32, 128)):
+        cands.append((f"copy_chunked SM*{per_sm} x{blk}", lambda g=per_sm, t=blk: chunked((sms * g,), (t,), (a, b, cp.int64(n // 4)))))
+    src = open("kernels/coalescing/bulk_copy.cu").read()
+    for chunk, stages, per_sm in ((16384, 4, 3), (16384, 4, 2), (8192, 8, 3), (32768, 3, 2), (16384, 2, 6), (4096, 8, 6), (65536, 3, 1)):
+        opts = OPTS + (f"-DCHUNK={chunk}", f"-DSTAGES={stages}")
+        fn = cp.RawModule(code=src, options=opts).get_function("copy_bulk")
+        shared = chunk * stages
+        fn.max_dynamic_shared_size_bytes = shared
+        cands.append((f"copy_bulk {chunk // 1024}K x{stages} SM*{per_sm}",
+                      lambda f=fn, g=per_sm, s=shared: f((sms * g,), (32,), (a, b, cp.int64(nbytes)), shared_mem=s)))
+    print(f"{'candidate':34} {'ms':>8} {'GB/s':>6} {'% peak':>7}  verified")
+    start, end = cp.cuda.Event(), cp.cuda.Event()
+    for label, run in cands:
+        try:
+            b.fill(-1)
+            run()
+            cp.cuda.Device().synchronize()
+            ok = bool((b == a).all())
+            times = []
+            for _ in range(30):
+                clean()
+                start.record()
+                run()
+                end.record()
+                end.synchronize()
+                times.append(cp.cuda.get_elapsed_time(start, end))
+            ms = statistics.median(times)
+            gbps = 2 * nbytes / ms / 1e6
+            print(f"{label:34} {ms:8.4f} {gbps:6.0f} {100 * gbps / peak:7.1f}  {'yes' if ok else 'NO'}")
+        except Exception as e:  # noqa: BLE001 - print and go on to the next candidate
+            print(f"{label:34} error: {e}")
+
+
+if __name__ == "__main__":
+    main()
