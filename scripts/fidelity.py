@@ -14,6 +14,7 @@ import cupy as cp
 
 CASES = [
     ("coalescing", "copy_vec4", {"N": 16384}),
+    ("coalescing", "copy_vec4_flat", {"N": 16384}),
     ("transpose_conrad", "tile32", {"N": 16384}),
     ("reduction", "best", {"N": 268435456}),
     ("sgemm", "warptile", {"N": 4096}),
