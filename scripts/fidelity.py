@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Fidelity benchmark: the engine's recorded time vs an independent timer on the same .cu source.
 
-For each case the engine's median (from data/<device>/<experiment>.json, recorded by
-`mdbook-gpulab record` in the same call) is compared with CuPy: the same source compiled with the
+For each case the engine's median, measured fresh in this call (`mdbook-gpulab record` on a
+throwaway book holding one directive per case, with the repository's kernels and an empty data
+folder, so data/ is not touched and no older recording is compared), is compared with CuPy: the same source compiled with the
 same defines (`mdbook-gpulab launch-info` resolves them with the engine's own code), the same
 launches, timed with CuPy's own CUDA events around each run (a separate process and module load),
 with the L2 cache flushed before every run like the engine's cold mode. Prints each ratio.
 Target: every ratio within +-3 %.
 """
-import json, os, statistics, subprocess, sys
+import json, os, shutil, statistics, subprocess, sys, tempfile
 
 import cupy as cp
 
@@ -27,23 +28,36 @@ def launch_info(exp, variant, params):
     return json.loads(subprocess.check_output(args))
 
 
-def engine_median(exp, variant, params):
-    devices = [d for d in os.listdir("data") if d != "papers" and os.path.isdir(os.path.join("data", d))]
-    name = cp.cuda.runtime.getDeviceProperties(0)["name"].decode()
-    slug = "-".join("".join(c.lower() if c.isalnum() else " " for c in name).split())
-    path = os.path.join("data", slug, f"{exp}.json")
-    if not os.path.exists(path):
-        return None, f"no recording {path} (devices: {devices})"
-    rec = json.load(open(path))
-    for p in rec["points"]:
-        if p["variant"] == variant and all(p["params"].get(k) == v for k, v in params.items()):
-            if p["outcome"] != "ok":
-                return None, f"recorded point failed: {p.get('failure')}"
-            return p["timing"]["median_ms"], None
-    return None, "point not recorded"
+def engine_medians():
+    """Records every case with the engine in a throwaway book; returns {(exp, variant): median_ms}."""
+    root = tempfile.mkdtemp(prefix="gpulab-fidelity-")
+    os.makedirs(os.path.join(root, "src"))
+    os.symlink(os.path.abspath("kernels"), os.path.join(root, "kernels"))
+    with open(os.path.join(root, "book.toml"), "w") as f:
+        f.write('[book]\ntitle = "fidelity"\nsrc = "src"\n\n[preprocessor.gpulab]\nmode = "recorded"\n')
+    with open(os.path.join(root, "src", "SUMMARY.md"), "w") as f:
+        f.write("# Summary\n\n- [Cases](cases.md)\n")
+    with open(os.path.join(root, "src", "cases.md"), "w") as f:
+        f.write("# Cases\n")
+        for exp, variant, params in CASES:
+            axes = ", ".join(f"{k} = {v}" for k, v in params.items())
+            f.write(f'\n```gpulab\nexperiment = "{exp}"\nvariants = ["{variant}"]\naxes = {{ {axes} }}\n```\n')
+    subprocess.run(["mdbook-gpulab", "record", root], check=True)
+    out = {}
+    for dev in os.listdir(os.path.join(root, "data")):
+        for exp, variant, params in CASES:
+            path = os.path.join(root, "data", dev, f"{exp}.json")
+            if not os.path.exists(path):
+                continue
+            for p in json.load(open(path))["points"]:
+                if p["variant"] == variant and all(p["params"].get(k) == v for k, v in params.items()):
+                    out[(exp, variant)] = (p["timing"] or {}).get("median_ms"), (p.get("failure") or {}).get("message")
+    shutil.rmtree(root, ignore_errors=True)
+    return out
 
 
 def main():
+    engine = engine_medians()
     l2 = cp.cuda.runtime.getDeviceProperties(0)["l2CacheSize"]
     flush = cp.empty(2 * l2, dtype=cp.uint8)
     rows = []
@@ -88,7 +102,7 @@ def main():
             end.synchronize()
             times.append(cp.cuda.get_elapsed_time(start, end))
         ind = float(statistics.median(times))
-        eng, why = engine_median(exp, variant, params)
+        eng, why = engine.get((exp, variant), (None, "not recorded"))
         rows.append((exp, variant, params, eng, ind, why))
     print("\nFIDELITY (engine median / CuPy-events median, same source, cold L2)")
     print(f"{'case':42} {'engine ms':>10} {'cupy ms':>10} {'ratio':>7}")
