@@ -173,7 +173,9 @@ pub fn did_you_mean<'a>(
     name: &str,
     candidates: impl IntoIterator<Item = &'a str>,
 ) -> Option<String> {
-    suggest(name, candidates).map(|c| format!("did you mean `{c}`?"))
+    suggest(name, candidates)
+        .filter(|c| *c != name)
+        .map(|c| format!("did you mean `{c}`?"))
 }
 
 #[cfg(test)]
@@ -186,6 +188,17 @@ mod tests {
         Diagnostic::error("unknown field `axis`", "book/ch1.md", SRC, span)
             .with_label("not a directive field")
             .with_help("did you mean `axes`?")
+    }
+
+    /// "experiment `coalescing` could not be loaded … did you mean `coalescing`?" when the spec
+    /// itself was broken: a suggestion equal to the name is no help.
+    #[test]
+    fn did_you_mean_never_suggests_the_name_itself() {
+        assert_eq!(did_you_mean("coalescing", ["coalescing", "copy"]), None);
+        assert_eq!(
+            did_you_mean("coalesing", ["coalescing", "copy"]).as_deref(),
+            Some("did you mean `coalescing`?")
+        );
     }
 
     #[test]

@@ -344,3 +344,24 @@ fn directives_with_different_measure_rules_get_separate_jobs() {
     assert!(groups[1].rules.hot && groups[1].points.len() == 1);
     assert_eq!(groups[1].points[0].variant, "good");
 }
+
+/// A book whose `kernels/` is a symlink to a shared folder (as scripts/fidelity.py builds one)
+/// rejected every source as "outside the book's folder".
+#[test]
+fn kernels_folder_may_be_a_symlink() {
+    let book = BookCopy::new("basic");
+    let shared = tempfile::tempdir().unwrap();
+    let target = shared.path().join("kernels");
+    std::fs::rename(book.path("kernels"), &target).unwrap();
+    std::os::unix::fs::symlink(&target, book.path("kernels")).unwrap();
+    let exp = mdbook_gpulab::spec::load(&book.root, &book.path("kernels"), "scale");
+    assert!(
+        exp.is_ok(),
+        "{}",
+        exp.err()
+            .unwrap()
+            .iter()
+            .map(|d| d.render(false))
+            .collect::<String>()
+    );
+}

@@ -147,15 +147,14 @@ pub fn validate(
 
     let check_file = |c: &mut Checker, rel: &Spanned<String>| -> Option<std::path::PathBuf> {
         let path = dir.join(rel.get_ref());
+        // Inside the book, or inside the kernels folder (which may be a symlink to a shared one).
+        let within = |abs: &std::path::Path, folder: Option<&std::path::Path>| {
+            folder
+                .and_then(|f| f.canonicalize().ok())
+                .is_some_and(|f| abs.starts_with(f))
+        };
         match path.canonicalize() {
-            Ok(abs)
-                if root
-                    .canonicalize()
-                    .map(|r| abs.starts_with(r))
-                    .unwrap_or(false) =>
-            {
-                Some(path)
-            }
+            Ok(abs) if within(&abs, Some(root)) || within(&abs, dir.parent()) => Some(path),
             Ok(_) => {
                 c.err(
                     rel.span(),
