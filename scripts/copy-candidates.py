@@ -10,6 +10,8 @@ import statistics
 
 import cupy as cp
 
+from copy_ceiling import l2_flushes
+
 CHUNKED = r"""
 // Each block copies one contiguous range, 4 float4 per thread in flight per step.
 extern "C" __global__ void copy_chunked(const float4* __restrict__ in, float4* __restrict__ out,
@@ -33,16 +35,6 @@ extern "C" __global__ void copy_flat(const float4* __restrict__ in, float4* __re
     if (i < n4) out[i] = in[i];
 }
 """
-READ_SRC = r"""
-extern "C" __global__ void read_all(const int4* __restrict__ in, long long n4, int* sink)
-{
-    long long i = (long long)blockIdx.x * blockDim.x + threadIdx.x;
-    const long long stride = (long long)gridDim.x * blockDim.x;
-    int acc = 0;
-    for (; i < n4; i += stride) { int4 v = in[i]; acc ^= v.x ^ v.y ^ v.z ^ v.w; }
-    if (acc == 0x7fffffff) *sink = acc;
-}
-"""
 OPTS = ("-std=c++17", "--gpu-architecture=sm_90")
 
 
@@ -52,14 +44,7 @@ def main():
     clk = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrMemoryClockRate, 0)
     bus = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrGlobalMemoryBusWidth, 0)
     peak = 2 * clk * 1e3 * bus / 8 / 1e9
-    read = cp.RawModule(code=READ_SRC, options=OPTS).get_function("read_all")
-    flush_w = cp.empty(2 * l2, dtype=cp.uint8)
-    flush_r = cp.ones(2 * l2, dtype=cp.uint8)
-    sink = cp.zeros(1, dtype=cp.int32)
-
-    def clean():
-        flush_w.fill(1)
-        read((sms * 8,), (256,), (flush_r, cp.int64(flush_r.size // 16), sink))
+    _, clean = l2_flushes(sms, l2)
 
     n = 2**30 // 4
     a = cp.arange(n, dtype=cp.float32)

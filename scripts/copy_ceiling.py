@@ -11,7 +11,7 @@ written). This prints, at 1 GiB and 4 GiB per buffer:
       clean    after that write, reading another L2-sized buffer (the dirty lines are written
                back before the timed region; L2 holds only clean lines),
 Each figure is the median of 30 samples timed with CUDA events. Run on the GPU machine:
-    python3 scripts/copy-ceiling.py
+    python3 scripts/copy_ceiling.py
 """
 import statistics
 
@@ -28,6 +28,24 @@ extern "C" __global__ void read_all(const int4* __restrict__ in, long long n4, i
     if (acc == 0x7fffffff) *sink = acc;
 }
 """
+
+
+def l2_flushes(sms, l2):
+    """Two ways to empty L2 before a sample: `dirty` writes an L2-sized buffer (nvbench's way, the
+    engine's), `clean` then reads another one, so that only clean lines are left."""
+    read = cp.RawModule(code=READ_SRC, options=("--gpu-architecture=sm_90",)).get_function("read_all")
+    flush_w = cp.empty(2 * l2, dtype=cp.uint8)
+    flush_r = cp.ones(2 * l2, dtype=cp.uint8)
+    sink = cp.zeros(1, dtype=cp.int32)
+
+    def dirty():
+        flush_w.fill(1)
+
+    def clean():
+        flush_w.fill(1)
+        read((sms * 8,), (256,), (flush_r, cp.int64(flush_r.size // 16), sink))
+
+    return dirty, clean
 
 
 def median_ms(run, before, samples=30):
@@ -54,17 +72,7 @@ def main():
     peak = 2 * mem_clock_khz * 1e3 * bus / 8 / 1e9
     print(f"{name}: {sms} SMs, L2 {l2 / 2**20:.0f} MiB, theoretical {peak:.0f} GB/s")
     copy = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90")).get_function("copy_vec4")
-    read = cp.RawModule(code=READ_SRC, options=("--gpu-architecture=sm_90",)).get_function("read_all")
-    flush_w = cp.empty(2 * l2, dtype=cp.uint8)
-    flush_r = cp.ones(2 * l2, dtype=cp.uint8)
-    sink = cp.zeros(1, dtype=cp.int32)
-
-    def dirty():
-        flush_w.fill(1)
-
-    def clean():
-        flush_w.fill(1)
-        read((sms * 8,), (256,), (flush_r, cp.int64(flush_r.size // 16), sink))
+    dirty, clean = l2_flushes(sms, l2)
 
     def nothing():
         pass
