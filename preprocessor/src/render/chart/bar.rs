@@ -86,7 +86,7 @@ pub fn draw(
                         let mark = Text::new("✗".to_string(), ((l + r) / 2.0, base), style);
                         plot.draw_series(std::iter::once(mark)).map_err(chart_err)?;
                     }
-                    PointValue::Missing => {}
+                    PointValue::Skipped | PointValue::Missing => {}
                 }
             }
         }

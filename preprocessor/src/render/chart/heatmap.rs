@@ -169,6 +169,7 @@ fn draw_cell(
             (format_value(*v, axis.unit), text_on(fill))
         }
         PointValue::Failed => ("✗ failed".to_string(), FG),
+        PointValue::Skipped => ("skipped".to_string(), FG),
         PointValue::Missing => ("—".to_string(), FG),
     };
     let style = anchored(colored_text(font, color), HPos::Center, VPos::Center);

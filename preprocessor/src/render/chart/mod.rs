@@ -53,8 +53,10 @@ pub struct ValueAxis {
 #[derive(Debug, Clone, PartialEq)]
 pub enum PointValue {
     Value(f64),
-    /// Failed or skipped: never drawn as a value.
+    /// Failed (compile, launch, verification): never drawn as a value.
     Failed,
+    /// Not run, e.g. over the time budget: not a failure, not drawn.
+    Skipped,
     /// Nothing recorded (or no value for this metric).
     Missing,
 }
@@ -128,6 +130,10 @@ fn omitted_notes(series: &[Series], y: &ValueAxis, kind: ChartKind) -> Vec<Strin
         .clone()
         .filter(|p| p.value == PointValue::Failed)
         .count();
+    let skipped = points
+        .clone()
+        .filter(|p| p.value == PointValue::Skipped)
+        .count();
     let missing = points
         .clone()
         .filter(|p| p.value == PointValue::Missing)
@@ -141,14 +147,17 @@ fn omitted_notes(series: &[Series], y: &ValueAxis, kind: ChartKind) -> Vec<Strin
     };
     let plural =
         |n: usize, what: &str| format!("{n} {what} point{}", if n == 1 { "" } else { "s" });
-    let (failed_shown, missing_shown) = match kind {
-        ChartKind::Line => ("not drawn", "not drawn"),
-        ChartKind::Bar => ("marked ✗", "not drawn"),
-        ChartKind::Heatmap => ("marked ✗", "shown as —"),
+    let (failed_shown, missing_shown, skipped_shown) = match kind {
+        ChartKind::Line => ("not drawn", "not drawn", "not drawn"),
+        ChartKind::Bar => ("marked ✗", "not drawn", "not drawn"),
+        ChartKind::Heatmap => ("marked ✗", "shown as —", "shown as “skipped”"),
     };
     let mut parts = Vec::new();
     if failed > 0 {
         parts.push(format!("{} ({failed_shown})", plural(failed, "failed")));
+    }
+    if skipped > 0 {
+        parts.push(format!("{} ({skipped_shown})", plural(skipped, "skipped")));
     }
     if missing > 0 {
         parts.push(format!("{} ({missing_shown})", plural(missing, "missing")));

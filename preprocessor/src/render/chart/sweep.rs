@@ -125,7 +125,8 @@ impl SweepData {
             };
             let value = match CellState::of(Some(cell), &metric.name) {
                 CellState::Value(v) => PointValue::Value(v),
-                CellState::Failed(_) | CellState::Skipped(_) => PointValue::Failed,
+                CellState::Failed(_) => PointValue::Failed,
+                CellState::Skipped(_) => PointValue::Skipped,
                 CellState::NoValue | CellState::Missing | CellState::Text(_) => PointValue::Missing,
             };
             by_series

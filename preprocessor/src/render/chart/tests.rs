@@ -299,3 +299,32 @@ fn drawing_is_deterministic() {
 fn hex(c: plotters::style::RGBColor) -> String {
     format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2)
 }
+
+/// Fig. 6 of widuch2010 said "3 failed points (marked ✗)" where the points had been skipped by
+/// the time budget: a skip is not a failure, and a bar chart drew ✗ for it.
+#[test]
+fn skipped_points_are_not_called_failed() {
+    let data = Synthetic {
+        x: XAxis {
+            label: "variant".into(),
+            scale: XScale::Categorical(vec!["a".into(), "b".into()]),
+        },
+        y: time_axis(false),
+        series: vec![Series {
+            name: "N = 1600".into(),
+            points: vec![
+                v(0.0, 2.0),
+                ChartPoint {
+                    x: 1.0,
+                    value: PointValue::Skipped,
+                },
+            ],
+        }],
+    };
+    let chart = draw(ChartKind::Bar, &data, "skips").unwrap().unwrap();
+    assert_eq!(
+        chart.notes,
+        vec!["1 skipped point (not drawn).".to_string()]
+    );
+    assert_eq!(count(&chart.svg, ">✗<"), 0, "no failure mark for a skip");
+}
