@@ -1,16 +1,14 @@
 #!/usr/bin/env python3
 """Copy-kernel shapes against the driver's device-to-device copy, 1 GiB per buffer, clean L2.
 
-An exploration kept for the record (kernels/coalescing/PART2 notes quote it): each candidate is
+An exploration kept for the record (kernels/PART2-NOTES.md quotes it): each candidate is
 compiled from the repository's sources with CuPy, verified, and timed with CUDA events (median of
 30, each sample after an L2 flush that leaves only clean lines). Run on the GPU machine:
     python3 scripts/copy-candidates.py
 """
-import statistics
-
 import cupy as cp
 
-from copy_ceiling import l2_flushes
+from copy_ceiling import device_summary, l2_flushes, median_ms
 
 CHUNKED = r"""
 // Each block copies one contiguous range, 4 float4 per thread in flight per step.
@@ -39,11 +37,7 @@ OPTS = ("-std=c++17", "--gpu-architecture=sm_90")
 
 
 def main():
-    props = cp.cuda.runtime.getDeviceProperties(0)
-    sms, l2 = props["multiProcessorCount"], props["l2CacheSize"]
-    clk = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrMemoryClockRate, 0)
-    bus = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrGlobalMemoryBusWidth, 0)
-    peak = 2 * clk * 1e3 * bus / 8 / 1e9
+    _, sms, l2, peak = device_summary()
     _, clean = l2_flushes(sms, l2)
 
     n = 2**30 // 4
@@ -72,22 +66,13 @@ def main():
         cands.append((f"copy_bulk {chunk // 1024}K x{stages} SM*{per_sm}",
                       lambda f=fn, g=per_sm, s=shared: f((sms * g,), (32,), (a, b, cp.int64(nbytes)), shared_mem=s)))
     print(f"{'candidate':34} {'ms':>8} {'GB/s':>6} {'% peak':>7}  verified")
-    start, end = cp.cuda.Event(), cp.cuda.Event()
     for label, run in cands:
         try:
             b.fill(-1)
             run()
             cp.cuda.Device().synchronize()
             ok = bool((b == a).all())
-            times = []
-            for _ in range(30):
-                clean()
-                start.record()
-                run()
-                end.record()
-                end.synchronize()
-                times.append(cp.cuda.get_elapsed_time(start, end))
-            ms = statistics.median(times)
+            ms = median_ms(run, clean)
             gbps = 2 * nbytes / ms / 1e6
             print(f"{label:34} {ms:8.4f} {gbps:6.0f} {100 * gbps / peak:7.1f}  {'yes' if ok else 'NO'}")
         except Exception as e:  # noqa: BLE001 - print and go on to the next candidate

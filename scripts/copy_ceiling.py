@@ -30,6 +30,15 @@ extern "C" __global__ void read_all(const int4* __restrict__ in, long long n4, i
 """
 
 
+def device_summary():
+    """(name, SM count, L2 bytes, theoretical bandwidth in GB/s: 2 x memory clock x bus width / 8)."""
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    clock_khz = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrMemoryClockRate, 0)
+    bus = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrGlobalMemoryBusWidth, 0)
+    peak = 2 * clock_khz * 1e3 * bus / 8 / 1e9
+    return props["name"].decode(), props["multiProcessorCount"], props["l2CacheSize"], peak
+
+
 def l2_flushes(sms, l2):
     """Two ways to empty L2 before a sample: `dirty` writes an L2-sized buffer (nvbench's way, the
     engine's), `clean` then reads another one, so that only clean lines are left."""
@@ -63,13 +72,7 @@ def median_ms(run, before, samples=30):
 
 
 def main():
-    props = cp.cuda.runtime.getDeviceProperties(0)
-    name = props["name"].decode()
-    sms = props["multiProcessorCount"]
-    l2 = props["l2CacheSize"]
-    mem_clock_khz = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrMemoryClockRate, 0)
-    bus = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrGlobalMemoryBusWidth, 0)
-    peak = 2 * mem_clock_khz * 1e3 * bus / 8 / 1e9
+    name, sms, l2, peak = device_summary()
     print(f"{name}: {sms} SMs, L2 {l2 / 2**20:.0f} MiB, theoretical {peak:.0f} GB/s")
     copy = cp.RawModule(code=SRC, options=("-std=c++17", "--gpu-architecture=sm_90")).get_function("copy_vec4")
     dirty, clean = l2_flushes(sms, l2)

@@ -155,25 +155,36 @@ pub fn relative_metrics(d: &Directive) -> BTreeMap<String, RelativeMetric> {
 /// metrics its tables and charts name, labelled with their baseline variant's label.
 pub fn directive_metric_infos(d: &Directive, exp: &Experiment) -> BTreeMap<String, MetricInfo> {
     let mut m = metric_infos(exp);
-    for (name, rel) in relative_metrics(d) {
-        let baseline_label = match &rel.baseline {
-            Baseline::Variant(v) => exp
-                .variant(v)
-                .map(|x| x.label.as_str())
-                .filter(|l| !l.is_empty())
-                .unwrap_or(v)
-                .to_string(),
-            Baseline::Previous => String::new(),
-        };
-        m.insert(
-            name,
-            MetricInfo {
+    m.extend(relative_metric_infos(d, |v| {
+        exp.variant(v)
+            .map(|x| x.label.as_str())
+            .filter(|l| !l.is_empty())
+            .unwrap_or(v)
+            .to_string()
+    }));
+    m
+}
+
+/// Label and unit of each relative metric `d`'s tables and charts name; `label_of` gives a
+/// variant's display label.
+pub fn relative_metric_infos(
+    d: &Directive,
+    label_of: impl Fn(&str) -> String,
+) -> BTreeMap<String, MetricInfo> {
+    relative_metrics(d)
+        .into_iter()
+        .map(|(name, rel)| {
+            let baseline_label = match &rel.baseline {
+                Baseline::Variant(v) => label_of(v),
+                Baseline::Previous => String::new(),
+            };
+            let info = MetricInfo {
                 label: rel.label(&baseline_label),
                 unit: rel.unit(),
-            },
-        );
-    }
-    m
+            };
+            (name, info)
+        })
+        .collect()
 }
 
 /// Expression variables for a point: parameters (with `_X`/`_Y` for `"AxB"` values) and device values.

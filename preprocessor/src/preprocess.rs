@@ -251,21 +251,7 @@ fn stale_work(
         let (Ok((d, exp)), Some(points)) = (&f.parsed, points) else {
             continue;
         };
-        recordings.preload(&exp.name)?;
-        let recs = recordings.of(&exp.name);
-        let mine = recs.iter().find(|r| r.device.slug == device);
-        let hot = d.measure.hot.unwrap_or(false);
-        let todo: Vec<PlannedPoint> = points
-            .iter()
-            .filter(|p| {
-                crate::results::needs_run(
-                    mine.and_then(|r| crate::results::find_point(r, p)),
-                    p,
-                    hot,
-                )
-            })
-            .cloned()
-            .collect();
+        let todo = recordings.to_run(device, d, &exp.name, points)?;
         if !todo.is_empty() {
             work.push(Work {
                 directive: d.clone(),

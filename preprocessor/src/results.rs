@@ -52,6 +52,27 @@ impl Recordings {
         Ok(())
     }
 
+    /// The points of directive `d` (of `experiment`) that must run on `device`: see [`needs_run`].
+    pub fn to_run(
+        &mut self,
+        device: &str,
+        d: &Directive,
+        experiment: &str,
+        points: &[PlannedPoint],
+    ) -> Result<Vec<PlannedPoint>, StoreError> {
+        self.preload(experiment)?;
+        let mine = self
+            .of(experiment)
+            .into_iter()
+            .find(|r| r.device.slug == device);
+        let hot = d.measure.hot.unwrap_or(false);
+        Ok(points
+            .iter()
+            .filter(|p| needs_run(mine.and_then(|r| find_point(r, p)), p, hot))
+            .cloned()
+            .collect())
+    }
+
     /// Recordings of `experiment` (call `preload` first), by device slug.
     pub fn of(&self, experiment: &str) -> Vec<&Recording> {
         self.devices

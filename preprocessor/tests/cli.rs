@@ -12,6 +12,11 @@ fn bin() -> Command {
     Command::new(cargo_bin!("mdbook-gpulab"))
 }
 
+/// `mdbook-gpulab <args> <book root>`.
+fn on(book: &BookCopy, args: &[&str]) -> Command {
+    bin().args(args).arg(&book.root)
+}
+
 fn stderr_of(out: &std::process::Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
@@ -107,10 +112,7 @@ fn protocol_rejects_garbage_on_stdin_without_panicking() {
 #[test]
 fn build_recorded_writes_the_chapter() {
     let book = BookCopy::new("basic");
-    let assert = bin()
-        .args(["build"])
-        .arg(&book.root)
-        .args(["--mode", "recorded"])
+    let assert = on(&book, &["build", "--mode", "recorded"])
         .assert()
         .success();
     let stderr = stderr_of(assert.get_output());
@@ -123,11 +125,7 @@ fn build_recorded_writes_the_chapter() {
 #[test]
 fn build_strict_fails_on_a_missing_recording_and_names_the_chapter() {
     let book = BookCopy::new("basic");
-    let assert = bin()
-        .args(["build", "--strict"])
-        .arg(&book.root)
-        .assert()
-        .failure();
+    let assert = on(&book, &["build", "--strict"]).assert().failure();
     let stderr = stderr_of(assert.get_output());
     assert!(stderr.contains("--strict"), "{stderr}");
     assert!(
@@ -144,11 +142,7 @@ fn build_strict_fails_on_a_missing_recording_and_names_the_chapter() {
 #[test]
 fn check_without_compile_passes_on_the_fixture() {
     let book = BookCopy::new("basic");
-    let assert = bin()
-        .args(["check", "--no-compile"])
-        .arg(&book.root)
-        .assert()
-        .success();
+    let assert = on(&book, &["check", "--no-compile"]).assert().success();
     let stderr = stderr_of(assert.get_output());
     assert!(
         stderr.contains("checked 4 directive(s) and 2 experiment spec(s)"),
@@ -165,11 +159,7 @@ fn check_reports_a_misspelled_key_with_location_caret_and_suggestion() {
         "axes = { N = [16384] }",
         "axs = { N = [16384] }",
     );
-    let assert = bin()
-        .args(["check", "--no-compile"])
-        .arg(&book.root)
-        .assert()
-        .code(1);
+    let assert = on(&book, &["check", "--no-compile"]).assert().code(1);
     let stderr = stderr_of(assert.get_output());
     assert!(stderr.contains("unknown field `axs`"), "{stderr}");
     assert!(stderr.contains("src/chapter.md:21:1"), "{stderr}");
@@ -187,11 +177,7 @@ fn check_reports_an_unknown_variant_with_a_suggestion() {
         "reproduces = \"demo:bar\"\n",
         "reproduces = \"demo:bar\"\nvariants = [\"naive\", \"grid_strid\"]\n",
     );
-    let assert = bin()
-        .args(["check", "--no-compile"])
-        .arg(&book.root)
-        .assert()
-        .code(1);
+    let assert = on(&book, &["check", "--no-compile"]).assert().code(1);
     let stderr = stderr_of(assert.get_output());
     assert!(
         stderr.contains("experiment `scale` has no variant `grid_strid`"),
@@ -205,11 +191,7 @@ fn check_reports_an_unknown_variant_with_a_suggestion() {
 #[test]
 fn list_json_prints_the_reproduces_ids_and_states() {
     let book = BookCopy::new("basic");
-    let assert = bin()
-        .args(["list", "--json"])
-        .arg(&book.root)
-        .assert()
-        .success();
+    let assert = on(&book, &["list", "--json"]).assert().success();
     let stdout = stdout_of(assert.get_output());
     let rows: serde_json::Value =
         serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}:\n{stdout}"));
@@ -260,9 +242,7 @@ fn a_corrupt_recording_fails_the_build_naming_the_file() {
         "data/test-device/scale.json",
         "{\"schema\": 1, \"experiment\": ",
     );
-    let assert = bin()
-        .args(["build", "--mode", "recorded"])
-        .arg(&book.root)
+    let assert = on(&book, &["build", "--mode", "recorded"])
         .assert()
         .failure();
     let stderr = stderr_of(assert.get_output());
@@ -282,9 +262,7 @@ fn build_renders_an_invalid_directive_as_an_error_box_unless_strict() {
         "axes = { N = [16384] }",
         "axs = { N = [16384] }",
     );
-    let assert = bin()
-        .args(["build", "--mode", "recorded"])
-        .arg(&book.root)
+    let assert = on(&book, &["build", "--mode", "recorded"])
         .assert()
         .success();
     let stderr = stderr_of(assert.get_output());
@@ -295,11 +273,7 @@ fn build_renders_an_invalid_directive_as_an_error_box_unless_strict() {
     // The other directives still render.
     assert!(html.contains("gpulab-table"));
 
-    let assert = bin()
-        .args(["build", "--strict"])
-        .arg(&book.root)
-        .assert()
-        .failure();
+    let assert = on(&book, &["build", "--strict"]).assert().failure();
     let stderr = stderr_of(assert.get_output());
     assert!(stderr.contains("unknown field `axs`"), "{stderr}");
 }

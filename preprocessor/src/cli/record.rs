@@ -4,7 +4,7 @@
 use crate::engine::recorder::{JobGroup, Recorder, job_groups};
 use crate::plan::{Shard, plan};
 use crate::preprocess::Work;
-use crate::results::{Recordings, find_point, needs_run};
+use crate::results::Recordings;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -39,14 +39,12 @@ pub fn run(
             Some(Some(e)) => e == &exp.name,
             None => false,
         };
-        recordings.preload(&exp.name)?;
-        let recs = recordings.of(&exp.name);
-        let mine = recs.iter().find(|r| r.device.slug == device);
-        let hot = d.measure.hot.unwrap_or(false);
-        let points: Vec<_> = plan(d, exp, &ws.sources)?
-            .into_iter()
-            .filter(|p| force || needs_run(mine.and_then(|r| find_point(r, p)), p, hot))
-            .collect();
+        let planned = plan(d, exp, &ws.sources)?;
+        let points = if force {
+            planned
+        } else {
+            recordings.to_run(&device, d, &exp.name, &planned)?
+        };
         if !points.is_empty() {
             work.push(Work {
                 directive: d.clone(),

@@ -1,7 +1,7 @@
 //! Resolving the fields a table or chart names: axes, `variant`, and metrics with units.
 
 use super::view::{Cell, DirectiveView};
-use crate::metrics::{Baseline, RelativeMetric};
+use crate::metrics::RelativeMetric;
 use crate::value::{ParamValue, Unit, builtin_metric_unit};
 use std::cmp::Ordering;
 
@@ -140,17 +140,11 @@ impl MetricRef {
     /// Resolves a metric name against the view's metric table, then the built-in metrics.
     pub fn resolve(view: &DirectiveView<'_>, name: &str) -> MetricRef {
         let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
-        let (label, unit) = match (view.metrics.get(base), RelativeMetric::parse(name)) {
-            (Some(info), _) => (info.label.clone(), info.unit),
-            // Normally in `view.metrics` (see `metrics::directive_metric_infos`).
-            (None, Some(rel)) => {
-                let baseline = match &rel.baseline {
-                    Baseline::Variant(v) => variant_label(view, v),
-                    Baseline::Previous => String::new(),
-                };
-                (rel.label(&baseline), rel.unit())
-            }
-            (None, None) => (
+        // Relative metrics (`speedup:…`) are in `view.metrics` under their full name (see
+        // `metrics::directive_metric_infos`); `.` never occurs in them.
+        let (label, unit) = match view.metrics.get(base) {
+            Some(info) => (info.label.clone(), info.unit),
+            None => (
                 default_label(base),
                 builtin_metric_unit(base).unwrap_or(Unit::Count),
             ),

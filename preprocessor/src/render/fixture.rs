@@ -208,13 +208,24 @@ impl Fixture {
                 unit: Unit::GflopsPerSec,
             },
         );
+        let variant_labels: Vec<(String, String)> = vec![
+            ("global_2d".into(), "Global memory, 2D".into()),
+            ("shared_2d".into(), "Shared memory, 2D".into()),
+        ];
+        metrics.extend(crate::metrics::relative_metric_infos(
+            &self.directive,
+            |v| {
+                variant_labels
+                    .iter()
+                    .find(|(name, _)| name == v)
+                    .map(|(_, label)| label.clone())
+                    .unwrap_or_else(|| v.to_string())
+            },
+        ));
         DirectiveView {
             directive: &self.directive,
             experiment_title: "Synthetic matrix product".into(),
-            variant_labels: vec![
-                ("global_2d".into(), "Global memory, 2D".into()),
-                ("shared_2d".into(), "Shared memory, 2D".into()),
-            ],
+            variant_labels,
             metrics,
             devices: vec![DeviceResults {
                 device: &self.device,
