@@ -197,18 +197,14 @@ pub fn device_results<'a>(
         })
         .collect();
     add_relative_metrics(&mut cells, directive);
-    let newest = cells
-        .iter()
-        .filter_map(|c| c.point)
-        .max_by_key(|p| p.recorded_at);
+    let shown: Vec<&Point> = cells.iter().filter_map(|c| c.point).collect();
+    let newest = shown.iter().max_by_key(|p| p.recorded_at);
     let provenance = Provenance {
         device_name: rec.device.name.clone(),
         cuda_version: rec.device.cuda_version.clone(),
         driver_version: rec.device.driver_version.clone(),
-        date: newest
-            .map(|p| p.recorded_at.format("%Y-%m-%d").to_string())
-            .unwrap_or_default(),
-        commit: newest.and_then(|p| p.commit.clone()),
+        date: date_range(&shown),
+        commit: commits(&shown),
         tool_version: newest.map(|p| p.tool_version.clone()).unwrap_or_default(),
     };
     let claims = directive
@@ -222,6 +218,32 @@ pub fn device_results<'a>(
         provenance,
         claims,
     }
+}
+
+/// "2026-11-19", or "2026-11-19 – 2026-11-21" when the points shown were recorded on several days.
+fn date_range(points: &[&Point]) -> String {
+    let day = |p: &&Point| p.recorded_at.format("%Y-%m-%d").to_string();
+    match (points.iter().map(day).min(), points.iter().map(day).max()) {
+        (Some(a), Some(b)) if a != b => format!("{a} – {b}"),
+        (_, Some(b)) => b,
+        _ => String::new(),
+    }
+}
+
+/// The commits the points shown were recorded from: one, several ("a1, b2"), and a note when
+/// some points name none; `None` when no point names one.
+fn commits(points: &[&Point]) -> Option<String> {
+    let mut known: Vec<&str> = points.iter().filter_map(|p| p.commit.as_deref()).collect();
+    known.sort_unstable();
+    known.dedup();
+    if known.is_empty() {
+        return None;
+    }
+    let mut text = known.join(", ");
+    if points.iter().any(|p| p.commit.is_none()) {
+        text.push_str(" (some points name none)");
+    }
+    Some(text)
 }
 
 /// Fills each cell's relative metrics (`speedup:<variant>`, `speedup:previous`,
@@ -356,5 +378,37 @@ fn evaluate_claim(text: &str, cells: &[Cell]) -> ClaimView {
         text: text.to_string(),
         status,
         detail,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use chrono::TimeZone;
+
+    fn point(day: u32, commit: Option<&str>) -> Point {
+        let mut p = Point::new("v", &BTreeMap::new(), "k", commit.map(String::from));
+        p.recorded_at = chrono::Utc
+            .with_ymd_and_hms(2026, 11, day, 12, 0, 0)
+            .unwrap();
+        p
+    }
+
+    /// A table mixing points from two sessions showed only the newest point's date and commit,
+    /// as if the whole table came from that run.
+    #[test]
+    fn provenance_of_mixed_points_names_every_day_and_commit() {
+        let (a, b, c) = (point(19, None), point(21, Some("e46faa4")), point(21, None));
+        assert_eq!(date_range(&[&a, &b]), "2026-11-19 – 2026-11-21");
+        assert_eq!(date_range(&[&b, &c]), "2026-11-21");
+        assert_eq!(date_range(&[]), "");
+        assert_eq!(
+            commits(&[&a, &b]).as_deref(),
+            Some("e46faa4 (some points name none)")
+        );
+        assert_eq!(commits(&[&b]).as_deref(), Some("e46faa4"));
+        assert_eq!(commits(&[&a, &c]), None);
+        let d = point(22, Some("0abc123"));
+        assert_eq!(commits(&[&b, &d]).as_deref(), Some("0abc123, e46faa4"));
     }
 }

@@ -28,7 +28,7 @@ pub struct Provenance {
     pub device_name: String,
     pub cuda_version: String,
     pub driver_version: Option<String>,
-    /// Date of the newest point shown (YYYY-MM-DD).
+    /// The day the points shown were recorded (YYYY-MM-DD), or the range of days.
     pub date: String,
     pub commit: Option<String>,
     pub tool_version: String,
