@@ -119,7 +119,7 @@ impl TableModel {
 }
 
 /// The rows field: as given, else the first axis with several values that is not the columns field.
-fn row_field(view: &DirectiveView<'_>, cells: &[Cell<'_>], spec: &TableSpec) -> String {
+pub fn row_field(view: &DirectiveView<'_>, cells: &[Cell<'_>], spec: &TableSpec) -> String {
     if !spec.rows.is_empty() {
         return spec.rows.clone();
     }
