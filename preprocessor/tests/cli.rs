@@ -224,6 +224,25 @@ fn check_without_compile_passes_on_the_fixture() {
     assert!(!stderr.contains("error"), "{stderr}");
 }
 
+/// The CGMA bug: a metric formula's integer division truncated silently. Metric `/` is now real
+/// division, so `bytes_per_elem / 3` does not warn, but an explicit `div` that drops a remainder does.
+#[test]
+fn check_warns_where_integer_division_truncates_a_metric() {
+    let book = BookCopy::new("basic");
+    book.edit(
+        "kernels/scale/experiment.toml",
+        "bytes = \"8*N\"",
+        "bytes = \"8*N\"\n[metrics.custom]\nratio = { expr = \"N / 3\", unit = \"\" }\nchunks = { expr = \"div(N, 3)\", unit = \"\" }",
+    );
+    let assert = on(&book, &["check", "--no-compile"]).assert().success();
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("warning: scale variant `naive`: metric `chunks` truncates an integer division at N=1024: `div(N, 3)` is 1024 / 3 = 341.3333333333333, truncated to 341"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("metric `ratio`"), "{stderr}");
+}
+
 #[test]
 fn check_reports_a_misspelled_key_with_location_caret_and_suggestion() {
     let book = BookCopy::new("basic");
