@@ -4,9 +4,9 @@ mod common;
 
 use common::BookCopy;
 use mdbook_gpulab::directive::fence::FenceKind;
+use mdbook_gpulab::engine::Work;
 use mdbook_gpulab::engine::recorder::job_groups;
 use mdbook_gpulab::plan::{SourceCache, point_key};
-use mdbook_gpulab::preprocess::Work;
 use mdbook_gpulab::record::{Failure, FailureKind, Outcome, Point, Timing};
 use mdbook_gpulab::results::needs_run;
 use mdbook_gpulab::workspace::Workspace;

@@ -74,7 +74,7 @@ pub fn run(dir: &Path, target: &str) -> anyhow::Result<ExitCode> {
         );
         for rec in recs {
             let results = device_results(rec, d, &points);
-            let metrics = crate::metrics::metric_infos(exp);
+            let metrics = crate::spec::metrics::metric_infos(exp);
             for t in &d.tables {
                 println!("{}", text_table(t, &results, &metrics));
             }

@@ -18,6 +18,7 @@ mod launch;
 mod module;
 mod probe;
 mod session;
+mod shared;
 mod smi;
 mod timer;
 

@@ -1,14 +1,15 @@
 //! SYNTHETIC test data for the renderer: a made-up device, points and paper table.
 //! None of these numbers were measured or published.
 
-use super::view::{
-    Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, MetricInfo, Provenance,
-};
 use crate::directive::{
     Axis, ChartKind, ChartSpec, DeviceSelection, Directive, Location, MeasureOverrides, TableSpec,
 };
+use crate::metrics::MetricInfo;
 use crate::papers::PaperTable;
 use crate::record::{DeviceRecord, Failure, FailureKind, Outcome, Point, Timing, Verification};
+use crate::results::view::{
+    Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance,
+};
 use crate::value::{ParamValue, Quantity, Unit};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -212,7 +213,7 @@ impl Fixture {
             ("global_2d".into(), "Global memory, 2D".into()),
             ("shared_2d".into(), "Shared memory, 2D".into()),
         ];
-        metrics.extend(crate::metrics::relative_metric_infos(
+        metrics.extend(crate::directive::metrics::relative_metric_infos(
             &self.directive,
             |v| {
                 variant_labels

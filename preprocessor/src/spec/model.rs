@@ -51,7 +51,7 @@ pub struct BufferSpec {
     pub constant: bool,
 }
 
-pub use crate::engine::init::Init;
+pub use crate::host_data::init::Init;
 
 #[derive(Debug, Clone)]
 pub enum Reference {
