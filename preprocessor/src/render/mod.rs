@@ -22,7 +22,7 @@ pub mod templates;
 pub mod text;
 
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 #[cfg(test)]
 mod tests;
 

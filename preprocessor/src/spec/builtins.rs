@@ -16,6 +16,20 @@ pub const REFERENCES: &[&str] = &[
     "sin_sqrt",
 ];
 
+/// The `dims` a built-in reference reads: (required, optional). Any other name is a mistake.
+pub fn dims_of(name: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
+    Some(match name {
+        "matmul" | "matmul_aat" => (&["n"], &[]),
+        "transpose" => (&["rows", "cols"], &[]),
+        "gather" => (&["n", "offset", "stride"], &[]),
+        "sum" | "dot" | "sin_sqrt" => (&[], &[]),
+        "row_sum" | "row_mean" | "row_max" | "row_min" | "row_sumsq" => {
+            (&["rows", "cols"], &["pitch"])
+        }
+        _ => return None,
+    })
+}
+
 /// Built-in CPU baselines a variant may run with `cpu = "…"`.
 pub const CPU_BASELINES: &[&str] = &[
     "matmul_i32_naive",
@@ -25,3 +39,15 @@ pub const CPU_BASELINES: &[&str] = &[
     "transpose_naive",
     "transpose_threads",
 ];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reference_declares_its_dims() {
+        for name in REFERENCES {
+            assert!(dims_of(name).is_some(), "{name} has no dims_of entry");
+        }
+    }
+}
