@@ -511,7 +511,7 @@ fn szczepanski_cgma_is_not_truncated_by_integer_division() {
     assert!((15.7..15.8).contains(&cgma("v4")), "{}", cgma("v4"));
     assert!((31.0..31.1).contains(&cgma("v5")), "{}", cgma("v5"));
     for v in &exp.variants {
-        let t = mdbook_gpulab::engine::derive::metric_truncations(&exp, &v.name, &params);
+        let t = mdbook_gpulab::spec::metrics::metric_truncations(&exp, &v.name, &params);
         assert!(t.is_empty(), "{}: {t:?}", v.name);
     }
 }

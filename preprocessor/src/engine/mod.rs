@@ -2,7 +2,6 @@
 //! them, and records the results.
 
 pub mod cpu_baseline;
-pub mod derive;
 pub mod expected;
 pub mod job;
 pub mod live;

@@ -2,7 +2,6 @@
 //! the output against its reference, then times it. A point never panics the worker: every
 //! failure becomes a failed point with its message.
 
-use super::derive::derive;
 use super::expected::{expected, prefix};
 use super::job::{Job, JobPoint, MeasureRules, Message};
 use super::measure::{measure_gpu, measure_host};
@@ -142,13 +141,7 @@ impl PointRunner {
         );
         match self.run_inner(jp, &mut point) {
             Ok(timing) => {
-                point.metrics = derive(
-                    &self.exp,
-                    &jp.variant,
-                    &jp.params,
-                    timing.median_ms,
-                    &self.device,
-                );
+                // Derived metrics are not recorded: the book computes them from the timing.
                 let size = size_of(&jp.params);
                 let e = self.slowest.entry(jp.variant.clone()).or_insert((0.0, 0.0));
                 if size >= e.0 {
