@@ -3,7 +3,7 @@
 //! nobody planned for.
 
 use super::expected;
-use crate::engine::host_data::{ElemType, HostData};
+use crate::host_data::{ElemType, HostData};
 use crate::expr::Num;
 use std::collections::{BTreeMap, HashMap};
 
