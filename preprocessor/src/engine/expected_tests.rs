@@ -3,8 +3,8 @@
 //! nobody planned for.
 
 use super::expected;
-use crate::host_data::{ElemType, HostData};
 use crate::expr::Num;
+use crate::host_data::{ElemType, HostData};
 use std::collections::{BTreeMap, HashMap};
 
 /// A spec with one variant, integer params, `i32` input `x` of `x_len` and output `out` of
