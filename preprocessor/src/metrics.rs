@@ -2,10 +2,10 @@
 //! custom formulas, each a value tagged with its unit so renderers need no per-metric code.
 
 use crate::directive::{ChartKind, Directive};
-use crate::expr::{Expr, Num};
+use crate::expr::{Expr, Num, Truncation};
 use crate::record::DeviceRecord;
 use crate::render::view::MetricInfo;
-use crate::spec::Experiment;
+use crate::spec::{CustomMetric, Experiment};
 use crate::value::{ParamValue, Quantity, Unit};
 use std::collections::{BTreeMap, HashMap};
 
@@ -225,6 +225,46 @@ fn eval_f64(e: &Expr, vars: &HashMap<String, Num>) -> Option<f64> {
     e.eval(vars).ok().map(|n| n.as_f64())
 }
 
+/// The metric formulas of `variant` (`bytes`, `flops`, custom ones with the variant's overrides), by
+/// metric name.
+fn formulas<'a>(exp: &'a Experiment, variant: &str) -> Vec<(&'a str, &'a Expr)> {
+    let mut out: Vec<(&str, &Expr)> = Vec::new();
+    out.extend(exp.metrics.bytes.as_ref().map(|e| ("bytes", e)));
+    out.extend(exp.metrics.flops.as_ref().map(|e| ("flops", e)));
+    for c in &exp.metrics.custom {
+        out.push((c.name.as_str(), custom_formula(exp, variant, c)));
+    }
+    out
+}
+
+/// The formula of custom metric `c` for `variant`: the variant's override, else the spec's.
+fn custom_formula<'a>(exp: &'a Experiment, variant: &str, c: &'a CustomMetric) -> &'a Expr {
+    exp.variant(variant)
+        .and_then(|v| v.metrics.iter().find(|(n, _)| n == &c.name))
+        .map(|(_, e)| e)
+        .unwrap_or(&c.expr)
+}
+
+/// The integer divisions that drop a remainder in `variant`'s metric formulas at `params` (the time
+/// taken as 1 s; device variables unknown): `check` warns about each, since a truncated metric is
+/// almost always a bug (metric `/` is real division; only `div(a, b)` truncates).
+pub fn metric_truncations(
+    exp: &Experiment,
+    variant: &str,
+    params: &BTreeMap<String, ParamValue>,
+) -> Vec<(String, Truncation)> {
+    let mut vars = point_vars(params, None);
+    vars.insert("time_s".into(), Num::Float(1.0));
+    formulas(exp, variant)
+        .into_iter()
+        .flat_map(|(name, e)| {
+            e.truncations(&vars)
+                .into_iter()
+                .map(move |t| (name.to_string(), t))
+        })
+        .collect()
+}
+
 /// Metrics of one timed point: `gbps`/`pct_bw` from `bytes`, `gflops`/`pct_fp32` from `flops`,
 /// and the custom formulas (which may use `time_s`).
 pub fn derive(
@@ -234,10 +274,6 @@ pub fn derive(
     time_ms: f64,
     device: &DeviceRecord,
 ) -> BTreeMap<String, Quantity> {
-    let overrides = exp
-        .variant(variant)
-        .map(|v| v.metrics.clone())
-        .unwrap_or_default();
     let mut vars = point_vars(params, Some(device));
     let time_s = time_ms / 1e3;
     vars.insert("time_s".into(), Num::Float(time_s));
@@ -268,12 +304,7 @@ pub fn derive(
         }
     }
     for c in &exp.metrics.custom {
-        let expr = overrides
-            .iter()
-            .find(|(n, _)| n == &c.name)
-            .map(|(_, e)| e)
-            .unwrap_or(&c.expr);
-        if let Some(v) = eval_f64(expr, &vars) {
+        if let Some(v) = eval_f64(custom_formula(exp, variant, c), &vars) {
             put(&c.name, v, c.unit);
         }
     }

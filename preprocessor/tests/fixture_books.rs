@@ -92,8 +92,11 @@ fn basic_chapter_shows_results_failures_staleness_and_provenance() {
     let first = &html[..html.find(r#"id="gpulab-scale-2""#).unwrap()];
     assert!(!first.contains("stale"), "directive 1 must not be stale");
 
-    // Directive 3: no recording.
-    has("No recording for experiment <code>copy</code> on any device yet.");
+    // Directive 3: no recording, awaiting a GPU run.
+    has(
+        "awaiting a GPU run</span> Experiment <code>copy</code> has no recording on any device yet.",
+    );
+    has("<code>mdbook-gpulab run chapter.md#3</code>");
 }
 
 #[test]
@@ -137,8 +140,8 @@ fn status_page_lists_every_reproduces_id_with_its_state() {
         html[at..end].to_string()
     };
     assert!(
-        row("demo:table1").contains("recorded"),
-        "{}",
+        row("demo:table1").contains("failed"),
+        "a point of directive 1 failed verification: {}",
         row("demo:table1")
     );
     assert!(
@@ -147,7 +150,7 @@ fn status_page_lists_every_reproduces_id_with_its_state() {
         row("demo:table1")
     );
     assert!(row("demo:bar").contains("stale"), "{}", row("demo:bar"));
-    assert!(row("demo:copy").contains("missing"), "{}", row("demo:copy"));
+    assert!(row("demo:copy").contains("pending"), "{}", row("demo:copy"));
 }
 
 #[test]

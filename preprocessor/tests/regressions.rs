@@ -365,3 +365,32 @@ fn kernels_folder_may_be_a_symlink() {
             .collect::<String>()
     );
 }
+
+/// Szczepański's CGMA printed 0 for versions 1–2 and 7/15/28–31 for versions 3–5: the metric
+/// formulas ran with integer `/`. Metric formulas divide as reals now; the handbook's own spec gives
+/// ≈ 1, ≈ BS and ≈ 2·BS, and `check` finds no truncating division in any of its metrics.
+#[test]
+fn szczepanski_cgma_is_not_truncated_by_integer_division() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let exp = mdbook_gpulab::spec::load(&root, &root.join("kernels"), "matmul_szczepanski")
+        .unwrap_or_else(|d| panic!("{}", d.iter().map(|d| d.render(false)).collect::<String>()));
+    let mut params: BTreeMap<String, mdbook_gpulab::value::ParamValue> =
+        exp.params.iter().cloned().collect();
+    params.insert("N".into(), mdbook_gpulab::value::ParamValue::Int(512));
+    params.insert("BS".into(), mdbook_gpulab::value::ParamValue::Int(16));
+    let vars = mdbook_gpulab::metrics::point_vars(&params, None);
+    let cgma = |variant: &str| {
+        let v = exp.variant(variant).unwrap();
+        let (_, e) = v.metrics.iter().find(|(n, _)| n == "cgma").unwrap();
+        e.eval(&vars).unwrap().as_f64()
+    };
+    assert!((0.99..1.0).contains(&cgma("v1")), "{}", cgma("v1"));
+    assert!((0.99..1.0).contains(&cgma("v2")), "{}", cgma("v2"));
+    assert!((15.7..15.8).contains(&cgma("v3")), "{}", cgma("v3"));
+    assert!((15.7..15.8).contains(&cgma("v4")), "{}", cgma("v4"));
+    assert!((31.0..31.1).contains(&cgma("v5")), "{}", cgma("v5"));
+    for v in &exp.variants {
+        let t = mdbook_gpulab::metrics::metric_truncations(&exp, &v.name, &params);
+        assert!(t.is_empty(), "{}: {t:?}", v.name);
+    }
+}

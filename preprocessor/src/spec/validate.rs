@@ -4,7 +4,7 @@
 use super::model::*;
 use super::raw::{ExprText, RawSpec, RawVariant};
 use crate::diagnostic::{Diagnostic, did_you_mean};
-use crate::expr::Expr;
+use crate::expr::{Division, Expr};
 use crate::source::{SourceFile, with_help};
 use crate::value::{ElemType, ParamValue, Unit};
 use std::collections::BTreeSet;
@@ -49,15 +49,31 @@ impl Checker<'_> {
         self.diags.push(d);
     }
 
-    /// Parses an expression written inside a TOML string at `span`, checking its variables.
+    /// Parses an expression written inside a TOML string at `span`, checking its variables; its
+    /// integer `/` truncates (sizes, geometry, defines, arguments: [`Division::Integer`]).
     fn expr(&mut self, text: &str, span: Range<usize>, known: &BTreeSet<String>) -> Option<Expr> {
+        self.expr_with(text, span, known, Division::Integer)
+    }
+
+    /// A metric formula: like [`Checker::expr`], but `/` is real division ([`Division::Real`]).
+    fn metric(&mut self, text: &str, span: Range<usize>, known: &BTreeSet<String>) -> Option<Expr> {
+        self.expr_with(text, span, known, Division::Real)
+    }
+
+    fn expr_with(
+        &mut self,
+        text: &str,
+        span: Range<usize>,
+        known: &BTreeSet<String>,
+        division: Division,
+    ) -> Option<Expr> {
         // Inside a quoted string the text starts one byte after the span.
         let inner = if span.end - span.start > text.len() {
             span.start + 1
         } else {
             span.start
         };
-        match Expr::parse(text) {
+        match Expr::parse_with(text, division) {
             Ok(e) => {
                 for var in e.variables() {
                     if !known.contains(&var) {
@@ -269,12 +285,12 @@ pub fn validate(
             .metrics
             .bytes
             .as_ref()
-            .and_then(|e| c.expr(e.get_ref(), e.span(), &metric_vars)),
+            .and_then(|e| c.metric(e.get_ref(), e.span(), &metric_vars)),
         flops: raw
             .metrics
             .flops
             .as_ref()
-            .and_then(|e| c.expr(e.get_ref(), e.span(), &metric_vars)),
+            .and_then(|e| c.metric(e.get_ref(), e.span(), &metric_vars)),
         custom: raw
             .metrics
             .custom
@@ -287,7 +303,7 @@ pub fn validate(
                 if known_unit.is_none() {
                     label = format!("{label} ({})", mr.unit);
                 }
-                let expr = c.expr(mr.expr.get_ref(), mr.expr.span(), &metric_vars)?;
+                let expr = c.metric(mr.expr.get_ref(), mr.expr.span(), &metric_vars)?;
                 Some(CustomMetric {
                     name: mname.clone(),
                     expr,
@@ -787,7 +803,7 @@ fn validate_variant(
             .filter_map(|(name, e)| {
                 let mut mv = known.clone();
                 mv.insert("time_s".into());
-                Some((name.clone(), c.expr(e.get_ref(), e.span(), &mv)?))
+                Some((name.clone(), c.metric(e.get_ref(), e.span(), &mv)?))
             })
             .collect(),
         verify: None,
