@@ -80,6 +80,7 @@ fn main() {
                 samples: 10,
                 mode: "cold".into(),
                 throttled: false,
+                ..Timing::default()
             }),
             metrics: BTreeMap::from([(
                 "gbps".to_string(),

@@ -283,15 +283,25 @@ pub fn derive(
             out.insert(name.to_string(), Quantity { value, unit });
         }
     };
+    // A variant's own `bytes` / `flops` (it does a different amount of work) replace the spec's.
+    let formula = |name: &str, spec: &Option<Expr>| -> Option<Expr> {
+        overrides
+            .iter()
+            .find(|(n, _)| n == name)
+            .map(|(_, e)| e.clone())
+            .or_else(|| spec.clone())
+    };
+    let bytes_expr = formula("bytes", &exp.metrics.bytes);
+    let flops_expr = formula("flops", &exp.metrics.flops);
     if time_s > 0.0 {
-        if let Some(bytes) = exp.metrics.bytes.as_ref().and_then(|e| eval_f64(e, &vars)) {
+        if let Some(bytes) = bytes_expr.as_ref().and_then(|e| eval_f64(e, &vars)) {
             let gbps = bytes / time_s / 1e9;
             put("gbps", gbps, Unit::GigabytesPerSec);
             if let Some(peak) = device.theoretical_bandwidth_gbps.filter(|p| *p > 0.0) {
                 put("pct_bw", 100.0 * gbps / peak, Unit::Percent);
             }
         }
-        if let Some(flops) = exp.metrics.flops.as_ref().and_then(|e| eval_f64(e, &vars)) {
+        if let Some(flops) = flops_expr.as_ref().and_then(|e| eval_f64(e, &vars)) {
             let gflops = flops / time_s / 1e9;
             put("gflops", gflops, Unit::GflopsPerSec);
             if device.fp32_peak_gflops > 0.0 {
@@ -309,4 +319,57 @@ pub fn derive(
         }
     }
     out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = r#"
+title = "Two variants, different work"
+source = "k.cu"
+[params]
+N = 1000
+[[buffer]]
+name = "x"
+type = "f32"
+len = "N"
+[verify]
+reference = "sum"
+inputs = ["x"]
+output = "x"
+[metrics]
+bytes = "8*N"
+[[variant]]
+name = "full"
+kernel = "k"
+grid = ["1"]
+block = ["1"]
+[[variant]]
+name = "half"
+kernel = "k"
+grid = ["1"]
+block = ["1"]
+metrics = { bytes = "4*N", flops = "N" }
+"#;
+
+    #[test]
+    fn a_variant_that_does_other_work_uses_its_own_bytes_and_flops() {
+        let dir = tempfile::tempdir().unwrap();
+        let exp_dir = dir.path().join("kernels/two");
+        std::fs::create_dir_all(&exp_dir).unwrap();
+        std::fs::write(exp_dir.join("experiment.toml"), SPEC).unwrap();
+        std::fs::write(exp_dir.join("k.cu"), "extern \"C\" __global__ void k() {}").unwrap();
+        let exp = crate::spec::load(dir.path(), &dir.path().join("kernels"), "two")
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        let params = BTreeMap::from([("N".to_string(), ParamValue::Int(1000))]);
+        let device = crate::render::fixture::device();
+        // 1 ms: 8000 bytes → 0.008 GB/s for the spec's formula, 4000 → 0.004 for `half`.
+        let full = derive(&exp, "full", &params, 1.0, &device);
+        let half = derive(&exp, "half", &params, 1.0, &device);
+        assert!((full["gbps"].value - 0.008).abs() < 1e-12, "{full:?}");
+        assert!((half["gbps"].value - 0.004).abs() < 1e-12, "{half:?}");
+        assert!(!full.contains_key("gflops"), "the spec has no flops");
+        assert!((half["gflops"].value - 0.001).abs() < 1e-12, "{half:?}");
+    }
 }

@@ -280,6 +280,7 @@ fn recorded(key: &str, mode: Option<&str>, failure: Option<FailureKind>) -> Poin
             samples: 10,
             mode: mode.into(),
             throttled: false,
+            ..Timing::default()
         });
     }
     if let Some(kind) = failure {

@@ -232,10 +232,11 @@ pub fn validate(
         let init = match &b.init {
             None => Some(Init::Zero),
             Some(v) => parse_init(v.get_ref()).or_else(|| {
-                c.err(
+                c.err_help(
                     v.span(),
-                    "invalid `init`",
+                    "invalid `init`".into(),
                     "expected \"zero\", \"iota\", { constant = x } or { random = [lo, hi] }",
+                    init_help(v.get_ref()),
                 );
                 None
             }),
@@ -251,7 +252,13 @@ pub fn validate(
             });
         }
     }
-    let buffer_names: BTreeSet<String> = buffers.iter().map(|b| b.name.clone()).collect();
+    // Every declared name, valid or not, so one bad buffer does not also make each use of it
+    // an "unknown buffer".
+    let buffer_names: BTreeSet<String> = raw
+        .buffers
+        .iter()
+        .map(|b| b.get_ref().name.get_ref().clone())
+        .collect();
 
     let verify = validate_verify(
         &mut c,
@@ -334,6 +341,7 @@ pub fn validate(
             variants.push(variant);
         }
     }
+    check_variant_metric_names(&mut c, &raw.variants, &metrics);
     if raw.variants.is_empty() {
         c.err(
             0..0,
@@ -463,6 +471,36 @@ fn validate_verify(
             dims.push((dname.clone(), e));
         }
     }
+    if let Reference::Builtin(r) = &reference
+        && let Some((required, optional)) = crate::engine::reference::dims_of(r)
+    {
+        let all = || required.iter().chain(optional).copied();
+        for (dname, value) in v.dims.iter().flatten() {
+            if !all().any(|d| d == dname) {
+                let help = did_you_mean(dname, all()).or_else(|| {
+                    Some(match all().count() {
+                        0 => format!("reference `{r}` takes no dims"),
+                        _ => format!("dims of `{r}`: {}", all().collect::<Vec<_>>().join(", ")),
+                    })
+                });
+                c.err_help(
+                    value.span(),
+                    format!("reference `{r}` has no dim `{dname}`"),
+                    "unknown dim",
+                    help,
+                );
+            }
+        }
+        for d in required.iter() {
+            if !v.dims.iter().flatten().any(|(n, _)| n == d) {
+                c.err(
+                    rs.span(),
+                    format!("reference `{r}` needs `dims = {{ {d} = … }}`"),
+                    "missing dim",
+                );
+            }
+        }
+    }
     let mut formula_vars = known.clone();
     formula_vars.insert("i".into());
     formula_vars.extend(buffer_names.iter().cloned());
@@ -534,6 +572,18 @@ pub fn section_text(text: &str, span: Range<usize>) -> &str {
         offset += line.len();
     }
     &text[span.start..end]
+}
+
+/// "did you mean `random`?" for a misspelled `init` keyword or key.
+fn init_help(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => did_you_mean(s, ["zero", "iota", "random"]),
+        toml::Value::Table(t) => t
+            .keys()
+            .find(|k| !["constant", "random"].contains(&k.as_str()))
+            .and_then(|k| did_you_mean(k, ["constant", "random"])),
+        _ => None,
+    }
 }
 
 fn parse_init(v: &toml::Value) -> Option<Init> {
@@ -734,10 +784,11 @@ fn validate_variant(
                         .expr(&text, a.span(), &known)
                         .map(|e| ArgSpec::Scalar(st, e)),
                     None => {
-                        c.err(
+                        c.err_help(
                             a.span(),
                             format!("unknown scalar type `{ty}`"),
                             "expected i32, u32, i64, f32 or f64",
+                            did_you_mean(ty, ["i32", "u32", "i64", "f32", "f64"]),
                         );
                         None
                     }
@@ -809,6 +860,33 @@ fn validate_variant(
         verify: None,
         key_text: String::new(),
     })
+}
+
+/// A variant's `metrics = { … }` may replace `bytes`, `flops` or a custom metric of `[metrics]`;
+/// any other name is a mistake (a typo such as `bytez` would otherwise be ignored).
+fn check_variant_metric_names(
+    c: &mut Checker,
+    variants: &[Spanned<RawVariant>],
+    metrics: &MetricsSpec,
+) {
+    let mut names: Vec<&str> = vec!["bytes", "flops"];
+    names.extend(metrics.custom.iter().map(|m| m.name.as_str()));
+    for v in variants {
+        for (name, expr) in &v.get_ref().metrics {
+            if !names.contains(&name.as_str()) {
+                let help = did_you_mean(name, names.iter().copied());
+                c.err_help(
+                    expr.span(),
+                    format!(
+                        "variant `{}` sets metric `{name}`, which is neither `bytes`, `flops` nor a custom metric of `[metrics.custom]`",
+                        v.get_ref().name.get_ref()
+                    ),
+                    "unknown metric",
+                    help,
+                );
+            }
+        }
+    }
 }
 
 fn check_bufname(c: &mut Checker, s: &Spanned<String>, buffers: &BTreeSet<String>) {
