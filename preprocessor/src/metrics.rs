@@ -229,20 +229,35 @@ fn eval_f64(e: &Expr, vars: &HashMap<String, Num>) -> Option<f64> {
 /// metric name.
 fn formulas<'a>(exp: &'a Experiment, variant: &str) -> Vec<(&'a str, &'a Expr)> {
     let mut out: Vec<(&str, &Expr)> = Vec::new();
-    out.extend(exp.metrics.bytes.as_ref().map(|e| ("bytes", e)));
-    out.extend(exp.metrics.flops.as_ref().map(|e| ("flops", e)));
+    out.extend(
+        variant_formula(exp, variant, "bytes", exp.metrics.bytes.as_ref()).map(|e| ("bytes", e)),
+    );
+    out.extend(
+        variant_formula(exp, variant, "flops", exp.metrics.flops.as_ref()).map(|e| ("flops", e)),
+    );
     for c in &exp.metrics.custom {
         out.push((c.name.as_str(), custom_formula(exp, variant, c)));
     }
     out
 }
 
+/// `variant`'s own formula for metric `name` (a variant doing a different amount of work sets
+/// its own `bytes`, `flops` or custom formula), else the spec's `spec`.
+fn variant_formula<'a>(
+    exp: &'a Experiment,
+    variant: &str,
+    name: &str,
+    spec: Option<&'a Expr>,
+) -> Option<&'a Expr> {
+    exp.variant(variant)
+        .and_then(|v| v.metrics.iter().find(|(n, _)| n == name))
+        .map(|(_, e)| e)
+        .or(spec)
+}
+
 /// The formula of custom metric `c` for `variant`: the variant's override, else the spec's.
 fn custom_formula<'a>(exp: &'a Experiment, variant: &str, c: &'a CustomMetric) -> &'a Expr {
-    exp.variant(variant)
-        .and_then(|v| v.metrics.iter().find(|(n, _)| n == &c.name))
-        .map(|(_, e)| e)
-        .unwrap_or(&c.expr)
+    variant_formula(exp, variant, &c.name, Some(&c.expr)).unwrap_or(&c.expr)
 }
 
 /// The integer divisions that drop a remainder in `variant`'s metric formulas at `params` (the time
@@ -283,25 +298,17 @@ pub fn derive(
             out.insert(name.to_string(), Quantity { value, unit });
         }
     };
-    // A variant's own `bytes` / `flops` (it does a different amount of work) replace the spec's.
-    let formula = |name: &str, spec: &Option<Expr>| -> Option<Expr> {
-        overrides
-            .iter()
-            .find(|(n, _)| n == name)
-            .map(|(_, e)| e.clone())
-            .or_else(|| spec.clone())
-    };
-    let bytes_expr = formula("bytes", &exp.metrics.bytes);
-    let flops_expr = formula("flops", &exp.metrics.flops);
+    let bytes_expr = variant_formula(exp, variant, "bytes", exp.metrics.bytes.as_ref());
+    let flops_expr = variant_formula(exp, variant, "flops", exp.metrics.flops.as_ref());
     if time_s > 0.0 {
-        if let Some(bytes) = bytes_expr.as_ref().and_then(|e| eval_f64(e, &vars)) {
+        if let Some(bytes) = bytes_expr.and_then(|e| eval_f64(e, &vars)) {
             let gbps = bytes / time_s / 1e9;
             put("gbps", gbps, Unit::GigabytesPerSec);
             if let Some(peak) = device.theoretical_bandwidth_gbps.filter(|p| *p > 0.0) {
                 put("pct_bw", 100.0 * gbps / peak, Unit::Percent);
             }
         }
-        if let Some(flops) = flops_expr.as_ref().and_then(|e| eval_f64(e, &vars)) {
+        if let Some(flops) = flops_expr.and_then(|e| eval_f64(e, &vars)) {
             let gflops = flops / time_s / 1e9;
             put("gflops", gflops, Unit::GflopsPerSec);
             if device.fp32_peak_gflops > 0.0 {
