@@ -133,7 +133,12 @@ struct Failed(FailureKind, String);
 
 impl PointRunner {
     fn run(&mut self, jp: &JobPoint) -> Point {
-        let mut point = Point::new(&jp.variant, &jp.params, &jp.key, self.job.commit.clone());
+        let mut point = Point::new(
+            &jp.variant,
+            &jp.params,
+            jp.key.as_str(),
+            self.job.commit.clone(),
+        );
         match self.run_inner(jp, &mut point) {
             Ok(timing) => {
                 point.metrics = derive(
@@ -297,7 +302,7 @@ impl PointRunner {
                 let sub = JobPoint {
                     variant: other.clone(),
                     params: jp.params.clone(),
-                    key: String::new(),
+                    key: jp.key.clone(),
                 };
                 let mut scratch = Point::new(&sub.variant, &sub.params, "", None);
                 let exp = self.exp.clone();
