@@ -11,7 +11,7 @@ use super::reference::compare;
 use super::sequence::Sequence;
 use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
-use crate::metrics::{derive, point_vars};
+use crate::metrics::point_vars;
 use crate::record::{
     Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Timing, Verification,
 };
@@ -141,13 +141,7 @@ impl PointRunner {
         );
         match self.run_inner(jp, &mut point) {
             Ok(timing) => {
-                point.metrics = derive(
-                    &self.exp,
-                    &jp.variant,
-                    &jp.params,
-                    timing.median_ms,
-                    &self.device,
-                );
+                // Derived metrics are not recorded: the book computes them from the timing.
                 let size = size_of(&jp.params);
                 let e = self.slowest.entry(jp.variant.clone()).or_insert((0.0, 0.0));
                 if size >= e.0 {
