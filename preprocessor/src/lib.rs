@@ -10,6 +10,7 @@ pub mod engine;
 pub mod error;
 pub mod expr;
 pub mod gpu;
+pub mod host_data;
 pub mod key;
 pub mod limits;
 pub mod metrics;
