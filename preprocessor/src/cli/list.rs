@@ -37,7 +37,7 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             continue;
         };
         let points = plan(d, exp, &ws.sources)?;
-        recordings.preload(&exp.name)?;
+        recordings.preload(exp)?;
         let view = directive_view(
             d,
             exp,

@@ -11,7 +11,7 @@ use super::reference::compare;
 use super::sequence::Sequence;
 use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
-use crate::metrics::{derive, point_vars};
+use crate::metrics::point_vars;
 use crate::record::{
     Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Timing, Verification,
 };
@@ -133,16 +133,15 @@ struct Failed(FailureKind, String);
 
 impl PointRunner {
     fn run(&mut self, jp: &JobPoint) -> Point {
-        let mut point = Point::new(&jp.variant, &jp.params, &jp.key, self.job.commit.clone());
+        let mut point = Point::new(
+            &jp.variant,
+            &jp.params,
+            jp.key.as_str(),
+            self.job.commit.clone(),
+        );
         match self.run_inner(jp, &mut point) {
             Ok(timing) => {
-                point.metrics = derive(
-                    &self.exp,
-                    &jp.variant,
-                    &jp.params,
-                    timing.median_ms,
-                    &self.device,
-                );
+                // Derived metrics are not recorded: the book computes them from the timing.
                 let size = size_of(&jp.params);
                 let e = self.slowest.entry(jp.variant.clone()).or_insert((0.0, 0.0));
                 if size >= e.0 {
@@ -297,7 +296,7 @@ impl PointRunner {
                 let sub = JobPoint {
                     variant: other.clone(),
                     params: jp.params.clone(),
-                    key: String::new(),
+                    key: jp.key.clone(),
                 };
                 let mut scratch = Point::new(&sub.variant, &sub.params, "", None);
                 let exp = self.exp.clone();

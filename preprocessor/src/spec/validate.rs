@@ -352,26 +352,10 @@ pub fn validate(
         Some(v) if c.diags.is_empty() => v,
         _ => return Err(c.diags),
     };
-    let slice = |r: Range<usize>| section_text(&file.text, r).to_string();
-    let mut common_key_text: String = raw
-        .buffers
-        .iter()
-        .map(|b| slice(b.span()))
-        .collect::<Vec<_>>()
-        .join("\n");
-    common_key_text.push_str(&slice(raw.verify.span()));
-    for e in [&metrics.bytes, &metrics.flops].into_iter().flatten() {
-        common_key_text.push_str(e.source());
-    }
-    for m in &metrics.custom {
-        common_key_text.push_str(&format!("{}={}", m.name, m.expr.source()));
-    }
     let variants = variants
         .into_iter()
-        .zip(&raw.variants)
         .zip(variant_verify)
-        .map(|((mut v, sv), vv)| {
-            v.key_text = slice(sv.span());
+        .map(|(mut v, vv)| {
             v.verify = vv;
             v
         })
@@ -387,7 +371,6 @@ pub fn validate(
         verify,
         metrics,
         variants,
-        common_key_text,
     })
 }
 
@@ -521,37 +504,6 @@ fn validate_verify(
         tolerance: v.tolerance.unwrap_or(default_tol),
         formula,
     })
-}
-
-/// The text of a spec section for cache keys. TOML spans of a `[table]` / `[[array]]` cover only
-/// its header line, so a header's section runs on to the next header that is not one of its own
-/// sub-tables (`[variant.defines]` belongs to the `[[variant]]` above it), or to the end of file.
-pub fn section_text(text: &str, span: Range<usize>) -> &str {
-    let Some(head) = text.get(span.clone()) else {
-        return "";
-    };
-    let head = head.trim();
-    if !head.starts_with('[') {
-        return head;
-    }
-    let name = head.trim_matches(|c| c == '[' || c == ']').trim();
-    let own = |line: &str| {
-        let inner = line.trim_start().trim_start_matches('[').trim_start();
-        inner
-            .strip_prefix(name)
-            .is_some_and(|rest| rest.starts_with('.'))
-    };
-    let body_start = span.end.min(text.len());
-    let mut end = text.len();
-    let mut offset = body_start;
-    for line in text[body_start..].split_inclusive('\n') {
-        if line.trim_start().starts_with('[') && !own(line) {
-            end = offset;
-            break;
-        }
-        offset += line.len();
-    }
-    &text[span.start..end]
 }
 
 /// "did you mean `random`?" for a misspelled `init` keyword or key.
@@ -837,7 +789,6 @@ fn validate_variant(
             })
             .collect(),
         verify: None,
-        key_text: String::new(),
     })
 }
 
@@ -877,39 +828,5 @@ fn check_bufname(c: &mut Checker, s: &Spanned<String>, buffers: &BTreeSet<String
             "unknown buffer",
             help,
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::section_text;
-
-    #[test]
-    fn section_text_runs_from_a_header_to_the_next() {
-        let t =
-            "[[buffer]]\nname = \"a\"\n\n[verify]\ntolerance = 1e-4\n[[variant]]\nname = \"v\"\n";
-        let v = t.find("[verify]").unwrap();
-        assert_eq!(section_text(t, v..v + 8), "[verify]\ntolerance = 1e-4\n");
-        let last = t.find("[[variant]]").unwrap();
-        assert_eq!(
-            section_text(t, last..last + 11),
-            "[[variant]]\nname = \"v\"\n"
-        );
-    }
-
-    #[test]
-    fn section_text_includes_its_own_sub_tables() {
-        let t =
-            "[[variant]]\nname = \"v\"\n[variant.defines]\nF = \"2\"\n[[variant]]\nname = \"w\"\n";
-        assert_eq!(
-            section_text(t, 0..11),
-            "[[variant]]\nname = \"v\"\n[variant.defines]\nF = \"2\"\n"
-        );
-    }
-
-    #[test]
-    fn inline_tables_keep_their_own_span() {
-        let t = "verify = { tolerance = 1 }";
-        assert_eq!(section_text(t, 9..26), "{ tolerance = 1 }");
     }
 }
