@@ -8,8 +8,8 @@ use super::provenance::{missing_note_html, provenance_html, provenance_text, sta
 use super::quality::quality_summary;
 use super::table::TableModel;
 use super::table_html::table_html;
-use super::view::{DeviceResults, DirectiveView};
 use crate::directive::TableSpec;
+use crate::results::view::{DeviceResults, DirectiveView};
 use serde::Serialize;
 
 /// `directive.hbs`'s data.

@@ -8,7 +8,7 @@ use crate::render::fields::{
 };
 use crate::render::outcome::CellState;
 use crate::render::quality::{concerns, point_title};
-use crate::render::view::{Cell, DeviceResults, DirectiveView};
+use crate::results::view::{Cell, DeviceResults, DirectiveView};
 use std::collections::BTreeMap;
 
 /// One chart's worth of data (a heat map may be split into several, one per extra field value).
