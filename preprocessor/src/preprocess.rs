@@ -184,7 +184,7 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
                         continue;
                     }
                 };
-                let view = directive_view(
+                let mut view = directive_view(
                     d,
                     exp,
                     points,
@@ -192,6 +192,7 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
                     ws.config.device.as_deref(),
                     paper.as_deref(),
                 );
+                view.code = crate::results::code::code_files(exp, d);
                 let state = directive_state(&view);
                 let problem = match state {
                     StatusState::Pending => {

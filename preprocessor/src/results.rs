@@ -12,6 +12,7 @@ use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
 use view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance};
 
+pub mod code;
 pub mod view;
 
 /// Recordings loaded lazily, once per (device, experiment).
@@ -135,6 +136,7 @@ pub fn directive_view<'a>(
         devices: recs.iter().map(|r| device_results(r, d, points)).collect(),
         paper,
         expected_cells: points.len(),
+        code: Vec::new(),
     }
 }
 

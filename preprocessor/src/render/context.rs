@@ -23,6 +23,8 @@ pub struct DirectiveContext {
     /// More than one device: each gets a heading; shown side by side where there is room.
     pub multi_device: bool,
     pub devices: Vec<DeviceContext>,
+    /// The collapsed spec and kernel sources (HTML), or empty.
+    pub code: String,
 }
 
 /// One device's outputs, as HTML fragments (insert with `{{{ }}}`).
@@ -57,6 +59,8 @@ pub struct MissingContext {
     pub command: String,
     /// The directive's claims, each "not evaluated" until the points are recorded.
     pub claims: Vec<String>,
+    /// The collapsed spec and kernel sources (HTML), or empty.
+    pub code: String,
 }
 
 /// `error.hbs`'s data.
@@ -109,6 +113,7 @@ impl DirectiveContext {
             experiment_title: view.experiment_title.clone(),
             multi_device,
             devices,
+            code: super::code::code_html(&anchor(view), &view.code),
         })
     }
 }
@@ -234,6 +239,7 @@ impl MissingContext {
             },
             command: run_command(view),
             claims: view.directive.expect.clone(),
+            code: super::code::code_html(&anchor(view), &view.code),
         }
     }
 }

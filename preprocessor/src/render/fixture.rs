@@ -231,6 +231,11 @@ impl Fixture {
             }],
             paper: self.with_paper.then_some(&self.paper),
             expected_cells: 6,
+            code: vec![crate::results::view::CodeFile {
+                name: "kernels/synth_matmul/matmul.cu".into(),
+                language: "cpp",
+                text: "__global__ void k() {\n\n  int a = 1 < 2;\n}\n".into(),
+            }],
         }
     }
 }

@@ -6,6 +6,7 @@
 pub mod chart;
 mod chart_html;
 pub mod claims;
+pub mod code;
 pub mod compare;
 mod context;
 pub mod csv;

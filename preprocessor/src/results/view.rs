@@ -93,4 +93,16 @@ pub struct DirectiveView<'a> {
     pub paper: Option<&'a PaperTable>,
     /// Cells the directive asks for (for the "no recording" box and counts).
     pub expected_cells: usize,
+    /// The spec and kernel sources behind the output, shown beside it (empty: not shown).
+    pub code: Vec<CodeFile>,
+}
+
+/// One file shown beside a result.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CodeFile {
+    /// The path from the book root: `kernels/sgemm/sgemm.cu`.
+    pub name: String,
+    /// The highlighter's language: `cpp` (CUDA C) or `toml`.
+    pub language: &'static str,
+    pub text: String,
 }
