@@ -17,11 +17,16 @@ pub fn provenance_text(p: &Provenance) -> String {
     parts.join(" · ")
 }
 
-/// The provenance line as HTML; the tool version is in its tooltip.
+/// The provenance line as HTML; the tool version and the details are in its tooltip.
 pub fn provenance_html(p: &Provenance) -> String {
+    let mut title = format!("recorded with mdbook-gpulab {}", p.tool_version);
+    for d in &p.details {
+        title.push_str(" · ");
+        title.push_str(d);
+    }
     format!(
-        "<p class=\"gpulab-provenance\" title=\"recorded with mdbook-gpulab {}\">{}</p>",
-        escape(&p.tool_version),
+        "<p class=\"gpulab-provenance\" title=\"{}\">{}</p>",
+        escape(&title),
         escape(&provenance_text(p))
     )
 }
@@ -66,6 +71,7 @@ mod tests {
             date: "2026-11-22".into(),
             commit: Some("abc1234".into()),
             tool_version: "0.1.0".into(),
+            details: Vec::new(),
         }
     }
 
@@ -86,6 +92,14 @@ mod tests {
             "NVIDIA H100 80GB HBM3 · CUDA 13.0 · 2026-11-22"
         );
         assert!(provenance_html(&p).contains("title=\"recorded with mdbook-gpulab 0.1.0\""));
+        let detailed = Provenance {
+            details: vec!["NVRTC 13.0".into(), "GPU GPU-ab".into()],
+            ..p.clone()
+        };
+        assert!(
+            provenance_html(&detailed)
+                .contains("title=\"recorded with mdbook-gpulab 0.1.0 · NVRTC 13.0 · GPU GPU-ab\"")
+        );
         let badge = stale_badge_html(3, 40).unwrap();
         assert!(
             badge.contains("stale</span> 3 of 40 points were recorded with an older kernel/spec")
