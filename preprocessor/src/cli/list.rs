@@ -2,7 +2,7 @@
 
 use crate::plan::plan;
 use crate::preprocess::directive_state;
-use crate::render::view::ClaimStatus;
+use crate::results::view::ClaimStatus;
 use crate::results::{Recordings, directive_view};
 use serde::Serialize;
 use std::path::Path;
