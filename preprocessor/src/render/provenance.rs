@@ -17,15 +17,19 @@ pub fn provenance_text(p: &Provenance) -> String {
     parts.join(" · ")
 }
 
-/// The provenance line as HTML; the tool version and the details are in its tooltip.
-pub fn provenance_html(p: &Provenance) -> String {
+/// The provenance line as HTML; the tool version and the details are in its tooltip. `quality`:
+/// what marks some of the numbers shown (see `render::quality`), appended to the line.
+pub fn provenance_html(p: &Provenance, quality: Option<&str>) -> String {
+    let quality = quality
+        .map(|q| format!(" · <span class=\"gpulab-quality\">{}</span>", escape(q)))
+        .unwrap_or_default();
     let mut title = format!("recorded with mdbook-gpulab {}", p.tool_version);
     for d in &p.details {
         title.push_str(" · ");
         title.push_str(d);
     }
     format!(
-        "<p class=\"gpulab-provenance\" title=\"{}\">{}</p>",
+        "<p class=\"gpulab-provenance\" title=\"{}\">{}{quality}</p>",
         escape(&title),
         escape(&provenance_text(p))
     )
@@ -91,14 +95,18 @@ mod tests {
             provenance_text(&bare),
             "NVIDIA H100 80GB HBM3 · CUDA 13.0 · 2026-11-22"
         );
-        assert!(provenance_html(&p).contains("title=\"recorded with mdbook-gpulab 0.1.0\""));
+        assert!(provenance_html(&p, None).contains("title=\"recorded with mdbook-gpulab 0.1.0\""));
         let detailed = Provenance {
             details: vec!["NVRTC 13.0".into(), "GPU GPU-ab".into()],
             ..p.clone()
         };
         assert!(
-            provenance_html(&detailed)
+            provenance_html(&detailed, None)
                 .contains("title=\"recorded with mdbook-gpulab 0.1.0 · NVRTC 13.0 · GPU GPU-ab\"")
+        );
+        assert!(
+            provenance_html(&p, Some("quality: of 2 timed points, 1 ~ noise above the target"))
+                .ends_with(" · <span class=\"gpulab-quality\">quality: of 2 timed points, 1 ~ noise above the target</span></p>")
         );
         let badge = stale_badge_html(3, 40).unwrap();
         assert!(
