@@ -1,41 +1,55 @@
-//! `mdbook-gpulab list`: the reproduction status of every `reproduces` id, for people or tools.
+//! `mdbook-gpulab list`: the book's status table (the papers' table of contents: one row per item of
+//! each paper's inventory), for people or tools; the same rows as the ```` ```gpulab-status ```` table.
 
+use crate::inventory::Inventory;
 use crate::plan::plan;
-use crate::preprocess::directive_state;
-use crate::render::view::ClaimStatus;
+use crate::preprocess::{directive_state, directive_status};
+use crate::render::status::{ItemRow, StatusTable, claims_summary, claims_text, summary};
 use crate::results::{Recordings, directive_view};
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// One row of `list --json`.
 #[derive(Serialize)]
-struct Row {
+struct JsonRow<'a> {
+    /// `paper:item`, as directives name it.
     id: String,
-    chapter: String,
-    directive: String,
-    experiment: String,
-    state: &'static str,
-    device: Option<String>,
-    claims: Vec<ClaimRow>,
+    kind: &'a str,
+    title: &'a str,
+    /// re-run | paper numbers only | prose only | not reproduced | re-run (no inventory)
+    state: &'a str,
+    /// For re-run items: recorded | stale | failed | partial | pending.
+    recording: Option<&'static str>,
+    why: Option<&'a str>,
+    /// `chapter.md#anchor` of each table or chart that re-runs it, or the chapter that discusses it.
+    #[serde(rename = "where")]
+    where_: Vec<String>,
+    /// Claims holding / total on each device that has claims.
+    claims: BTreeMap<&'a str, Claims>,
 }
 
 #[derive(Serialize)]
-struct ClaimRow {
-    claim: String,
-    result: &'static str,
-    detail: String,
+struct Claims {
+    holding: usize,
+    total: usize,
 }
 
-pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
+/// The status table of the book at `dir`, with the inventory's cross-check problems.
+pub fn status_table(dir: &Path) -> anyhow::Result<(StatusTable, Vec<String>, usize)> {
     let (ws, found) = super::book::load(dir)?;
     let mut recordings = Recordings::new(ws.data())?;
-    let mut rows = Vec::new();
+    let mut directives = Vec::new();
     let mut invalid = 0;
     for f in &found {
         let Ok((d, exp)) = &f.parsed else {
             invalid += usize::from(f.fence.kind == crate::directive::fence::FenceKind::Experiment);
             continue;
         };
+        if d.reproduces.is_empty() {
+            continue;
+        }
         let points = plan(d, exp, &ws.sources)?;
         recordings.preload(&exp.name)?;
         let view = directive_view(
@@ -46,70 +60,104 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             ws.config.device.as_deref(),
             None,
         );
-        let state = directive_state(&view).label();
-        let claims: Vec<ClaimRow> = view
-            .devices
-            .first()
-            .map(|dev| {
-                dev.claims
+        let state = directive_state(&view);
+        directives.push(directive_status(f, &view, state, exp, &points, &recordings));
+    }
+    let inventory = Inventory::load(&ws.config.data_dir(&ws.root))?;
+    let problems = inventory.check_reproduces(
+        directives
+            .iter()
+            .flat_map(|d| d.ids.iter().map(String::as_str)),
+    );
+    Ok((
+        StatusTable::build(&inventory, &directives),
+        problems,
+        invalid,
+    ))
+}
+
+fn where_of(row: &ItemRow) -> Vec<String> {
+    row.links
+        .iter()
+        .map(|l| match &l.anchor {
+            Some(a) => format!("{}#{a}", l.chapter_path),
+            None => l.chapter_path.clone(),
+        })
+        .collect()
+}
+
+pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    let (table, problems, invalid) = status_table(dir)?;
+    if json {
+        let rows: Vec<JsonRow> = table
+            .rows
+            .iter()
+            .map(|r| JsonRow {
+                id: r.full_id(),
+                kind: r.kind,
+                title: &r.title,
+                state: r.state_label,
+                recording: r.recording.map(|s| s.label()),
+                why: r.why.as_deref(),
+                where_: where_of(r),
+                claims: table
+                    .devices
                     .iter()
-                    .map(|c| ClaimRow {
-                        claim: c.text.clone(),
-                        result: match c.status {
-                            ClaimStatus::Holds => "holds",
-                            ClaimStatus::Fails => "does not hold",
-                            ClaimStatus::NotEvaluated => "not evaluated",
-                        },
-                        detail: c.detail.clone(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let ids = if d.reproduces.is_empty() {
-            vec![String::from("-")]
-        } else {
-            d.reproduces.clone()
-        };
-        for id in ids {
-            rows.push(Row {
-                id,
-                chapter: f.chapter_path.display().to_string(),
-                directive: format!("{}#{}", f.chapter_path.display(), d.location.index),
-                experiment: exp.name.clone(),
-                state,
-                device: view.devices.first().map(|d| d.device.name.clone()),
-                claims: claims
-                    .iter()
-                    .map(|c| ClaimRow {
-                        claim: c.claim.clone(),
-                        result: c.result,
-                        detail: c.detail.clone(),
+                    .zip(&r.claims)
+                    .filter_map(|(dev, c)| {
+                        c.map(|(holding, total)| (dev.as_str(), Claims { holding, total }))
                     })
                     .collect(),
-            });
-        }
-    }
-    if json {
+            })
+            .collect();
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        println!("{:<32} {:<10} {:<36} claims", "id", "state", "directive");
-        for r in &rows {
-            let holding = r.claims.iter().filter(|c| c.result == "holds").count();
+        let devices: Vec<String> = table
+            .devices
+            .iter()
+            .map(|d| format!("claims on {d}"))
+            .collect();
+        println!(
+            "{:<40} {:<11} {:<30} {}",
+            "item",
+            "kind",
+            "state",
+            devices.join("  ")
+        );
+        let mut last_paper = None;
+        for r in &table.rows {
+            if last_paper != Some(&r.paper) {
+                println!("{}", r.paper_title);
+                last_paper = Some(&r.paper);
+            }
+            let state = match r.recording {
+                Some(rec) => format!("{} · {}", r.state_label, rec.label()),
+                None => r.state_label.to_string(),
+            };
+            let claims: Vec<String> = r.claims.iter().map(|c| claims_text(*c)).collect();
             println!(
-                "{:<32} {:<10} {:<36} {}/{}",
-                r.id,
-                r.state,
-                r.directive,
-                holding,
-                r.claims.len()
+                "{:<40} {:<11} {:<30} {}",
+                r.full_id(),
+                r.kind,
+                state,
+                claims.join("  ")
             );
-            for c in r.claims.iter().filter(|c| c.result != "holds") {
-                println!("    {}: {} ({})", c.result, c.claim, c.detail);
+            println!("    {}", r.title);
+            if let Some(why) = &r.why {
+                println!("    why: {why}");
+            }
+            for w in where_of(r) {
+                println!("    at: {w}");
             }
         }
+        println!("{}", summary(&table));
+        println!("{}", claims_summary(&table));
         if invalid > 0 {
             println!("{invalid} invalid directive(s): run `mdbook-gpulab check`");
         }
+    }
+    for p in &problems {
+        eprintln!("warning: {p}");
     }
     Ok(ExitCode::SUCCESS)
 }
