@@ -10,6 +10,7 @@ pub mod error;
 pub mod expr;
 pub mod gpu;
 pub mod inventory;
+pub mod key;
 pub mod metrics;
 pub mod papers;
 pub mod plan;

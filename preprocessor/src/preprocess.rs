@@ -149,7 +149,7 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
     for (f, points) in found.iter().zip(&planned) {
         let html = match (&f.parsed, points) {
             (Ok((d, exp)), Some(points)) => {
-                recordings.preload(&exp.name)?;
+                recordings.preload(exp)?;
                 let paper = match &d.paper {
                     Some(id) => ws.paper(id).map_err(Error::Render)?,
                     None => None,
@@ -268,7 +268,7 @@ fn stale_work(
         let (Ok((d, exp)), Some(points)) = (&f.parsed, points) else {
             continue;
         };
-        let todo = recordings.to_run(device, d, &exp.name, points)?;
+        let todo = recordings.to_run(device, d, exp, points)?;
         if !todo.is_empty() {
             work.push(Work {
                 directive: d.clone(),

@@ -182,7 +182,7 @@ fn fixture_keys_are_current_except_the_deliberately_stale_point() {
     assert_eq!(planned.len(), 10);
     let listing: Vec<String> = planned
         .iter()
-        .map(|p| format!("{} {:?} {}", p.variant, p.params, p.key))
+        .map(|p| format!("{} {:?} {}", p.variant, p.params, p.key.on("test-device")))
         .collect();
     for p in &planned {
         let recorded = mdbook_gpulab::results::find_point(&rec, p)
@@ -190,7 +190,7 @@ fn fixture_keys_are_current_except_the_deliberately_stale_point() {
         let stale_on_purpose =
             p.variant == "grid_stride" && p.axes.values().any(|v| v.to_string() == "16384");
         assert_eq!(
-            recorded.key != p.key,
+            recorded.key != p.key.on("test-device"),
             stale_on_purpose,
             "{} {:?}: recorded key {} vs current; current keys:\n{}",
             p.variant,

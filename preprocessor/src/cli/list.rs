@@ -51,7 +51,7 @@ pub fn status_table(dir: &Path) -> anyhow::Result<(StatusTable, Vec<String>, usi
             continue;
         }
         let points = plan(d, exp, &ws.sources)?;
-        recordings.preload(&exp.name)?;
+        recordings.preload(exp)?;
         let view = directive_view(
             d,
             exp,

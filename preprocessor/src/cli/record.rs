@@ -43,7 +43,7 @@ pub fn run(
         let points = if force {
             planned
         } else {
-            recordings.to_run(&device, d, &exp.name, &planned)?
+            recordings.to_run(&device, d, exp, &planned)?
         };
         if !points.is_empty() {
             work.push(Work {

@@ -23,7 +23,7 @@ pub mod text;
 pub mod view;
 
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 #[cfg(test)]
 mod tests;
 
