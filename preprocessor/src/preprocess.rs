@@ -4,33 +4,18 @@
 use crate::config::{Config, Mode};
 use crate::diagnostic::Diagnostic;
 use crate::directive::fence::FenceKind;
+use crate::engine::{LiveRunner, Work};
 use crate::error::{Error, Result};
 use crate::plan::{PlannedPoint, plan};
 use crate::render::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
-use crate::render::view::{ClaimStatus, DirectiveView};
 use crate::render::{Templates, render_directive_html};
+use crate::results::view::{ClaimStatus, DirectiveView};
 use crate::results::{Recordings, directive_view};
 use crate::workspace::{FoundDirective, Workspace};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
-
-/// Runs stale points on a GPU and writes their recordings (the live engine implements it).
-pub trait LiveRunner {
-    /// The slug of the GPU it records on: that device's recordings decide what must run.
-    fn device(&self) -> Result<String>;
-    /// Refreshes the recordings of `work`; returns how many points ran.
-    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize>;
-}
-
-/// One directive's points that need running.
-pub struct Work {
-    pub directive: crate::directive::Directive,
-    pub experiment: Arc<crate::spec::Experiment>,
-    pub points: Vec<PlannedPoint>,
-}
 
 /// Command-line overrides of the book's `[preprocessor.gpulab]` options.
 #[derive(Debug, Clone, Default)]

@@ -7,10 +7,12 @@ use crate::expr::Num;
 use crate::papers::PaperTable;
 use crate::plan::PlannedPoint;
 use crate::record::{DataDir, Outcome, Point, Recording, StoreError};
-use crate::render::view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance};
 use crate::spec::Experiment;
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
+use view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance};
+
+pub mod view;
 
 /// Recordings loaded lazily, once per (device, experiment).
 pub struct Recordings {
@@ -98,7 +100,7 @@ pub fn derive_metrics(rec: &mut Recording, exp: &Experiment) {
     for p in &mut rec.points {
         p.metrics = match (&p.timing, p.outcome) {
             (Some(t), Outcome::Ok) => {
-                crate::metrics::derive(exp, &p.variant, &p.params, t.median_ms, &device)
+                crate::spec::metrics::derive(exp, &p.variant, &p.params, t.median_ms, &device)
             }
             _ => BTreeMap::new(),
         };
@@ -129,7 +131,7 @@ pub fn directive_view<'a>(
                 )
             })
             .collect(),
-        metrics: crate::metrics::directive_metric_infos(d, exp),
+        metrics: crate::directive::metrics::directive_metric_infos(d, exp),
         devices: recs.iter().map(|r| device_results(r, d, points)).collect(),
         paper,
         expected_cells: points.len(),
@@ -276,7 +278,7 @@ fn commits(points: &[&Point]) -> Option<String> {
 /// the same axis values. A value is stored only when both points are verified and timed; a
 /// missing, failed or skipped baseline leaves the metric out (shown as "no value").
 pub fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
-    let wanted = crate::metrics::relative_metrics(directive);
+    let wanted = crate::directive::metrics::relative_metrics(directive);
     if wanted.is_empty() {
         return;
     }

@@ -8,7 +8,7 @@ use crate::engine::job::JobPoint;
 use crate::engine::recorder::{Recorder, rules_for};
 use crate::plan::plan;
 use crate::render::text::text_table;
-use crate::render::view::DirectiveView;
+use crate::results::view::DirectiveView;
 use crate::results::{Recordings, directive_view};
 use crate::workspace::FoundDirective;
 use std::path::Path;

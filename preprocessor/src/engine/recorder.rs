@@ -2,10 +2,10 @@
 //! and merges the results into `data/` atomically under the lock.
 
 use super::job::{Job, JobPoint, MeasureRules};
-use super::worker::{WorkerError, run_job};
+use super::live::{LiveRunner, Work};
+use super::supervisor::{WorkerError, run_job};
 use crate::directive::MeasureOverrides;
 use crate::error::{Error, Result};
-use crate::preprocess::{LiveRunner, Work};
 use crate::record::{Outcome, Recording, SCHEMA_VERSION};
 use crate::workspace::Workspace;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};

@@ -3,14 +3,14 @@
 //! failure becomes a failed point with its message.
 
 use super::expected::{expected, prefix};
-use super::host_data::HostData;
-use super::init::{generate, seed_for};
 use super::job::{Job, JobPoint, MeasureRules, Message};
 use super::measure::{measure_gpu, measure_host};
 use super::reference::compare;
 use super::sequence::Sequence;
 use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
+use crate::host_data::HostData;
+use crate::host_data::init::{generate, seed_for};
 use crate::metrics::point_vars;
 use crate::record::{
     Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Timing, Verification,
