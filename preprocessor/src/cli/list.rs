@@ -1,17 +1,20 @@
 //! `mdbook-gpulab list`: the book's status table (the papers' table of contents: one row per item of
-//! each paper's inventory), for people or tools; the same rows as the ```` ```gpulab-status ```` table.
+//! each paper's inventory), for people or tools; the same rows as the ```` ```gpulab-status ```` table,
+//! then a row for each directive that cannot be listed (invalid, or its recording unreadable).
 
+use crate::directive::fence::FenceKind;
 use crate::inventory::Inventory;
 use crate::plan::plan;
 use crate::preprocess::{directive_state, directive_status};
 use crate::render::status::{ItemRow, StatusTable, claims_summary, claims_text, summary};
 use crate::results::{Recordings, directive_view};
+use crate::workspace::FoundDirective;
 use serde::Serialize;
 use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// One row of `list --json`.
+/// One item row of `list --json`.
 #[derive(Serialize)]
 struct JsonRow<'a> {
     /// `paper:item`, as directives name it.
@@ -36,22 +39,70 @@ struct Claims {
     total: usize,
 }
 
-/// The status table of the book at `dir`, with the inventory's cross-check problems.
-pub fn status_table(dir: &Path) -> anyhow::Result<(StatusTable, Vec<String>, usize)> {
+/// The row of a directive that cannot be listed: `state` says why, `errors` what is wrong.
+#[derive(Serialize)]
+pub struct ErrorRow {
+    id: &'static str,
+    chapter: String,
+    directive: String,
+    experiment: String,
+    /// `invalid` or `unreadable`.
+    state: &'static str,
+    errors: Vec<String>,
+}
+
+fn error_row(
+    f: &FoundDirective,
+    index: usize,
+    state: &'static str,
+    errors: Vec<String>,
+) -> ErrorRow {
+    let experiment = crate::directive::raw::parse(&f.fence.body)
+        .map(|raw| raw.experiment.into_inner())
+        .unwrap_or_default();
+    ErrorRow {
+        id: "-",
+        chapter: f.chapter_path.display().to_string(),
+        directive: format!("{}#{index}", f.chapter_path.display()),
+        experiment,
+        state,
+        errors,
+    }
+}
+
+/// The book at `dir`: its status table, the inventory's cross-check problems, and the directives that
+/// cannot be listed.
+pub fn status_table(dir: &Path) -> anyhow::Result<(StatusTable, Vec<String>, Vec<ErrorRow>)> {
     let (ws, found) = super::book::load(dir)?;
     let mut recordings = Recordings::new(ws.data())?;
     let mut directives = Vec::new();
-    let mut invalid = 0;
+    let mut errors = Vec::new();
+    // The directive's number in its chapter, counted as the preprocessor does.
+    let mut index: (Option<&Path>, usize) = (None, 0);
     for f in &found {
-        let Ok((d, exp)) = &f.parsed else {
-            invalid += usize::from(f.fence.kind == crate::directive::fence::FenceKind::Experiment);
+        if f.fence.kind != FenceKind::Experiment {
             continue;
+        }
+        if index.0 != Some(f.chapter_path.as_path()) {
+            index = (Some(f.chapter_path.as_path()), 0);
+        }
+        index.1 += 1;
+        let (d, exp) = match &f.parsed {
+            Ok(ok) => ok,
+            Err(diags) => {
+                let messages = diags.iter().map(|d| d.render(false)).collect();
+                errors.push(error_row(f, index.1, "invalid", messages));
+                continue;
+            }
         };
         if d.reproduces.is_empty() {
             continue;
         }
         let points = plan(d, exp, &ws.sources)?;
-        recordings.preload(exp)?;
+        if let Err(e) = recordings.preload(exp) {
+            errors.push(error_row(f, index.1, "unreadable", vec![e.to_string()]));
+            continue;
+        }
         let view = directive_view(
             d,
             exp,
@@ -72,7 +123,7 @@ pub fn status_table(dir: &Path) -> anyhow::Result<(StatusTable, Vec<String>, usi
     Ok((
         StatusTable::build(&inventory, &directives),
         problems,
-        invalid,
+        errors,
     ))
 }
 
@@ -87,12 +138,11 @@ fn where_of(row: &ItemRow) -> Vec<String> {
 }
 
 pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
-    let (table, problems, invalid) = status_table(dir)?;
+    let (table, problems, errors) = status_table(dir)?;
     if json {
-        let rows: Vec<JsonRow> = table
-            .rows
-            .iter()
-            .map(|r| JsonRow {
+        let mut rows: Vec<serde_json::Value> = Vec::new();
+        for r in &table.rows {
+            let row = JsonRow {
                 id: r.full_id(),
                 kind: r.kind,
                 title: &r.title,
@@ -108,8 +158,12 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                         c.map(|(holding, total)| (dev.as_str(), Claims { holding, total }))
                     })
                     .collect(),
-            })
-            .collect();
+            };
+            rows.push(serde_json::to_value(row)?);
+        }
+        for e in &errors {
+            rows.push(serde_json::to_value(e)?);
+        }
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
         let devices: Vec<String> = table
@@ -152,12 +206,22 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
         }
         println!("{}", summary(&table));
         println!("{}", claims_summary(&table));
-        if invalid > 0 {
-            println!("{invalid} invalid directive(s): run `mdbook-gpulab check`");
+        for e in &errors {
+            println!("{:<40} {:<11} {}", "-", e.state, e.directive);
+            for m in &e.errors {
+                println!("    {}", m.lines().next().unwrap_or_default());
+            }
         }
     }
     for p in &problems {
         eprintln!("warning: {p}");
+    }
+    if !errors.is_empty() {
+        eprintln!(
+            "{} invalid directive(s) or unreadable recording(s): run `mdbook-gpulab check`",
+            errors.len()
+        );
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }
