@@ -2,7 +2,7 @@
 //! the GPU, records it, and prints its tables in the terminal, like running a notebook cell.
 
 use crate::engine::job::JobPoint;
-use crate::engine::recorder::{Recorder, rules_for};
+use crate::engine::recorder::{JobGroup, Recorder, rules_for};
 use crate::plan::plan;
 use crate::render::text::text_table;
 use crate::results::{Recordings, device_results, select_devices};
@@ -33,7 +33,10 @@ pub fn run(dir: &Path, target: &str) -> anyhow::Result<ExitCode> {
             "no gpulab directive in `{chapter}` (paths are relative to the book's src folder or the book root)"
         );
     }
-    let recorder = Recorder { verbose: true };
+    let recorder = Recorder {
+        verbose: true,
+        ..Default::default()
+    };
     let mut shown = 0;
     for f in selected {
         let (d, exp) = match &f.parsed {
@@ -56,7 +59,12 @@ pub fn run(dir: &Path, target: &str) -> anyhow::Result<ExitCode> {
                 key: p.key.clone(),
             })
             .collect();
-        recorder.record_points(&ws, &exp.name, job, rules_for(&ws, &d.measure, d.budget_s))?;
+        let group = JobGroup {
+            experiment: exp.name.clone(),
+            rules: rules_for(&ws, &d.measure, d.budget_s),
+            points: job,
+        };
+        recorder.record_group(&ws, &group, Default::default())?;
         let mut recordings = Recordings::new(ws.data())?;
         recordings.preload(&exp.name)?;
         let device = crate::engine::local_device_slug()?;

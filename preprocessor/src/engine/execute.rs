@@ -73,6 +73,10 @@ pub fn worker_main() -> std::process::ExitCode {
     };
     let device = device_record(gpu.info());
     emit(&Message::Device(device.clone()));
+    if job.points.is_empty() {
+        // A probe (`worker::probe_device`): the device is the whole answer.
+        return std::process::ExitCode::SUCCESS;
+    }
     let exp = match crate::spec::load(&job.root, &job.kernels_dir, &job.experiment) {
         Ok(e) => Arc::new(e),
         Err(diags) => {
@@ -93,7 +97,7 @@ pub fn worker_main() -> std::process::ExitCode {
         modules: HashMap::new(),
         host: None,
         expected: HashMap::new(),
-        slowest: HashMap::new(),
+        slowest: job.budget_hints.clone().into_iter().collect(),
     };
     for (index, jp) in job.points.iter().enumerate() {
         emit(&Message::Start { index });

@@ -43,6 +43,9 @@ pub struct JobPoint {
     pub key: String,
 }
 
+/// Per variant, a recorded (size, seconds per run) that the budget rule starts from.
+pub type BudgetHints = BTreeMap<String, (f64, f64)>;
+
 /// What the parent sends a worker on stdin.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 pub struct Job {
@@ -53,6 +56,10 @@ pub struct Job {
     pub points: Vec<JobPoint>,
     pub rules: MeasureRules,
     pub commit: Option<String>,
+    /// Per variant, a recorded (size, seconds per run) for the budget rule, when the variant's
+    /// smaller sizes run in another shard (see `shard::budget_hints`).
+    #[serde(default)]
+    pub budget_hints: BudgetHints,
 }
 
 /// What a worker prints on stdout, one per line.
