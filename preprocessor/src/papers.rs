@@ -108,6 +108,12 @@ impl PaperTable {
         self.meta.get("gpu").map(String::as_str)
     }
 
+    /// Why a ratio of our values to this table's is no speed-up, from `# no-speed-up: <why>` (e.g. the
+    /// paper does not state the size it measured); `None` when speed-ups may be shown.
+    pub fn no_speedup(&self) -> Option<&str> {
+        self.meta.get("no-speed-up").map(String::as_str)
+    }
+
     /// The unit of a metric column: from `# units:` when it is one we know, else the built-in
     /// metric's unit; `None` for a unit we cannot interpret (`Ginstructions/s`).
     pub fn unit_of(&self, metric: &str) -> Option<Unit> {

@@ -145,6 +145,7 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
     let mut replacements: HashMap<PathBuf, Vec<(std::ops::Range<usize>, String)>> = HashMap::new();
     let mut status_rows = Vec::new();
     let mut problems = Vec::new();
+    let mut pending = Vec::new();
     for (f, points) in found.iter().zip(&planned) {
         let html = match (&f.parsed, points) {
             (Ok((d, exp)), Some(points)) => {
@@ -163,20 +164,26 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
                 );
                 let where_ = format!("{}#{}", f.chapter_path.display(), d.location.index);
                 let state = directive_state(&view);
-                match state {
-                    StatusState::Missing => problems.push(format!(
-                        "{where_}: no recording for experiment `{}`",
+                let problem = match state {
+                    StatusState::Pending => {
+                        format!("{where_}: experiment `{}` awaits a GPU run", exp.name)
+                    }
+                    StatusState::Partial => {
+                        format!("{where_}: some points of `{}` await a GPU run", exp.name)
+                    }
+                    StatusState::Stale => {
+                        format!("{where_}: the recording of `{}` is stale", exp.name)
+                    }
+                    StatusState::Failed => format!(
+                        "{where_}: some points of `{}` failed (see the page for why)",
                         exp.name
-                    )),
-                    StatusState::Stale => problems.push(format!(
-                        "{where_}: the recording of `{}` is stale",
-                        exp.name
-                    )),
-                    StatusState::Partial => problems.push(format!(
-                        "{where_}: some points of `{}` are not recorded",
-                        exp.name
-                    )),
-                    StatusState::Recorded => {}
+                    ),
+                    StatusState::Recorded => String::new(),
+                };
+                if state.fails_strict() {
+                    problems.push(problem);
+                } else if state != StatusState::Recorded {
+                    pending.push(problem);
                 }
                 status_rows.extend(status_rows_for(f, &view, state));
                 let rendered = if view.devices.is_empty() {
@@ -204,13 +211,11 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
             .push((f.fence.block.clone(), html));
     }
 
-    if !problems.is_empty() {
-        if ws.config.strict {
-            return Err(Error::Strict(format!("--strict: {}", problems.join("; "))));
-        }
-        for p in &problems {
-            eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
-        }
+    if !problems.is_empty() && ws.config.strict {
+        return Err(Error::Strict(format!("--strict: {}", problems.join("; "))));
+    }
+    for p in problems.iter().chain(&pending) {
+        eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
     }
 
     let status_html = templates
@@ -263,10 +268,14 @@ fn stale_work(
     Ok(work)
 }
 
-/// Recorded, stale, partly recorded or missing, across the devices shown.
+/// Recorded, failed, stale, partly recorded or pending, across the devices shown (the first that
+/// applies, in that order of severity).
 pub fn directive_state(view: &DirectiveView) -> StatusState {
     if view.devices.is_empty() {
-        return StatusState::Missing;
+        return StatusState::Pending;
+    }
+    if view.devices.iter().any(|d| d.failed_count() > 0) {
+        return StatusState::Failed;
     }
     if view.devices.iter().any(|d| d.stale_count() > 0) {
         return StatusState::Stale;

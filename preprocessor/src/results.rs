@@ -68,7 +68,7 @@ impl Recordings {
         let hot = d.measure.hot.unwrap_or(false);
         Ok(points
             .iter()
-            .filter(|p| needs_run(mine.and_then(|r| find_point(r, p)), p, hot))
+            .filter(|p| needs_run(mine.and_then(|r| find_point(r, p)), p, device, hot))
             .cloned()
             .collect())
     }
@@ -129,9 +129,14 @@ pub fn find_point<'a>(rec: &'a Recording, planned: &PlannedPoint) -> Option<&'a 
 /// the directive asks (`hot` vs cold). A failed point with a current key is current: a wrong
 /// result, a crash or a hang is deterministic until the code changes, and retrying a hung kernel
 /// on every build would cost its watchdog each time (`record --rerun` tries again).
-pub fn needs_run(recorded: Option<&Point>, planned: &PlannedPoint, hot: bool) -> bool {
+pub fn needs_run(
+    recorded: Option<&Point>,
+    planned: &PlannedPoint,
+    device: &str,
+    hot: bool,
+) -> bool {
     let Some(q) = recorded else { return true };
-    if q.key != planned.key {
+    if q.key != planned.key.on(device) {
         return true;
     }
     match q.timing.as_ref().map(|t| t.mode.as_str()) {
@@ -183,6 +188,7 @@ pub fn device_results<'a>(
     directive: &Directive,
     points: &[PlannedPoint],
 ) -> DeviceResults<'a> {
+    let slug = &rec.device.slug;
     let mut cells: Vec<Cell<'a>> = points
         .iter()
         .map(|p| {
@@ -191,7 +197,7 @@ pub fn device_results<'a>(
                 variant: p.variant.clone(),
                 axes: p.axes.clone(),
                 point,
-                stale: point.is_some_and(|r| r.key != p.key),
+                stale: point.is_some_and(|r| r.key != p.key.on(slug)),
                 relative: BTreeMap::new(),
             }
         })

@@ -83,12 +83,16 @@ enum Command {
         #[arg(long, default_value = ".")]
         dir: PathBuf,
     },
-    /// Run one directive (`chapter.md#2`) or a chapter's directives and print the tables.
+    /// Run one directive (`chapter.md#2`) or a chapter's directives and print the tables
+    /// (without a GPU: print the recorded tables).
     Run {
         /// Chapter path (relative to the book's src folder or the repository), optionally `#n`.
         target: String,
         #[arg(long, default_value = ".")]
         dir: PathBuf,
+        /// Print the recorded tables and run nothing, even on a machine with a GPU.
+        #[arg(long)]
+        recorded: bool,
     },
     /// List the GPUs visible, with their peaks.
     Devices,
@@ -154,7 +158,11 @@ pub fn main() -> ExitCode {
             },
         ),
         Some(Command::Merge { sources, dir }) => merge::run(&dir, &sources),
-        Some(Command::Run { target, dir }) => run_cell::run(&dir, &target),
+        Some(Command::Run {
+            target,
+            dir,
+            recorded,
+        }) => run_cell::run(&dir, &target, recorded),
         Some(Command::Devices) => devices::run(),
         Some(Command::LaunchInfo {
             experiment,

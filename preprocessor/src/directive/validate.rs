@@ -542,9 +542,23 @@ pub fn axis_values(v: &toml::Value) -> Result<Vec<ParamValue>, String> {
                 }
                 Ok(out)
             } else {
-                Err("expected a list, { range = [from, to, step] } or { pow2 = [lo, hi] }".into())
+                let key = t.keys().next().map(String::as_str).unwrap_or_default();
+                let hint = crate::diagnostic::did_you_mean(key, ["range", "pow2"])
+                    .map(|h| format!(" ({h})"))
+                    .unwrap_or_default();
+                Err(format!(
+                    "unknown key `{key}`{hint}: expected a list, {{ range = [from, to, step] }} or {{ pow2 = [lo, hi] }}"
+                ))
             }
         }
+        toml::Value::Table(t) => Err(format!(
+            "a table of {} keys ({}): expected a list, {{ range = [from, to, step] }} or {{ pow2 = [lo, hi] }}",
+            t.len(),
+            t.keys()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
         other => param_value(other)
             .map(|p| vec![p])
             .ok_or_else(|| "expected a number, a string or a list".into()),

@@ -115,13 +115,14 @@ impl Recorder {
             },
         );
         bar.finish_and_clear();
-        let (device, points) = match result {
+        let (device, mut points) = match result {
             Ok(r) => r,
             Err(WorkerError::Interrupted) => {
                 return Err(Error::Engine("interrupted: data/ left as it was".into()));
             }
             Err(e) => return Err(Error::Engine(format!("{experiment}: {e}"))),
         };
+        name_device_in_keys(&job.points, &mut points, &device.slug);
         let failed = points
             .iter()
             .filter(|p| p.outcome == Outcome::Failed)
@@ -169,6 +170,18 @@ impl Recorder {
             commit: git_commit(&ws.root),
             rules,
             budget_hints: BudgetHints::new(),
+        }
+    }
+}
+
+/// Sets each point's recorded key: its job point's key on the device the worker reported.
+fn name_device_in_keys(job: &[JobPoint], points: &mut [crate::record::Point], device: &str) {
+    for p in points {
+        if let Some(jp) = job
+            .iter()
+            .find(|jp| jp.variant == p.variant && jp.params == p.params)
+        {
+            p.key = jp.key.on(device);
         }
     }
 }

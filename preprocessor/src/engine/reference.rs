@@ -26,6 +26,20 @@ pub const NAMES: &[&str] = &[
     "sin_sqrt",
 ];
 
+/// The `dims` a built-in reference reads: (required, optional). Any other name is a mistake.
+pub fn dims_of(name: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
+    Some(match name {
+        "matmul" | "matmul_aat" => (&["n"], &[]),
+        "transpose" => (&["rows", "cols"], &[]),
+        "gather" => (&["n", "offset", "stride"], &[]),
+        "sum" | "dot" | "sin_sqrt" => (&[], &[]),
+        "row_sum" | "row_mean" | "row_max" | "row_min" | "row_sumsq" => {
+            (&["rows", "cols"], &["pitch"])
+        }
+        _ => return None,
+    })
+}
+
 /// Why a reference (or CPU baseline) could not run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
 pub enum ReferenceError {
@@ -1035,6 +1049,13 @@ mod tests {
             sin_sqrt(&HostData::I32(vec![1])),
             Err(ReferenceError::Type { .. })
         ));
+    }
+
+    #[test]
+    fn every_reference_declares_its_dims() {
+        for name in NAMES {
+            assert!(dims_of(name).is_some(), "{name} has no dims_of entry");
+        }
     }
 
     #[test]

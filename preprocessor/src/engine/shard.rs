@@ -53,7 +53,8 @@ pub fn recorded_cost(recorded: &Point) -> Option<f64> {
             if !run.is_finite() || run < 0.0 {
                 return None;
             }
-            let n = t.samples as f64;
+            // Hot samples time a batch of runs each.
+            let n = (t.samples * t.runs_per_sample.max(1)) as f64;
             Some(match t.mode.as_str() {
                 "host" => SETUP_S + n * run,
                 "cold" => SETUP_S + (n + 1.0) * run + n * FLUSH_S,
@@ -267,7 +268,7 @@ mod tests {
     }
 
     fn timed(p: &JobPoint, median_ms: f64, samples: usize, mode: &str) -> Point {
-        let mut q = Point::new(&p.variant, &p.params, &p.key, None);
+        let mut q = Point::new(&p.variant, &p.params, p.key.as_str(), None);
         q.timing = Some(Timing {
             median_ms,
             min_ms: median_ms,
@@ -277,7 +278,7 @@ mod tests {
             noise: 0.0,
             samples,
             mode: mode.into(),
-            throttled: false,
+            ..Default::default()
         });
         q
     }

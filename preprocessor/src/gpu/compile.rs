@@ -133,14 +133,11 @@ pub fn compile(
     ensure_nvrtc()?;
     let supported = supported_archs()?;
     let (target, kind) = choose_target(arch, &supported)?;
-    let mut opts = vec![
-        match kind {
-            ImageKind::Cubin => format!("--gpu-architecture=sm_{}{}", target.0, target.1),
-            ImageKind::Ptx => format!("--gpu-architecture=compute_{}{}", target.0, target.1),
-        },
-        "-lineinfo".to_string(),
-        "--std=c++17".to_string(),
-    ];
+    let mut opts = vec![match kind {
+        ImageKind::Cubin => format!("--gpu-architecture=sm_{}{}", target.0, target.1),
+        ImageKind::Ptx => format!("--gpu-architecture=compute_{}{}", target.0, target.1),
+    }];
+    opts.extend(crate::key::FIXED_COMPILE_OPTIONS.map(String::from));
     if let Some(dir) = Path::new(source_name)
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

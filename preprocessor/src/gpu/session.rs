@@ -185,9 +185,14 @@ impl Gpu {
         self.shared.call("cuMemsetD8Async (L2 flush)", r)
     }
 
-    /// The current SM clock in MHz from `nvidia-smi` (for throttling checks); `None` if unavailable.
-    /// Costs a process spawn (tens of ms): call between samples, not inside timed regions.
+    /// The current SM clock in MHz from `nvidia-smi`; `None` if unavailable. Costs a process spawn
+    /// (tens of ms): the measurement loop uses [`Gpu::clocks`] (NVML, microseconds) instead.
     pub fn current_sm_clock_mhz(&self) -> Option<u32> {
         smi::current_sm_clock_mhz(&self.info.pci_bus_id)
+    }
+
+    /// The live SM and memory clocks through NVML; `None` without NVML.
+    pub fn clocks(&self) -> Option<super::clocks::ClockReading> {
+        super::clocks::read(&self.info.pci_bus_id)
     }
 }

@@ -4,7 +4,7 @@ pub mod schema;
 pub mod store;
 
 pub use schema::{
-    Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Recording,
+    Attributes, Clocks, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Recording,
     SCHEMA_VERSION, Timing, Verification,
 };
 pub use store::{DataDir, StoreError};

@@ -52,6 +52,10 @@ pub struct MissingContext {
     pub expected_cells: usize,
     /// "point" or "points", to agree with `expected_cells`.
     pub points_word: &'static str,
+    /// The command that runs this directive on a GPU: `mdbook-gpulab run part1/x.md#2`.
+    pub command: String,
+    /// The directive's claims, each "not evaluated" until the points are recorded.
+    pub claims: Vec<String>,
 }
 
 /// `error.hbs`'s data.
@@ -223,6 +227,18 @@ impl MissingContext {
             } else {
                 "points"
             },
+            command: run_command(view),
+            claims: view.directive.expect.clone(),
         }
     }
+}
+
+/// `mdbook-gpulab run <chapter>#<n>`: runs and records one directive on a GPU machine.
+pub fn run_command(view: &DirectiveView<'_>) -> String {
+    let location = &view.directive.location;
+    format!(
+        "mdbook-gpulab run {}#{}",
+        location.chapter.to_string_lossy().replace('\\', "/"),
+        location.index
+    )
 }

@@ -73,6 +73,7 @@ pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
             samples: 10,
             mode: "cold".into(),
             throttled: false,
+            ..Timing::default()
         }),
         metrics,
         attributes: None,

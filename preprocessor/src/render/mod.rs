@@ -23,14 +23,14 @@ pub mod text;
 pub mod view;
 
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 #[cfg(test)]
 mod tests;
 
 pub use chart::{
     Chart, ChartData, ChartPoint, PointValue, Series, SweepData, ValueAxis, XAxis, XScale,
 };
-pub use context::{DeviceContext, DirectiveContext, ErrorContext, MissingContext};
+pub use context::{DeviceContext, DirectiveContext, ErrorContext, MissingContext, run_command};
 pub use error::RenderError;
 pub use format::format_value;
 pub use status::{StatusRow, StatusState, chapter_href};

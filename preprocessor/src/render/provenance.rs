@@ -42,8 +42,8 @@ pub fn stale_badge_html(stale: usize, total: usize) -> Option<String> {
 pub fn missing_note_html(missing: usize, total: usize) -> Option<String> {
     (missing > 0).then(|| {
         format!(
-            "<p class=\"gpulab-missing-note\">{missing} of {total} point{} not recorded on this device yet; \
-             run <code>mdbook-gpulab record</code> on a GPU machine</p>",
+            "<p class=\"gpulab-missing-note\">{missing} of {total} point{} not recorded on this device yet \
+             (pending: awaiting a GPU run); run <code>mdbook-gpulab record</code> on a GPU machine</p>",
             plural(total)
         )
     })

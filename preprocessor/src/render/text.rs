@@ -67,13 +67,16 @@ pub fn text_table(
                 .iter()
                 .find(|x| &field(x, &spec.rows) == r && &field(x, &spec.columns) == c);
             line.push(match CellState::of(cell, &spec.value) {
-                CellState::Missing => "-".into(),
+                CellState::Missing => "pending".into(),
                 CellState::Failed(_) => "FAILED".into(),
                 CellState::Skipped(_) => "skipped".into(),
                 CellState::Value(v) => super::format::format_value(v, unit),
                 CellState::Text(t) => t,
-                CellState::NoValue => "?".into(),
+                CellState::NoValue => "-".into(),
             });
+            if cell.is_some_and(|c| c.stale) {
+                line.last_mut().expect("just pushed").push_str(" (stale)");
+            }
         }
         grid.push(line);
     }

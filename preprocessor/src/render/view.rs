@@ -63,6 +63,16 @@ impl DeviceResults<'_> {
     pub fn stale_count(&self) -> usize {
         self.cells.iter().filter(|c| c.stale).count()
     }
+    /// Points recorded as failed (a wrong result, a launch error, a crash or a timeout).
+    pub fn failed_count(&self) -> usize {
+        self.cells
+            .iter()
+            .filter(|c| {
+                c.point
+                    .is_some_and(|p| p.outcome == crate::record::Outcome::Failed)
+            })
+            .count()
+    }
     pub fn missing_count(&self) -> usize {
         self.cells.iter().filter(|c| c.point.is_none()).count()
     }

@@ -4,7 +4,7 @@
 use super::model::*;
 use super::raw::{ExprText, RawSpec, RawVariant};
 use crate::diagnostic::{Diagnostic, did_you_mean};
-use crate::expr::Expr;
+use crate::expr::{Division, Expr};
 use crate::source::{SourceFile, with_help};
 use crate::value::{ElemType, ParamValue, Unit};
 use std::collections::BTreeSet;
@@ -49,15 +49,31 @@ impl Checker<'_> {
         self.diags.push(d);
     }
 
-    /// Parses an expression written inside a TOML string at `span`, checking its variables.
+    /// Parses an expression written inside a TOML string at `span`, checking its variables; its
+    /// integer `/` truncates (sizes, geometry, defines, arguments: [`Division::Integer`]).
     fn expr(&mut self, text: &str, span: Range<usize>, known: &BTreeSet<String>) -> Option<Expr> {
+        self.expr_with(text, span, known, Division::Integer)
+    }
+
+    /// A metric formula: like [`Checker::expr`], but `/` is real division ([`Division::Real`]).
+    fn metric(&mut self, text: &str, span: Range<usize>, known: &BTreeSet<String>) -> Option<Expr> {
+        self.expr_with(text, span, known, Division::Real)
+    }
+
+    fn expr_with(
+        &mut self,
+        text: &str,
+        span: Range<usize>,
+        known: &BTreeSet<String>,
+        division: Division,
+    ) -> Option<Expr> {
         // Inside a quoted string the text starts one byte after the span.
         let inner = if span.end - span.start > text.len() {
             span.start + 1
         } else {
             span.start
         };
-        match Expr::parse(text) {
+        match Expr::parse_with(text, division) {
             Ok(e) => {
                 for var in e.variables() {
                     if !known.contains(&var) {
@@ -205,10 +221,11 @@ pub fn validate(
         let init = match &b.init {
             None => Some(Init::Zero),
             Some(v) => parse_init(v.get_ref()).or_else(|| {
-                c.err(
+                c.err_help(
                     v.span(),
-                    "invalid `init`",
+                    "invalid `init`".into(),
                     "expected \"zero\", \"iota\", { constant = x } or { random = [lo, hi] }",
+                    init_help(v.get_ref()),
                 );
                 None
             }),
@@ -224,7 +241,13 @@ pub fn validate(
             });
         }
     }
-    let buffer_names: BTreeSet<String> = buffers.iter().map(|b| b.name.clone()).collect();
+    // Every declared name, valid or not, so one bad buffer does not also make each use of it
+    // an "unknown buffer".
+    let buffer_names: BTreeSet<String> = raw
+        .buffers
+        .iter()
+        .map(|b| b.get_ref().name.get_ref().clone())
+        .collect();
 
     let verify = validate_verify(
         &mut c,
@@ -258,12 +281,12 @@ pub fn validate(
             .metrics
             .bytes
             .as_ref()
-            .and_then(|e| c.expr(e.get_ref(), e.span(), &metric_vars)),
+            .and_then(|e| c.metric(e.get_ref(), e.span(), &metric_vars)),
         flops: raw
             .metrics
             .flops
             .as_ref()
-            .and_then(|e| c.expr(e.get_ref(), e.span(), &metric_vars)),
+            .and_then(|e| c.metric(e.get_ref(), e.span(), &metric_vars)),
         custom: raw
             .metrics
             .custom
@@ -276,7 +299,7 @@ pub fn validate(
                 if known_unit.is_none() {
                     label = format!("{label} ({})", mr.unit);
                 }
-                let expr = c.expr(mr.expr.get_ref(), mr.expr.span(), &metric_vars)?;
+                let expr = c.metric(mr.expr.get_ref(), mr.expr.span(), &metric_vars)?;
                 Some(CustomMetric {
                     name: mname.clone(),
                     expr,
@@ -307,6 +330,7 @@ pub fn validate(
             variants.push(variant);
         }
     }
+    check_variant_metric_names(&mut c, &raw.variants, &metrics);
     if raw.variants.is_empty() {
         c.err(
             0..0,
@@ -328,26 +352,10 @@ pub fn validate(
         Some(v) if c.diags.is_empty() => v,
         _ => return Err(c.diags),
     };
-    let slice = |r: Range<usize>| section_text(&file.text, r).to_string();
-    let mut common_key_text: String = raw
-        .buffers
-        .iter()
-        .map(|b| slice(b.span()))
-        .collect::<Vec<_>>()
-        .join("\n");
-    common_key_text.push_str(&slice(raw.verify.span()));
-    for e in [&metrics.bytes, &metrics.flops].into_iter().flatten() {
-        common_key_text.push_str(e.source());
-    }
-    for m in &metrics.custom {
-        common_key_text.push_str(&format!("{}={}", m.name, m.expr.source()));
-    }
     let variants = variants
         .into_iter()
-        .zip(&raw.variants)
         .zip(variant_verify)
-        .map(|((mut v, sv), vv)| {
-            v.key_text = slice(sv.span());
+        .map(|(mut v, vv)| {
             v.verify = vv;
             v
         })
@@ -363,7 +371,6 @@ pub fn validate(
         verify,
         metrics,
         variants,
-        common_key_text,
     })
 }
 
@@ -436,6 +443,36 @@ fn validate_verify(
             dims.push((dname.clone(), e));
         }
     }
+    if let Reference::Builtin(r) = &reference
+        && let Some((required, optional)) = crate::engine::reference::dims_of(r)
+    {
+        let all = || required.iter().chain(optional).copied();
+        for (dname, value) in v.dims.iter().flatten() {
+            if !all().any(|d| d == dname) {
+                let help = did_you_mean(dname, all()).or_else(|| {
+                    Some(match all().count() {
+                        0 => format!("reference `{r}` takes no dims"),
+                        _ => format!("dims of `{r}`: {}", all().collect::<Vec<_>>().join(", ")),
+                    })
+                });
+                c.err_help(
+                    value.span(),
+                    format!("reference `{r}` has no dim `{dname}`"),
+                    "unknown dim",
+                    help,
+                );
+            }
+        }
+        for d in required.iter() {
+            if !v.dims.iter().flatten().any(|(n, _)| n == d) {
+                c.err(
+                    rs.span(),
+                    format!("reference `{r}` needs `dims = {{ {d} = … }}`"),
+                    "missing dim",
+                );
+            }
+        }
+    }
     let mut formula_vars = known.clone();
     formula_vars.insert("i".into());
     formula_vars.extend(buffer_names.iter().cloned());
@@ -469,35 +506,16 @@ fn validate_verify(
     })
 }
 
-/// The text of a spec section for cache keys. TOML spans of a `[table]` / `[[array]]` cover only
-/// its header line, so a header's section runs on to the next header that is not one of its own
-/// sub-tables (`[variant.defines]` belongs to the `[[variant]]` above it), or to the end of file.
-pub fn section_text(text: &str, span: Range<usize>) -> &str {
-    let Some(head) = text.get(span.clone()) else {
-        return "";
-    };
-    let head = head.trim();
-    if !head.starts_with('[') {
-        return head;
+/// "did you mean `random`?" for a misspelled `init` keyword or key.
+fn init_help(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => did_you_mean(s, ["zero", "iota", "random"]),
+        toml::Value::Table(t) => t
+            .keys()
+            .find(|k| !["constant", "random"].contains(&k.as_str()))
+            .and_then(|k| did_you_mean(k, ["constant", "random"])),
+        _ => None,
     }
-    let name = head.trim_matches(|c| c == '[' || c == ']').trim();
-    let own = |line: &str| {
-        let inner = line.trim_start().trim_start_matches('[').trim_start();
-        inner
-            .strip_prefix(name)
-            .is_some_and(|rest| rest.starts_with('.'))
-    };
-    let body_start = span.end.min(text.len());
-    let mut end = text.len();
-    let mut offset = body_start;
-    for line in text[body_start..].split_inclusive('\n') {
-        if line.trim_start().starts_with('[') && !own(line) {
-            end = offset;
-            break;
-        }
-        offset += line.len();
-    }
-    &text[span.start..end]
 }
 
 fn parse_init(v: &toml::Value) -> Option<Init> {
@@ -697,10 +715,11 @@ fn validate_variant(
                         .expr(&text, a.span(), &known)
                         .map(|e| ArgSpec::Scalar(st, e)),
                     None => {
-                        c.err(
+                        c.err_help(
                             a.span(),
                             format!("unknown scalar type `{ty}`"),
                             "expected i32, u32, i64, f32 or f64",
+                            did_you_mean(ty, ["i32", "u32", "i64", "f32", "f64"]),
                         );
                         None
                     }
@@ -766,12 +785,38 @@ fn validate_variant(
             .filter_map(|(name, e)| {
                 let mut mv = known.clone();
                 mv.insert("time_s".into());
-                Some((name.clone(), c.expr(e.get_ref(), e.span(), &mv)?))
+                Some((name.clone(), c.metric(e.get_ref(), e.span(), &mv)?))
             })
             .collect(),
         verify: None,
-        key_text: String::new(),
     })
+}
+
+/// A variant's `metrics = { … }` may replace `bytes`, `flops` or a custom metric of `[metrics]`;
+/// any other name is a mistake (a typo such as `bytez` would otherwise be ignored).
+fn check_variant_metric_names(
+    c: &mut Checker,
+    variants: &[Spanned<RawVariant>],
+    metrics: &MetricsSpec,
+) {
+    let mut names: Vec<&str> = vec!["bytes", "flops"];
+    names.extend(metrics.custom.iter().map(|m| m.name.as_str()));
+    for v in variants {
+        for (name, expr) in &v.get_ref().metrics {
+            if !names.contains(&name.as_str()) {
+                let help = did_you_mean(name, names.iter().copied());
+                c.err_help(
+                    expr.span(),
+                    format!(
+                        "variant `{}` sets metric `{name}`, which is neither `bytes`, `flops` nor a custom metric of `[metrics.custom]`",
+                        v.get_ref().name.get_ref()
+                    ),
+                    "unknown metric",
+                    help,
+                );
+            }
+        }
+    }
 }
 
 fn check_bufname(c: &mut Checker, s: &Spanned<String>, buffers: &BTreeSet<String>) {
@@ -783,39 +828,5 @@ fn check_bufname(c: &mut Checker, s: &Spanned<String>, buffers: &BTreeSet<String
             "unknown buffer",
             help,
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::section_text;
-
-    #[test]
-    fn section_text_runs_from_a_header_to_the_next() {
-        let t =
-            "[[buffer]]\nname = \"a\"\n\n[verify]\ntolerance = 1e-4\n[[variant]]\nname = \"v\"\n";
-        let v = t.find("[verify]").unwrap();
-        assert_eq!(section_text(t, v..v + 8), "[verify]\ntolerance = 1e-4\n");
-        let last = t.find("[[variant]]").unwrap();
-        assert_eq!(
-            section_text(t, last..last + 11),
-            "[[variant]]\nname = \"v\"\n"
-        );
-    }
-
-    #[test]
-    fn section_text_includes_its_own_sub_tables() {
-        let t =
-            "[[variant]]\nname = \"v\"\n[variant.defines]\nF = \"2\"\n[[variant]]\nname = \"w\"\n";
-        assert_eq!(
-            section_text(t, 0..11),
-            "[[variant]]\nname = \"v\"\n[variant.defines]\nF = \"2\"\n"
-        );
-    }
-
-    #[test]
-    fn inline_tables_keep_their_own_span() {
-        let t = "verify = { tolerance = 1 }";
-        assert_eq!(section_text(t, 9..26), "{ tolerance = 1 }");
     }
 }
