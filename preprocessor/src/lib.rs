@@ -9,6 +9,7 @@ pub mod engine;
 pub mod error;
 pub mod expr;
 pub mod gpu;
+pub mod host_data;
 pub mod key;
 pub mod metrics;
 pub mod papers;

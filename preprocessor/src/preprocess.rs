@@ -4,33 +4,18 @@
 use crate::config::{Config, Mode};
 use crate::diagnostic::Diagnostic;
 use crate::directive::fence::FenceKind;
+use crate::engine::{LiveRunner, Work};
 use crate::error::{Error, Result};
 use crate::plan::{PlannedPoint, plan};
 use crate::render::status::{StatusRow, StatusState};
-use crate::render::view::{ClaimStatus, DirectiveView};
 use crate::render::{Templates, render_directive_html};
+use crate::results::view::{ClaimStatus, DirectiveView};
 use crate::results::{Recordings, directive_view};
 use crate::workspace::{FoundDirective, Workspace};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
-
-/// Runs stale points on a GPU and writes their recordings (the live engine implements it).
-pub trait LiveRunner {
-    /// The slug of the GPU it records on: that device's recordings decide what must run.
-    fn device(&self) -> Result<String>;
-    /// Refreshes the recordings of `work`; returns how many points ran.
-    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize>;
-}
-
-/// One directive's points that need running.
-pub struct Work {
-    pub directive: crate::directive::Directive,
-    pub experiment: Arc<crate::spec::Experiment>,
-    pub points: Vec<PlannedPoint>,
-}
 
 /// Command-line overrides of the book's `[preprocessor.gpulab]` options.
 #[derive(Debug, Clone, Default)]
@@ -149,7 +134,7 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
     for (f, points) in found.iter().zip(&planned) {
         let html = match (&f.parsed, points) {
             (Ok((d, exp)), Some(points)) => {
-                recordings.preload(&exp.name)?;
+                recordings.preload(exp)?;
                 let paper = match &d.paper {
                     Some(id) => ws.paper(id).map_err(Error::Render)?,
                     None => None,
@@ -256,7 +241,7 @@ fn stale_work(
         let (Ok((d, exp)), Some(points)) = (&f.parsed, points) else {
             continue;
         };
-        let todo = recordings.to_run(device, d, &exp.name, points)?;
+        let todo = recordings.to_run(device, d, exp, points)?;
         if !todo.is_empty() {
             work.push(Work {
                 directive: d.clone(),

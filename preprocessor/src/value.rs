@@ -161,4 +161,4 @@ pub fn builtin_metric_unit(name: &str) -> Option<Unit> {
     })
 }
 
-pub use crate::engine::host_data::ElemType;
+pub use crate::host_data::ElemType;

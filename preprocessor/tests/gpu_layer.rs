@@ -1,10 +1,10 @@
 //! Integration tests of the `gpu` layer on a real NVIDIA GPU (all `#[ignore]`d: run them on the device with
 //! `cargo test --test gpu_layer -- --ignored --test-threads=1`, as scripts/gpu-suite.sh does).
 
-use mdbook_gpulab::engine::host_data::{ElemType, HostData};
-use mdbook_gpulab::engine::init::{Init, generate};
 use mdbook_gpulab::engine::reference;
 use mdbook_gpulab::gpu::{self, CompileError, Gpu, GpuError, KernelArg, Module};
+use mdbook_gpulab::host_data::init::{Init, generate};
+use mdbook_gpulab::host_data::{ElemType, HostData};
 
 const SOURCE: &str = r#"
 extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {

@@ -4,9 +4,9 @@ mod common;
 
 use common::BookCopy;
 use mdbook_gpulab::directive::fence::FenceKind;
+use mdbook_gpulab::engine::Work;
 use mdbook_gpulab::engine::recorder::job_groups;
 use mdbook_gpulab::plan::{SourceCache, point_key};
-use mdbook_gpulab::preprocess::Work;
 use mdbook_gpulab::record::{Failure, FailureKind, Outcome, Point, Timing};
 use mdbook_gpulab::results::needs_run;
 use mdbook_gpulab::workspace::Workspace;
@@ -511,7 +511,7 @@ fn szczepanski_cgma_is_not_truncated_by_integer_division() {
     assert!((15.7..15.8).contains(&cgma("v4")), "{}", cgma("v4"));
     assert!((31.0..31.1).contains(&cgma("v5")), "{}", cgma("v5"));
     for v in &exp.variants {
-        let t = mdbook_gpulab::metrics::metric_truncations(&exp, &v.name, &params);
+        let t = mdbook_gpulab::spec::metrics::metric_truncations(&exp, &v.name, &params);
         assert!(t.is_empty(), "{}: {t:?}", v.name);
     }
 }

@@ -129,7 +129,8 @@ fn truncated_metrics(found: &[FoundDirective], ws: &Workspace) -> anyhow::Result
     for f in found {
         let Ok((d, exp)) = &f.parsed else { continue };
         for p in plan(d, exp, &ws.sources)? {
-            for (metric, t) in crate::metrics::metric_truncations(exp, &p.variant, &p.params) {
+            for (metric, t) in crate::spec::metrics::metric_truncations(exp, &p.variant, &p.params)
+            {
                 if seen.insert((
                     exp.name.clone(),
                     p.variant.clone(),

@@ -2,7 +2,7 @@
 
 use crate::plan::plan;
 use crate::preprocess::directive_state;
-use crate::render::view::ClaimStatus;
+use crate::results::view::ClaimStatus;
 use crate::results::{Recordings, directive_view};
 use serde::Serialize;
 use std::path::Path;
@@ -37,7 +37,7 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             continue;
         };
         let points = plan(d, exp, &ws.sources)?;
-        recordings.preload(&exp.name)?;
+        recordings.preload(exp)?;
         let view = directive_view(
             d,
             exp,

@@ -170,7 +170,7 @@ pub fn main() -> ExitCode {
             assignments,
             dir,
         }) => launch_info::run(&dir, &experiment, &variant, &assignments),
-        Some(Command::Worker) => return crate::engine::execute::worker_main(),
+        Some(Command::Worker) => return crate::engine::worker::worker_main(),
     };
     match result {
         Ok(code) => code,

@@ -2,11 +2,11 @@
 //! `--rerun`) on this machine's GPU(s) and writes `data/`; `--shard K/N` runs one of N
 //! cost-balanced shards of the points, `--gpus` one worker per GPU.
 
+use crate::engine::Work;
 use crate::engine::job::{BudgetHints, JobPoint};
 use crate::engine::recorder::{JobGroup, Recorder, job_groups};
 use crate::engine::shard::{self, Shard};
 use crate::plan::plan;
-use crate::preprocess::Work;
 use crate::record::Point;
 use crate::results::Recordings;
 use crate::workspace::{FoundDirective, Workspace};
@@ -200,11 +200,11 @@ fn groups_to_run(
             None => false,
         };
         let planned = plan(d, exp, &ws.sources)?;
-        recordings.preload(&exp.name)?;
+        recordings.preload(exp)?;
         let points = if force {
             planned
         } else {
-            recordings.to_run(device, d, &exp.name, &planned)?
+            recordings.to_run(device, d, exp, &planned)?
         };
         if !points.is_empty() {
             work.push(Work {

@@ -8,7 +8,7 @@ use crate::engine::job::JobPoint;
 use crate::engine::recorder::{JobGroup, Recorder, rules_for};
 use crate::plan::plan;
 use crate::render::text::text_table;
-use crate::render::view::DirectiveView;
+use crate::results::view::DirectiveView;
 use crate::results::{Recordings, directive_view};
 use crate::workspace::FoundDirective;
 use std::path::Path;
@@ -85,7 +85,7 @@ pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<Exit
             shown_directive.devices = DeviceSelection::Slug(crate::engine::local_device_slug()?);
         }
         let mut recordings = Recordings::new(ws.data())?;
-        recordings.preload(&exp.name)?;
+        recordings.preload(exp)?;
         let view = directive_view(
             &shown_directive,
             exp,

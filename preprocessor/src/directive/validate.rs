@@ -664,9 +664,11 @@ args = ["x", "y", "N"]
         assert_eq!(d.tables[0].value, "speedup:slow");
         assert_eq!(d.tables[1].value, "pct_of:fast");
         assert_eq!(d.charts[0].y, "speedup:previous");
-        let names: Vec<String> = crate::metrics::relative_metrics(&d).into_keys().collect();
+        let names: Vec<String> = crate::directive::metrics::relative_metrics(&d)
+            .into_keys()
+            .collect();
         assert_eq!(names, ["pct_of:fast", "speedup:previous", "speedup:slow"]);
-        let infos = crate::metrics::directive_metric_infos(&d, &experiment());
+        let infos = crate::directive::metrics::directive_metric_infos(&d, &experiment());
         assert_eq!(infos["speedup:slow"].label, "speed-up over The slow one");
         assert_eq!(infos["speedup:slow"].unit, crate::value::Unit::Ratio);
         assert_eq!(infos["pct_of:fast"].label, "of The fast one");

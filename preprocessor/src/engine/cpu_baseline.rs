@@ -4,20 +4,11 @@
 //! The `*_naive` baselines are single-threaded loops written like the papers' C code; the `*_threads`
 //! ones use every core through rayon. Integer arithmetic wraps, like C's on the usual targets.
 
-use super::host_data::HostData;
 use super::reference::{Dims, ReferenceError};
+use crate::host_data::HostData;
+use crate::spec::builtins::CPU_BASELINES as NAMES;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
-
-/// Every built-in CPU baseline name.
-pub const NAMES: &[&str] = &[
-    "matmul_i32_naive",
-    "matmul_i32_threads",
-    "matmul_f32_naive",
-    "matmul_f32_threads",
-    "transpose_naive",
-    "transpose_threads",
-];
 
 /// Runs the baseline `name` into a new output. Matrix products take inputs `a, b` and the dim `n`
 /// (square `n×n`); transposes take `a` and `rows`, `cols` (either defaults to `n` when given).
@@ -273,9 +264,9 @@ fn parse_cpu_model(cpuinfo: &str, threads: usize) -> Option<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::host_data::ElemType;
-    use crate::engine::init::{Init, generate};
     use crate::engine::reference::{self, compare};
+    use crate::host_data::ElemType;
+    use crate::host_data::init::{Init, generate};
 
     fn dims(pairs: &[(&str, i64)]) -> BTreeMap<String, i64> {
         pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()

@@ -46,6 +46,16 @@ pub struct JobPoint {
     pub key: PointKey,
 }
 
+/// The product of a point's numeric parameters: the size proxy of the budget rule (and of the
+/// shards' cost model).
+pub fn size_of(params: &BTreeMap<String, ParamValue>) -> f64 {
+    params
+        .values()
+        .filter_map(|v| v.as_f64())
+        .map(|x| x.abs().max(1.0))
+        .product()
+}
+
 /// Per variant, a recorded (size, seconds per run) that the budget rule starts from.
 pub type BudgetHints = BTreeMap<String, (f64, f64)>;
 

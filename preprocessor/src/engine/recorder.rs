@@ -2,10 +2,10 @@
 //! and merges the results into `data/` atomically under the lock.
 
 use super::job::{BudgetHints, Job, JobPoint, MeasureRules};
-use super::worker::{WorkerError, run_job};
+use super::live::{LiveRunner, Work};
+use super::supervisor::{WorkerError, run_job};
 use crate::directive::MeasureOverrides;
 use crate::error::{Error, Result};
-use crate::preprocess::{LiveRunner, Work};
 use crate::record::{Outcome, Recording, SCHEMA_VERSION};
 use crate::workspace::Workspace;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -156,7 +156,7 @@ impl Recorder {
     /// The device this recorder's workers open, asked of a worker.
     pub fn device(&self, ws: &Workspace) -> Result<crate::record::DeviceRecord> {
         let job = self.job(ws, "", MeasureRules::default());
-        super::worker::probe_device(&job, self.gpu.as_deref())
+        super::supervisor::probe_device(&job, self.gpu.as_deref())
             .map_err(|e| Error::Engine(e.to_string()))
     }
 

@@ -3,10 +3,9 @@
 //! shards finish together. Pure and deterministic: the same groups and recordings give the same
 //! assignment on every machine.
 
-use super::job::{BudgetHints, JobPoint};
+use super::job::{BudgetHints, JobPoint, size_of};
 use super::recorder::JobGroup;
 use crate::record::{Outcome, Point};
-use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
 
 /// Per-point work outside the timed samples: inputs, reference, verification run (seconds).
@@ -62,15 +61,6 @@ pub fn recorded_cost(recorded: &Point) -> Option<f64> {
             })
         }
     }
-}
-
-/// The budget rule's size proxy (see `execute::size_of`): the product of numeric parameters.
-pub fn size_of(params: &BTreeMap<String, ParamValue>) -> f64 {
-    params
-        .values()
-        .filter_map(|v| v.as_f64())
-        .map(|x| x.abs().max(1.0))
-        .product()
 }
 
 /// A point's identity across machines: experiment, variant and parameter values.
@@ -250,6 +240,7 @@ mod tests {
     use super::*;
     use crate::engine::job::MeasureRules;
     use crate::record::Timing;
+    use crate::value::ParamValue;
 
     fn jp(variant: &str, n: i64) -> JobPoint {
         JobPoint {

@@ -10,7 +10,8 @@
 use super::compile::{Image, ImageKind};
 use super::error::GpuError;
 use super::module::{Kernel, Module};
-use super::session::{Gpu, Shared};
+use super::session::Gpu;
+use super::shared::Shared;
 use cudarc::driver::sys;
 use std::sync::Arc;
 

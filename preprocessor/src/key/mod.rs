@@ -6,6 +6,7 @@ pub mod normalise;
 mod spec_repr;
 
 use crate::error::{Error, Result};
+use crate::gpu::FIXED_COMPILE_OPTIONS;
 use crate::spec::{Exec, Experiment, Reference, Variant};
 use crate::value::ParamValue;
 use sha2::{Digest, Sha256};
@@ -17,10 +18,6 @@ use std::sync::Mutex;
 /// `gpulab-key-2`: normalised sources, spec semantics instead of spec text, compile options,
 /// device; derived-metric formulas left out (they are applied when the book renders).
 pub const KEY_VERSION: &str = "gpulab-key-2";
-
-/// The NVRTC options the engine always passes besides the architecture (`gpu::compile`); part
-/// of every key, so that changing them re-keys every point.
-pub const FIXED_COMPILE_OPTIONS: [&str; 2] = ["-lineinfo", "--std=c++17"];
 
 /// A point's key before the device is named: everything the point's code and inputs depend on.
 /// The recorded key is [`PointKey::on`] the device (a recording only matches its own device).

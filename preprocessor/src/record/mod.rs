@@ -1,5 +1,7 @@
 //! Recordings: what a run measured, on which device, stored as `data/<device>/<experiment>.json`.
 
+#[cfg(test)]
+pub mod fixture;
 pub mod schema;
 pub mod store;
 

@@ -58,7 +58,10 @@ pub struct Point {
     pub failure: Option<Failure>,
     #[serde(default)]
     pub timing: Option<Timing>,
-    #[serde(default)]
+    /// Derived metrics, filled when a recording is loaded for rendering
+    /// (`results::derive_metrics`); not written by the recorder (files of older versions hold
+    /// values, which loading replaces).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, Quantity>,
     #[serde(default)]
     pub attributes: Option<Attributes>,

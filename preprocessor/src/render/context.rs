@@ -7,8 +7,8 @@ use super::fields::variant_label;
 use super::provenance::{missing_note_html, provenance_html, provenance_text, stale_badge_html};
 use super::table::TableModel;
 use super::table_html::table_html;
-use super::view::{DeviceResults, DirectiveView};
 use crate::directive::TableSpec;
+use crate::results::view::{DeviceResults, DirectiveView};
 use serde::Serialize;
 
 /// `directive.hbs`'s data.

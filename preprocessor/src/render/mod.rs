@@ -20,7 +20,6 @@ pub mod table;
 pub mod table_html;
 pub mod templates;
 pub mod text;
-pub mod view;
 
 #[cfg(test)]
 pub(crate) mod fixture;
@@ -35,9 +34,8 @@ pub use error::RenderError;
 pub use format::format_value;
 pub use status::{StatusRow, StatusState, chapter_href};
 pub use templates::Templates;
-pub use view::{
-    Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, MetricInfo, Provenance,
-};
+
+use crate::results::view::DirectiveView;
 
 /// The stylesheet for `.gpulab-*` classes; copy it into the book and list it in
 /// `output.html.additional-css`.

@@ -1,7 +1,7 @@
 //! The provenance line under each output and the stale / not-recorded badges.
 
 use super::html::escape;
-use super::view::Provenance;
+use crate::results::view::Provenance;
 
 /// "NVIDIA H100 80GB HBM3 · CUDA 13.0 · driver 580.159.04 · 2026-11-22 · commit abc1234"
 pub fn provenance_text(p: &Provenance) -> String {

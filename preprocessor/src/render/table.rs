@@ -5,8 +5,8 @@
 use super::compare::{PaperValue, compare, paper_value};
 use super::fields::{FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields};
 use super::outcome::CellState;
-use super::view::{Cell, DeviceResults, DirectiveView};
 use crate::directive::TableSpec;
+use crate::results::view::{Cell, DeviceResults, DirectiveView};
 use std::collections::BTreeMap;
 
 /// One displayed cell.

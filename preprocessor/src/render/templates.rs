@@ -5,7 +5,7 @@ use super::RenderError;
 use super::context::{DirectiveContext, ErrorContext, MissingContext};
 use super::html::{escape_pre, one_block};
 use super::status::{StatusContext, StatusRow};
-use super::view::DirectiveView;
+use crate::results::view::DirectiveView;
 use handlebars::Handlebars;
 use serde::Serialize;
 use std::path::Path;

@@ -1,9 +1,10 @@
 //! A plain-text table for the terminal (`mdbook-gpulab run`).
 
 use super::outcome::CellState;
-use super::view::{Cell, DeviceResults, MetricInfo};
 use crate::directive::TableSpec;
+use crate::metrics::MetricInfo;
 use crate::metrics::RelativeMetric;
+use crate::results::view::{Cell, DeviceResults};
 use crate::value::{ParamValue, Unit};
 use std::collections::BTreeMap;
 

@@ -1,5 +1,7 @@
 //! Experiment specs (`kernels/<name>/experiment.toml`): two-stage parsing into `Experiment`.
 
+pub mod builtins;
+pub mod metrics;
 pub mod model;
 pub mod raw;
 pub mod validate;

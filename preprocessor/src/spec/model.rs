@@ -49,7 +49,7 @@ pub struct BufferSpec {
     pub constant: bool,
 }
 
-pub use crate::engine::init::Init;
+pub use crate::host_data::init::Init;
 
 #[derive(Debug, Clone)]
 pub enum Reference {

@@ -1,6 +1,7 @@
 //! Stage two of spec parsing: checks a `RawSpec` and builds the `Experiment`, collecting every
 //! error as a diagnostic that points into `experiment.toml`.
 
+use super::builtins::{CPU_BASELINES, REFERENCES};
 use super::model::*;
 use super::raw::{ExprText, RawSpec, RawVariant};
 use crate::diagnostic::{Diagnostic, did_you_mean};
@@ -17,17 +18,12 @@ pub const FORMULA: &str = "formula";
 
 /// Whether `name` is a reference a spec may name in `[verify] reference`.
 fn is_reference(name: &str) -> bool {
-    name == FORMULA || crate::engine::reference::NAMES.contains(&name)
+    name == FORMULA || REFERENCES.contains(&name)
 }
 
 fn reference_names() -> impl Iterator<Item = &'static str> {
-    crate::engine::reference::NAMES
-        .iter()
-        .copied()
-        .chain([FORMULA])
+    REFERENCES.iter().copied().chain([FORMULA])
 }
-/// Built-in CPU baselines a variant may run with `cpu = "…"`.
-pub const CPU_BASELINES: &[&str] = crate::engine::cpu_baseline::NAMES;
 /// Library calls a variant may run with `library = "…"`.
 pub const LIBRARIES: &[&str] = &["cublas_sgemm"];
 /// Variables every variant expression may use, set from the device at run time.
@@ -444,7 +440,7 @@ fn validate_verify(
         }
     }
     if let Reference::Builtin(r) = &reference
-        && let Some((required, optional)) = crate::engine::reference::dims_of(r)
+        && let Some((required, optional)) = super::builtins::dims_of(r)
     {
         let all = || required.iter().chain(optional).copied();
         for (dname, value) in v.dims.iter().flatten() {

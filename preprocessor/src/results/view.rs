@@ -1,9 +1,10 @@
 //! What the renderer is given: a directive's results per device, resolved and ready to draw.
 
 use crate::directive::Directive;
+use crate::metrics::MetricInfo;
 use crate::papers::PaperTable;
 use crate::record::{DeviceRecord, Point};
-use crate::value::{ParamValue, Unit};
+use crate::value::ParamValue;
 use std::collections::BTreeMap;
 
 /// One cell of the sweep: a variant at one combination of axis values, and what was recorded.
@@ -92,11 +93,4 @@ pub struct DirectiveView<'a> {
     pub paper: Option<&'a PaperTable>,
     /// Cells the directive asks for (for the "no recording" box and counts).
     pub expected_cells: usize,
-}
-
-/// How a metric is labelled and formatted.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MetricInfo {
-    pub label: String,
-    pub unit: Unit,
 }

@@ -3,15 +3,15 @@
 //! failure becomes a failed point with its message.
 
 use super::expected::{expected, prefix};
-use super::host_data::HostData;
-use super::init::{generate, seed_for};
 use super::job::{Job, JobPoint, MeasureRules, Message};
 use super::measure::{measure_gpu, measure_host};
 use super::reference::compare;
 use super::sequence::Sequence;
 use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
-use crate::metrics::{derive, point_vars};
+use crate::host_data::HostData;
+use crate::host_data::init::{generate, seed_for};
+use crate::metrics::point_vars;
 use crate::record::{
     Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Timing, Verification,
 };
@@ -74,7 +74,7 @@ pub fn worker_main() -> std::process::ExitCode {
     let device = device_record(gpu.info());
     emit(&Message::Device(device.clone()));
     if job.points.is_empty() {
-        // A probe (`worker::probe_device`): the device is the whole answer.
+        // A probe (`supervisor::probe_device`): the device is the whole answer.
         return std::process::ExitCode::SUCCESS;
     }
     let exp = match crate::spec::load(&job.root, &job.kernels_dir, &job.experiment) {
@@ -145,14 +145,8 @@ impl PointRunner {
         );
         match self.run_inner(jp, &mut point) {
             Ok(timing) => {
-                point.metrics = derive(
-                    &self.exp,
-                    &jp.variant,
-                    &jp.params,
-                    timing.median_ms,
-                    &self.device,
-                );
-                let size = size_of(&jp.params);
+                // Derived metrics are not recorded: the book computes them from the timing.
+                let size = super::job::size_of(&jp.params);
                 let e = self.slowest.entry(jp.variant.clone()).or_insert((0.0, 0.0));
                 if size >= e.0 {
                     *e = (size, timing.min_ms / 1e3);
@@ -206,7 +200,7 @@ impl PointRunner {
             )
         })?;
         // Budget: a larger point of a variant whose smaller point already exceeded it is skipped.
-        let size = size_of(&jp.params);
+        let size = super::job::size_of(&jp.params);
         if let Some((s, t)) = self.slowest.get(&jp.variant)
             && size > *s
             && *t * (size / s.max(1.0)) > self.job.rules.budget_s
@@ -573,13 +567,4 @@ fn is_scratch(variant: &Variant, name: &str) -> bool {
         .passes
         .as_ref()
         .is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
-}
-
-/// The product of a point's numeric parameters: a size proxy for budget predictions.
-fn size_of(params: &BTreeMap<String, ParamValue>) -> f64 {
-    params
-        .values()
-        .filter_map(|v| v.as_f64())
-        .map(|x| x.abs().max(1.0))
-        .product()
 }
