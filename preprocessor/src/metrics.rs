@@ -131,7 +131,9 @@ pub fn point_vars(
                 if let Some((a, b)) = v.as_dim2() {
                     vars.insert(format!("{k}_X"), Num::Int(a));
                     vars.insert(format!("{k}_Y"), Num::Int(b));
-                    vars.insert(k.clone(), Num::Int(a * b));
+                    if let Some(n) = a.checked_mul(b) {
+                        vars.insert(k.clone(), Num::Int(n));
+                    }
                 }
             }
         }

@@ -33,6 +33,8 @@ pub struct PaperRow {
 pub enum PaperError {
     #[error("invalid paper id `{id}`: expected `<paper>/<table>` (letters, digits, `_`, `-`, `.`)")]
     InvalidId { id: String },
+    #[error("{path} resolves outside the book's data folder (a symlink?)")]
+    Outside { path: PathBuf },
     #[error("cannot read {path}: {source}")]
     Io {
         path: PathBuf,
@@ -50,6 +52,9 @@ impl PaperTable {
     /// Loads `<data_dir>/papers/<id>.csv`, e.g. `id = "widuch2010/table3"`.
     pub fn load(data_dir: &Path, id: &str) -> Result<PaperTable, PaperError> {
         let path = paper_path(data_dir, id)?;
+        if path.exists() && !crate::confine::is_inside(&path, &[data_dir]) {
+            return Err(PaperError::Outside { path });
+        }
         let text = std::fs::read_to_string(&path).map_err(|source| PaperError::Io {
             path: path.clone(),
             source,

@@ -4,8 +4,10 @@
 use crate::config::{Config, Mode};
 use crate::diagnostic::Diagnostic;
 use crate::directive::fence::FenceKind;
+use crate::directive::validate::point_count;
 use crate::engine::{LiveRunner, Work};
 use crate::error::{Error, Result};
+use crate::limits::MAX_POINTS_PER_BOOK;
 use crate::plan::{PlannedPoint, plan};
 use crate::render::status::{StatusRow, StatusState};
 use crate::render::{Templates, render_directive_html};
@@ -69,15 +71,39 @@ impl Preprocessor for GpuLab {
     }
 }
 
-/// Every chapter's directives, in book order.
+/// Every chapter's directives, in book order. A directive that takes the book past
+/// [`MAX_POINTS_PER_BOOK`] points is made invalid, located at its fence.
 pub fn scan_book(ws: &Workspace, book: &Book) -> Vec<FoundDirective> {
     let mut found = Vec::new();
+    let mut total: u64 = 0;
     for item in book.iter() {
         if let BookItem::Chapter(ch) = item {
             let Some(path) = ch.source_path.as_ref().or(ch.path.as_ref()) else {
                 continue;
             };
-            found.extend(ws.scan_chapter(&ch.name, path, &ch.content));
+            let mut chapter = ws.scan_chapter(&ch.name, path, &ch.content);
+            for f in &mut chapter {
+                let Ok((d, _)) = &f.parsed else { continue };
+                let n = point_count(&d.axes, &d.zip, d.variants.len()).unwrap_or(u64::MAX);
+                total = total.saturating_add(n);
+                if total > MAX_POINTS_PER_BOOK {
+                    let shown = ws
+                        .src_dir
+                        .strip_prefix(&ws.root)
+                        .unwrap_or(&ws.src_dir)
+                        .join(path);
+                    let file = crate::source::SourceFile::new(shown, ch.content.as_str());
+                    let start = f.fence.block.start;
+                    f.parsed = Err(vec![file.error(
+                        start..start + 3,
+                        format!(
+                            "this directive's {n} points take the book to {total}; a book may ask for at most {MAX_POINTS_PER_BOOK}"
+                        ),
+                        "too many points",
+                    )]);
+                }
+            }
+            found.extend(chapter);
         }
     }
     found

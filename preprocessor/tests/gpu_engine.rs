@@ -203,7 +203,7 @@ fn record_survives_every_fault_and_records_the_rest() {
 
         let (kind, message) = failure(point(&rec, "too_many_threads", n));
         assert_eq!(kind, "launch", "{message}");
-        assert!(message.contains("2048"), "{message}");
+        assert!(message.contains("128"), "{message}");
 
         let (kind, message) = failure(point(&rec, "compile_error", n));
         assert_eq!(kind, "compile", "{message}");

@@ -34,6 +34,10 @@ impl Templates {
             let path = theme_dir.map(|dir| dir.join("gpulab").join(format!("{name}.hbs")));
             let (source, origin) = match path.filter(|p| p.is_file()) {
                 Some(path) => {
+                    let book_root = theme_dir.and_then(Path::parent).unwrap_or(Path::new("."));
+                    if !crate::confine::is_inside(&path, &[book_root]) {
+                        return Err(RenderError::TemplateOutside { path });
+                    }
                     let text = std::fs::read_to_string(&path).map_err(|source| {
                         RenderError::TemplateRead {
                             path: path.clone(),

@@ -160,30 +160,41 @@ pub fn validate(
     let check_file = |c: &mut Checker, rel: &Spanned<String>| -> Option<std::path::PathBuf> {
         let path = dir.join(rel.get_ref());
         // Inside the book, or inside the kernels folder (which may be a symlink to a shared one).
-        let within = |abs: &std::path::Path, folder: Option<&std::path::Path>| {
-            folder
-                .and_then(|f| f.canonicalize().ok())
-                .is_some_and(|f| abs.starts_with(f))
-        };
-        match path.canonicalize() {
-            Ok(abs) if within(&abs, Some(root)) || within(&abs, dir.parent()) => Some(path),
-            Ok(_) => {
-                c.err(
-                    rel.span(),
-                    format!("`{}` is outside the book's folder", rel.get_ref()),
-                    "not allowed",
-                );
-                None
-            }
-            Err(_) => {
-                c.err(
-                    rel.span(),
-                    format!("`{}` does not exist in {}", rel.get_ref(), dir.display()),
-                    "no such file",
-                );
-                None
-            }
+        let kernels = dir.parent().unwrap_or(dir);
+        if !path.exists() {
+            c.err(
+                rel.span(),
+                format!("`{}` does not exist in {}", rel.get_ref(), dir.display()),
+                "no such file",
+            );
+            return None;
         }
+        if !crate::confine::is_inside(&path, &[root, kernels]) {
+            c.err(
+                rel.span(),
+                format!("`{}` is outside the book's folder", rel.get_ref()),
+                "not allowed",
+            );
+            return None;
+        }
+        if !path.is_file() {
+            c.err(
+                rel.span(),
+                format!("`{}` is not a file", rel.get_ref()),
+                "expected a .cu or header file",
+            );
+            return None;
+        }
+        if let Err(e) = std::fs::read_to_string(&path) {
+            let why = if e.kind() == std::io::ErrorKind::InvalidData {
+                "is not UTF-8 text".to_string()
+            } else {
+                format!("cannot be read: {e}")
+            };
+            c.err(rel.span(), format!("`{}` {why}", rel.get_ref()), "here");
+            return None;
+        }
+        Some(path)
     };
     let default_source = raw.source.as_ref().and_then(|s| check_file(&mut c, s));
     let includes = raw
@@ -484,6 +495,15 @@ fn validate_verify(
             "here",
         );
     }
+    if let Some(t) = v.tolerance
+        && !(t.is_finite() && t >= 0.0)
+    {
+        c.err(
+            span.clone(),
+            format!("`tolerance = {t}` must be a finite number >= 0"),
+            "here",
+        );
+    }
     let default_tol = if buffers
         .iter()
         .any(|b| b.name == *output.get_ref() && b.elem.is_float())
@@ -525,14 +545,15 @@ fn parse_init(v: &toml::Value) -> Option<Init> {
         toml::Value::Table(t) if t.len() == 1 => {
             let num = |v: &toml::Value| v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
             if let Some(c) = t.get("constant") {
-                return num(c).map(Init::Constant);
+                return num(c).filter(|c| c.is_finite()).map(Init::Constant);
             }
             let r = t.get("random")?.as_array()?;
             match r.as_slice() {
-                [lo, hi] => Some(Init::Random {
-                    lo: num(lo)?,
-                    hi: num(hi)?,
-                }),
+                [lo, hi] => {
+                    let (lo, hi) = (num(lo)?, num(hi)?);
+                    (lo.is_finite() && hi.is_finite() && lo <= hi)
+                        .then_some(Init::Random { lo, hi })
+                }
                 _ => None,
             }
         }

@@ -6,6 +6,7 @@ use super::cartesian::{self, Axes};
 use super::frame::{WIDTH, chart_err, with_svg};
 use super::legend::{self, Swatch};
 use super::palette::series_color;
+use super::tips::{self, Spot};
 use super::{PointValue, Series, ValueAxis, XAxis, XScale};
 use crate::render::RenderError;
 use crate::render::format::format_tick;
@@ -57,6 +58,7 @@ pub fn draw(
         XScale::Numeric { .. } => format_tick(x_plan.to_data(*v), Unit::Count),
     };
     let y_fmt = |v: &f64| format_tick(y_plan.to_data(*v), y.unit);
+    let mut spots = Vec::new();
     let svg = with_svg((WIDTH, legend_height + PLOT_HEIGHT), |root| {
         let (top, bottom) = root.split_vertically(legend_height);
         legend::draw(&top, &entries, Swatch::Line, note)?;
@@ -83,9 +85,21 @@ pub fn draw(
                     .map_err(chart_err)?;
             }
         }
+        for p in series.iter().flat_map(|s| &s.points) {
+            let drawn =
+                value_of(&p.value).and_then(|v| Some((x_plan.to_draw(p.x)?, y_plan.to_draw(v)?)));
+            if let (Some(at), Some(tip)) = (drawn, &p.tip) {
+                let (x, y) = plot.backend_coord(&at);
+                spots.push(Spot {
+                    x,
+                    y,
+                    tip: tip.clone(),
+                });
+            }
+        }
         Ok(())
     })?;
-    Ok(Some(svg))
+    Ok(Some(tips::append(svg, &spots)))
 }
 
 fn value_of(value: &PointValue) -> Option<f64> {
@@ -127,7 +141,11 @@ mod tests {
     #[test]
     fn gaps_split_runs() {
         // Synthetic series: values, a failure, values, a missing point at the end.
-        let value = |x: f64, v: PointValue| ChartPoint { x, value: v };
+        let value = |x: f64, v: PointValue| ChartPoint {
+            x,
+            value: v,
+            tip: None,
+        };
         let series = Series {
             name: "s".into(),
             points: vec![
