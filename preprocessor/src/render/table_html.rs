@@ -118,6 +118,10 @@ fn write_cell(out: &mut String, cell: &TableCell, unit: Unit) {
             classes.push("gpulab-missing");
             ("—".to_string(), Some("not recorded".to_string()))
         }
+        CellState::OutsideSweep => {
+            classes.push("gpulab-outside");
+            (String::new(), Some("not part of this sweep".to_string()))
+        }
     };
     let mut title = title;
     if cell.stale {

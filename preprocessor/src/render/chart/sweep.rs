@@ -127,7 +127,10 @@ impl SweepData {
                 CellState::Value(v) => PointValue::Value(v),
                 CellState::Failed(_) => PointValue::Failed,
                 CellState::Skipped(_) => PointValue::Skipped,
-                CellState::NoValue | CellState::Missing | CellState::Text(_) => PointValue::Missing,
+                CellState::NoValue
+                | CellState::Missing
+                | CellState::OutsideSweep
+                | CellState::Text(_) => PointValue::Missing,
             };
             by_series
                 .entry(key)
