@@ -64,7 +64,7 @@ fn main() {
         .map(|(i, p)| Point {
             variant: p.variant,
             params: p.params,
-            key: p.key,
+            key: p.key.on("synthetic"),
             recorded_at: chrono::Utc::now(),
             commit: Some("synthetic".into()),
             tool_version: "bench".into(),
@@ -80,6 +80,7 @@ fn main() {
                 samples: 10,
                 mode: "cold".into(),
                 throttled: false,
+                ..Timing::default()
             }),
             metrics: BTreeMap::from([(
                 "gbps".to_string(),

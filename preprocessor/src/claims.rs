@@ -125,7 +125,7 @@ impl Claim {
         let mut cond = None;
         if at_word(text, pos, "where") {
             let at = skip_ws(text, pos + "where".len());
-            let expr = Expr::parse(&text[at..]).map_err(|e| e.shifted(at))?;
+            let expr = Expr::parse_real(&text[at..]).map_err(|e| e.shifted(at))?;
             cond = Some(Part { expr, at });
         } else if pos < text.len() {
             let expected = if op == CmpOp::Approx {

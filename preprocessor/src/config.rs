@@ -40,6 +40,9 @@ pub struct Config {
     /// Seconds a point may run without a result before its worker is killed as hung (default:
     /// derived from the timeout and budget, at least 60 s).
     pub watchdog_s: Option<f64>,
+    /// Bytes all buffers of one point may take when no GPU is known (default
+    /// [`crate::limits::DEFAULT_MAX_BUFFER_BYTES`]); a live run also checks the device's memory.
+    pub max_buffer_bytes: Option<u64>,
 }
 
 impl Default for Config {
@@ -57,6 +60,7 @@ impl Default for Config {
             noise: None,
             budget_s: None,
             watchdog_s: None,
+            max_buffer_bytes: None,
         }
     }
 }
@@ -64,9 +68,50 @@ impl Default for Config {
 impl Config {
     /// Reads `[preprocessor.gpulab]` from mdBook's config.
     pub fn from_mdbook(cfg: &mdbook_preprocessor::config::Config) -> anyhow::Result<Config> {
-        Ok(cfg
+        let config = cfg
             .get::<Config>("preprocessor.gpulab")?
-            .unwrap_or_default())
+            .unwrap_or_default();
+        let problems = config.problems();
+        if !problems.is_empty() {
+            anyhow::bail!("book.toml [preprocessor.gpulab]: {}", problems.join("; "));
+        }
+        Ok(config)
+    }
+
+    /// What is wrong with these options: folders outside the book, measurement rules that cannot
+    /// work, durations that are not positive.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for (key, dir) in [
+            ("data", &self.data),
+            ("kernels", &self.kernels),
+            ("cache", &self.cache),
+        ] {
+            if let Err(e) = crate::confine::relative_folder(dir) {
+                out.push(format!("`{key}`: {e}"));
+            }
+        }
+        out.extend(crate::limits::measure_problems(
+            self.timeout_s,
+            self.min_samples,
+            self.max_samples,
+            self.noise,
+        ));
+        for (key, s) in [("budget_s", self.budget_s), ("watchdog_s", self.watchdog_s)] {
+            if let Some(why) = s.and_then(crate::limits::seconds_problem) {
+                out.push(format!("`{key} = {}` {why}", s.unwrap_or_default()));
+            }
+        }
+        if self.max_buffer_bytes == Some(0) {
+            out.push("`max_buffer_bytes = 0` leaves no room for any buffer".into());
+        }
+        out
+    }
+
+    /// The most bytes the buffers of one point may take, without a device.
+    pub fn max_buffer_bytes(&self) -> u64 {
+        self.max_buffer_bytes
+            .unwrap_or(crate::limits::DEFAULT_MAX_BUFFER_BYTES)
     }
 
     pub fn data_dir(&self, root: &Path) -> PathBuf {
@@ -77,5 +122,26 @@ impl Config {
     }
     pub fn cache_dir(&self, root: &Path) -> PathBuf {
         root.join(&self.cache)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folders_outside_the_book_and_broken_rules_are_refused() {
+        assert!(Config::default().problems().is_empty());
+        let c = Config {
+            data: "../elsewhere".into(),
+            kernels: "/abs".into(),
+            timeout_s: Some(f64::NAN),
+            min_samples: Some(9),
+            max_samples: Some(3),
+            budget_s: Some(-1.0),
+            ..Config::default()
+        };
+        let p = c.problems();
+        assert_eq!(p.len(), 5, "{p:?}");
     }
 }

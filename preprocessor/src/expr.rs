@@ -17,6 +17,11 @@
 //!
 //! `^` binds tighter than unary minus, so `-2^2` is `-4`. Booleans are `Int(1)` / `Int(0)`; `&&` and `||`
 //! short-circuit. Integer arithmetic is checked: overflow and division by zero are errors, never panics.
+//!
+//! What `/` means between two integers is chosen by the caller, once per place that takes an
+//! expression ([`Division`]): C's truncating division for sizes, launch geometry, defines and kernel
+//! arguments; real division for metric formulas and claims. `div(a, b)` truncates and
+//! `ceil_div(a, b)` rounds up in both.
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
@@ -170,17 +175,64 @@ impl Env for NoVars {
     }
 }
 
+/// What `/` means when both operands are integers (with a float operand it is always real).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Division {
+    /// C's integer division, truncating toward zero (`7 / 2` is `3`): buffer lengths, grids, blocks,
+    /// shared bytes, loops, passes, defines, kernel arguments and the `formula` reference, which live
+    /// beside CUDA C code and must be integers.
+    #[default]
+    Integer,
+    /// Real division (`7 / 2` is `3.5`): metric formulas and claims, where `2*N^3 / (2*N^3 + N^2)`
+    /// means the quotient. `div(a, b)` truncates explicitly.
+    Real,
+}
+
 /// A parsed expression.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Expr {
     source: String,
     root: Node,
     vars: Vec<String>,
+    division: Division,
+}
+
+/// An integer division that dropped a remainder while evaluating (see [`Expr::truncations`]).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Truncation {
+    /// The division's text, e.g. `N^3 / BS` or `div(N, 3)`.
+    pub text: String,
+    pub numerator: i64,
+    pub denominator: i64,
+}
+
+impl fmt::Display for Truncation {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (a, b) = (self.numerator, self.denominator);
+        write!(
+            f,
+            "`{}` is {a} / {b} = {}, truncated to {}",
+            self.text,
+            a as f64 / b as f64,
+            a / b
+        )
+    }
 }
 
 impl Expr {
-    /// Parses a whole expression; error offsets are byte offsets into `src`.
+    /// Parses a whole expression whose integer `/` truncates ([`Division::Integer`]); error offsets
+    /// are byte offsets into `src`.
     pub fn parse(src: &str) -> Result<Expr, ExprError> {
+        Expr::parse_with(src, Division::Integer)
+    }
+
+    /// Parses a whole expression whose `/` is real division ([`Division::Real`]): metric formulas.
+    pub fn parse_real(src: &str) -> Result<Expr, ExprError> {
+        Expr::parse_with(src, Division::Real)
+    }
+
+    /// Parses a whole expression with the given meaning of `/`.
+    pub fn parse_with(src: &str, division: Division) -> Result<Expr, ExprError> {
         let mut p = Parser::new(src);
         let root = p.expr()?;
         if p.tok.kind != Tok::Eof {
@@ -190,13 +242,20 @@ impl Expr {
             source: src.to_string(),
             root,
             vars: p.vars,
+            division,
         })
+    }
+
+    /// What `/` means in this expression.
+    pub fn division(&self) -> Division {
+        self.division
     }
 
     /// Parses the longest prefix of `src` that is an arithmetic operand: comparison and logical operators
     /// are allowed only inside parentheses, brackets and call arguments. Returns the expression and the
     /// number of bytes it took (its source has trailing white space trimmed). Used by `claims`, whose
     /// operands are followed by an operator or keyword the language does not know.
+    /// `/` is real division in them (claims compare quantities).
     pub fn parse_operand(src: &str) -> Result<(Expr, usize), ExprError> {
         let mut p = Parser::new(src);
         let root = p.sum()?;
@@ -206,6 +265,7 @@ impl Expr {
                 source: src[..end].to_string(),
                 root,
                 vars: p.vars,
+                division: Division::Real,
             },
             end,
         ))
@@ -228,7 +288,15 @@ impl Expr {
 
     /// Evaluates the expression. Does not allocate unless it fails.
     pub fn eval(&self, env: &dyn Env) -> Result<Num, ExprError> {
-        eval(&self.root, env)
+        eval(&self.root, env, self.division)
+    }
+
+    /// The integer divisions (`/` between integers under [`Division::Integer`], and `div`) that drop
+    /// a remainder when evaluated with `env`, in source order. Parts that fail to evaluate are skipped.
+    pub fn truncations(&self, env: &dyn Env) -> Vec<Truncation> {
+        let mut out = Vec::new();
+        truncations(&self.root, env, self.division, &self.source, &mut out);
+        out
     }
 
     /// Evaluates to an integer; an integral float is accepted, anything else is an error.
@@ -305,6 +373,7 @@ enum BinOp {
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Func {
     CeilDiv,
+    Div,
     Min,
     Max,
     Abs,
@@ -316,8 +385,9 @@ enum Func {
     Round,
 }
 
-const FUNCS: [(&str, Func); 10] = [
+const FUNCS: [(&str, Func); 11] = [
     ("ceil_div", Func::CeilDiv),
+    ("div", Func::Div),
     ("min", Func::Min),
     ("max", Func::Max),
     ("abs", Func::Abs),
@@ -333,7 +403,7 @@ impl Func {
     /// (minimum, maximum) argument count.
     fn arity(self) -> (usize, usize) {
         match self {
-            Func::CeilDiv => (2, 2),
+            Func::CeilDiv | Func::Div => (2, 2),
             Func::Min | Func::Max => (1, usize::MAX),
             _ => (1, 1),
         }
@@ -838,14 +908,14 @@ fn err_at(node: &Node, message: impl Into<String>) -> ExprError {
     ExprError::new(message, node.off, node.len)
 }
 
-fn eval(node: &Node, env: &dyn Env) -> Result<Num, ExprError> {
+fn eval(node: &Node, env: &dyn Env, division: Division) -> Result<Num, ExprError> {
     match &node.kind {
         Kind::Lit(n) => Ok(*n),
         Kind::Var(name) => env
             .var(name)
             .ok_or_else(|| err_at(node, format!("unknown variable `{name}`"))),
         Kind::Index(name, index) => {
-            let iv = eval(index, env)?;
+            let iv = eval(index, env, division)?;
             let i = iv
                 .as_i64()
                 .ok_or_else(|| err_at(index, format!("index must be an integer, got {iv}")))?;
@@ -856,25 +926,25 @@ fn eval(node: &Node, env: &dyn Env) -> Result<Num, ExprError> {
                 )
             })
         }
-        Kind::Neg(a) => match eval(a, env)? {
+        Kind::Neg(a) => match eval(a, env, division)? {
             Num::Int(i) => i
                 .checked_neg()
                 .map(Num::Int)
                 .ok_or_else(|| err_at(node, "integer overflow")),
             Num::Float(f) => Ok(Num::Float(-f)),
         },
-        Kind::Not(a) => Ok(Num::from_bool(!eval(a, env)?.truthy())),
+        Kind::Not(a) => Ok(Num::from_bool(!eval(a, env, division)?.truthy())),
         Kind::Bin(BinOp::And, a, b) => Ok(Num::from_bool(
-            eval(a, env)?.truthy() && eval(b, env)?.truthy(),
+            eval(a, env, division)?.truthy() && eval(b, env, division)?.truthy(),
         )),
         Kind::Bin(BinOp::Or, a, b) => Ok(Num::from_bool(
-            eval(a, env)?.truthy() || eval(b, env)?.truthy(),
+            eval(a, env, division)?.truthy() || eval(b, env, division)?.truthy(),
         )),
         Kind::Bin(op, a, b) => {
-            let (x, y) = (eval(a, env)?, eval(b, env)?);
-            binary(*op, x, y).map_err(|m| err_at(node, m))
+            let (x, y) = (eval(a, env, division)?, eval(b, env, division)?);
+            binary(*op, x, y, division).map_err(|m| err_at(node, m))
         }
-        Kind::Call(func, args) => call(*func, args, env).map_err(|e| match e {
+        Kind::Call(func, args) => call(*func, args, env, division).map_err(|e| match e {
             CallError::Arg(e) => e,
             CallError::Msg(m) => err_at(node, m),
         }),
@@ -889,10 +959,11 @@ fn finite(f: f64) -> Result<Num, &'static str> {
     }
 }
 
-fn binary(op: BinOp, x: Num, y: Num) -> Result<Num, &'static str> {
+fn binary(op: BinOp, x: Num, y: Num, division: Division) -> Result<Num, &'static str> {
     const OVERFLOW: &str = "integer overflow";
     const DIV0: &str = "division by zero";
-    if let (Num::Int(a), Num::Int(b)) = (x, y) {
+    let real_div = op == BinOp::Div && division == Division::Real;
+    if let (Num::Int(a), Num::Int(b), false) = (x, y, real_div) {
         let r = match op {
             BinOp::Add => a.checked_add(b),
             BinOp::Sub => a.checked_sub(b),
@@ -955,9 +1026,9 @@ impl From<ExprError> for CallError {
     }
 }
 
-fn call(func: Func, args: &[Node], env: &dyn Env) -> Result<Num, CallError> {
+fn call(func: Func, args: &[Node], env: &dyn Env, division: Division) -> Result<Num, CallError> {
     let first = match args.first() {
-        Some(a) => eval(a, env)?,
+        Some(a) => eval(a, env, division)?,
         None => return Err(CallError::Msg("missing argument")),
     };
     let r = match func {
@@ -965,12 +1036,18 @@ fn call(func: Func, args: &[Node], env: &dyn Env) -> Result<Num, CallError> {
             let Some(b) = args.get(1) else {
                 return Err(CallError::Msg("missing argument"));
             };
-            ceil_div(first, eval(b, env)?)
+            ceil_div(first, eval(b, env, division)?)
+        }
+        Func::Div => {
+            let Some(b) = args.get(1) else {
+                return Err(CallError::Msg("missing argument"));
+            };
+            trunc_div(first, eval(b, env, division)?)
         }
         Func::Min | Func::Max => {
             let mut acc = first;
             for a in &args[1..] {
-                let v = eval(a, env)?;
+                let v = eval(a, env, division)?;
                 let take = match (acc, v) {
                     (Num::Int(x), Num::Int(y)) => {
                         (func == Func::Min && y < x) || (func == Func::Max && y > x)
@@ -1015,6 +1092,62 @@ fn call(func: Func, args: &[Node], env: &dyn Env) -> Result<Num, CallError> {
         },
     };
     r.map_err(CallError::Msg)
+}
+
+/// `div(a, b)`: the quotient truncated toward zero, as C's integer `/`.
+fn trunc_div(a: Num, b: Num) -> Result<Num, &'static str> {
+    match (a, b) {
+        (_, Num::Int(0)) => Err("division by zero"),
+        (Num::Int(a), Num::Int(b)) => a.checked_div(b).map(Num::Int).ok_or("integer overflow"),
+        _ if b.as_f64() == 0.0 => Err("division by zero"),
+        _ => finite((a.as_f64() / b.as_f64()).trunc()),
+    }
+}
+
+/// Collects the truncating integer divisions under `node` (see [`Expr::truncations`]).
+fn truncations(
+    node: &Node,
+    env: &dyn Env,
+    division: Division,
+    src: &str,
+    out: &mut Vec<Truncation>,
+) {
+    let operands: (&Node, &Node) = match &node.kind {
+        Kind::Lit(_) | Kind::Var(_) => return,
+        Kind::Index(_, a) | Kind::Neg(a) | Kind::Not(a) => {
+            return truncations(a, env, division, src, out);
+        }
+        Kind::Bin(op, a, b) => {
+            truncations(a, env, division, src, out);
+            truncations(b, env, division, src, out);
+            let int_div = *op == BinOp::Div && division == Division::Integer;
+            if !int_div {
+                return;
+            }
+            (&**a, &**b)
+        }
+        Kind::Call(func, args) => {
+            for a in args {
+                truncations(a, env, division, src, out);
+            }
+            match (func, args.as_slice()) {
+                (Func::Div, [a, b]) => (a, b),
+                _ => return,
+            }
+        }
+    };
+    let (a, b) = operands;
+    if let (Ok(Num::Int(x)), Ok(Num::Int(y))) = (eval(a, env, division), eval(b, env, division))
+        && y != 0
+        && x.checked_rem(y).is_some_and(|r| r != 0)
+    {
+        let text = src.get(node.off..node.off + node.len).unwrap_or_default();
+        out.push(Truncation {
+            text: text.to_string(),
+            numerator: x,
+            denominator: y,
+        });
+    }
 }
 
 fn ceil_div(a: Num, b: Num) -> Result<Num, &'static str> {
@@ -1147,6 +1280,71 @@ mod tests {
                 .message
                 .contains("overflow")
         );
+    }
+
+    fn real(src: &str) -> Num {
+        Expr::parse_real(src).and_then(|e| e.eval(&NoVars)).unwrap()
+    }
+
+    /// The CGMA bug: `2*N^3 / (2*N^3/BS + N^2)` printed 0, 7, 15 … because integer `/` truncated a metric.
+    #[test]
+    fn cgma_metric_formulas_divide_as_reals() {
+        let vars = env(&[("N", Num::Int(512)), ("BS", Num::Int(16))]);
+        let v1 = Expr::parse_real("2*N^3 / (2*N^3 + N^2)").unwrap();
+        let x = v1.eval(&vars).unwrap().as_f64();
+        assert!((x - 2.0 * 512f64.powi(3) / (2.0 * 512f64.powi(3) + 512f64.powi(2))).abs() < 1e-12);
+        assert!(x > 0.99 && x < 1.0, "{x}");
+        let v3 = Expr::parse_real("2*N^3 / (2*N^3/BS + N^2)").unwrap();
+        let y = v3.eval(&vars).unwrap().as_f64();
+        assert!((y - 15.7538).abs() < 1e-3, "{y}"); // ≈ BS, not 15
+        assert_eq!(v3.division(), Division::Real);
+        assert_eq!(Expr::parse("N/BS").unwrap().division(), Division::Integer);
+    }
+
+    #[test]
+    fn real_division_only_changes_slash_between_integers() {
+        assert_eq!(real("7 / 2"), Num::Float(3.5));
+        assert_eq!(real("8 / 2"), Num::Float(4.0));
+        assert_eq!(real("-7 / 2"), Num::Float(-3.5));
+        assert_eq!(real("7 % 4"), Num::Int(3));
+        assert_eq!(real("div(7, 2)"), Num::Int(3));
+        assert_eq!(real("ceil_div(7, 2)"), Num::Int(4));
+        assert_eq!(real("2 * 3 + 1"), Num::Int(7));
+        assert!(Expr::parse_real("1 / 0").unwrap().eval(&NoVars).is_err());
+        let (claim, _) = Expr::parse_operand("N / 3").unwrap();
+        assert_eq!(claim.division(), Division::Real);
+    }
+
+    #[test]
+    fn div_truncates_toward_zero_in_both_modes() {
+        assert_eq!(int("div(7, 2)"), 3);
+        assert_eq!(int("div(-7, 2)"), -3);
+        assert_eq!(float("div(7.5, 2)"), 3.0);
+        assert_eq!(err("div(1, 0)").message, "division by zero");
+        assert!(err("div(1)").message.contains("takes 2 arguments"));
+    }
+
+    #[test]
+    fn truncations_name_each_lossy_integer_division() {
+        let vars = env(&[("N", Num::Int(1000)), ("M", Num::Int(16))]);
+        let int_expr = Expr::parse("N/M * M + (N/(2*M))").unwrap();
+        let t = int_expr.truncations(&vars);
+        assert_eq!(t.len(), 2, "{t:?}");
+        assert_eq!(
+            (t[0].text.as_str(), t[0].numerator, t[0].denominator),
+            ("N/M", 1000, 16)
+        );
+        assert_eq!(t[1].text, "(N/(2*M))");
+        assert_eq!(
+            t[0].to_string(),
+            "`N/M` is 1000 / 16 = 62.5, truncated to 62"
+        );
+        // Exact divisions are not truncations; a real `/` never truncates; `div` always may.
+        assert!(Expr::parse("N/8").unwrap().truncations(&vars).is_empty());
+        let real_expr = Expr::parse_real("N/M + div(N, 3)").unwrap();
+        let t = real_expr.truncations(&vars);
+        assert_eq!(t.len(), 1);
+        assert_eq!(t[0].text, "div(N, 3)");
     }
 
     #[test]

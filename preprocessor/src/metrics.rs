@@ -1,41 +1,16 @@
-//! Derived metrics: bandwidth, throughput, fractions of the device's peaks and the spec's
-//! custom formulas, each a value tagged with its unit so renderers need no per-metric code.
+//! Metrics as values with units: how a metric is labelled (`MetricInfo`), the relative metrics
+//! (`speedup:…`, `pct_of:…`) and the variables a point's expressions may use.
 
-use crate::directive::{ChartKind, Directive};
-use crate::expr::{Expr, Num};
+use crate::expr::Num;
 use crate::record::DeviceRecord;
-use crate::render::view::MetricInfo;
-use crate::spec::Experiment;
-use crate::value::{ParamValue, Quantity, Unit};
+use crate::value::{ParamValue, Unit};
 use std::collections::{BTreeMap, HashMap};
 
-/// Label and unit of every metric an experiment can show.
-pub fn metric_infos(exp: &Experiment) -> BTreeMap<String, MetricInfo> {
-    let mut m = BTreeMap::new();
-    let mut add = |name: &str, label: &str, unit: Unit| {
-        m.insert(
-            name.to_string(),
-            MetricInfo {
-                label: label.to_string(),
-                unit,
-            },
-        );
-    };
-    add("time_ms", "time", Unit::Millis);
-    add("gbps", "bandwidth", Unit::GigabytesPerSec);
-    add("pct_bw", "of peak bandwidth", Unit::Percent);
-    add("gflops", "throughput", Unit::GflopsPerSec);
-    add("pct_fp32", "of FP32 peak", Unit::Percent);
-    add("registers", "registers per thread", Unit::Count);
-    add("static_shared_bytes", "static shared memory", Unit::Bytes);
-    add("local_bytes", "local memory per thread", Unit::Bytes);
-    add("blocks_per_sm", "blocks per SM", Unit::Count);
-    add("warps_per_sm", "warps per SM", Unit::Count);
-    add("limiter", "occupancy limited by", Unit::Count);
-    for c in &exp.metrics.custom {
-        add(&c.name, &c.label, c.unit);
-    }
-    m
+/// How a metric is labelled and formatted.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MetricInfo {
+    pub label: String,
+    pub unit: Unit,
 }
 
 /// How a relative metric compares a cell with its baseline cell.
@@ -138,55 +113,6 @@ impl RelativeMetric {
     }
 }
 
-/// The relative metrics a directive's tables and charts name, by name as written.
-pub fn relative_metrics(d: &Directive) -> BTreeMap<String, RelativeMetric> {
-    let tables = d.tables.iter().map(|t| &t.value);
-    let charts = d.charts.iter().flat_map(|c| {
-        let y = (c.kind != ChartKind::Heatmap).then_some(&c.y);
-        y.into_iter().chain(c.value.as_ref())
-    });
-    tables
-        .chain(charts)
-        .filter_map(|name| Some((name.clone(), RelativeMetric::parse(name)?)))
-        .collect()
-}
-
-/// Label and unit of every metric a directive may show: [`metric_infos`] plus the relative
-/// metrics its tables and charts name, labelled with their baseline variant's label.
-pub fn directive_metric_infos(d: &Directive, exp: &Experiment) -> BTreeMap<String, MetricInfo> {
-    let mut m = metric_infos(exp);
-    m.extend(relative_metric_infos(d, |v| {
-        exp.variant(v)
-            .map(|x| x.label.as_str())
-            .filter(|l| !l.is_empty())
-            .unwrap_or(v)
-            .to_string()
-    }));
-    m
-}
-
-/// Label and unit of each relative metric `d`'s tables and charts name; `label_of` gives a
-/// variant's display label.
-pub fn relative_metric_infos(
-    d: &Directive,
-    label_of: impl Fn(&str) -> String,
-) -> BTreeMap<String, MetricInfo> {
-    relative_metrics(d)
-        .into_iter()
-        .map(|(name, rel)| {
-            let baseline_label = match &rel.baseline {
-                Baseline::Variant(v) => label_of(v),
-                Baseline::Previous => String::new(),
-            };
-            let info = MetricInfo {
-                label: rel.label(&baseline_label),
-                unit: rel.unit(),
-            };
-            (name, info)
-        })
-        .collect()
-}
-
 /// Expression variables for a point: parameters (with `_X`/`_Y` for `"AxB"` values) and device values.
 pub fn point_vars(
     params: &BTreeMap<String, ParamValue>,
@@ -205,7 +131,9 @@ pub fn point_vars(
                 if let Some((a, b)) = v.as_dim2() {
                     vars.insert(format!("{k}_X"), Num::Int(a));
                     vars.insert(format!("{k}_Y"), Num::Int(b));
-                    vars.insert(k.clone(), Num::Int(a * b));
+                    if let Some(n) = a.checked_mul(b) {
+                        vars.insert(k.clone(), Num::Int(n));
+                    }
                 }
             }
         }
@@ -217,63 +145,4 @@ pub fn point_vars(
         vars.insert("MAX_THREADS".into(), Num::Int(1024));
     }
     vars
-}
-
-fn eval_f64(e: &Expr, vars: &HashMap<String, Num>) -> Option<f64> {
-    e.eval(vars).ok().map(|n| n.as_f64())
-}
-
-/// Metrics of one timed point: `gbps`/`pct_bw` from `bytes`, `gflops`/`pct_fp32` from `flops`,
-/// and the custom formulas (which may use `time_s`).
-pub fn derive(
-    exp: &Experiment,
-    variant: &str,
-    params: &BTreeMap<String, ParamValue>,
-    time_ms: f64,
-    device: &DeviceRecord,
-) -> BTreeMap<String, Quantity> {
-    let overrides = exp
-        .variant(variant)
-        .map(|v| v.metrics.clone())
-        .unwrap_or_default();
-    let mut vars = point_vars(params, Some(device));
-    let time_s = time_ms / 1e3;
-    vars.insert("time_s".into(), Num::Float(time_s));
-    let mut out = BTreeMap::new();
-    let mut put = |name: &str, value: f64, unit: Unit| {
-        if value.is_finite() {
-            out.insert(name.to_string(), Quantity { value, unit });
-        }
-    };
-    if time_s > 0.0 {
-        if let Some(bytes) = exp.metrics.bytes.as_ref().and_then(|e| eval_f64(e, &vars)) {
-            let gbps = bytes / time_s / 1e9;
-            put("gbps", gbps, Unit::GigabytesPerSec);
-            if let Some(peak) = device.theoretical_bandwidth_gbps.filter(|p| *p > 0.0) {
-                put("pct_bw", 100.0 * gbps / peak, Unit::Percent);
-            }
-        }
-        if let Some(flops) = exp.metrics.flops.as_ref().and_then(|e| eval_f64(e, &vars)) {
-            let gflops = flops / time_s / 1e9;
-            put("gflops", gflops, Unit::GflopsPerSec);
-            if device.fp32_peak_gflops > 0.0 {
-                put(
-                    "pct_fp32",
-                    100.0 * gflops / device.fp32_peak_gflops,
-                    Unit::Percent,
-                );
-            }
-        }
-    }
-    for c in &exp.metrics.custom {
-        let expr = overrides
-            .iter()
-            .find(|(n, _)| n == &c.name)
-            .map(|(_, e)| e)
-            .unwrap_or(&c.expr);
-        if let Some(v) = eval_f64(expr, &vars) {
-            put(&c.name, v, c.unit);
-        }
-    }
-    out
 }

@@ -33,6 +33,8 @@ pub struct PaperRow {
 pub enum PaperError {
     #[error("invalid paper id `{id}`: expected `<paper>/<table>` (letters, digits, `_`, `-`, `.`)")]
     InvalidId { id: String },
+    #[error("{path} resolves outside the book's data folder (a symlink?)")]
+    Outside { path: PathBuf },
     #[error("cannot read {path}: {source}")]
     Io {
         path: PathBuf,
@@ -50,6 +52,9 @@ impl PaperTable {
     /// Loads `<data_dir>/papers/<id>.csv`, e.g. `id = "widuch2010/table3"`.
     pub fn load(data_dir: &Path, id: &str) -> Result<PaperTable, PaperError> {
         let path = paper_path(data_dir, id)?;
+        if path.exists() && !crate::confine::is_inside(&path, &[data_dir]) {
+            return Err(PaperError::Outside { path });
+        }
         let text = std::fs::read_to_string(&path).map_err(|source| PaperError::Io {
             path: path.clone(),
             source,
@@ -106,6 +111,12 @@ impl PaperTable {
     /// The GPU the paper measured on (`# gpu:`).
     pub fn gpu(&self) -> Option<&str> {
         self.meta.get("gpu").map(String::as_str)
+    }
+
+    /// Why a ratio of our values to this table's is no speed-up, from `# no-speed-up: <why>` (e.g. the
+    /// paper does not state the size it measured); `None` when speed-ups may be shown.
+    pub fn no_speedup(&self) -> Option<&str> {
+        self.meta.get("no-speed-up").map(String::as_str)
     }
 
     /// The unit of a metric column: from `# units:` when it is one we know, else the built-in

@@ -2,16 +2,12 @@
 //! whether a recording is still current. Pure: no GPU, no clock.
 
 use crate::directive::{Axis, Directive};
-use crate::error::{Error, Result};
-use crate::spec::{Exec, Experiment, Variant};
+use crate::error::Result;
+use crate::key::VariantKey;
+pub use crate::key::{KEY_VERSION, PointKey, SourceCache, point_key};
+use crate::spec::Experiment;
 use crate::value::ParamValue;
-use sha2::{Digest, Sha256};
-use std::collections::{BTreeMap, HashMap};
-use std::path::{Path, PathBuf};
-use std::sync::Mutex;
-
-/// Bump when the meaning of a key changes (e.g. the engine's measurement method).
-pub const KEY_VERSION: &str = "gpulab-key-1";
+use std::collections::BTreeMap;
 
 /// One point a directive asks for.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,7 +17,8 @@ pub struct PlannedPoint {
     pub params: BTreeMap<String, ParamValue>,
     /// The directive's axes only.
     pub axes: BTreeMap<String, ParamValue>,
-    pub key: String,
+    /// The key before the device is named: `key.on(slug)` is what a recording stores.
+    pub key: PointKey,
 }
 
 /// Combinations of axis values: cartesian over axes, except zipped groups advance together.
@@ -67,52 +64,6 @@ pub fn combinations(axes: &[Axis], zip: &[Vec<String>]) -> Vec<BTreeMap<String, 
     out
 }
 
-/// Reads kernel sources once per process; keys hash their bytes.
-#[derive(Default)]
-pub struct SourceCache {
-    files: Mutex<HashMap<PathBuf, std::result::Result<String, String>>>,
-}
-
-impl SourceCache {
-    pub fn read(&self, path: &Path) -> Result<String> {
-        let mut files = self.files.lock().unwrap_or_else(|e| e.into_inner());
-        let entry = files
-            .entry(path.to_path_buf())
-            .or_insert_with(|| std::fs::read_to_string(path).map_err(|e| e.to_string()));
-        entry.clone().map_err(|e| Error::io(path, e))
-    }
-}
-
-/// The cache key of a variant at some parameter values: kernel source and includes, the spec
-/// text it depends on, the parameter values and the key version.
-pub fn point_key(
-    exp: &Experiment,
-    variant: &Variant,
-    params: &BTreeMap<String, ParamValue>,
-    sources: &SourceCache,
-) -> Result<String> {
-    let mut h = Sha256::new();
-    h.update(KEY_VERSION);
-    h.update([0]);
-    h.update(&exp.name);
-    h.update([0]);
-    if let Exec::Kernel { source, .. } = &variant.exec {
-        h.update(sources.read(source)?);
-        h.update([0]);
-    }
-    for inc in &exp.includes {
-        h.update(sources.read(inc)?);
-        h.update([0]);
-    }
-    h.update(&exp.common_key_text);
-    h.update([0]);
-    h.update(&variant.key_text);
-    h.update([0]);
-    h.update(serde_json::to_string(params).unwrap_or_default());
-    let digest = h.finalize();
-    Ok(digest.iter().take(16).map(|b| format!("{b:02x}")).collect())
-}
-
 /// The points a directive asks for, in display order (variant-major).
 pub fn plan(
     directive: &Directive,
@@ -125,10 +76,11 @@ pub fn plan(
         let Some(variant) = exp.variant(vname) else {
             continue;
         };
+        let variant_key = VariantKey::new(exp, variant, sources)?;
         for axes in &combos {
             let mut params: BTreeMap<String, ParamValue> = exp.params.iter().cloned().collect();
             params.extend(axes.iter().map(|(k, v)| (k.clone(), v.clone())));
-            let key = point_key(exp, variant, &params, sources)?;
+            let key = variant_key.at(&params);
             points.push(PlannedPoint {
                 variant: vname.clone(),
                 params,

@@ -4,33 +4,20 @@
 use crate::config::{Config, Mode};
 use crate::diagnostic::Diagnostic;
 use crate::directive::fence::FenceKind;
+use crate::directive::validate::point_count;
+use crate::engine::{LiveRunner, Work};
 use crate::error::{Error, Result};
+use crate::limits::MAX_POINTS_PER_BOOK;
 use crate::plan::{PlannedPoint, plan};
 use crate::render::status::{StatusRow, StatusState};
-use crate::render::view::{ClaimStatus, DirectiveView};
 use crate::render::{Templates, render_directive_html};
+use crate::results::view::{ClaimStatus, DirectiveView};
 use crate::results::{Recordings, directive_view};
 use crate::workspace::{FoundDirective, Workspace};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::collections::HashMap;
 use std::path::PathBuf;
-use std::sync::Arc;
-
-/// Runs stale points on a GPU and writes their recordings (the live engine implements it).
-pub trait LiveRunner {
-    /// The slug of the GPU it records on: that device's recordings decide what must run.
-    fn device(&self) -> Result<String>;
-    /// Refreshes the recordings of `work`; returns how many points ran.
-    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize>;
-}
-
-/// One directive's points that need running.
-pub struct Work {
-    pub directive: crate::directive::Directive,
-    pub experiment: Arc<crate::spec::Experiment>,
-    pub points: Vec<PlannedPoint>,
-}
 
 /// Command-line overrides of the book's `[preprocessor.gpulab]` options.
 #[derive(Debug, Clone, Default)]
@@ -85,15 +72,39 @@ impl Preprocessor for GpuLab {
     }
 }
 
-/// Every chapter's directives, in book order.
+/// Every chapter's directives, in book order. A directive that takes the book past
+/// [`MAX_POINTS_PER_BOOK`] points is made invalid, located at its fence.
 pub fn scan_book(ws: &Workspace, book: &Book) -> Vec<FoundDirective> {
     let mut found = Vec::new();
+    let mut total: u64 = 0;
     for item in book.iter() {
         if let BookItem::Chapter(ch) = item {
             let Some(path) = ch.source_path.as_ref().or(ch.path.as_ref()) else {
                 continue;
             };
-            found.extend(ws.scan_chapter(&ch.name, path, &ch.content));
+            let mut chapter = ws.scan_chapter(&ch.name, path, &ch.content);
+            for f in &mut chapter {
+                let Ok((d, _)) = &f.parsed else { continue };
+                let n = point_count(&d.axes, &d.zip, d.variants.len()).unwrap_or(u64::MAX);
+                total = total.saturating_add(n);
+                if total > MAX_POINTS_PER_BOOK {
+                    let shown = ws
+                        .src_dir
+                        .strip_prefix(&ws.root)
+                        .unwrap_or(&ws.src_dir)
+                        .join(path);
+                    let file = crate::source::SourceFile::new(shown, ch.content.as_str());
+                    let start = f.fence.block.start;
+                    f.parsed = Err(vec![file.error(
+                        start..start + 3,
+                        format!(
+                            "this directive's {n} points take the book to {total}; a book may ask for at most {MAX_POINTS_PER_BOOK}"
+                        ),
+                        "too many points",
+                    )]);
+                }
+            }
+            found.extend(chapter);
         }
     }
     found
@@ -165,10 +176,11 @@ pub fn process_book(
     let mut replacements: HashMap<PathBuf, Vec<(std::ops::Range<usize>, String)>> = HashMap::new();
     let mut status_rows = Vec::new();
     let mut problems = Vec::new();
+    let mut pending = Vec::new();
     for (f, points) in found.iter().zip(&planned) {
         let html = match (&f.parsed, points) {
             (Ok((d, exp)), Some(points)) => {
-                recordings.preload(&exp.name)?;
+                recordings.preload(exp)?;
                 let paper = match &d.paper {
                     Some(id) => ws.paper(id).map_err(Error::Render)?,
                     None => None,
@@ -183,20 +195,26 @@ pub fn process_book(
                 );
                 let where_ = format!("{}#{}", f.chapter_path.display(), d.location.index);
                 let state = directive_state(&view);
-                match state {
-                    StatusState::Missing => problems.push(format!(
-                        "{where_}: no recording for experiment `{}`",
+                let problem = match state {
+                    StatusState::Pending => {
+                        format!("{where_}: experiment `{}` awaits a GPU run", exp.name)
+                    }
+                    StatusState::Partial => {
+                        format!("{where_}: some points of `{}` await a GPU run", exp.name)
+                    }
+                    StatusState::Stale => {
+                        format!("{where_}: the recording of `{}` is stale", exp.name)
+                    }
+                    StatusState::Failed => format!(
+                        "{where_}: some points of `{}` failed (see the page for why)",
                         exp.name
-                    )),
-                    StatusState::Stale => problems.push(format!(
-                        "{where_}: the recording of `{}` is stale",
-                        exp.name
-                    )),
-                    StatusState::Partial => problems.push(format!(
-                        "{where_}: some points of `{}` are not recorded",
-                        exp.name
-                    )),
-                    StatusState::Recorded => {}
+                    ),
+                    StatusState::Recorded => String::new(),
+                };
+                if state.fails_strict() {
+                    problems.push(problem);
+                } else if state != StatusState::Recorded {
+                    pending.push(problem);
                 }
                 status_rows.extend(status_rows_for(f, &view, state));
                 let rendered = if view.devices.is_empty() {
@@ -224,13 +242,11 @@ pub fn process_book(
             .push((f.fence.block.clone(), html));
     }
 
-    if !problems.is_empty() {
-        if ws.config.strict {
-            return Err(Error::Strict(format!("--strict: {}", problems.join("; "))));
-        }
-        for p in &problems {
-            eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
-        }
+    if !problems.is_empty() && ws.config.strict {
+        return Err(Error::Strict(format!("--strict: {}", problems.join("; "))));
+    }
+    for p in problems.iter().chain(&pending) {
+        eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
     }
 
     let status_html = templates
@@ -308,7 +324,7 @@ fn stale_work(
         let (Ok((d, exp)), Some(points)) = (&f.parsed, points) else {
             continue;
         };
-        let todo = recordings.to_run(device, d, &exp.name, points)?;
+        let todo = recordings.to_run(device, d, exp, points)?;
         if !todo.is_empty() {
             work.push(Work {
                 directive: d.clone(),
@@ -320,10 +336,14 @@ fn stale_work(
     Ok(work)
 }
 
-/// Recorded, stale, partly recorded or missing, across the devices shown.
+/// Recorded, failed, stale, partly recorded or pending, across the devices shown (the first that
+/// applies, in that order of severity).
 pub fn directive_state(view: &DirectiveView) -> StatusState {
     if view.devices.is_empty() {
-        return StatusState::Missing;
+        return StatusState::Pending;
+    }
+    if view.devices.iter().any(|d| d.failed_count() > 0) {
+        return StatusState::Failed;
     }
     if view.devices.iter().any(|d| d.stale_count() > 0) {
         return StatusState::Stale;

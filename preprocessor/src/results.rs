@@ -7,10 +7,12 @@ use crate::expr::Num;
 use crate::papers::PaperTable;
 use crate::plan::PlannedPoint;
 use crate::record::{DataDir, Outcome, Point, Recording, StoreError};
-use crate::render::view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance};
 use crate::spec::Experiment;
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
+use view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance};
+
+pub mod view;
 
 /// Recordings loaded lazily, once per (device, experiment).
 pub struct Recordings {
@@ -40,12 +42,16 @@ impl Recordings {
         Ok(())
     }
 
-    /// Loads every device's recording of `experiment` into the cache.
-    pub fn preload(&mut self, experiment: &str) -> Result<(), StoreError> {
+    /// Loads every device's recording of `exp` into the cache, with each point's derived metrics
+    /// computed from its stored timing by the spec's current formulas ([`derive_metrics`]).
+    pub fn preload(&mut self, exp: &Experiment) -> Result<(), StoreError> {
         for dev in self.devices.clone() {
-            let key = (dev.clone(), experiment.to_string());
+            let key = (dev.clone(), exp.name.clone());
             if !self.loaded.contains_key(&key) {
-                let rec = self.data.load(&dev, experiment)?;
+                let mut rec = self.data.load(&dev, &exp.name)?;
+                if let Some(r) = rec.as_mut() {
+                    derive_metrics(r, exp);
+                }
                 self.loaded.insert(key, rec);
             }
         }
@@ -57,18 +63,18 @@ impl Recordings {
         &mut self,
         device: &str,
         d: &Directive,
-        experiment: &str,
+        exp: &Experiment,
         points: &[PlannedPoint],
     ) -> Result<Vec<PlannedPoint>, StoreError> {
-        self.preload(experiment)?;
+        self.preload(exp)?;
         let mine = self
-            .of(experiment)
+            .of(&exp.name)
             .into_iter()
             .find(|r| r.device.slug == device);
         let hot = d.measure.hot.unwrap_or(false);
         Ok(points
             .iter()
-            .filter(|p| needs_run(mine.and_then(|r| find_point(r, p)), p, hot))
+            .filter(|p| needs_run(mine.and_then(|r| find_point(r, p)), p, device, hot))
             .cloned()
             .collect())
     }
@@ -86,8 +92,23 @@ impl Recordings {
     }
 }
 
+/// Replaces every point's `metrics` with those the spec's formulas give for its stored median
+/// time on the recording's device: derived metrics are computed when the book renders, never
+/// taken from the file, so fixing a formula needs no GPU. Points without a verified timing get none.
+pub fn derive_metrics(rec: &mut Recording, exp: &Experiment) {
+    let device = rec.device.clone();
+    for p in &mut rec.points {
+        p.metrics = match (&p.timing, p.outcome) {
+            (Some(t), Outcome::Ok) => {
+                crate::spec::metrics::derive(exp, &p.variant, &p.params, t.median_ms, &device)
+            }
+            _ => BTreeMap::new(),
+        };
+    }
+}
+
 /// A directive's view: its planned points matched with the recordings of the devices it shows.
-/// Call `recordings.preload(&exp.name)` first.
+/// Call `recordings.preload(exp)` first.
 pub fn directive_view<'a>(
     d: &'a Directive,
     exp: &Experiment,
@@ -110,7 +131,7 @@ pub fn directive_view<'a>(
                 )
             })
             .collect(),
-        metrics: crate::metrics::directive_metric_infos(d, exp),
+        metrics: crate::directive::metrics::directive_metric_infos(d, exp),
         devices: recs.iter().map(|r| device_results(r, d, points)).collect(),
         paper,
         expected_cells: points.len(),
@@ -129,9 +150,14 @@ pub fn find_point<'a>(rec: &'a Recording, planned: &PlannedPoint) -> Option<&'a 
 /// the directive asks (`hot` vs cold). A failed point with a current key is current: a wrong
 /// result, a crash or a hang is deterministic until the code changes, and retrying a hung kernel
 /// on every build would cost its watchdog each time (`record --rerun` tries again).
-pub fn needs_run(recorded: Option<&Point>, planned: &PlannedPoint, hot: bool) -> bool {
+pub fn needs_run(
+    recorded: Option<&Point>,
+    planned: &PlannedPoint,
+    device: &str,
+    hot: bool,
+) -> bool {
     let Some(q) = recorded else { return true };
-    if q.key != planned.key {
+    if q.key != planned.key.on(device) {
         return true;
     }
     match q.timing.as_ref().map(|t| t.mode.as_str()) {
@@ -183,6 +209,7 @@ pub fn device_results<'a>(
     directive: &Directive,
     points: &[PlannedPoint],
 ) -> DeviceResults<'a> {
+    let slug = &rec.device.slug;
     let mut cells: Vec<Cell<'a>> = points
         .iter()
         .map(|p| {
@@ -191,7 +218,7 @@ pub fn device_results<'a>(
                 variant: p.variant.clone(),
                 axes: p.axes.clone(),
                 point,
-                stale: point.is_some_and(|r| r.key != p.key),
+                stale: point.is_some_and(|r| r.key != p.key.on(slug)),
                 relative: BTreeMap::new(),
             }
         })
@@ -251,7 +278,7 @@ fn commits(points: &[&Point]) -> Option<String> {
 /// the same axis values. A value is stored only when both points are verified and timed; a
 /// missing, failed or skipped baseline leaves the metric out (shown as "no value").
 pub fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
-    let wanted = crate::metrics::relative_metrics(directive);
+    let wanted = crate::directive::metrics::relative_metrics(directive);
     if wanted.is_empty() {
         return;
     }

@@ -48,10 +48,16 @@ pub fn with_help(mut diag: Diagnostic, help: Option<String>) -> Diagnostic {
 /// Turns a TOML parse error into a diagnostic, with a "did you mean" for unknown keys.
 /// `base` is where the TOML text starts inside `file`.
 pub fn toml_error(file: &SourceFile, base: usize, err: &toml::de::Error) -> Diagnostic {
-    let span = err
-        .span()
-        .map(|s| s.start + base..s.end + base)
-        .unwrap_or(base..base);
+    toml_error_mapped(file, &|s| s.start + base..s.end + base, err)
+}
+
+/// Like [`toml_error`], with `map` turning a span of the TOML text into one of `file`.
+pub fn toml_error_mapped(
+    file: &SourceFile,
+    map: &dyn Fn(Range<usize>) -> Range<usize>,
+    err: &toml::de::Error,
+) -> Diagnostic {
+    let span = map(err.span().unwrap_or(0..0));
     let message = err.message().trim().to_string();
     let help = unknown_field_help(&message);
     let label = if message.starts_with("unknown field") {

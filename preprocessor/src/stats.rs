@@ -83,13 +83,22 @@ pub fn median(samples: &[f64]) -> Option<f64> {
 
 /// When to stop taking samples of one point.
 ///
-/// The defaults are much shorter than nvbench's (0.5 s minimum time, 15 s timeout per measurement): a
-/// handbook has hundreds of points and must regenerate in minutes, and its kernels are memory-bound
-/// microbenchmarks whose times settle within a few dozen launches. Points that stay noisy are stopped
-/// by the timeout and their noise is recorded (and shown) rather than hidden.
+/// Two ways to complete, both needing the noise (relative standard deviation) within the target:
+/// - **converged**: at least `min_samples` samples summing to at least `min_time_s` of measured time;
+/// - **min-time rule** (nvbench's `min-time`): the samples sum to at least [`MIN_TIME_RULE_S`] (0.5 s, nvbench's
+///   default) with at least [`MIN_TIME_RULE_SAMPLES`] of them, so a 200 ms kernel stops after 3 samples instead of 10.
+///
+/// Otherwise sampling stops at `max_samples`, at `timeout_s`, or (nvbench's noise-stability rule) when the
+/// noise has settled above the target: after more than [`STABLE_WINDOW`] noise estimates, checked every
+/// [`STABLE_EVERY`] samples, their relative standard deviation is below 5 %. Such points are incomplete and
+/// marked on the page with the reason.
+///
+/// The defaults are shorter than nvbench's (10 samples and 0.5 s, 15 s timeout): a handbook has hundreds of
+/// points and must regenerate in minutes, and its kernels are memory-bound microbenchmarks whose times settle
+/// within a few dozen launches.
 #[derive(Clone, Copy, Debug, PartialEq)]
 pub struct StopRule {
-    /// Never converge with fewer samples (10: enough for a meaningful median and quartiles).
+    /// Samples needed to converge below the min-time rule's time (10: enough for a meaningful median and quartiles).
     pub min_samples: usize,
     /// Stop after this many samples whatever the noise (1000).
     pub max_samples: usize,
@@ -103,6 +112,19 @@ pub struct StopRule {
     pub timeout_s: f64,
 }
 
+/// The min-time rule's measured time: nvbench's default `min-time`.
+pub const MIN_TIME_RULE_S: f64 = 0.5;
+/// The fewest samples the min-time rule accepts (a median and a spread need three).
+pub const MIN_TIME_RULE_SAMPLES: usize = 3;
+/// Noise estimates (one per sample from the 5th on) needed before the noise-stability rule applies.
+pub const STABLE_WINDOW: usize = 64;
+/// How often (in samples) the noise-stability rule is checked.
+pub const STABLE_EVERY: usize = 16;
+/// Noise estimates are stable when their relative standard deviation is below this (nvbench's 5 %).
+pub const STABLE_SPREAD: f64 = 0.05;
+/// Samples before the first noise estimate (nvbench's `min_samples_for_noise_estimate`).
+const FIRST_NOISE_ESTIMATE: usize = 5;
+
 impl Default for StopRule {
     fn default() -> Self {
         StopRule {
@@ -115,32 +137,45 @@ impl Default for StopRule {
     }
 }
 
-/// Why sampling stopped.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Why sampling stopped (recorded on every timing as `stop`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "snake_case")]
 pub enum StopReason {
-    /// Enough samples, low enough noise, enough measured time.
+    /// Enough samples, low enough noise, enough measured time: complete.
     Converged,
-    /// `max_samples` reached.
+    /// The min-time rule: few samples of a long kernel, noise within the target: complete.
+    MinTime,
+    /// The noise settled above the target (nvbench's stability rule): incomplete.
+    NoiseStable,
+    /// `max_samples` reached without meeting the noise target: incomplete.
     MaxSamples,
-    /// `timeout_s` elapsed (the noise target may not have been met).
+    /// `timeout_s` elapsed (the noise target or the sample count may not have been met).
     Timeout,
+}
+
+impl StopReason {
+    /// Whether the point met the stopping rule (its noise within the target).
+    pub fn is_complete(self) -> bool {
+        matches!(self, StopReason::Converged | StopReason::MinTime)
+    }
 }
 
 impl StopRule {
     /// Whether to stop after `samples` (milliseconds each) taken over `elapsed_s` seconds of wall time.
-    /// Checked in this order: converged, max samples, timeout. `None` means take another sample; it is
-    /// always `None` with no samples (a hung kernel is the caller's watchdog's business).
+    /// Checked in this order: converged, min-time rule, max samples, timeout, noise stable. `None` means take
+    /// another sample; it is always `None` with no samples (a hung kernel is the caller's watchdog's business).
     pub fn check(&self, samples: &[f64], elapsed_s: f64) -> Option<StopReason> {
         let n = samples.len();
         if n == 0 {
             return None;
         }
-        if n >= self.min_samples.max(1) {
-            let measured_s = samples.iter().sum::<f64>() / 1000.0;
-            let (_, noise) = mean_and_noise(samples);
-            if noise <= self.noise_target && measured_s >= self.min_time_s {
-                return Some(StopReason::Converged);
-            }
+        let measured_s = samples.iter().sum::<f64>() / 1000.0;
+        let quiet = n >= 2 && mean_and_noise(samples).1 <= self.noise_target;
+        if quiet && n >= self.min_samples.max(1) && measured_s >= self.min_time_s {
+            return Some(StopReason::Converged);
+        }
+        if quiet && n >= MIN_TIME_RULE_SAMPLES && measured_s >= MIN_TIME_RULE_S {
+            return Some(StopReason::MinTime);
         }
         if n >= self.max_samples.max(1) {
             return Some(StopReason::MaxSamples);
@@ -148,38 +183,48 @@ impl StopRule {
         if elapsed_s >= self.timeout_s {
             return Some(StopReason::Timeout);
         }
+        if n.is_multiple_of(STABLE_EVERY) && noise_is_stable(samples) {
+            return Some(StopReason::NoiseStable);
+        }
         None
     }
 }
 
-/// Ratio above which [`drift`] suggests the clocks dropped during the measurement.
-pub const THROTTLE_DRIFT: f64 = 1.05;
-
-/// Throttling heuristic: the median of the last quarter of the samples (in the order taken) over the
-/// median of the first quarter. A GPU that heats up and lowers its clocks makes later samples slower, so
-/// a ratio above [`THROTTLE_DRIFT`] (5 %) suggests throttling; below 1 means the first samples were slow
-/// (warm-up). Returns 1.0 (no evidence) with fewer than 8 samples, or when the ratio is not a finite
-/// positive number.
-pub fn drift(samples: &[f64]) -> f64 {
-    if samples.len() < 8 {
-        return 1.0;
+/// nvbench's noise-stability test: the noise estimates of every prefix from the 5th sample on (the last
+/// 512, as nvbench keeps) number more than [`STABLE_WINDOW`] and vary by less than [`STABLE_SPREAD`]
+/// (relative standard deviation). One pass with Welford's update.
+pub fn noise_is_stable(samples: &[f64]) -> bool {
+    if samples.len() < FIRST_NOISE_ESTIMATE + STABLE_WINDOW {
+        return false;
     }
-    let q = samples.len() / 4;
-    let (Some(first), Some(last)) = (median(&samples[..q]), median(&samples[samples.len() - q..]))
-    else {
-        return 1.0;
-    };
-    let ratio = last / first;
-    if ratio.is_finite() && ratio > 0.0 {
-        ratio
-    } else {
-        1.0
+    let (mut mean, mut m2) = (0.0f64, 0.0f64);
+    let mut noises = Vec::with_capacity(samples.len());
+    for (i, &x) in samples.iter().enumerate() {
+        let k = (i + 1) as f64;
+        let d = x - mean;
+        mean += d / k;
+        m2 += d * (x - mean);
+        if i + 1 >= FIRST_NOISE_ESTIMATE {
+            let noise = (m2 / (k - 1.0)).sqrt() / mean.abs();
+            if !noise.is_finite() {
+                return false;
+            }
+            noises.push(noise);
+        }
     }
+    let tail = &noises[noises.len().saturating_sub(512)..];
+    let (_, spread) = mean_and_noise(tail);
+    spread < STABLE_SPREAD
 }
 
-/// `drift(samples) > THROTTLE_DRIFT`.
-pub fn throttled(samples: &[f64]) -> bool {
-    drift(samples) > THROTTLE_DRIFT
+/// A point ran throttled when its lowest SM clock read during the samples is below this fraction of the
+/// device's maximum SM clock (nvbench's default `throttle-threshold`, 75 %).
+pub const THROTTLE_CLOCK_FRACTION: f64 = 0.75;
+
+/// Whether a lowest SM clock of `min_sm_mhz` (read during the samples) means throttling on a device whose
+/// maximum SM clock is `max_sm_mhz`.
+pub fn throttled_by_clock(min_sm_mhz: u32, max_sm_mhz: u32) -> bool {
+    max_sm_mhz > 0 && (min_sm_mhz as f64) < THROTTLE_CLOCK_FRACTION * max_sm_mhz as f64
 }
 
 #[cfg(test)]
@@ -304,19 +349,51 @@ mod tests {
     }
 
     #[test]
-    fn drift_detects_slowdown() {
-        let steady = [1.0; 16];
-        assert_eq!(drift(&steady), 1.0);
-        assert!(!throttled(&steady));
-        let mut slowing = vec![1.0; 12];
-        slowing.extend([1.2; 4]);
-        assert!(close(drift(&slowing), 1.2));
-        assert!(throttled(&slowing));
-        let mut warmup = vec![2.0; 4];
-        warmup.extend([1.0; 12]);
-        assert!(close(drift(&warmup), 0.5));
-        assert!(!throttled(&warmup));
-        assert_eq!(drift(&[1.0, 5.0, 9.0]), 1.0, "too few samples");
-        assert_eq!(drift(&[0.0; 8]), 1.0, "0/0 is no evidence");
+    fn throttled_is_decided_from_the_clock() {
+        assert!(!throttled_by_clock(1980, 1980));
+        assert!(
+            !throttled_by_clock(1500, 1980),
+            "76 % of the maximum is not throttled"
+        );
+        assert!(throttled_by_clock(1400, 1980));
+        assert!(!throttled_by_clock(100, 0), "unknown maximum: no evidence");
+    }
+
+    #[test]
+    fn min_time_rule_completes_long_points_with_few_samples() {
+        let r = StopRule::default();
+        // 200 ms kernels: 3 quiet samples = 0.6 s ≥ 0.5 s.
+        assert_eq!(
+            r.check(&[200.0, 200.1, 199.9], 0.8),
+            Some(StopReason::MinTime)
+        );
+        assert_eq!(
+            r.check(&[200.0, 200.1], 0.6),
+            None,
+            "two samples are too few"
+        );
+        // 100 ms: 3 samples = 0.3 s is not enough measured time yet; 5 are.
+        assert_eq!(r.check(&[100.0; 3], 0.4), None);
+        assert_eq!(r.check(&[100.0; 5], 0.6), Some(StopReason::MinTime));
+        // Noisy long samples do not complete by the min-time rule.
+        assert_eq!(r.check(&[200.0, 260.0, 180.0], 0.8), None);
+        assert!(StopReason::MinTime.is_complete() && StopReason::Converged.is_complete());
+        assert!(!StopReason::MaxSamples.is_complete() && !StopReason::NoiseStable.is_complete());
+    }
+
+    #[test]
+    fn noise_that_settles_above_the_target_stops_early() {
+        let r = StopRule::default();
+        // A kernel alternating 9 / 11 µs: 10 % noise, stable from the start; stops at the first check
+        // after 64 noise estimates (80 samples), not at the 1000-sample cap.
+        let noisy: Vec<f64> = (0..200)
+            .map(|i| if i % 2 == 0 { 0.009 } else { 0.011 })
+            .collect();
+        let stop = (1..=noisy.len()).find_map(|n| r.check(&noisy[..n], 0.01).map(|s| (n, s)));
+        assert_eq!(stop, Some((80, StopReason::NoiseStable)));
+        // Noise still changing (a slow drift upwards): not stable.
+        let drifting: Vec<f64> = (0..80).map(|i| 1.0 + (i * i) as f64 * 1e-3).collect();
+        assert!(!noise_is_stable(&drifting));
+        assert!(!noise_is_stable(&noisy[..68]), "too few estimates");
     }
 }

@@ -131,6 +131,15 @@ impl Unit {
         })
     }
 
+    /// Whether a value in this unit is a speed (a time or a rate), so that ours ÷ the paper's is a
+    /// speed-up. Counts, bytes, percentages and ratios compare as values only.
+    pub fn is_speed(self) -> bool {
+        matches!(
+            self,
+            Unit::Millis | Unit::Seconds | Unit::GigabytesPerSec | Unit::GflopsPerSec | Unit::Gips
+        )
+    }
+
     /// Whether a larger value is better (bandwidth) or worse (time); drives "best per row".
     pub fn higher_is_better(self) -> bool {
         !matches!(self, Unit::Millis | Unit::Seconds)
@@ -152,4 +161,4 @@ pub fn builtin_metric_unit(name: &str) -> Option<Unit> {
     })
 }
 
-pub use crate::engine::host_data::ElemType;
+pub use crate::host_data::ElemType;

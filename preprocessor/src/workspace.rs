@@ -9,7 +9,7 @@ use crate::directive::{Directive, Location, raw, validate};
 use crate::papers::PaperTable;
 use crate::plan::SourceCache;
 use crate::record::DataDir;
-use crate::source::{SourceFile, toml_error};
+use crate::source::{SourceFile, toml_error_mapped};
 use crate::spec::{self, Experiment};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -94,12 +94,9 @@ impl Workspace {
         Ok(table)
     }
 
-    fn paper_exists(&self, id: &str) -> bool {
-        self.config
-            .data_dir(&self.root)
-            .join("papers")
-            .join(format!("{id}.csv"))
-            .is_file()
+    /// What is wrong with paper table `id` (missing, outside the book, unparsable), if anything.
+    fn paper_problem(&self, id: &str) -> Option<String> {
+        self.paper(id).err()
     }
 
     /// Finds and parses every directive of a chapter. `path` is relative to the chapters' folder.
@@ -123,7 +120,16 @@ impl Workspace {
                             index,
                             line: crate::diagnostic::line_col(content, fence.block.start).0,
                         };
-                        self.parse_directive(&file, &fence, location)
+                        if fence.unclosed {
+                            let start = fence.block.start;
+                            Err(vec![file.error(
+                                start..start + 3,
+                                "unclosed ```gpulab fence: the chapter ends before its closing fence",
+                                "opened here",
+                            )])
+                        } else {
+                            self.parse_directive(&file, &fence, location)
+                        }
                     }
                 };
                 FoundDirective {
@@ -142,20 +148,26 @@ impl Workspace {
         fence: &Fence,
         location: Location,
     ) -> Result<(Directive, Arc<Experiment>), Vec<Diagnostic>> {
-        let raw =
-            raw::parse(&fence.body).map_err(|e| vec![toml_error(file, fence.body_start, &e)])?;
+        let raw = raw::parse(&fence.body)
+            .map_err(|e| vec![toml_error_mapped(file, &|s| fence.to_chapter(s), &e)])?;
+        let name_span = fence.to_chapter(raw.experiment.span());
+        if let Err(e) = crate::confine::plain_name(raw.experiment.get_ref()) {
+            return Err(vec![file.error(
+                name_span,
+                format!("invalid experiment name: {e}"),
+                "a folder name under kernels/",
+            )]);
+        }
         let exp = match self.spec(raw.experiment.get_ref()) {
             Ok(exp) => exp,
             Err(mut diags) => {
-                let span = raw.experiment.span();
-                let span = span.start + fence.body_start..span.end + fence.body_start;
                 let known = self.experiment_names();
                 let help = crate::diagnostic::did_you_mean(
                     raw.experiment.get_ref(),
                     known.iter().map(String::as_str),
                 );
                 let lead = file.error(
-                    span,
+                    name_span,
                     format!(
                         "experiment `{}` could not be loaded",
                         raw.experiment.get_ref()
@@ -166,12 +178,30 @@ impl Workspace {
                 return Err(diags);
             }
         };
+        let axis_spans: Vec<(String, std::ops::Range<usize>)> = raw
+            .axes
+            .iter()
+            .flat_map(|a| a.get_ref().iter())
+            .map(|(name, v)| (name.clone(), fence.to_chapter(v.span())))
+            .collect();
         let ctx = BodyContext {
             file,
             body_start: fence.body_start,
+            pieces: &fence.pieces,
             location,
         };
-        let directive = validate::validate(raw, &exp, &ctx, &|id| self.paper_exists(id))?;
+        let directive = validate::validate(raw, &exp, &ctx, &|id| self.paper_problem(id))?;
+        let diags = crate::point_diagnostics::check_points(
+            &self.root,
+            &directive,
+            &exp,
+            file,
+            &axis_spans,
+            self.config.max_buffer_bytes(),
+        );
+        if !diags.is_empty() {
+            return Err(diags);
+        }
         Ok((directive, exp))
     }
 }

@@ -91,7 +91,7 @@ fn protocol_answers_the_processed_book_on_stdout_only() {
     // Diagnostics (the stale and missing recordings) went to stderr.
     let stderr = stderr_of(out);
     assert!(
-        stderr.contains("chapter.md#3: no recording for experiment `copy`"),
+        stderr.contains("chapter.md#3: experiment `copy` awaits a GPU run"),
         "{stderr}"
     );
     assert!(!stdout.contains("warning"), "{stdout}");
@@ -123,20 +123,93 @@ fn build_recorded_writes_the_chapter() {
 }
 
 #[test]
-fn build_strict_fails_on_a_missing_recording_and_names_the_chapter() {
+fn build_strict_fails_on_stale_and_failed_points_and_names_the_chapter() {
     let book = BookCopy::new("basic");
     let assert = on(&book, &["build", "--strict"]).assert().failure();
     let stderr = stderr_of(assert.get_output());
     assert!(stderr.contains("--strict"), "{stderr}");
     assert!(
-        stderr.contains("chapter.md#3: no recording for experiment `copy`"),
+        stderr.contains("chapter.md#1: some points of `scale` failed"),
         "{stderr}"
     );
     assert!(
         stderr.contains("chapter.md#2: the recording of `scale` is stale"),
         "{stderr}"
     );
+    // A pending experiment (never recorded) is not a reason to fail.
+    assert!(!stderr.contains("`copy`"), "{stderr}");
     assert!(!stderr.contains("panicked"), "{stderr}");
+}
+
+/// The chapter of a student without a GPU: one new experiment with a claim, nothing recorded.
+const PENDING_CHAPTER: &str = "# Scaling a vector\n\n```gpulab\nexperiment = \"copy\"\naxes = { N = [1024, 2048] }\nreproduces = \"demo:copy\"\nexpect = [\"naive.time_ms < 1\"]\n```\n";
+
+#[test]
+fn build_strict_passes_a_chapter_whose_new_experiment_awaits_a_gpu_run() {
+    let book = BookCopy::new("basic");
+    book.write("src/chapter.md", PENDING_CHAPTER);
+    let assert = on(&book, &["build", "--strict", "--mode", "recorded"])
+        .assert()
+        .success();
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("warning: chapter.md#1: experiment `copy` awaits a GPU run"),
+        "{stderr}"
+    );
+    let html = book.read("out/chapter.html");
+    assert!(html.contains("awaiting a GPU run"), "{html}");
+    assert!(
+        html.contains("<code>mdbook-gpulab run chapter.md#1</code>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<code>naive.time_ms &lt; 1</code> <span class=\"gpulab-claim-status\">not evaluated</span>"),
+        "{html}"
+    );
+    let status = book.read("out/status.html");
+    assert!(
+        status.contains("gpulab-state-pending\">pending"),
+        "{status}"
+    );
+
+    let assert = on(&book, &["list"]).assert().success();
+    let stdout = stdout_of(assert.get_output());
+    let row = stdout.lines().find(|l| l.starts_with("demo:copy")).unwrap();
+    assert!(row.contains("pending"), "{stdout}");
+}
+
+#[test]
+fn run_without_a_gpu_prints_the_recorded_table_and_the_pending_command() {
+    let book = BookCopy::new("basic");
+    let assert = bin()
+        .args(["run", "chapter.md", "--recorded", "--dir"])
+        .arg(&book.root)
+        .assert()
+        .success();
+    let stdout = stdout_of(assert.get_output());
+    assert!(stdout.contains("Scale a vector — chapter.md#1"), "{stdout}");
+    assert!(
+        stdout.contains("Synthetic Test GPU (not a measurement)"),
+        "{stdout}"
+    );
+    // The recorded table: N down, variants across, a failed point shown as failed.
+    let line = stdout
+        .lines()
+        .find(|l| l.trim_start().starts_with("4096"))
+        .unwrap();
+    assert!(
+        line.contains("0.0200") && line.contains("FAILED"),
+        "{stdout}"
+    );
+    assert!(stdout.contains("0.0400 (stale)"), "{stdout}");
+    assert!(
+        stdout.contains("awaiting a GPU run: no recording yet; on a machine with an NVIDIA GPU run `mdbook-gpulab run chapter.md#3`"),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("does not hold: grid_stride.time_ms < naive.time_ms"),
+        "{stdout}"
+    );
 }
 
 #[test]
@@ -149,6 +222,25 @@ fn check_without_compile_passes_on_the_fixture() {
         "{stderr}"
     );
     assert!(!stderr.contains("error"), "{stderr}");
+}
+
+/// The CGMA bug: a metric formula's integer division truncated silently. Metric `/` is now real
+/// division, so `bytes_per_elem / 3` does not warn, but an explicit `div` that drops a remainder does.
+#[test]
+fn check_warns_where_integer_division_truncates_a_metric() {
+    let book = BookCopy::new("basic");
+    book.edit(
+        "kernels/scale/experiment.toml",
+        "bytes = \"8*N\"",
+        "bytes = \"8*N\"\n[metrics.custom]\nratio = { expr = \"N / 3\", unit = \"\" }\nchunks = { expr = \"div(N, 3)\", unit = \"\" }",
+    );
+    let assert = on(&book, &["check", "--no-compile"]).assert().success();
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("warning: scale variant `naive`: metric `chunks` truncates an integer division at N=1024: `div(N, 3)` is 1024 / 3 = 341.3333333333333, truncated to 341"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("metric `ratio`"), "{stderr}");
 }
 
 #[test]
@@ -203,11 +295,12 @@ fn list_json_prints_the_reproduces_ids_and_states() {
     assert_eq!(
         states,
         [
-            ("demo:table1", "recorded"),
+            // a point of directive 1 failed verification
+            ("demo:table1", "failed"),
             ("demo:bar", "stale"),
-            ("demo:copy", "missing"),
+            ("demo:copy", "pending"),
             // directive 4 (relative metrics) reproduces nothing
-            ("-", "recorded")
+            ("-", "failed")
         ]
     );
     let first = &rows[0];

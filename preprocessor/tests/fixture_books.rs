@@ -92,8 +92,11 @@ fn basic_chapter_shows_results_failures_staleness_and_provenance() {
     let first = &html[..html.find(r#"id="gpulab-scale-2""#).unwrap()];
     assert!(!first.contains("stale"), "directive 1 must not be stale");
 
-    // Directive 3: no recording.
-    has("No recording for experiment <code>copy</code> on any device yet.");
+    // Directive 3: no recording, awaiting a GPU run.
+    has(
+        "awaiting a GPU run</span> Experiment <code>copy</code> has no recording on any device yet.",
+    );
+    has("<code>mdbook-gpulab run chapter.md#3</code>");
 }
 
 #[test]
@@ -137,8 +140,8 @@ fn status_page_lists_every_reproduces_id_with_its_state() {
         html[at..end].to_string()
     };
     assert!(
-        row("demo:table1").contains("recorded"),
-        "{}",
+        row("demo:table1").contains("failed"),
+        "a point of directive 1 failed verification: {}",
         row("demo:table1")
     );
     assert!(
@@ -147,7 +150,7 @@ fn status_page_lists_every_reproduces_id_with_its_state() {
         row("demo:table1")
     );
     assert!(row("demo:bar").contains("stale"), "{}", row("demo:bar"));
-    assert!(row("demo:copy").contains("missing"), "{}", row("demo:copy"));
+    assert!(row("demo:copy").contains("pending"), "{}", row("demo:copy"));
 }
 
 #[test]
@@ -179,7 +182,7 @@ fn fixture_keys_are_current_except_the_deliberately_stale_point() {
     assert_eq!(planned.len(), 10);
     let listing: Vec<String> = planned
         .iter()
-        .map(|p| format!("{} {:?} {}", p.variant, p.params, p.key))
+        .map(|p| format!("{} {:?} {}", p.variant, p.params, p.key.on("test-device")))
         .collect();
     for p in &planned {
         let recorded = mdbook_gpulab::results::find_point(&rec, p)
@@ -187,7 +190,7 @@ fn fixture_keys_are_current_except_the_deliberately_stale_point() {
         let stale_on_purpose =
             p.variant == "grid_stride" && p.axes.values().any(|v| v.to_string() == "16384");
         assert_eq!(
-            recorded.key != p.key,
+            recorded.key != p.key.on("test-device"),
             stale_on_purpose,
             "{} {:?}: recorded key {} vs current; current keys:\n{}",
             p.variant,

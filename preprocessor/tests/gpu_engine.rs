@@ -134,6 +134,37 @@ fn assert_timed(p: &Value, mode: &str) {
     assert!(t["min_ms"].as_f64().unwrap() <= median && median <= t["max_ms"].as_f64().unwrap());
     assert!(t["samples"].as_u64().unwrap() >= 10, "{t}");
     assert_eq!(t["mode"], mode);
+    // The method is recorded: why sampling stopped, the rule, the blocking kernel, the clocks (NVML).
+    let stop = t["stop"].as_str().expect("stop reason");
+    assert!(
+        [
+            "converged",
+            "min_time",
+            "noise_stable",
+            "max_samples",
+            "timeout"
+        ]
+        .contains(&stop),
+        "{t}"
+    );
+    assert_eq!(t["noise_target"], 0.005);
+    assert_eq!(
+        t["blocked"], true,
+        "one launch per run fits behind the blocking kernel: {t}"
+    );
+    let sm = t["clocks"]["sm_mhz"]
+        .as_array()
+        .expect("clocks read through NVML");
+    assert!(
+        sm[0].as_u64().unwrap() > 0 && sm[0].as_u64() <= sm[1].as_u64(),
+        "{t}"
+    );
+    if mode == "hot" {
+        assert!(
+            t["runs_per_sample"].as_u64().unwrap_or(1) > 1,
+            "short hot kernels are batched: {t}"
+        );
+    }
     assert_eq!(p["commit"], "gpu-engine-test");
     assert!(p["metrics"]["gbps"]["value"].as_f64().unwrap() > 1.0);
 }
@@ -172,7 +203,7 @@ fn record_survives_every_fault_and_records_the_rest() {
 
         let (kind, message) = failure(point(&rec, "too_many_threads", n));
         assert_eq!(kind, "launch", "{message}");
-        assert!(message.contains("2048"), "{message}");
+        assert!(message.contains("128"), "{message}");
 
         let (kind, message) = failure(point(&rec, "compile_error", n));
         assert_eq!(kind, "compile", "{message}");

@@ -1,10 +1,10 @@
 //! Integration tests of the `gpu` layer on a real NVIDIA GPU (all `#[ignore]`d: run them on the device with
 //! `cargo test --test gpu_layer -- --ignored --test-threads=1`, as scripts/gpu-suite.sh does).
 
-use mdbook_gpulab::engine::host_data::{ElemType, HostData};
-use mdbook_gpulab::engine::init::{Init, generate};
 use mdbook_gpulab::engine::reference;
 use mdbook_gpulab::gpu::{self, CompileError, Gpu, GpuError, KernelArg, Module};
+use mdbook_gpulab::host_data::init::{Init, generate};
+use mdbook_gpulab::host_data::{ElemType, HostData};
 
 const SOURCE: &str = r#"
 extern "C" __global__ void vector_add(const float* a, const float* b, float* c, int n) {
@@ -388,4 +388,86 @@ fn oob_child() {
     assert!(matches!(again, GpuError::ContextLost { .. }), "{again:?}");
     assert!(again.is_fatal());
     println!("OOB-CHILD-OK");
+}
+
+/// Times `launches` back-to-back launches of a tiny kernel, behind the blocking kernel or not.
+fn time_tiny_launches(gpu: &Gpu, module: &Module, launches: usize, blocked: bool) -> (f64, bool) {
+    let add = module.function("vector_add").unwrap();
+    let a = gpu.alloc(ElemType::F32, 32).unwrap();
+    let c = gpu.alloc(ElemType::F32, 32).unwrap();
+    let timer = gpu.timer().unwrap();
+    let blocker = gpu.blocker().unwrap();
+    gpu.synchronize().unwrap();
+    if blocked {
+        blocker.block(gpu).unwrap();
+    }
+    timer.start().unwrap();
+    for _ in 0..launches {
+        let args = [
+            KernelArg::Buffer(&a),
+            KernelArg::Buffer(&a),
+            KernelArg::Buffer(&c),
+            KernelArg::I32(32),
+        ];
+        gpu.launch(&add, [1, 1, 1], [32, 1, 1], 0, &args).unwrap();
+    }
+    timer.stop().unwrap();
+    if blocked {
+        blocker.release();
+    }
+    let ms = timer.elapsed_ms().unwrap();
+    (ms, blocked && blocker.timed_out())
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run scripts/gpu-suite.sh on the device"]
+fn blocking_kernel_keeps_host_launch_overhead_out_of_a_sample() {
+    let (gpu, module) = open();
+    let launches = gpu::MAX_QUEUED_LAUNCHES;
+    // Best of 5 each way (the first includes module loading).
+    let best = |blocked| {
+        (0..5)
+            .map(|_| time_tiny_launches(&gpu, &module, launches, blocked))
+            .inspect(|(_, timed_out)| assert!(!timed_out, "{launches} launches fit the queue"))
+            .map(|(ms, _)| ms)
+            .fold(f64::INFINITY, f64::min)
+    };
+    let free = best(false);
+    let blocked = best(true);
+    eprintln!(
+        "{launches} tiny launches: {:.2} µs each unblocked, {:.2} µs each behind the blocking kernel",
+        free * 1e3 / launches as f64,
+        blocked * 1e3 / launches as f64
+    );
+    assert!(
+        blocked <= free * 1.05,
+        "blocked {blocked} ms vs unblocked {free} ms"
+    );
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run scripts/gpu-suite.sh on the device"]
+fn blocking_kernel_gives_up_when_the_launch_queue_fills() {
+    let (gpu, module) = open();
+    // Far more launches than the driver queues: queuing blocks on the host until the kernel times out
+    // (1 s); the sample is then flagged, not hung.
+    let started = std::time::Instant::now();
+    let (ms, timed_out) = time_tiny_launches(&gpu, &module, 20_000, true);
+    eprintln!(
+        "20000 launches behind the blocking kernel: {ms:.1} ms, timed out: {timed_out}, wall {:?}",
+        started.elapsed()
+    );
+    assert!(timed_out, "the queue should have filled");
+    assert!(started.elapsed().as_secs_f64() < 10.0);
+}
+
+#[test]
+#[ignore = "needs an NVIDIA GPU: run scripts/gpu-suite.sh on the device"]
+fn nvml_reads_the_sm_and_memory_clocks() {
+    let gpu = Gpu::open(0).unwrap();
+    let c = gpu.clocks().expect("NVML should load on the GPU machine");
+    let info = gpu.info();
+    eprintln!("clocks: {c:?} (device max SM {} MHz)", info.clock_mhz);
+    assert!(c.sm_mhz > 0 && c.sm_mhz as f64 <= info.clock_mhz as f64 * 1.1);
+    assert!(c.memory_mhz.is_some_and(|m| m > 0));
 }

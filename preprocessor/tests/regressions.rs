@@ -4,9 +4,9 @@ mod common;
 
 use common::BookCopy;
 use mdbook_gpulab::directive::fence::FenceKind;
+use mdbook_gpulab::engine::Work;
 use mdbook_gpulab::engine::recorder::job_groups;
 use mdbook_gpulab::plan::{SourceCache, point_key};
-use mdbook_gpulab::preprocess::Work;
 use mdbook_gpulab::record::{Failure, FailureKind, Outcome, Point, Timing};
 use mdbook_gpulab::results::needs_run;
 use mdbook_gpulab::workspace::Workspace;
@@ -26,7 +26,7 @@ fn keys(book: &BookCopy) -> BTreeMap<String, String> {
         .map(|v| {
             (
                 v.name.clone(),
-                point_key(&exp, v, &params, &sources).unwrap(),
+                point_key(&exp, v, &params, &sources).unwrap().on("dev"),
             )
         })
         .collect()
@@ -52,7 +52,7 @@ fn planned_keys(book: &BookCopy) -> BTreeMap<(String, String, String), String> {
                 p.variant.clone(),
                 p.params["N"].to_string(),
             );
-            out.insert(id, p.key);
+            out.insert(id, p.key.on("dev"));
         }
     }
     out
@@ -267,8 +267,12 @@ fn planned(key: &str) -> mdbook_gpulab::plan::PlannedPoint {
     }
 }
 
+/// The device the `needs_run` tests record on.
+const DEV: &str = "dev";
+
 fn recorded(key: &str, mode: Option<&str>, failure: Option<FailureKind>) -> Point {
-    let mut p = Point::new("naive", &BTreeMap::new(), key, None);
+    let key = mdbook_gpulab::plan::PointKey::from(key).on(DEV);
+    let mut p = Point::new("naive", &BTreeMap::new(), &key, None);
     if let Some(mode) = mode {
         p.timing = Some(Timing {
             median_ms: 1.0,
@@ -280,6 +284,7 @@ fn recorded(key: &str, mode: Option<&str>, failure: Option<FailureKind>) -> Poin
             samples: 10,
             mode: mode.into(),
             throttled: false,
+            ..Timing::default()
         });
     }
     if let Some(kind) = failure {
@@ -297,12 +302,12 @@ fn recorded(key: &str, mode: Option<&str>, failure: Option<FailureKind>) -> Poin
 #[test]
 fn timed_out_point_is_not_rerun_by_every_record() {
     let hung = recorded("k1", None, Some(FailureKind::Timeout));
-    assert!(!needs_run(Some(&hung), &planned("k1"), false));
+    assert!(!needs_run(Some(&hung), &planned("k1"), DEV, false));
     let crashed = recorded("k1", None, Some(FailureKind::Crash));
-    assert!(!needs_run(Some(&crashed), &planned("k1"), false));
+    assert!(!needs_run(Some(&crashed), &planned("k1"), DEV, false));
     // A change to the kernel or spec (a new key) does run it again.
-    assert!(needs_run(Some(&hung), &planned("k2"), false));
-    assert!(needs_run(None, &planned("k1"), false));
+    assert!(needs_run(Some(&hung), &planned("k2"), DEV, false));
+    assert!(needs_run(None, &planned("k1"), DEV, false));
 }
 
 /// Switching a directive to `measure = { mode = "hot" }` kept showing the cold timing: the
@@ -310,13 +315,13 @@ fn timed_out_point_is_not_rerun_by_every_record() {
 #[test]
 fn hot_directive_reruns_a_cold_recording() {
     let cold = recorded("k1", Some("cold"), None);
-    assert!(needs_run(Some(&cold), &planned("k1"), true));
-    assert!(!needs_run(Some(&cold), &planned("k1"), false));
+    assert!(needs_run(Some(&cold), &planned("k1"), DEV, true));
+    assert!(!needs_run(Some(&cold), &planned("k1"), DEV, false));
     let hot = recorded("k1", Some("hot"), None);
-    assert!(needs_run(Some(&hot), &planned("k1"), false));
+    assert!(needs_run(Some(&hot), &planned("k1"), DEV, false));
     // CPU baselines are timed on the host whatever the directive asks.
     let host = recorded("k1", Some("host"), None);
-    assert!(!needs_run(Some(&host), &planned("k1"), true));
+    assert!(!needs_run(Some(&host), &planned("k1"), DEV, true));
 }
 
 /// All directives of an experiment ran with the first directive's `measure` rules: a second
@@ -364,4 +369,149 @@ fn kernels_folder_may_be_a_symlink() {
             .map(|d| d.render(false))
             .collect::<String>()
     );
+}
+
+const KERNEL: &str = "kernels/scale/scale.cu";
+
+/// Bug (fixed): a comment edit in a `.cu` file re-keyed every point of its experiment, marking a
+/// whole chapter stale that nobody without a GPU could make current again. Keys hash the source
+/// with comments and the amount of whitespace normalised away; code edits still re-key.
+#[test]
+fn comment_and_whitespace_edits_in_a_kernel_keep_keys() {
+    let book = BookCopy::new("basic");
+    let before = keys(&book);
+    book.edit(
+        KERNEL,
+        "// Test fixture kernels",
+        "/* A new header comment. */\n// Test fixture kernels (edited)",
+    );
+    book.edit(
+        KERNEL,
+        "    if (i < n)",
+        "\n\n    // bounds check\n        if (i < n)",
+    );
+    assert_eq!(keys(&book), before, "comments and indentation");
+    book.edit(
+        KERNEL,
+        "y[i] = 2.0f * x[i];\n    }",
+        "y[i] = 3.0f * x[i];\n    }",
+    );
+    let after = keys(&book);
+    // The file is the unit: both kernels live in it, so both re-key.
+    assert_ne!(
+        after["grid_stride"], before["grid_stride"],
+        "a code edit re-keys"
+    );
+    assert_ne!(after["naive"], before["naive"]);
+}
+
+/// Bug (fixed): keys hashed the spec's text, so a variant's label, blank lines between variants or
+/// appending a variant (which moved the previous section's end) re-keyed points whose code and
+/// inputs were unchanged. Keys hash the spec's meaning.
+#[test]
+fn presentation_edits_in_a_spec_keep_keys() {
+    let book = BookCopy::new("basic");
+    let before = keys(&book);
+    book.edit(
+        SPEC,
+        "One thread per element",
+        "One thread for each element",
+    );
+    book.edit(
+        SPEC,
+        "[[variant]]\nname = \"grid_stride\"",
+        "\n\n# the fast one\n[[variant]]\nname = \"grid_stride\"",
+    );
+    book.edit(
+        SPEC,
+        "title = \"Scale a vector\"",
+        "title = \"Scale a vector by two\"",
+    );
+    book.edit(SPEC, "bytes = \"8*N\"", "bytes = \"2 * 4 * N\"");
+    book.edit(
+        SPEC,
+        "init = { random = [-1, 1] }\n",
+        "\n[buffer.init]\nrandom = [-1, 1]\n",
+    );
+    book.edit(
+        SPEC,
+        "grid = [\"ceil_div(N, 256)\"]",
+        "grid = [ \"ceil_div(N,256)\" ]",
+    );
+    let spec = book.read(SPEC)
+        + "\n[[variant]]\nname = \"third\"\nkernel = \"scale\"\ngrid = [\"ceil_div(N, 128)\"]\nblock = [\"128\"]\nargs = [\"x\", \"y\", \"N\"]\n";
+    book.write(SPEC, &spec);
+    let after = keys(&book);
+    assert_eq!(after["naive"], before["naive"]);
+    assert_eq!(after["grid_stride"], before["grid_stride"]);
+    assert_ne!(
+        after["third"], after["naive"],
+        "same kernel, another launch"
+    );
+    // What the run depends on still re-keys.
+    book.edit(SPEC, "tolerance = 1e-6", "tolerance = 1e-5");
+    assert_ne!(
+        keys(&book)["naive"],
+        before["naive"],
+        "verification tolerance"
+    );
+}
+
+/// A header the kernel `#include`s by quoted name is part of the key even when the spec does not
+/// list it in `includes`.
+#[test]
+fn included_headers_are_keyed() {
+    let book = BookCopy::new("basic");
+    book.write("kernels/scale/factor.cuh", "#define FACTOR 2.0f\n");
+    book.edit(
+        KERNEL,
+        "extern \"C\" __global__ void scale(",
+        "#include \"factor.cuh\"\nextern \"C\" __global__ void scale(",
+    );
+    let before = keys(&book);
+    book.write("kernels/scale/factor.cuh", "// two\n#define FACTOR 2.0f\n");
+    assert_eq!(keys(&book), before, "a comment in the header");
+    book.write("kernels/scale/factor.cuh", "#define FACTOR 3.0f\n");
+    assert_ne!(keys(&book)["naive"], before["naive"]);
+}
+
+/// The same point keys differently per device: a recording copied into another device's folder
+/// is stale there.
+#[test]
+fn keys_differ_per_device() {
+    let a = BookCopy::new("basic");
+    let exp = mdbook_gpulab::spec::load(&a.root, &a.path("kernels"), "scale").unwrap();
+    let params: BTreeMap<_, _> = exp.params.iter().cloned().collect();
+    let key = point_key(&exp, &exp.variants[0], &params, &SourceCache::default()).unwrap();
+    assert_ne!(key.on("nvidia-h100-80gb-hbm3"), key.on("nvidia-h200"));
+    assert_eq!(key.on("nvidia-h200"), key.on("nvidia-h200"));
+}
+
+/// Szczepański's CGMA printed 0 for versions 1–2 and 7/15/28–31 for versions 3–5: the metric
+/// formulas ran with integer `/`. Metric formulas divide as reals now; the handbook's own spec gives
+/// ≈ 1, ≈ BS and ≈ 2·BS, and `check` finds no truncating division in any of its metrics.
+#[test]
+fn szczepanski_cgma_is_not_truncated_by_integer_division() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let exp = mdbook_gpulab::spec::load(&root, &root.join("kernels"), "matmul_szczepanski")
+        .unwrap_or_else(|d| panic!("{}", d.iter().map(|d| d.render(false)).collect::<String>()));
+    let mut params: BTreeMap<String, mdbook_gpulab::value::ParamValue> =
+        exp.params.iter().cloned().collect();
+    params.insert("N".into(), mdbook_gpulab::value::ParamValue::Int(512));
+    params.insert("BS".into(), mdbook_gpulab::value::ParamValue::Int(16));
+    let vars = mdbook_gpulab::metrics::point_vars(&params, None);
+    let cgma = |variant: &str| {
+        let v = exp.variant(variant).unwrap();
+        let (_, e) = v.metrics.iter().find(|(n, _)| n == "cgma").unwrap();
+        e.eval(&vars).unwrap().as_f64()
+    };
+    assert!((0.99..1.0).contains(&cgma("v1")), "{}", cgma("v1"));
+    assert!((0.99..1.0).contains(&cgma("v2")), "{}", cgma("v2"));
+    assert!((15.7..15.8).contains(&cgma("v3")), "{}", cgma("v3"));
+    assert!((15.7..15.8).contains(&cgma("v4")), "{}", cgma("v4"));
+    assert!((31.0..31.1).contains(&cgma("v5")), "{}", cgma("v5"));
+    for v in &exp.variants {
+        let t = mdbook_gpulab::spec::metrics::metric_truncations(&exp, &v.name, &params);
+        assert!(t.is_empty(), "{}: {t:?}", v.name);
+    }
 }

@@ -6,6 +6,7 @@ use crate::engine::resolve::kernel_builds;
 use crate::metrics::point_vars;
 use crate::plan::plan;
 use crate::preprocess::report;
+use crate::workspace::{FoundDirective, Workspace};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -35,6 +36,9 @@ pub fn run(dir: &Path, compile: bool, require_nvrtc: bool) -> anyhow::Result<Exi
         "checked {directives} directive(s) and {} experiment spec(s)",
         names.len()
     );
+    for warning in truncated_metrics(&found, &ws)? {
+        eprintln!("warning: {warning}");
+    }
 
     if !compile {
         eprintln!("skipped: NVRTC compile step (--no-compile)");
@@ -115,6 +119,37 @@ pub fn run(dir: &Path, compile: bool, require_nvrtc: bool) -> anyhow::Result<Exi
     } else {
         ExitCode::SUCCESS
     })
+}
+
+/// One line per (experiment, variant, metric, division) whose metric formula drops a remainder at a
+/// point the book plans: metric `/` is real division, so only an explicit `div(a, b)` can do that.
+fn truncated_metrics(found: &[FoundDirective], ws: &Workspace) -> anyhow::Result<Vec<String>> {
+    let mut seen = BTreeSet::new();
+    let mut out = Vec::new();
+    for f in found {
+        let Ok((d, exp)) = &f.parsed else { continue };
+        for p in plan(d, exp, &ws.sources)? {
+            for (metric, t) in crate::spec::metrics::metric_truncations(exp, &p.variant, &p.params)
+            {
+                if seen.insert((
+                    exp.name.clone(),
+                    p.variant.clone(),
+                    metric.clone(),
+                    t.text.clone(),
+                )) {
+                    let at: Vec<String> =
+                        p.params.iter().map(|(k, v)| format!("{k}={v}")).collect();
+                    out.push(format!(
+                        "{} variant `{}`: metric `{metric}` truncates an integer division at {}: {t} (metric `/` is real division; `div(a, b)` truncates)",
+                        exp.name,
+                        p.variant,
+                        at.join(", ")
+                    ));
+                }
+            }
+        }
+    }
+    Ok(out)
 }
 
 fn dedup(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {

@@ -44,7 +44,7 @@ pub fn run(
     let device = crate::gpu::devices()
         .ok()
         .and_then(|d| d.into_iter().next())
-        .map(|d| crate::engine::execute::device_record(&d));
+        .map(|d| crate::engine::worker::device_record(&d));
     let vars = point_vars(&params, device.as_ref());
     let Exec::Kernel { function, source } = &v.exec else {
         anyhow::bail!("`{variant}` is not a kernel variant")

@@ -2,8 +2,7 @@
 
 use crate::plan::plan;
 use crate::preprocess::directive_state;
-use crate::render::status::StatusState;
-use crate::render::view::ClaimStatus;
+use crate::results::view::ClaimStatus;
 use crate::results::{Recordings, directive_view};
 use serde::Serialize;
 use std::path::Path;
@@ -27,15 +26,6 @@ struct ClaimRow {
     detail: String,
 }
 
-fn state_name(s: StatusState) -> &'static str {
-    match s {
-        StatusState::Recorded => "recorded",
-        StatusState::Stale => "stale",
-        StatusState::Partial => "partial",
-        StatusState::Missing => "missing",
-    }
-}
-
 pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
     let (ws, found) = super::book::load(dir)?;
     let mut recordings = Recordings::new(ws.data())?;
@@ -47,7 +37,7 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             continue;
         };
         let points = plan(d, exp, &ws.sources)?;
-        recordings.preload(&exp.name)?;
+        recordings.preload(exp)?;
         let view = directive_view(
             d,
             exp,
@@ -56,7 +46,7 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             ws.config.device.as_deref(),
             None,
         );
-        let state = state_name(directive_state(&view));
+        let state = directive_state(&view).label();
         let claims: Vec<ClaimRow> = view
             .devices
             .first()

@@ -76,12 +76,16 @@ enum Command {
         #[arg(long)]
         experiment: Option<String>,
     },
-    /// Run one directive (`chapter.md#2`) or a chapter's directives and print the tables.
+    /// Run one directive (`chapter.md#2`) or a chapter's directives and print the tables
+    /// (without a GPU: print the recorded tables).
     Run {
         /// Chapter path (relative to the book's src folder or the repository), optionally `#n`.
         target: String,
         #[arg(long, default_value = ".")]
         dir: PathBuf,
+        /// Print the recorded tables and run nothing, even on a machine with a GPU.
+        #[arg(long)]
+        recorded: bool,
     },
     /// List the GPUs visible, with their peaks.
     Devices,
@@ -143,7 +147,11 @@ pub fn main() -> ExitCode {
             shard,
             experiment,
         ),
-        Some(Command::Run { target, dir }) => run_cell::run(&dir, &target),
+        Some(Command::Run {
+            target,
+            dir,
+            recorded,
+        }) => run_cell::run(&dir, &target, recorded),
         Some(Command::Devices) => devices::run(),
         Some(Command::LaunchInfo {
             experiment,
@@ -151,7 +159,7 @@ pub fn main() -> ExitCode {
             assignments,
             dir,
         }) => launch_info::run(&dir, &experiment, &variant, &assignments),
-        Some(Command::Worker) => return crate::engine::execute::worker_main(),
+        Some(Command::Worker) => return crate::engine::worker::worker_main(),
     };
     match result {
         Ok(code) => code,

@@ -1,9 +1,9 @@
 //! `mdbook-gpulab record`: runs every directive's missing or stale points (or all of them with
 //! `--rerun`) on this machine's GPU and writes `data/`.
 
+use crate::engine::Work;
 use crate::engine::recorder::{JobGroup, Recorder, job_groups};
 use crate::plan::{Shard, plan};
-use crate::preprocess::Work;
 use crate::results::Recordings;
 use std::path::Path;
 use std::process::ExitCode;
@@ -43,7 +43,7 @@ pub fn run(
         let points = if force {
             planned
         } else {
-            recordings.to_run(&device, d, &exp.name, &planned)?
+            recordings.to_run(&device, d, exp, &planned)?
         };
         if !points.is_empty() {
             work.push(Work {

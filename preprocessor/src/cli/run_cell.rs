@@ -1,17 +1,22 @@
 //! `mdbook-gpulab run <chapter.md>[#n]`: runs one directive (or every directive of a chapter) on
 //! the GPU, records it, and prints its tables in the terminal, like running a notebook cell.
+//! Without a GPU (or with `--recorded`) it prints the recorded tables and runs nothing.
 
+use crate::directive::fence::FenceKind;
+use crate::directive::{DeviceSelection, Directive, TableSpec};
 use crate::engine::job::JobPoint;
 use crate::engine::recorder::{Recorder, rules_for};
 use crate::plan::plan;
 use crate::render::text::text_table;
-use crate::results::{Recordings, device_results, select_devices};
+use crate::results::view::DirectiveView;
+use crate::results::{Recordings, directive_view};
+use crate::workspace::FoundDirective;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(dir: &Path, target: &str) -> anyhow::Result<ExitCode> {
-    crate::engine::install_interrupt_handler();
-    let (chapter, index) = match target.rsplit_once('#') {
+/// `chapter.md#2` → (`chapter.md`, Some(2)).
+fn parse_target(target: &str) -> anyhow::Result<(&str, Option<usize>)> {
+    Ok(match target.rsplit_once('#') {
         Some((c, n)) => (
             c,
             Some(
@@ -20,18 +25,28 @@ pub fn run(dir: &Path, target: &str) -> anyhow::Result<ExitCode> {
             ),
         ),
         None => (target, None),
-    };
+    })
+}
+
+pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<ExitCode> {
+    let (chapter, index) = parse_target(target)?;
     let (ws, found) = super::book::load(dir)?;
     let chapter_rel = Path::new(chapter);
-    let selected: Vec<_> = found
+    let selected: Vec<&FoundDirective> = found
         .iter()
         .filter(|f| chapter_rel.ends_with(&f.chapter_path) || f.chapter_path.ends_with(chapter_rel))
-        .filter(|f| f.fence.kind == crate::directive::fence::FenceKind::Experiment)
+        .filter(|f| f.fence.kind == FenceKind::Experiment)
         .collect();
     if selected.is_empty() {
         anyhow::bail!(
             "no gpulab directive in `{chapter}` (paths are relative to the book's src folder or the book root)"
         );
+    }
+    let gpu = !recorded_only && crate::engine::gpu_present();
+    if gpu {
+        crate::engine::install_interrupt_handler();
+    } else if !recorded_only {
+        eprintln!("no NVIDIA GPU here: showing the recorded results (nothing is run)");
     }
     let recorder = Recorder { verbose: true };
     let mut shown = 0;
@@ -48,23 +63,28 @@ pub fn run(dir: &Path, target: &str) -> anyhow::Result<ExitCode> {
         }
         shown += 1;
         let points = plan(d, exp, &ws.sources)?;
-        let job: Vec<JobPoint> = points
-            .iter()
-            .map(|p| JobPoint {
-                variant: p.variant.clone(),
-                params: p.params.clone(),
-                key: p.key.clone(),
-            })
-            .collect();
-        recorder.record_points(&ws, &exp.name, job, rules_for(&ws, &d.measure, d.budget_s))?;
+        let mut shown_directive: Directive = d.clone();
+        if gpu {
+            let job: Vec<JobPoint> = points
+                .iter()
+                .map(|p| JobPoint {
+                    variant: p.variant.clone(),
+                    params: p.params.clone(),
+                    key: p.key.clone(),
+                })
+                .collect();
+            recorder.record_points(&ws, &exp.name, job, rules_for(&ws, &d.measure, d.budget_s))?;
+            shown_directive.devices = DeviceSelection::Slug(crate::engine::local_device_slug()?);
+        }
         let mut recordings = Recordings::new(ws.data())?;
-        recordings.preload(&exp.name)?;
-        let device = crate::engine::local_device_slug()?;
-        let recs = select_devices(
-            recordings.of(&exp.name),
-            &crate::directive::DeviceSelection::Slug(device),
-            None,
+        recordings.preload(exp)?;
+        let view = directive_view(
+            &shown_directive,
+            exp,
             &points,
+            &recordings,
+            ws.config.device.as_deref(),
+            None,
         );
         println!(
             "{} — {}#{}",
@@ -72,19 +92,48 @@ pub fn run(dir: &Path, target: &str) -> anyhow::Result<ExitCode> {
             f.chapter_path.display(),
             d.location.index
         );
-        for rec in recs {
-            let results = device_results(rec, d, &points);
-            let metrics = crate::metrics::metric_infos(exp);
-            for t in &d.tables {
-                println!("{}", text_table(t, &results, &metrics));
-            }
-            for c in &results.claims {
-                println!("  {:?}: {} ({})", c.status, c.text, c.detail);
-            }
-        }
+        print!("{}", terminal_text(&view));
     }
     if shown == 0 {
         anyhow::bail!("`{chapter}` has no directive #{}", index.unwrap_or(0));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// A directive's tables, provenance and claims per device, or the pending note, as text.
+fn terminal_text(view: &DirectiveView<'_>) -> String {
+    let mut out = String::new();
+    if view.devices.is_empty() {
+        out.push_str(&format!(
+            "  awaiting a GPU run: no recording yet; on a machine with an NVIDIA GPU run `{}`\n",
+            crate::render::run_command(view)
+        ));
+        for claim in &view.directive.expect {
+            out.push_str(&format!("  not evaluated: {claim}\n"));
+        }
+        return out;
+    }
+    let default_table = [TableSpec::default()];
+    let tables: &[TableSpec] = if view.directive.tables.is_empty() {
+        &default_table
+    } else {
+        &view.directive.tables
+    };
+    for device in &view.devices {
+        out.push_str(&format!(
+            "  [{}]\n",
+            crate::render::provenance::provenance_text(&device.provenance)
+        ));
+        for t in tables {
+            let mut spec = t.clone();
+            spec.rows = crate::render::table::row_field(view, &device.cells, t);
+            out.push_str(&text_table(&spec, device, &view.metrics));
+            out.push('\n');
+        }
+        for c in &device.claims {
+            let (_, _, words) = crate::render::claims::status_parts(c.status);
+            out.push_str(&format!("  {words}: {} ({})\n", c.text, c.detail));
+        }
+    }
+    out
 }

@@ -24,12 +24,59 @@ pub struct Fence {
     /// The body (TOML) text and where it starts in the chapter.
     pub body: String,
     pub body_start: usize,
+    /// `(offset in body, offset in chapter)` where each piece of the body starts: inside a
+    /// blockquote or a CRLF file the body is not one contiguous slice of the chapter.
+    pub pieces: Vec<(usize, usize)>,
+    /// The chapter ended before the closing fence.
+    pub unclosed: bool,
+}
+
+impl Fence {
+    /// The chapter byte range of a byte range of the body.
+    pub fn to_chapter(&self, span: Range<usize>) -> Range<usize> {
+        map_span(&self.pieces, self.body_start, span)
+    }
+}
+
+/// Maps a body span to the chapter through `pieces` (see [`Fence::pieces`]); `fallback` is
+/// where an empty body starts.
+pub fn map_span(pieces: &[(usize, usize)], fallback: usize, span: Range<usize>) -> Range<usize> {
+    let at = |off: usize| match pieces.iter().rev().find(|(body, _)| *body <= off) {
+        Some((body, chapter)) => chapter + (off - body),
+        None => fallback + off,
+    };
+    let start = at(span.start);
+    let end = at(span.end).max(start);
+    start..end
+}
+
+/// Whether the last line of a fenced block is a closing fence (pulldown-cmark closes an
+/// unterminated block at the end of the document without one).
+fn has_closing_fence(block: &str) -> bool {
+    let mut lines = block.lines();
+    let Some(open) = lines.next() else {
+        return false;
+    };
+    let open = open.trim_start_matches([' ', '>']).trim_start();
+    let Some(ch) = open.chars().next().filter(|c| *c == '`' || *c == '~') else {
+        return false;
+    };
+    let open_len = open.chars().take_while(|c| *c == ch).count();
+    let Some(last) = lines.last() else {
+        return false;
+    };
+    let last = last
+        .trim_start_matches(|c: char| c == '>' || c.is_whitespace())
+        .trim_end();
+    last.chars().take_while(|c| *c == ch).count() >= open_len && last.chars().all(|c| c == ch)
 }
 
 /// Every `gpulab` / `gpulab-status` fence of `markdown`, in order.
 pub fn find_fences(markdown: &str) -> Vec<Fence> {
     let mut fences = Vec::new();
-    let mut current: Option<(FenceKind, usize, String, Option<usize>)> = None;
+    // kind, block start, body, body start, pieces
+    type Open = (FenceKind, usize, String, Option<usize>, Vec<(usize, usize)>);
+    let mut current: Option<Open> = None;
     for (event, range) in Parser::new_ext(markdown, Options::all()).into_offset_iter() {
         match event {
             Event::Start(Tag::CodeBlock(CodeBlockKind::Fenced(info))) => {
@@ -39,22 +86,26 @@ pub fn find_fences(markdown: &str) -> Vec<Fence> {
                     STATUS_INFO => Some(FenceKind::Status),
                     _ => None,
                 };
-                current = kind.map(|k| (k, range.start, String::new(), None));
+                current = kind.map(|k| (k, range.start, String::new(), None, Vec::new()));
             }
             Event::Text(text) => {
-                if let Some((_, _, body, start)) = current.as_mut() {
+                if let Some((_, _, body, start, pieces)) = current.as_mut() {
                     start.get_or_insert(range.start);
+                    pieces.push((body.len(), range.start));
                     body.push_str(&text);
                 }
             }
             Event::End(TagEnd::CodeBlock) => {
-                if let Some((kind, block_start, body, start)) = current.take() {
+                if let Some((kind, block_start, body, start, pieces)) = current.take() {
                     let block_end = trim_trailing_newline(markdown, range.end);
+                    let unclosed = !has_closing_fence(&markdown[block_start..block_end]);
                     fences.push(Fence {
                         kind,
                         block: block_start..block_end,
                         body_start: start.unwrap_or(block_start),
                         body,
+                        pieces,
+                        unclosed,
                     });
                 }
             }
@@ -99,6 +150,37 @@ mod tests {
     fn ignores_other_languages_and_indented_code() {
         let md = "```toml\nexperiment = 1\n```\n\n    gpulab\n";
         assert!(find_fences(md).is_empty());
+    }
+
+    #[test]
+    fn unclosed_fence_is_flagged() {
+        let md = "text\n\n```gpulab\nexperiment = \"x\"\n";
+        let f = find_fences(md);
+        assert_eq!(f.len(), 1);
+        assert!(f[0].unclosed);
+        let md = "```gpulab\nexperiment = \"x\"\n```\n";
+        assert!(!find_fences(md)[0].unclosed);
+        let md = "````gpulab\nexperiment = \"x\"\n```\n";
+        assert!(
+            find_fences(md)[0].unclosed,
+            "a shorter fence does not close it"
+        );
+        assert!(find_fences("```gpulab\n")[0].unclosed);
+    }
+
+    #[test]
+    fn crlf_and_blockquote_bodies_map_to_their_chapter_lines() {
+        for md in [
+            "# T\r\n\r\n```gpulab\r\nexperiment = \"x\"\r\naxes = 1\r\n```\r\n",
+            "# T\n\n> ```gpulab\n> experiment = \"x\"\n> axes = 1\n> ```\n",
+        ] {
+            let f = &find_fences(md)[0];
+            assert!(!f.unclosed, "{md:?}");
+            let at = f.body.find("axes").unwrap();
+            let span = f.to_chapter(at..at + 4);
+            assert_eq!(&md[span.clone()], "axes", "{md:?}");
+            assert_eq!(crate::diagnostic::line_col(md, span.start).0, 5, "{md:?}");
+        }
     }
 
     #[test]

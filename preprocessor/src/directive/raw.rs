@@ -26,11 +26,28 @@ pub struct RawDirective {
 pub type ZipGroup = Spanned<Vec<Spanned<String>>>;
 
 /// A single value or a list of them (`table = {…}` or `table = [{…}, {…}]`).
-#[derive(Debug, Deserialize)]
-#[serde(untagged)]
+#[derive(Debug)]
 pub enum OneOrMany<T> {
     One(T),
     Many(Vec<T>),
+}
+
+/// Not `#[serde(untagged)]`: that hides the inner error ("data did not match any variant"), so a
+/// typo such as `rws` in `table = { rws = "N" }` would lose its "unknown field" and did-you-mean.
+impl<'de, T: serde::de::DeserializeOwned> Deserialize<'de> for OneOrMany<T> {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::Error as _;
+        match toml::Value::deserialize(d)? {
+            toml::Value::Array(items) => items
+                .into_iter()
+                .map(|item| T::deserialize(item).map_err(D::Error::custom))
+                .collect::<Result<_, _>>()
+                .map(OneOrMany::Many),
+            other => T::deserialize(other)
+                .map(OneOrMany::One)
+                .map_err(D::Error::custom),
+        }
+    }
 }
 
 impl<T> OneOrMany<T> {

@@ -5,6 +5,7 @@ use super::model::*;
 use super::raw::RawDirective;
 use crate::claims::Claim;
 use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::limits::{MAX_AXIS_VALUES, MAX_POINTS_PER_DIRECTIVE};
 use crate::metrics::{Baseline, PREVIOUS, RelativeMetric};
 use crate::source::{SourceFile, with_help};
 use crate::spec::Experiment;
@@ -35,7 +36,16 @@ pub const STAT_SUFFIXES: &[&str] = &["median", "min", "max", "q1", "q3"];
 pub struct BodyContext<'a> {
     pub file: &'a SourceFile,
     pub body_start: usize,
+    /// Where each piece of the body sits in the chapter (see `Fence::pieces`).
+    pub pieces: &'a [(usize, usize)],
     pub location: Location,
+}
+
+impl BodyContext<'_> {
+    /// The chapter byte range of a byte range of the body.
+    pub fn to_chapter(&self, r: Range<usize>) -> Range<usize> {
+        super::fence::map_span(self.pieces, self.body_start, r)
+    }
 }
 
 struct Checker<'a> {
@@ -45,7 +55,7 @@ struct Checker<'a> {
 
 impl Checker<'_> {
     fn span(&self, r: Range<usize>) -> Range<usize> {
-        r.start + self.ctx.body_start..r.end + self.ctx.body_start
+        self.ctx.to_chapter(r)
     }
     fn err(
         &mut self,
@@ -136,12 +146,13 @@ fn check_relative(
     }
 }
 
-/// Validates `raw` against `exp`. `paper_exists` tells whether `data/papers/<id>.csv` exists.
+/// Validates `raw` against `exp`. `paper_problem` loads `data/papers/<id>.csv` and says what is
+/// wrong with it (missing, outside the book, unparsable), if anything.
 pub fn validate(
     raw: RawDirective,
     exp: &Experiment,
     ctx: &BodyContext,
-    paper_exists: &dyn Fn(&str) -> bool,
+    paper_problem: &dyn Fn(&str) -> Option<String>,
 ) -> Result<Directive, Vec<Diagnostic>> {
     let mut c = Checker {
         ctx,
@@ -250,6 +261,22 @@ pub fn validate(
                 );
             }
             zip.push(names);
+        }
+    }
+
+    if c.diags.is_empty() {
+        let count = point_count(&axes, &zip, variants.len());
+        if count.is_none_or(|n| n > MAX_POINTS_PER_DIRECTIVE) {
+            let span = raw.axes.as_ref().map(|a| a.span()).unwrap_or(0..0);
+            let n = count.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string());
+            c.err(
+                span,
+                format!(
+                    "these axes make {n} points; a directive may ask for at most {MAX_POINTS_PER_DIRECTIVE}"
+                ),
+                "too many points",
+                Some("split the sweep over several directives, or use `zip` to pair axes".into()),
+            );
         }
     }
 
@@ -370,11 +397,11 @@ pub fn validate(
     }
 
     let paper = raw.paper.as_ref().map(|p| {
-        if !paper_exists(p.get_ref()) {
+        if let Some(problem) = paper_problem(p.get_ref()) {
             c.err(
                 p.span(),
-                format!("no paper table `data/papers/{}.csv`", p.get_ref()),
-                "not found",
+                format!("paper table `{}`: {problem}", p.get_ref()),
+                "here",
                 None,
             );
         }
@@ -464,6 +491,16 @@ pub fn validate(
                     None
                 }
             });
+            for problem in
+                crate::limits::measure_problems(m.timeout_s, m.min_samples, m.max_samples, m.noise)
+            {
+                c.err(
+                    span.clone(),
+                    format!("invalid `measure`: {problem}"),
+                    "here",
+                    None,
+                );
+            }
             MeasureOverrides {
                 timeout_s: m.timeout_s,
                 max_samples: m.max_samples,
@@ -473,6 +510,17 @@ pub fn validate(
             }
         })
         .unwrap_or_default();
+
+    if let Some(b) = &raw.budget_s
+        && let Some(why) = crate::limits::seconds_problem(*b.get_ref())
+    {
+        c.err(
+            b.span(),
+            format!("`budget_s = {}` {why}", b.get_ref()),
+            "here",
+            None,
+        );
+    }
 
     if !c.diags.is_empty() {
         return Err(c.diags);
@@ -496,13 +544,20 @@ pub fn validate(
 }
 
 /// Expands an axis value: a scalar, a list, `{ range = [a, b, step] }` or `{ pow2 = [lo, hi] }`.
+/// Lengths are checked against [`MAX_AXIS_VALUES`] before anything is allocated, with arithmetic
+/// that cannot overflow.
 pub fn axis_values(v: &toml::Value) -> Result<Vec<ParamValue>, String> {
-    const MAX_POINTS: usize = 100_000;
+    let too_long = |n: String| format!("{n} values; an axis may have at most {MAX_AXIS_VALUES}");
     match v {
-        toml::Value::Array(items) => items
-            .iter()
-            .map(|i| param_value(i).ok_or_else(|| format!("`{i}` is not a number or string")))
-            .collect(),
+        toml::Value::Array(items) => {
+            if items.len() > MAX_AXIS_VALUES {
+                return Err(too_long(items.len().to_string()));
+            }
+            items
+                .iter()
+                .map(|i| param_value(i).ok_or_else(|| format!("`{i}` is not a number or string")))
+                .collect()
+        }
         toml::Value::Table(t) if t.len() == 1 => {
             let ints = |key: &str, n: usize| -> Result<Vec<i64>, String> {
                 let arr = t
@@ -521,13 +576,13 @@ pub fn axis_values(v: &toml::Value) -> Result<Vec<ParamValue>, String> {
                 if step <= 0 || to < from {
                     return Err("range needs from <= to and a positive step".into());
                 }
-                if ((to - from) / step) as usize >= MAX_POINTS {
-                    return Err("range is too long".into());
+                // In i128: `to - from` of two i64 cannot overflow there.
+                let count = (i128::from(to) - i128::from(from)) / i128::from(step) + 1;
+                if count > MAX_AXIS_VALUES as i128 {
+                    return Err(too_long(count.to_string()));
                 }
-                Ok((0..)
-                    .map(|k| from + k * step)
-                    .take_while(|x| *x <= to)
-                    .map(ParamValue::Int)
+                Ok((0..count as i64)
+                    .map(|k| ParamValue::Int(from + k * step))
                     .collect())
             } else if t.contains_key("pow2") {
                 let r = ints("pow2", 2)?;
@@ -535,20 +590,54 @@ pub fn axis_values(v: &toml::Value) -> Result<Vec<ParamValue>, String> {
                     return Err("pow2 needs 0 < lo <= hi".into());
                 }
                 let mut out = Vec::new();
-                let mut x = r[0];
-                while x <= r[1] {
-                    out.push(ParamValue::Int(x));
-                    x = x.checked_mul(2).ok_or("pow2 overflows")?;
+                let mut x = Some(r[0]);
+                while let Some(v) = x.filter(|v| *v <= r[1]) {
+                    out.push(ParamValue::Int(v));
+                    x = v.checked_mul(2);
                 }
                 Ok(out)
             } else {
-                Err("expected a list, { range = [from, to, step] } or { pow2 = [lo, hi] }".into())
+                let key = t.keys().next().map(String::as_str).unwrap_or_default();
+                let hint = crate::diagnostic::did_you_mean(key, ["range", "pow2"])
+                    .map(|h| format!(" ({h})"))
+                    .unwrap_or_default();
+                Err(format!(
+                    "unknown key `{key}`{hint}: expected a list, {{ range = [from, to, step] }} or {{ pow2 = [lo, hi] }}"
+                ))
             }
         }
+        toml::Value::Table(t) => Err(format!(
+            "a table of {} keys ({}): expected a list, {{ range = [from, to, step] }} or {{ pow2 = [lo, hi] }}",
+            t.len(),
+            t.keys()
+                .map(|k| format!("`{k}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        )),
         other => param_value(other)
             .map(|p| vec![p])
             .ok_or_else(|| "expected a number, a string or a list".into()),
     }
+}
+
+/// How many points `axes` (with `zip` groups advancing together) times `variants` make, or
+/// `None` when the count overflows `u64`. Mirrors `plan::combinations` without building them.
+pub fn point_count(axes: &[Axis], zip: &[Vec<String>], variants: usize) -> Option<u64> {
+    let mut total: u64 = variants as u64;
+    let mut seen: Vec<&str> = Vec::new();
+    for axis in axes {
+        if seen.contains(&axis.name.as_str()) {
+            continue;
+        }
+        let members: Vec<&Axis> = match zip.iter().find(|g| g.contains(&axis.name)) {
+            Some(g) => axes.iter().filter(|a| g.contains(&a.name)).collect(),
+            None => vec![axis],
+        };
+        seen.extend(members.iter().map(|a| a.name.as_str()));
+        let len = members.iter().map(|a| a.values.len()).min().unwrap_or(0);
+        total = crate::limits::mul_count(total, len as u64)?;
+    }
+    Some(total)
 }
 
 #[cfg(test)]
@@ -622,13 +711,14 @@ args = ["x", "y", "N"]
         let ctx = BodyContext {
             file: &file,
             body_start: 0,
+            pieces: &[(0, 0)],
             location: Location {
                 chapter: PathBuf::from("chapter.md"),
                 index: 1,
                 line: 1,
             },
         };
-        validate(raw::parse(body).unwrap(), &exp, &ctx, &|_| true)
+        validate(raw::parse(body).unwrap(), &exp, &ctx, &|_| None)
     }
 
     fn errors(body: &str) -> Vec<(String, Option<String>)> {
@@ -650,9 +740,11 @@ args = ["x", "y", "N"]
         assert_eq!(d.tables[0].value, "speedup:slow");
         assert_eq!(d.tables[1].value, "pct_of:fast");
         assert_eq!(d.charts[0].y, "speedup:previous");
-        let names: Vec<String> = crate::metrics::relative_metrics(&d).into_keys().collect();
+        let names: Vec<String> = crate::directive::metrics::relative_metrics(&d)
+            .into_keys()
+            .collect();
         assert_eq!(names, ["pct_of:fast", "speedup:previous", "speedup:slow"]);
-        let infos = crate::metrics::directive_metric_infos(&d, &experiment());
+        let infos = crate::directive::metrics::directive_metric_infos(&d, &experiment());
         assert_eq!(infos["speedup:slow"].label, "speed-up over The slow one");
         assert_eq!(infos["speedup:slow"].unit, crate::value::Unit::Ratio);
         assert_eq!(infos["pct_of:fast"].label, "of The fast one");

@@ -1,30 +1,35 @@
-//! CPU baselines that the papers timed (`cpu = "…"` variants); the caller times `run`.
+//! CPU baselines that the papers timed (`cpu = "…"` variants); the caller times `run_into`, whose output
+//! was allocated (and first touched) by `run` outside the timed region.
 //!
 //! The `*_naive` baselines are single-threaded loops written like the papers' C code; the `*_threads`
 //! ones use every core through rayon. Integer arithmetic wraps, like C's on the usual targets.
 
-use super::host_data::HostData;
 use super::reference::{Dims, ReferenceError};
+use crate::host_data::HostData;
+use crate::spec::builtins::CPU_BASELINES as NAMES;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
-/// Every built-in CPU baseline name.
-pub const NAMES: &[&str] = &[
-    "matmul_i32_naive",
-    "matmul_i32_threads",
-    "matmul_f32_naive",
-    "matmul_f32_threads",
-    "transpose_naive",
-    "transpose_threads",
-];
-
-/// Runs the baseline `name`. Matrix products take inputs `a, b` and the dim `n` (square `n×n`);
-/// transposes take `a` and `rows`, `cols` (either defaults to `n` when given).
+/// Runs the baseline `name` into a new output. Matrix products take inputs `a, b` and the dim `n`
+/// (square `n×n`); transposes take `a` and `rows`, `cols` (either defaults to `n` when given).
 pub fn run(
     name: &str,
     inputs: &[&HostData],
     dims: &BTreeMap<String, i64>,
 ) -> Result<HostData, ReferenceError> {
+    let mut out = HostData::F32(Vec::new());
+    run_into(name, inputs, dims, &mut out)?;
+    Ok(out)
+}
+
+/// Runs the baseline `name` into `out`: when `out` already has the result's type and length (a previous
+/// run's output) it is overwritten in place, without allocating; otherwise it is replaced.
+pub fn run_into(
+    name: &str,
+    inputs: &[&HostData],
+    dims: &BTreeMap<String, i64>,
+    out: &mut HostData,
+) -> Result<(), ReferenceError> {
     let d = Dims { name, dims };
     let expect_inputs = |n: usize| {
         if inputs.len() == n {
@@ -59,16 +64,25 @@ pub fn run(
             }
             let threads = name.ends_with("_threads");
             match (name.contains("_i32_"), inputs[0], inputs[1]) {
-                (true, HostData::I32(a), HostData::I32(b)) => Ok(HostData::I32(if threads {
-                    matmul_threads(a, b, n, 0, |c, x, y| c.wrapping_add(x.wrapping_mul(y)))
-                } else {
-                    matmul_naive(a, b, n, 0, |c, x, y| c.wrapping_add(x.wrapping_mul(y)))
-                })),
-                (false, HostData::F32(a), HostData::F32(b)) => Ok(HostData::F32(if threads {
-                    matmul_threads(a, b, n, 0.0, |c, x, y| c + x * y)
-                } else {
-                    matmul_naive(a, b, n, 0.0, |c, x, y| c + x * y)
-                })),
+                (true, HostData::I32(a), HostData::I32(b)) => {
+                    let c = reuse_i32(out, nn);
+                    let fma = |c: i32, x: i32, y: i32| c.wrapping_add(x.wrapping_mul(y));
+                    if threads {
+                        matmul_threads(a, b, n, 0, fma, c)
+                    } else {
+                        matmul_naive(a, b, n, 0, fma, c)
+                    }
+                    Ok(())
+                }
+                (false, HostData::F32(a), HostData::F32(b)) => {
+                    let c = reuse_f32(out, nn);
+                    if threads {
+                        matmul_threads(a, b, n, 0.0, |c, x, y| c + x * y, c)
+                    } else {
+                        matmul_naive(a, b, n, 0.0, |c, x, y| c + x * y, c)
+                    }
+                    Ok(())
+                }
                 (_, a, b) => Err(ReferenceError::Type {
                     name: name.to_string(),
                     ty: if a.elem_type() == b.elem_type() {
@@ -104,18 +118,50 @@ pub fn run(
                 });
             }
             let threads = name == "transpose_threads";
-            Ok(match a {
-                HostData::I32(v) => HostData::I32(transpose(v, rows, cols, threads)),
-                HostData::U32(v) => HostData::U32(transpose(v, rows, cols, threads)),
-                HostData::F32(v) => HostData::F32(transpose(v, rows, cols, threads)),
-                HostData::F64(v) => HostData::F64(transpose(v, rows, cols, threads)),
-            })
+            if out.elem_type() != a.elem_type() || out.len() != a.len() {
+                *out = match a {
+                    HostData::I32(v) => HostData::I32(vec![0; v.len()]),
+                    HostData::U32(v) => HostData::U32(vec![0; v.len()]),
+                    HostData::F32(v) => HostData::F32(vec![0.0; v.len()]),
+                    HostData::F64(v) => HostData::F64(vec![0.0; v.len()]),
+                };
+            }
+            match (a, out) {
+                (HostData::I32(v), HostData::I32(o)) => transpose(v, rows, cols, threads, o),
+                (HostData::U32(v), HostData::U32(o)) => transpose(v, rows, cols, threads, o),
+                (HostData::F32(v), HostData::F32(o)) => transpose(v, rows, cols, threads, o),
+                (HostData::F64(v), HostData::F64(o)) => transpose(v, rows, cols, threads, o),
+                _ => unreachable!("the output was just given the input's type"),
+            }
+            Ok(())
         }
         _ => Err(ReferenceError::Unknown {
             kind: "CPU baseline",
             name: name.to_string(),
             known: NAMES.iter().map(|s| s.to_string()).collect(),
         }),
+    }
+}
+
+/// `out`'s i32 vector of length `len`, reusing it when it already is one.
+fn reuse_i32(out: &mut HostData, len: usize) -> &mut [i32] {
+    if !matches!(out, HostData::I32(v) if v.len() == len) {
+        *out = HostData::I32(vec![0; len]);
+    }
+    match out {
+        HostData::I32(v) => v,
+        _ => unreachable!("set just above"),
+    }
+}
+
+/// `out`'s f32 vector of length `len`, reusing it when it already is one.
+fn reuse_f32(out: &mut HostData, len: usize) -> &mut [f32] {
+    if !matches!(out, HostData::F32(v) if v.len() == len) {
+        *out = HostData::F32(vec![0.0; len]);
+    }
+    match out {
+        HostData::F32(v) => v,
+        _ => unreachable!("set just above"),
     }
 }
 
@@ -126,8 +172,8 @@ fn matmul_naive<T: Copy>(
     n: usize,
     zero: T,
     fma: impl Fn(T, T, T) -> T,
-) -> Vec<T> {
-    let mut c = vec![zero; n * n];
+    c: &mut [T],
+) {
     for i in 0..n {
         for j in 0..n {
             let mut sum = zero;
@@ -137,7 +183,6 @@ fn matmul_naive<T: Copy>(
             c[i * n + j] = sum;
         }
     }
-    c
 }
 
 /// Rows in parallel, i-k-j order (unit stride in the inner loop).
@@ -147,12 +192,13 @@ fn matmul_threads<T: Copy + Send + Sync>(
     n: usize,
     zero: T,
     fma: impl Fn(T, T, T) -> T + Sync,
-) -> Vec<T> {
-    let mut c = vec![zero; n * n];
+    c: &mut [T],
+) {
     if n == 0 {
-        return c;
+        return;
     }
     c.par_chunks_mut(n).enumerate().for_each(|(i, c_row)| {
+        c_row.fill(zero);
         for k in 0..n {
             let aik = a[i * n + k];
             let b_row = &b[k * n..(k + 1) * n];
@@ -161,7 +207,6 @@ fn matmul_threads<T: Copy + Send + Sync>(
             }
         }
     });
-    c
 }
 
 /// `out[j][i] = a[i][j]`: the plain double loop, either on one thread or rows of the output in parallel.
@@ -170,10 +215,10 @@ fn transpose<T: Copy + Send + Sync + Default>(
     rows: usize,
     cols: usize,
     threads: bool,
-) -> Vec<T> {
-    let mut out = vec![T::default(); rows * cols];
+    out: &mut [T],
+) {
     if rows == 0 || cols == 0 {
-        return out;
+        return;
     }
     if threads {
         out.par_chunks_mut(rows)
@@ -190,15 +235,38 @@ fn transpose<T: Copy + Send + Sync + Default>(
             }
         }
     }
-    out
+}
+
+/// The host CPU's model from `/proc/cpuinfo` (`None` where it cannot be read).
+pub fn cpu_model() -> Option<String> {
+    static MODEL: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
+    MODEL
+        .get_or_init(|| {
+            let text = std::fs::read_to_string("/proc/cpuinfo").ok()?;
+            let threads = std::thread::available_parallelism().map_or(0, |n| n.get());
+            parse_cpu_model(&text, threads)
+        })
+        .clone()
+}
+
+/// `model name` of `/proc/cpuinfo`'s text, with the number of hardware threads used.
+fn parse_cpu_model(cpuinfo: &str, threads: usize) -> Option<String> {
+    let line = cpuinfo.lines().find(|l| l.starts_with("model name"))?;
+    let model = line
+        .split_once(':')?
+        .1
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    (!model.is_empty()).then(|| format!("{model}, {threads} threads"))
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::host_data::ElemType;
-    use crate::engine::init::{Init, generate};
     use crate::engine::reference::{self, compare};
+    use crate::host_data::ElemType;
+    use crate::host_data::init::{Init, generate};
 
     fn dims(pairs: &[(&str, i64)]) -> BTreeMap<String, i64> {
         pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
@@ -239,6 +307,51 @@ mod tests {
             run("transpose_threads", &[&sq], &dims(&[("n", 4)])).unwrap(),
             reference::transpose(&sq, 4, 4).unwrap()
         );
+    }
+
+    #[test]
+    fn cpu_model_from_proc_cpuinfo() {
+        let text = "processor\t: 0\nvendor_id\t: AuthenticAMD\nmodel name\t: AMD EPYC  9454 48-Core Processor\n";
+        assert_eq!(
+            parse_cpu_model(text, 16).as_deref(),
+            Some("AMD EPYC 9454 48-Core Processor, 16 threads")
+        );
+        assert_eq!(parse_cpu_model("processor: 0\n", 1), None);
+    }
+
+    #[test]
+    fn rerunning_into_the_same_output_reuses_it_and_gives_the_same_result() {
+        let n = 17;
+        let d = dims(&[("n", n as i64)]);
+        let a = generate(ElemType::F32, n * n, &Init::Random { lo: -1.0, hi: 1.0 }, 1).unwrap();
+        let b = generate(ElemType::F32, n * n, &Init::Random { lo: -1.0, hi: 1.0 }, 2).unwrap();
+        for name in [
+            "matmul_f32_naive",
+            "matmul_f32_threads",
+            "transpose_threads",
+        ] {
+            let inputs: Vec<&HostData> = if name.starts_with("matmul") {
+                vec![&a, &b]
+            } else {
+                vec![&a]
+            };
+            let first = run(name, &inputs, &d).unwrap();
+            let mut out = first.clone();
+            let before = match &out {
+                HostData::F32(v) => v.as_ptr(),
+                _ => unreachable!(),
+            };
+            run_into(name, &inputs, &d, &mut out).unwrap();
+            let after = match &out {
+                HostData::F32(v) => v.as_ptr(),
+                _ => unreachable!(),
+            };
+            assert_eq!(before, after, "{name}: no new allocation");
+            assert_eq!(
+                out, first,
+                "{name}: the threads version zeroes before accumulating"
+            );
+        }
     }
 
     #[test]

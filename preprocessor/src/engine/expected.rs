@@ -1,9 +1,9 @@
 //! Expected outputs for verification: built-in CPU references and the `formula` reference,
 //! evaluated on the host inputs of a point.
 
-use super::host_data::HostData;
 use super::reference;
 use crate::expr::{Env, Num};
+use crate::host_data::HostData;
 use crate::spec::{Reference, VerifySpec};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -55,7 +55,7 @@ pub fn expected(
     vars: &HashMap<String, Num>,
     host: &BTreeMap<String, HostData>,
     out_len: usize,
-    like: super::host_data::ElemType,
+    like: crate::host_data::ElemType,
 ) -> Result<HostData, String> {
     let Reference::Builtin(name) = &verify.reference else {
         return Err("a variant reference is resolved by the caller".into());

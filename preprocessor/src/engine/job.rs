@@ -1,5 +1,6 @@
 //! The job a worker subprocess runs and the messages it streams back, one JSON line each.
 
+use crate::key::PointKey;
 use crate::record::{DeviceRecord, Point};
 use crate::value::ParamValue;
 use serde::{Deserialize, Serialize};
@@ -40,7 +41,9 @@ impl Default for MeasureRules {
 pub struct JobPoint {
     pub variant: String,
     pub params: BTreeMap<String, ParamValue>,
-    pub key: String,
+    /// The key without the device: the recorder names the device the worker ran on
+    /// (`Recorder::record_points`), so the worker's points carry `key.as_str()` until then.
+    pub key: PointKey,
 }
 
 /// What the parent sends a worker on stdin.

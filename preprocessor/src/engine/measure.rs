@@ -1,70 +1,297 @@
-//! Timing a launch sequence: a warm-up, then samples (L2 flushed before each in cold mode,
-//! batched without flushing in hot mode) until the stopping rule says enough.
+//! Timing a launch sequence: the sampling loop (over a [`Measurement`], so it is tested with a fake
+//! clock), and its GPU (CUDA events, blocking kernel, L2 flush, NVML clocks) and host (wall clock)
+//! measurements.
 
 use super::job::MeasureRules;
-use crate::gpu::{Gpu, GpuError};
-use crate::record::Timing;
-use crate::stats::{StopRule, summarize, throttled};
+use crate::gpu::{Blocker, ClockReading, Gpu, GpuError, MAX_QUEUED_LAUNCHES, Timer};
+use crate::record::{Clocks, Timing};
+use crate::stats::{StopReason, StopRule, summarize, throttled_by_clock};
 use std::time::Instant;
 
-/// Times `run` (which queues the whole measured sequence) with CUDA events.
-/// `warm`: the sequence has just run (the verification run), which then serves as the warm-up.
+/// A hot-mode sample lasts at least this long (ms): short kernels are run several times per sample.
+pub(crate) const HOT_SAMPLE_MS: f64 = 0.5;
+/// Clocks are read at most this often during sampling (seconds of wall time), and always before the first
+/// and after the last sample.
+const CLOCK_EVERY_S: f64 = 0.01;
+
+/// What the sampling loop drives.
+pub(crate) trait Measurement {
+    type Error;
+    /// Times one sample of `runs` back-to-back runs of the measured sequence and returns the time of the
+    /// whole batch in milliseconds, or `None` when the sample must be discarded (the blocking kernel gave up).
+    fn sample(&mut self, runs: usize) -> Result<Option<f64>, Self::Error>;
+    /// Seconds of wall time since an arbitrary origin.
+    fn now_s(&self) -> f64;
+    /// The live clocks, if they can be read.
+    fn clocks(&mut self) -> Option<ClockReading>;
+}
+
+/// How to sample.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub(crate) struct SamplePlan {
+    pub rule: StopRule,
+    /// Hot mode: batch runs so a sample lasts at least [`HOT_SAMPLE_MS`].
+    pub hot: bool,
+    /// The most runs one sample may batch.
+    pub max_runs: usize,
+    /// Stop after a sample whose single run exceeds this (seconds).
+    pub budget_s: f64,
+}
+
+/// What the loop measured: per-run sample times (ms), why it stopped, runs per sample, clocks.
+#[derive(Debug, Clone, PartialEq)]
+pub(crate) struct Sampled {
+    pub samples: Vec<f64>,
+    pub stop: StopReason,
+    pub runs: usize,
+    pub clocks: Option<Clocks>,
+}
+
+/// The sampling loop. `first_ms`: the time of a cold run just made (the verification run); when it
+/// alone reaches the timeout it is the only sample (a second run would only repeat it past the timeout),
+/// otherwise it served as the warm-up and is not a sample.
+pub(crate) fn sample_loop<M: Measurement>(
+    m: &mut M,
+    plan: &SamplePlan,
+    first_ms: Option<f64>,
+) -> Result<Sampled, M::Error> {
+    let mut clocks = ClockLog::default();
+    if let Some(ms) = first_ms
+        && ms * 1e-3 >= plan.rule.timeout_s
+    {
+        clocks.read(m);
+        return Ok(Sampled {
+            samples: vec![ms],
+            stop: StopReason::Timeout,
+            runs: 1,
+            clocks: clocks.finish(),
+        });
+    }
+    let started = m.now_s();
+    let mut last_read = started;
+    clocks.read(m);
+    let mut runs = 1usize;
+    let mut samples: Vec<f64> = Vec::new();
+    loop {
+        let Some(batch_ms) = m.sample(runs)? else {
+            continue;
+        };
+        let ms = batch_ms / runs as f64;
+        if plan.hot && samples.is_empty() && runs == 1 && ms < HOT_SAMPLE_MS {
+            // Calibration: batch enough runs for a sample of HOT_SAMPLE_MS; this single run is discarded.
+            runs = ((HOT_SAMPLE_MS / ms.max(1e-4)).ceil() as usize).clamp(1, plan.max_runs.max(1));
+            if runs > 1 {
+                continue;
+            }
+        }
+        samples.push(ms);
+        let now = m.now_s();
+        if now - last_read >= CLOCK_EVERY_S {
+            clocks.read(m);
+            last_read = now;
+        }
+        let stop = plan.rule.check(&samples, now - started);
+        let stop = match stop {
+            None if ms * 1e-3 > plan.budget_s => Some(StopReason::Timeout),
+            s => s,
+        };
+        if let Some(stop) = stop {
+            clocks.read(m);
+            return Ok(Sampled {
+                samples,
+                stop,
+                runs,
+                clocks: clocks.finish(),
+            });
+        }
+    }
+}
+
+/// Lowest and highest clocks seen.
+#[derive(Default)]
+struct ClockLog {
+    sm: Option<(u32, u32)>,
+    memory: Option<(u32, u32)>,
+    reads: usize,
+    slowdown: bool,
+}
+
+impl ClockLog {
+    fn read<M: Measurement>(&mut self, m: &mut M) {
+        let Some(c) = m.clocks() else { return };
+        let widen =
+            |r: Option<(u32, u32)>, x: u32| Some(r.map_or((x, x), |(a, b)| (a.min(x), b.max(x))));
+        self.sm = widen(self.sm, c.sm_mhz);
+        if let Some(mem) = c.memory_mhz {
+            self.memory = widen(self.memory, mem);
+        }
+        self.reads += 1;
+        self.slowdown |= c.slowdown;
+    }
+
+    fn finish(self) -> Option<Clocks> {
+        Some(Clocks {
+            sm_mhz: self.sm?,
+            memory_mhz: self.memory,
+            reads: self.reads,
+            slowdown: self.slowdown,
+        })
+    }
+}
+
+/// The GPU measurement: per sample, the L2 flush (cold mode), the blocking kernel (when the sample's
+/// launches fit the launch queue), the start event, `runs` runs of the sequence, the stop event.
+struct GpuMeasurement<'a> {
+    gpu: &'a Gpu,
+    timer: Timer,
+    blocker: Option<Blocker>,
+    cold: bool,
+    launches_per_run: usize,
+    started: Instant,
+    /// Every kept sample was taken behind the blocking kernel.
+    all_blocked: bool,
+    blocked_samples: usize,
+    run: &'a mut dyn FnMut() -> Result<(), GpuError>,
+}
+
+impl Measurement for GpuMeasurement<'_> {
+    type Error = GpuError;
+
+    fn sample(&mut self, runs: usize) -> Result<Option<f64>, GpuError> {
+        if self.cold {
+            self.gpu.flush_l2()?;
+        }
+        let blocker = self
+            .blocker
+            .as_ref()
+            .filter(|_| runs * self.launches_per_run <= MAX_QUEUED_LAUNCHES);
+        if let Some(b) = blocker {
+            b.block(self.gpu)?;
+        }
+        let queued = (|| {
+            self.timer.start()?;
+            for _ in 0..runs {
+                (self.run)()?;
+            }
+            self.timer.stop()
+        })();
+        if let Some(b) = blocker {
+            // Always release, even when queuing failed, so the stream is never left blocked.
+            b.release();
+        }
+        queued?;
+        let ms = self.timer.elapsed_ms()?;
+        match blocker {
+            Some(b) if b.timed_out() => {
+                // Queuing blocked on the host: this sample includes it. Go on without the blocker.
+                self.blocker = None;
+                self.all_blocked = false;
+                Ok(None)
+            }
+            Some(_) => {
+                self.blocked_samples += 1;
+                Ok(Some(ms))
+            }
+            None => {
+                self.all_blocked = false;
+                Ok(Some(ms))
+            }
+        }
+    }
+
+    fn now_s(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    fn clocks(&mut self) -> Option<ClockReading> {
+        self.gpu.clocks()
+    }
+}
+
+/// Times `run` (which queues the whole measured sequence, `launches_per_run` kernel launches) with CUDA
+/// events. The sequence has just run (the verification run), which serves as the warm-up; `first_ms` is
+/// that run's time when it was timed (see [`sample_loop`]).
 pub fn measure_gpu(
     gpu: &Gpu,
     rules: &MeasureRules,
-    warm: bool,
+    first_ms: Option<f64>,
+    launches_per_run: usize,
     run: &mut dyn FnMut() -> Result<(), GpuError>,
 ) -> Result<Timing, GpuError> {
-    let timer = gpu.timer()?;
-    // Warm-up (module load, first-touch, clocks ramping).
-    if !warm {
-        run()?;
-    }
+    let launches_per_run = launches_per_run.max(1);
     gpu.synchronize()?;
-    let stop = stop_rule(rules);
-    let started = Instant::now();
-    let mut samples = Vec::new();
-    // Hot mode: batch launches so launch overhead is amortised; sample = mean of the batch.
-    let mut batch = 1usize;
-    loop {
-        if !rules.hot {
-            gpu.flush_l2()?;
-        }
-        timer.start()?;
-        for _ in 0..batch {
-            run()?;
-        }
-        timer.stop()?;
-        let ms = timer.elapsed_ms()? / batch as f64;
-        if rules.hot && samples.is_empty() && ms < 0.05 {
-            batch = ((0.5 / ms.max(1e-4)) as usize).clamp(1, 1000);
-        }
-        samples.push(ms);
-        let elapsed = started.elapsed().as_secs_f64();
-        if stop.check(&samples, elapsed).is_some() || ms * 1e-3 > rules.budget_s {
-            break;
-        }
-    }
-    Ok(timing(&samples, if rules.hot { "hot" } else { "cold" }))
+    let mut m = GpuMeasurement {
+        gpu,
+        timer: gpu.timer()?,
+        // Without the blocking kernel (it failed to load) samples are still taken, marked unblocked.
+        blocker: gpu.blocker().ok(),
+        cold: !rules.hot,
+        launches_per_run,
+        started: Instant::now(),
+        all_blocked: true,
+        blocked_samples: 0,
+        run,
+    };
+    let plan = SamplePlan {
+        rule: stop_rule(rules),
+        hot: rules.hot,
+        max_runs: (MAX_QUEUED_LAUNCHES / launches_per_run).max(1),
+        budget_s: rules.budget_s,
+    };
+    let sampled = sample_loop(&mut m, &plan, first_ms)?;
+    let blocked = m.all_blocked && m.blocked_samples > 0;
+    let mode = if rules.hot { "hot" } else { "cold" };
+    let mut t = timing(&sampled, rules, mode, gpu.info().clock_mhz);
+    t.blocked = blocked;
+    Ok(t)
 }
 
-/// Times a host function (CPU baselines) with the wall clock, within the budget.
-pub fn measure_host(rules: &MeasureRules, run: &mut dyn FnMut()) -> Timing {
-    let stop = stop_rule(rules);
-    let started = Instant::now();
-    let mut samples = Vec::new();
-    loop {
+/// The host measurement: the wall clock around `runs` calls.
+struct HostMeasurement<'a> {
+    started: Instant,
+    run: &'a mut dyn FnMut(),
+}
+
+impl Measurement for HostMeasurement<'_> {
+    type Error = std::convert::Infallible;
+
+    fn sample(&mut self, runs: usize) -> Result<Option<f64>, Self::Error> {
         let t = Instant::now();
-        run();
-        let ms = t.elapsed().as_secs_f64() * 1e3;
-        samples.push(ms);
-        let elapsed = started.elapsed().as_secs_f64();
-        // A CPU baseline repeats only while the budget allows another run.
-        if stop.check(&samples, elapsed).is_some() || elapsed + ms * 1e-3 > rules.budget_s {
-            break;
+        for _ in 0..runs {
+            (self.run)();
         }
+        Ok(Some(t.elapsed().as_secs_f64() * 1e3))
     }
-    timing(&samples, "host")
+
+    fn now_s(&self) -> f64 {
+        self.started.elapsed().as_secs_f64()
+    }
+
+    fn clocks(&mut self) -> Option<ClockReading> {
+        None
+    }
+}
+
+/// Times a host function (CPU baselines) with the wall clock. `first_ms`: the time of the run that
+/// produced the output (the warm-up; the only sample when it reached the timeout).
+pub fn measure_host(rules: &MeasureRules, first_ms: Option<f64>, run: &mut dyn FnMut()) -> Timing {
+    let plan = SamplePlan {
+        rule: stop_rule(rules),
+        hot: false,
+        max_runs: 1,
+        budget_s: rules.budget_s,
+    };
+    let mut m = HostMeasurement {
+        started: Instant::now(),
+        run,
+    };
+    let sampled = match sample_loop(&mut m, &plan, first_ms) {
+        Ok(s) => s,
+        Err(never) => match never {},
+    };
+    let mut t = timing(&sampled, rules, "host", 0);
+    t.cpu = super::cpu_baseline::cpu_model();
+    t
 }
 
 fn stop_rule(rules: &MeasureRules) -> StopRule {
@@ -77,7 +304,9 @@ fn stop_rule(rules: &MeasureRules) -> StopRule {
     }
 }
 
-fn timing(samples: &[f64], mode: &str) -> Timing {
+/// The recorded timing of `sampled`; `max_sm_mhz` (0: unknown) decides throttling from the clocks.
+fn timing(sampled: &Sampled, rules: &MeasureRules, mode: &str, max_sm_mhz: u32) -> Timing {
+    let samples = &sampled.samples;
     let s = summarize(samples).unwrap_or(crate::stats::Summary {
         median: f64::NAN,
         min: f64::NAN,
@@ -88,6 +317,10 @@ fn timing(samples: &[f64], mode: &str) -> Timing {
         noise: f64::NAN,
         samples: samples.len(),
     });
+    let throttled = sampled
+        .clocks
+        .as_ref()
+        .is_some_and(|c| c.slowdown || throttled_by_clock(c.sm_mhz.0, max_sm_mhz));
     Timing {
         median_ms: s.median,
         min_ms: s.min,
@@ -97,6 +330,17 @@ fn timing(samples: &[f64], mode: &str) -> Timing {
         noise: s.noise,
         samples: s.samples,
         mode: mode.to_string(),
-        throttled: throttled(samples),
+        throttled,
+        stop: Some(sampled.stop),
+        noise_target: Some(rules.noise),
+        min_samples: Some(rules.min_samples),
+        runs_per_sample: sampled.runs,
+        blocked: false,
+        clocks: sampled.clocks.clone(),
+        cpu: None,
     }
 }
+
+#[cfg(test)]
+#[path = "measure_tests.rs"]
+mod tests;

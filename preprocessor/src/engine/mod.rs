@@ -2,21 +2,20 @@
 //! them, and records the results.
 
 pub mod cpu_baseline;
-pub mod execute;
 pub mod expected;
-pub mod host_data;
-pub mod init;
 pub mod job;
+pub mod live;
 pub mod measure;
 pub mod ptx_cache;
 pub mod recorder;
 pub mod reference;
 pub mod resolve;
 pub mod sequence;
+pub mod supervisor;
 pub mod worker;
 
 use crate::config::Mode;
-use crate::preprocess::LiveRunner;
+pub use live::{LiveRunner, Work};
 
 /// Whether a GPU can run experiments here (libcuda present and a device visible).
 pub fn gpu_present() -> bool {
@@ -46,7 +45,7 @@ pub fn local_device_slug() -> anyhow::Result<String> {
 /// Ctrl-C stops the run: the worker is killed and no partial recording is written.
 pub fn install_interrupt_handler() {
     let _ = ctrlc::set_handler(|| {
-        worker::INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
+        supervisor::INTERRUPTED.store(true, std::sync::atomic::Ordering::SeqCst);
         eprintln!("\ninterrupted: stopping (data/ is left as it was)");
     });
 }

@@ -2,10 +2,10 @@
 //! and merges the results into `data/` atomically under the lock.
 
 use super::job::{Job, JobPoint, MeasureRules};
-use super::worker::{WorkerError, run_job};
+use super::live::{LiveRunner, Work};
+use super::supervisor::{WorkerError, run_job};
 use crate::directive::MeasureOverrides;
 use crate::error::{Error, Result};
-use crate::preprocess::{LiveRunner, Work};
 use crate::record::{Outcome, Recording, SCHEMA_VERSION};
 use crate::workspace::Workspace;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -105,13 +105,14 @@ impl Recorder {
             bar.set_message(variant.to_string());
         });
         bar.finish_and_clear();
-        let (device, points) = match result {
+        let (device, mut points) = match result {
             Ok(r) => r,
             Err(WorkerError::Interrupted) => {
                 return Err(Error::Engine("interrupted: data/ left as it was".into()));
             }
             Err(e) => return Err(Error::Engine(format!("{experiment}: {e}"))),
         };
+        name_device_in_keys(&job.points, &mut points, &device.slug);
         let failed = points
             .iter()
             .filter(|p| p.outcome == Outcome::Failed)
@@ -135,6 +136,18 @@ impl Recorder {
             );
         }
         Ok((ran, failed))
+    }
+}
+
+/// Sets each point's recorded key: its job point's key on the device the worker reported.
+fn name_device_in_keys(job: &[JobPoint], points: &mut [crate::record::Point], device: &str) {
+    for p in points {
+        if let Some(jp) = job
+            .iter()
+            .find(|jp| jp.variant == p.variant && jp.params == p.params)
+        {
+            p.key = jp.key.on(device);
+        }
     }
 }
 

@@ -4,27 +4,12 @@
 //! arithmetic in their own type, like the kernels they check. Reductions over floats sum fixed-size
 //! chunks, so results do not depend on the number of threads.
 
-use super::host_data::{ElemType, HostData};
-use super::init::random_word;
+use crate::host_data::init::random_word;
+use crate::host_data::{ElemType, HostData};
+use crate::spec::builtins::REFERENCES as NAMES;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
-
-/// Every built-in reference name, as a spec's `[verify] reference` may use it.
-pub const NAMES: &[&str] = &[
-    "matmul",
-    "matmul_aat",
-    "transpose",
-    "gather",
-    "sum",
-    "dot",
-    "row_sum",
-    "row_mean",
-    "row_max",
-    "row_min",
-    "row_sumsq",
-    "sin_sqrt",
-];
 
 /// Why a reference (or CPU baseline) could not run.
 #[derive(Debug, Clone, PartialEq, thiserror::Error)]
@@ -880,7 +865,7 @@ pub fn freivalds(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::engine::init::{Init, generate};
+    use crate::host_data::init::{Init, generate};
 
     fn naive_matmul_f64(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
         let mut c = vec![0.0; n * n];

@@ -1,8 +1,9 @@
 //! Typed device buffers: allocate, upload/download `HostData`, fill (poison), raw pointer for kernel args.
 
 use super::error::GpuError;
-use super::session::{Gpu, Shared};
-use crate::engine::host_data::{ElemType, HostData};
+use super::session::Gpu;
+use super::shared::Shared;
+use crate::host_data::{ElemType, HostData};
 use cudarc::driver::sys::{CUdeviceptr, CUresult};
 use cudarc::driver::{CudaSlice, DevicePtrMut, result};
 use std::sync::Arc;

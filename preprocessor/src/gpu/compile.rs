@@ -6,6 +6,10 @@ use cudarc::nvrtc::sys::{self, nvrtcProgram, nvrtcResult};
 use std::ffi::{CStr, CString, c_char, c_int};
 use std::path::Path;
 
+/// The NVRTC options always passed besides the architecture; part of every cache key
+/// (`key::point_key`), so that changing them re-keys every point.
+pub const FIXED_COMPILE_OPTIONS: [&str; 2] = ["-lineinfo", "--std=c++17"];
+
 /// What NVRTC produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum ImageKind {
@@ -133,14 +137,11 @@ pub fn compile(
     ensure_nvrtc()?;
     let supported = supported_archs()?;
     let (target, kind) = choose_target(arch, &supported)?;
-    let mut opts = vec![
-        match kind {
-            ImageKind::Cubin => format!("--gpu-architecture=sm_{}{}", target.0, target.1),
-            ImageKind::Ptx => format!("--gpu-architecture=compute_{}{}", target.0, target.1),
-        },
-        "-lineinfo".to_string(),
-        "--std=c++17".to_string(),
-    ];
+    let mut opts = vec![match kind {
+        ImageKind::Cubin => format!("--gpu-architecture=sm_{}{}", target.0, target.1),
+        ImageKind::Ptx => format!("--gpu-architecture=compute_{}{}", target.0, target.1),
+    }];
+    opts.extend(FIXED_COMPILE_OPTIONS.map(String::from));
     if let Some(dir) = Path::new(source_name)
         .parent()
         .filter(|d| !d.as_os_str().is_empty())

@@ -3,8 +3,9 @@
 use super::buffer::DeviceBuffer;
 use super::error::GpuError;
 use super::probe::{ensure_cublas, guard};
-use super::session::{Gpu, Shared};
-use crate::engine::host_data::ElemType;
+use super::session::Gpu;
+use super::shared::Shared;
+use crate::host_data::ElemType;
 use cudarc::cublas::result::CublasError;
 use cudarc::cublas::sys::cublasOperation_t;
 use cudarc::cublas::{CudaBlas, result, sys};

@@ -2,14 +2,17 @@
 //!
 //! Layered like cudarc itself: `probe` (can the libraries load? cudarc panics if not) → `error` (typed errors,
 //! sticky-error classification) → `device` / `compile` (no context needed) → `session` (`Gpu`: context + one
-//! stream) → `module`, `buffer`, `launch`, `timer`, `attributes`, `cublas` (all through a `Gpu`).
+//! stream) → `module`, `buffer`, `launch`, `timer`, `blocker`, `attributes`, `cublas` (all through a `Gpu`);
+//! `clocks` reads live clocks through NVML.
 //!
 //! All work goes to one stream, in order. A fatal (sticky) fault such as an illegal address poisons the
 //! context: the error's `is_fatal()` is true, every later call returns `GpuError::ContextLost`, and the
 //! worker process should exit.
 
 mod attributes;
+mod blocker;
 mod buffer;
+mod clocks;
 mod compile;
 mod cublas;
 mod device;
@@ -18,14 +21,19 @@ mod launch;
 mod module;
 mod probe;
 mod session;
+mod shared;
 mod smi;
 mod timer;
 
 pub use attributes::{
     KernelAttributes, Occupancy, OccupancyEstimate, SmLimits, estimate_occupancy,
 };
+pub use blocker::{Blocker, MAX_QUEUED_LAUNCHES};
 pub use buffer::DeviceBuffer;
-pub use compile::{Image, ImageKind, compile, nvrtc_version, parse_log, supported_archs};
+pub use clocks::ClockReading;
+pub use compile::{
+    FIXED_COMPILE_OPTIONS, Image, ImageKind, compile, nvrtc_version, parse_log, supported_archs,
+};
 pub use cublas::Blas;
 pub use device::{
     DeviceInfo, device_count, device_info, devices, fp32_lanes_per_sm, fp32_peak_gflops, slug,

@@ -2,7 +2,7 @@
 
 use super::error::{GpuError, driver};
 use super::probe::{driver_cuda_version, guard};
-use super::session::Shared;
+use super::shared::Shared;
 use cudarc::driver::result;
 use cudarc::driver::sys::{self, CUfunction, CUmodule, CUresult};
 use std::ffi::{CStr, CString, c_char, c_uint};

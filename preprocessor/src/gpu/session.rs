@@ -1,71 +1,16 @@
-//! `Gpu`: one device's context and stream, with the context-poisoning bookkeeping every object shares.
+//! `Gpu`: one device's context and stream, its `DeviceInfo` and the L2-flush scratch buffer.
 
 use super::compile::{Image, ImageKind};
 use super::device::{DeviceInfo, device_info};
 use super::error::{self, GpuError, driver};
 use super::module::{Module, RawModule};
 use super::probe::guard;
+use super::shared::Shared;
 use super::smi;
 use cudarc::driver::sys::CUresult;
-use cudarc::driver::{CudaContext, CudaSlice, CudaStream, DevicePtrMut, DriverError, result};
+use cudarc::driver::{CudaContext, CudaSlice, DevicePtrMut, result};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex, OnceLock};
-
-/// What every GPU object holds: the context, the one stream all work goes to, and the fatal-error latch.
-#[derive(Debug)]
-pub(crate) struct Shared {
-    pub ctx: Arc<CudaContext>,
-    pub stream: Arc<CudaStream>,
-    fatal: OnceLock<String>,
-}
-
-impl Shared {
-    /// `Err(ContextLost)` once a fatal error was seen: nothing more is sent to the driver.
-    pub fn alive(&self) -> Result<(), GpuError> {
-        match self.fatal.get() {
-            Some(first) => Err(GpuError::ContextLost {
-                first: first.clone(),
-            }),
-            None => Ok(()),
-        }
-    }
-
-    pub fn is_poisoned(&self) -> bool {
-        self.fatal.get().is_some()
-    }
-
-    /// Records `e` if it is fatal, and returns it.
-    pub fn note(&self, e: GpuError) -> GpuError {
-        if e.is_fatal() {
-            let _ = self.fatal.set(e.to_string());
-        }
-        e
-    }
-
-    /// Maps a driver result of `op`, latching fatal errors.
-    pub fn call<T>(&self, op: &str, r: Result<T, DriverError>) -> Result<T, GpuError> {
-        r.map_err(|e| self.note(driver(op, e)))
-    }
-
-    /// Binds the context to this thread (after checking it is alive).
-    pub fn bind(&self) -> Result<(), GpuError> {
-        self.alive()?;
-        let r = self.ctx.bind_to_thread();
-        self.call("cuCtxSetCurrent", r)
-    }
-
-    /// Waits for all queued work; a fault of an earlier kernel surfaces here as `GpuError::Launch`.
-    pub fn sync(&self) -> Result<(), GpuError> {
-        self.bind()?;
-        let r = self.stream.synchronize().and_then(|_| self.ctx.check_err());
-        r.map_err(|e| {
-            self.note(error::launch(
-                e,
-                Some("reported at synchronisation: an earlier kernel or copy failed".into()),
-            ))
-        })
-    }
-}
+use std::sync::{Arc, Mutex};
 
 /// An open GPU: context + stream, its `DeviceInfo`, and the L2-flush scratch buffer.
 pub struct Gpu {
@@ -100,11 +45,7 @@ impl Gpu {
             Ok((ctx, stream))
         })?;
         Ok(Gpu {
-            shared: Arc::new(Shared {
-                ctx,
-                stream,
-                fatal: OnceLock::new(),
-            }),
+            shared: Arc::new(Shared::new(ctx, stream)),
             info,
             flush: Mutex::new(None),
             flush_value: AtomicU8::new(0),
@@ -185,9 +126,14 @@ impl Gpu {
         self.shared.call("cuMemsetD8Async (L2 flush)", r)
     }
 
-    /// The current SM clock in MHz from `nvidia-smi` (for throttling checks); `None` if unavailable.
-    /// Costs a process spawn (tens of ms): call between samples, not inside timed regions.
+    /// The current SM clock in MHz from `nvidia-smi`; `None` if unavailable. Costs a process spawn
+    /// (tens of ms): the measurement loop uses [`Gpu::clocks`] (NVML, microseconds) instead.
     pub fn current_sm_clock_mhz(&self) -> Option<u32> {
         smi::current_sm_clock_mhz(&self.info.pci_bus_id)
+    }
+
+    /// The live SM and memory clocks through NVML; `None` without NVML.
+    pub fn clocks(&self) -> Option<super::clocks::ClockReading> {
+        super::clocks::read(&self.info.pci_bus_id)
     }
 }

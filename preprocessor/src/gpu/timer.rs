@@ -1,7 +1,8 @@
 //! GPU-side timing with CUDA events recorded on the session's stream.
 
 use super::error::{self, GpuError};
-use super::session::{Gpu, Shared};
+use super::session::Gpu;
+use super::shared::Shared;
 use cudarc::driver::CudaEvent;
 use cudarc::driver::sys::CUevent_flags;
 use std::sync::Arc;

@@ -1,10 +1,12 @@
 //! Recordings: what a run measured, on which device, stored as `data/<device>/<experiment>.json`.
 
+#[cfg(test)]
+pub mod fixture;
 pub mod schema;
 pub mod store;
 
 pub use schema::{
-    Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Recording,
+    Attributes, Clocks, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Recording,
     SCHEMA_VERSION, Timing, Verification,
 };
 pub use store::{DataDir, StoreError};

@@ -58,7 +58,10 @@ pub struct Point {
     pub failure: Option<Failure>,
     #[serde(default)]
     pub timing: Option<Timing>,
-    #[serde(default)]
+    /// Derived metrics, filled when a recording is loaded for rendering
+    /// (`results::derive_metrics`); not written by the recorder (files of older versions hold
+    /// values, which loading replaces).
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
     pub metrics: BTreeMap<String, Quantity>,
     #[serde(default)]
     pub attributes: Option<Attributes>,
@@ -123,8 +126,80 @@ pub struct Timing {
     pub samples: usize,
     /// "cold" (L2 flushed before each sample), "hot" (batched, no flush) or "host" (CPU baseline).
     pub mode: String,
+    /// The SM clock fell below 75 % of the device's maximum during the samples, or NVML reported a
+    /// thermal or hardware slowdown (recordings before `clocks` existed: a guess from the sample drift).
     #[serde(default)]
     pub throttled: bool,
+    /// Why sampling stopped; absent in older recordings.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub stop: Option<crate::stats::StopReason>,
+    /// The noise target the point was measured against (relative standard deviation).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub noise_target: Option<f64>,
+    /// The fewest samples the convergence rule asks for (`min_samples`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub min_samples: Option<usize>,
+    /// Runs of the whole launch sequence timed together as one sample (hot mode batches short
+    /// kernels; each sample is then the batch's time divided by this). 1 when absent.
+    #[serde(default = "one", skip_serializing_if = "is_one")]
+    pub runs_per_sample: usize,
+    /// Whether the blocking kernel held the stream while the sample's launches were queued (host launch
+    /// overhead kept out of the sample).
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub blocked: bool,
+    /// Clocks read through NVML during the samples.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clocks: Option<Clocks>,
+    /// The host CPU's model (CPU baselines, mode "host").
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub cpu: Option<String>,
+}
+
+impl Default for Timing {
+    /// An empty cold timing (all statistics 0, one run per sample): a base for struct literals.
+    fn default() -> Self {
+        Timing {
+            median_ms: 0.0,
+            min_ms: 0.0,
+            max_ms: 0.0,
+            q1_ms: 0.0,
+            q3_ms: 0.0,
+            noise: 0.0,
+            samples: 0,
+            mode: "cold".into(),
+            throttled: false,
+            stop: None,
+            noise_target: None,
+            min_samples: None,
+            runs_per_sample: 1,
+            blocked: false,
+            clocks: None,
+            cpu: None,
+        }
+    }
+}
+
+fn one() -> usize {
+    1
+}
+
+fn is_one(n: &usize) -> bool {
+    *n == 1
+}
+
+/// The clocks read (NVML) before, between and after a point's samples.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Clocks {
+    /// Lowest and highest SM clock read, MHz.
+    pub sm_mhz: (u32, u32),
+    /// Lowest and highest memory clock read, MHz.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub memory_mhz: Option<(u32, u32)>,
+    /// How many readings.
+    pub reads: usize,
+    /// NVML reported a thermal or hardware slowdown at some reading.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub slowdown: bool,
 }
 
 impl Timing {

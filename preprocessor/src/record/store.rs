@@ -19,6 +19,8 @@ pub enum StoreError {
     },
     #[error("{path} is not a valid recording: {message}")]
     Corrupt { path: PathBuf, message: String },
+    #[error("{path} is not a recording path inside data/: {why}")]
+    Outside { path: PathBuf, why: String },
     #[error(
         "{path} has schema version {found}, this mdbook-gpulab reads version {expected}; re-record it"
     )]
@@ -61,6 +63,22 @@ impl DataDir {
         self.root.join(device).join(format!("{experiment}.json"))
     }
 
+    /// [`DataDir::recording_path`], refusing names that are not plain and files that resolve
+    /// outside `data/` (a symlink): recordings are read and written only under `data/`.
+    pub fn confined_path(&self, device: &str, experiment: &str) -> Result<PathBuf, StoreError> {
+        let path = self.recording_path(device, experiment);
+        let outside = |why: String| StoreError::Outside {
+            path: path.clone(),
+            why,
+        };
+        crate::confine::plain_name(device).map_err(|e| outside(e.to_string()))?;
+        crate::confine::plain_name(experiment).map_err(|e| outside(e.to_string()))?;
+        if path.exists() && !crate::confine::is_inside(&path, &[&self.root]) {
+            return Err(outside("it resolves outside data/ (a symlink?)".into()));
+        }
+        Ok(path)
+    }
+
     /// Device slugs that have a folder of recordings, sorted.
     pub fn devices(&self) -> Result<Vec<String>, StoreError> {
         let entries = match fs::read_dir(&self.root) {
@@ -82,7 +100,10 @@ impl DataDir {
 
     /// Loads a recording; `Ok(None)` when there is none. A corrupt file is an error, never skipped.
     pub fn load(&self, device: &str, experiment: &str) -> Result<Option<Recording>, StoreError> {
-        let path = self.recording_path(device, experiment);
+        let path = self.confined_path(device, experiment)?;
+        if !path.exists() {
+            return Ok(None);
+        }
         let text = match fs::read_to_string(&path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -112,7 +133,7 @@ impl DataDir {
         _lock: &DataLock,
         mut fresh: Recording,
     ) -> Result<PathBuf, StoreError> {
-        let path = self.recording_path(&fresh.device.slug, &fresh.experiment);
+        let path = self.confined_path(&fresh.device.slug, &fresh.experiment)?;
         if let Some(old) = self.load(&fresh.device.slug, &fresh.experiment)? {
             let mut points = old.points;
             for p in fresh.points.drain(..) {

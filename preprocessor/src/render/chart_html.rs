@@ -4,8 +4,8 @@ use super::RenderError;
 use super::chart::{self, SweepData};
 use super::fields::MetricRef;
 use super::html::escape;
-use super::view::{DeviceResults, DirectiveView};
 use crate::directive::{ChartKind, ChartSpec};
+use crate::results::view::{DeviceResults, DirectiveView};
 
 /// One `<figure>` per chart (a heat map split by extra fields gives several); a note when
 /// there is nothing to draw.

@@ -1,7 +1,7 @@
 //! The claims list: ✓ holds / ✗ does not hold / – not evaluated, with the claim and its detail.
 
 use super::html::escape;
-use super::view::{ClaimStatus, ClaimView};
+use crate::results::view::{ClaimStatus, ClaimView};
 use std::fmt::Write as _;
 
 /// Mark, class suffix and wording of a claim status.

@@ -11,8 +11,9 @@ use std::collections::BTreeMap;
 pub struct PaperValue {
     /// In our metric's unit.
     pub value: f64,
-    /// Speed-up vs the paper: paper ÷ ours for times, ours ÷ paper otherwise (> 1: ours better).
-    /// `None` when ours is missing or either is zero.
+    /// Speed-up vs the paper: paper ÷ ours for times, ours ÷ paper for rates (> 1: ours better).
+    /// `None` when ours is missing, either is zero, or the unit is not a speed (register counts,
+    /// occupancy, CGMA: a ratio of those is no speed-up).
     pub speedup: Option<f64>,
 }
 
@@ -33,16 +34,19 @@ pub fn paper_value(
     convert(value, paper_unit, metric.unit)
 }
 
-/// Compares our value with the paper's.
-pub fn compare(paper: f64, ours: Option<f64>, unit: Unit) -> PaperValue {
-    let speedup = ours.and_then(|ours| {
-        let ratio = if unit.higher_is_better() {
-            ours / paper
-        } else {
-            paper / ours
-        };
-        (ratio.is_finite() && ratio > 0.0).then_some(ratio)
-    });
+/// Compares our value with the paper's; `comparable` is false where the paper's table says a ratio
+/// is no speed-up ([`PaperTable::no_speedup`]).
+pub fn compare(paper: f64, ours: Option<f64>, unit: Unit, comparable: bool) -> PaperValue {
+    let speedup = ours
+        .filter(|_| comparable && unit.is_speed())
+        .and_then(|ours| {
+            let ratio = if unit.higher_is_better() {
+                ours / paper
+            } else {
+                paper / ours
+            };
+            (ratio.is_finite() && ratio > 0.0).then_some(ratio)
+        });
     PaperValue {
         value: paper,
         speedup,
@@ -77,6 +81,17 @@ pub fn caption_html(paper: &PaperTable, unit: Unit, matched: usize) -> String {
     if matched == 0 {
         return format!("{head} — no value of the paper matches these cells");
     }
+    if let Some(why) = paper.no_speedup() {
+        return format!(
+            "{head} — second line: the paper's value; no speed-up is shown: {}",
+            escape(why)
+        );
+    }
+    if !unit.is_speed() {
+        return format!(
+            "{head} — second line: the paper's value (not a speed, so no speed-up is shown)"
+        );
+    }
     let how = if unit.higher_is_better() {
         "ours ÷ paper"
     } else {
@@ -93,12 +108,46 @@ mod tests {
 
     #[test]
     fn speedup_direction_by_unit() {
-        let time = compare(0.5, Some(0.1), Unit::Millis);
+        let time = compare(0.5, Some(0.1), Unit::Millis, true);
         assert!((time.speedup.unwrap() - 5.0).abs() < 1e-12);
-        let bw = compare(100.0, Some(250.0), Unit::GigabytesPerSec);
+        let bw = compare(100.0, Some(250.0), Unit::GigabytesPerSec, true);
         assert!((bw.speedup.unwrap() - 2.5).abs() < 1e-12);
-        assert_eq!(compare(1.0, None, Unit::Millis).speedup, None);
-        assert_eq!(compare(1.0, Some(0.0), Unit::Millis).speedup, None);
+        assert_eq!(compare(1.0, None, Unit::Millis, true).speedup, None);
+        assert_eq!(compare(1.0, Some(0.0), Unit::Millis, true).speedup, None);
+    }
+
+    /// "Speed-up vs paper" was printed for register counts and CGMA, where a ratio means nothing.
+    #[test]
+    fn no_speedup_vs_paper_for_quantities_that_are_not_speeds() {
+        for unit in [
+            Unit::Count,
+            Unit::Percent,
+            Unit::Bytes,
+            Unit::Ratio,
+            Unit::FlopPerByte,
+        ] {
+            assert_eq!(
+                compare(16.0, Some(32.0), unit, true).speedup,
+                None,
+                "{unit:?}"
+            );
+        }
+        assert!(
+            compare(16.0, Some(32.0), Unit::Gips, true)
+                .speedup
+                .is_some()
+        );
+        let mut paper = PaperTable::default();
+        assert!(caption_html(&paper, Unit::Count, 3).contains("no speed-up is shown"));
+        // A table whose size is unknown: times, but no speed-up either.
+        assert_eq!(compare(2.0, Some(1.0), Unit::Millis, false).speedup, None);
+        paper
+            .meta
+            .insert("no-speed-up".into(), "the lab states no N".into());
+        assert!(
+            caption_html(&paper, Unit::Millis, 3)
+                .contains("no speed-up is shown: the lab states no N")
+        );
     }
 
     #[test]

@@ -7,8 +7,8 @@ use super::fields::variant_label;
 use super::provenance::{missing_note_html, provenance_html, provenance_text, stale_badge_html};
 use super::table::TableModel;
 use super::table_html::table_html;
-use super::view::{DeviceResults, DirectiveView};
 use crate::directive::TableSpec;
+use crate::results::view::{DeviceResults, DirectiveView};
 use serde::Serialize;
 
 /// `directive.hbs`'s data.
@@ -52,6 +52,10 @@ pub struct MissingContext {
     pub expected_cells: usize,
     /// "point" or "points", to agree with `expected_cells`.
     pub points_word: &'static str,
+    /// The command that runs this directive on a GPU: `mdbook-gpulab run part1/x.md#2`.
+    pub command: String,
+    /// The directive's claims, each "not evaluated" until the points are recorded.
+    pub claims: Vec<String>,
 }
 
 /// `error.hbs`'s data.
@@ -223,6 +227,18 @@ impl MissingContext {
             } else {
                 "points"
             },
+            command: run_command(view),
+            claims: view.directive.expect.clone(),
         }
     }
+}
+
+/// `mdbook-gpulab run <chapter>#<n>`: runs and records one directive on a GPU machine.
+pub fn run_command(view: &DirectiveView<'_>) -> String {
+    let location = &view.directive.location;
+    format!(
+        "mdbook-gpulab run {}#{}",
+        location.chapter.to_string_lossy().replace('\\', "/"),
+        location.index
+    )
 }

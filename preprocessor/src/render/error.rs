@@ -10,6 +10,8 @@ pub enum RenderError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("template override {path} resolves outside the book (a symlink?)")]
+    TemplateOutside { path: PathBuf },
     #[error("invalid template `{name}` ({origin}): {source}")]
     TemplateSyntax {
         name: String,

@@ -1,7 +1,7 @@
 //! Resolving the fields a table or chart names: axes, `variant`, and metrics with units.
 
-use super::view::{Cell, DirectiveView};
 use crate::metrics::RelativeMetric;
+use crate::results::view::{Cell, DirectiveView};
 use crate::value::{ParamValue, Unit, builtin_metric_unit};
 use std::cmp::Ordering;
 
@@ -141,7 +141,7 @@ impl MetricRef {
     pub fn resolve(view: &DirectiveView<'_>, name: &str) -> MetricRef {
         let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
         // Relative metrics (`speedup:…`) are in `view.metrics` under their full name (see
-        // `metrics::directive_metric_infos`); `.` never occurs in them.
+        // `directive::metrics::directive_metric_infos`); `.` never occurs in them.
         let (label, unit) = match view.metrics.get(base) {
             Some(info) => (info.label.clone(), info.unit),
             None => (

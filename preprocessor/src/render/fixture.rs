@@ -1,14 +1,15 @@
 //! SYNTHETIC test data for the renderer: a made-up device, points and paper table.
 //! None of these numbers were measured or published.
 
-use super::view::{
-    Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, MetricInfo, Provenance,
-};
 use crate::directive::{
     Axis, ChartKind, ChartSpec, DeviceSelection, Directive, Location, MeasureOverrides, TableSpec,
 };
+use crate::metrics::MetricInfo;
 use crate::papers::PaperTable;
 use crate::record::{DeviceRecord, Failure, FailureKind, Outcome, Point, Timing, Verification};
+use crate::results::view::{
+    Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance,
+};
 use crate::value::{ParamValue, Quantity, Unit};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -24,24 +25,7 @@ pub struct Fixture {
     pub with_paper: bool,
 }
 
-pub fn device() -> DeviceRecord {
-    DeviceRecord {
-        slug: "synthetic-gpu".into(),
-        name: "Synthetic GPU X1".into(),
-        compute_capability: (9, 0),
-        sm_count: 10,
-        clock_mhz: 1000,
-        memory_clock_mhz: None,
-        bus_width_bits: None,
-        l2_bytes: 1 << 20,
-        memory_bytes: 1 << 30,
-        driver_version: Some("999.1".into()),
-        cuda_version: "13.0".into(),
-        nvrtc_version: "13.0".into(),
-        theoretical_bandwidth_gbps: Some(100.0),
-        fp32_peak_gflops: 1000.0,
-    }
-}
+pub use crate::record::fixture::device;
 
 pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
     let mut params = BTreeMap::new();
@@ -73,6 +57,7 @@ pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
             samples: 10,
             mode: "cold".into(),
             throttled: false,
+            ..Timing::default()
         }),
         metrics,
         attributes: None,
@@ -212,7 +197,7 @@ impl Fixture {
             ("global_2d".into(), "Global memory, 2D".into()),
             ("shared_2d".into(), "Shared memory, 2D".into()),
         ];
-        metrics.extend(crate::metrics::relative_metric_infos(
+        metrics.extend(crate::directive::metrics::relative_metric_infos(
             &self.directive,
             |v| {
                 variant_labels

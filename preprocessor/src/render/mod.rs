@@ -20,24 +20,22 @@ pub mod table;
 pub mod table_html;
 pub mod templates;
 pub mod text;
-pub mod view;
 
 #[cfg(test)]
-mod fixture;
+pub(crate) mod fixture;
 #[cfg(test)]
 mod tests;
 
 pub use chart::{
     Chart, ChartData, ChartPoint, PointValue, Series, SweepData, ValueAxis, XAxis, XScale,
 };
-pub use context::{DeviceContext, DirectiveContext, ErrorContext, MissingContext};
+pub use context::{DeviceContext, DirectiveContext, ErrorContext, MissingContext, run_command};
 pub use error::RenderError;
 pub use format::format_value;
 pub use status::{StatusRow, StatusState, chapter_href};
 pub use templates::Templates;
-pub use view::{
-    Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, MetricInfo, Provenance,
-};
+
+use crate::results::view::DirectiveView;
 
 /// The stylesheet for `.gpulab-*` classes; copy it into the book and list it in
 /// `output.html.additional-css`.

@@ -1,8 +1,8 @@
 //! What a cell shows for a metric: a value, a failure, a skip, or nothing recorded.
 
-use super::view::Cell;
 use crate::metrics::RelativeMetric;
 use crate::record::{FailureKind, Outcome, Point};
+use crate::results::view::Cell;
 
 /// The displayable state of one cell for one metric.
 #[derive(Debug, Clone, PartialEq)]

@@ -1,7 +1,7 @@
 //! The provenance line under each output and the stale / not-recorded badges.
 
 use super::html::escape;
-use super::view::Provenance;
+use crate::results::view::Provenance;
 
 /// "NVIDIA H100 80GB HBM3 · CUDA 13.0 · driver 580.159.04 · 2026-11-22 · commit abc1234"
 pub fn provenance_text(p: &Provenance) -> String {
@@ -42,8 +42,8 @@ pub fn stale_badge_html(stale: usize, total: usize) -> Option<String> {
 pub fn missing_note_html(missing: usize, total: usize) -> Option<String> {
     (missing > 0).then(|| {
         format!(
-            "<p class=\"gpulab-missing-note\">{missing} of {total} point{} not recorded on this device yet; \
-             run <code>mdbook-gpulab record</code> on a GPU machine</p>",
+            "<p class=\"gpulab-missing-note\">{missing} of {total} point{} not recorded on this device yet \
+             (pending: awaiting a GPU run); run <code>mdbook-gpulab record</code> on a GPU machine</p>",
             plural(total)
         )
     })

@@ -4,17 +4,24 @@ use serde::Serialize;
 use std::path::{Component, Path};
 
 /// Where a reproduction stands.
+///
+/// The strict rule (`build --strict`, CI): [`StatusState::Failed`] and [`StatusState::Stale`] fail
+/// the build, because the page would show a wrong or outdated result; [`StatusState::Pending`] and
+/// [`StatusState::Partial`] do not, because the page says plainly that points await a GPU run
+/// (a student without a GPU can land a new experiment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StatusState {
-    /// Every point recorded with the current kernel and spec.
+    /// Every point recorded with the current kernel and spec, and verified.
     Recorded,
     /// Recorded, but some points with an older kernel or spec.
     Stale,
-    /// Some points recorded, some not.
+    /// Some recorded point failed (wrong result, launch error, crash, timeout).
+    Failed,
+    /// Some points recorded, some awaiting a GPU run.
     Partial,
-    /// Nothing recorded.
-    Missing,
+    /// Nothing recorded yet: awaiting a GPU run.
+    Pending,
 }
 
 impl StatusState {
@@ -22,9 +29,15 @@ impl StatusState {
         match self {
             StatusState::Recorded => "recorded",
             StatusState::Stale => "stale",
+            StatusState::Failed => "failed",
             StatusState::Partial => "partial",
-            StatusState::Missing => "missing",
+            StatusState::Pending => "pending",
         }
+    }
+
+    /// Whether `--strict` refuses a book with a directive in this state (see the type's docs).
+    pub fn fails_strict(self) -> bool {
+        matches!(self, StatusState::Stale | StatusState::Failed)
     }
 }
 

@@ -5,8 +5,8 @@
 use super::compare::{PaperValue, compare, paper_value};
 use super::fields::{FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields};
 use super::outcome::CellState;
-use super::view::{Cell, DeviceResults, DirectiveView};
 use crate::directive::TableSpec;
+use crate::results::view::{Cell, DeviceResults, DirectiveView};
 use std::collections::BTreeMap;
 
 /// One displayed cell.
@@ -81,7 +81,12 @@ impl TableModel {
                         let state = CellState::of(cell, &metric.name);
                         let paper = cell.zip(view.paper).and_then(|(cell, paper)| {
                             let value = paper_value(paper, &metric, &cell.variant, &cell.axes)?;
-                            Some(compare(value, state.value(), metric.unit))
+                            Some(compare(
+                                value,
+                                state.value(),
+                                metric.unit,
+                                paper.no_speedup().is_none(),
+                            ))
                         });
                         paper_matches += usize::from(paper.is_some());
                         TableCell {
@@ -114,7 +119,7 @@ impl TableModel {
 }
 
 /// The rows field: as given, else the first axis with several values that is not the columns field.
-fn row_field(view: &DirectiveView<'_>, cells: &[Cell<'_>], spec: &TableSpec) -> String {
+pub fn row_field(view: &DirectiveView<'_>, cells: &[Cell<'_>], spec: &TableSpec) -> String {
     if !spec.rows.is_empty() {
         return spec.rows.clone();
     }

@@ -115,8 +115,11 @@ fn write_cell(out: &mut String, cell: &TableCell, unit: Unit) {
             )
         }
         CellState::Missing => {
-            classes.push("gpulab-missing");
-            ("—".to_string(), Some("not recorded".to_string()))
+            classes.push("gpulab-pending");
+            (
+                "pending".to_string(),
+                Some("not recorded yet: awaiting a GPU run".to_string()),
+            )
         }
         CellState::OutsideSweep => {
             classes.push("gpulab-outside");

@@ -5,7 +5,7 @@ use super::RenderError;
 use super::context::{DirectiveContext, ErrorContext, MissingContext};
 use super::html::{escape_pre, one_block};
 use super::status::{StatusContext, StatusRow};
-use super::view::DirectiveView;
+use crate::results::view::DirectiveView;
 use handlebars::Handlebars;
 use serde::Serialize;
 use std::path::Path;
@@ -34,6 +34,10 @@ impl Templates {
             let path = theme_dir.map(|dir| dir.join("gpulab").join(format!("{name}.hbs")));
             let (source, origin) = match path.filter(|p| p.is_file()) {
                 Some(path) => {
+                    let book_root = theme_dir.and_then(Path::parent).unwrap_or(Path::new("."));
+                    if !crate::confine::is_inside(&path, &[book_root]) {
+                        return Err(RenderError::TemplateOutside { path });
+                    }
                     let text = std::fs::read_to_string(&path).map_err(|source| {
                         RenderError::TemplateRead {
                             path: path.clone(),

@@ -155,9 +155,14 @@ fn skipped_and_missing_cells() {
     let html = render(&fixture);
     assert!(html.contains("<td class=\"gpulab-cell gpulab-skipped\" title=\"not run: budget\">skipped (budget)</td>"), "{html}");
     assert!(
-        html.contains("<td class=\"gpulab-cell gpulab-missing\" title=\"not recorded\">—</td>")
+        html.contains("<td class=\"gpulab-cell gpulab-pending\" title=\"not recorded yet: awaiting a GPU run\">pending</td>"),
+        "{html}"
     );
-    assert!(html.contains("1 of 6 points not recorded on this device yet"));
+    assert!(
+        html.contains(
+            "1 of 6 points not recorded on this device yet (pending: awaiting a GPU run)"
+        )
+    );
 }
 
 #[test]
@@ -229,13 +234,21 @@ fn devices_all_side_by_side() {
 }
 
 #[test]
-fn missing_box_names_experiment_and_variants() {
+fn missing_box_says_awaiting_a_gpu_run_with_the_command_and_unevaluated_claims() {
     let fixture = Fixture::new();
     let mut view = fixture.view();
     view.devices.clear();
     let html = render_directive_html(&view, &Templates::builtin().unwrap()).unwrap();
     assert_one_html_block(&html);
-    assert!(html.contains("No recording for experiment <code>synth_matmul</code> on any device yet. Run <code>mdbook-gpulab record</code> on a machine with an NVIDIA GPU."));
+    assert!(html.contains("awaiting a GPU run</span> Experiment <code>synth_matmul</code> has no recording on any device yet."), "{html}");
+    assert!(
+        html.contains("run <code>mdbook-gpulab run part1/synth.md#1</code>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<code>shared_2d.time_ms &lt; global_2d.time_ms</code> <span class=\"gpulab-claim-status\">not evaluated</span>"),
+        "{html}"
+    );
     assert!(html.contains(
         "<code>global_2d (Global memory, 2D)</code>, <code>shared_2d (Shared memory, 2D)</code>"
     ));

@@ -1,9 +1,10 @@
 //! A plain-text table for the terminal (`mdbook-gpulab run`).
 
 use super::outcome::CellState;
-use super::view::{Cell, DeviceResults, MetricInfo};
 use crate::directive::TableSpec;
+use crate::metrics::MetricInfo;
 use crate::metrics::RelativeMetric;
+use crate::results::view::{Cell, DeviceResults};
 use crate::value::{ParamValue, Unit};
 use std::collections::BTreeMap;
 
@@ -67,14 +68,17 @@ pub fn text_table(
                 .iter()
                 .find(|x| &field(x, &spec.rows) == r && &field(x, &spec.columns) == c);
             line.push(match CellState::of(cell, &spec.value) {
-                CellState::Missing => "-".into(),
+                CellState::Missing => "pending".into(),
                 CellState::OutsideSweep => String::new(),
                 CellState::Failed(_) => "FAILED".into(),
                 CellState::Skipped(_) => "skipped".into(),
                 CellState::Value(v) => super::format::format_value(v, unit),
                 CellState::Text(t) => t,
-                CellState::NoValue => "?".into(),
+                CellState::NoValue => "-".into(),
             });
+            if cell.is_some_and(|c| c.stale) {
+                line.last_mut().expect("just pushed").push_str(" (stale)");
+            }
         }
         grid.push(line);
     }

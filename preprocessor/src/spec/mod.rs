@@ -1,5 +1,7 @@
 //! Experiment specs (`kernels/<name>/experiment.toml`): two-stage parsing into `Experiment`.
 
+pub mod builtins;
+pub mod metrics;
 pub mod model;
 pub mod raw;
 pub mod validate;
@@ -19,6 +21,19 @@ pub fn load(
     let dir = kernels_dir.join(name);
     let path = dir.join("experiment.toml");
     let shown = path.strip_prefix(book_root).unwrap_or(&path).to_path_buf();
+    let refuse = |message: String| {
+        let file = SourceFile::new(shown.clone(), "");
+        Err(vec![file.error(0..0, message, "")])
+    };
+    if let Err(e) = crate::confine::plain_name(name) {
+        return refuse(format!("invalid experiment name: {e}"));
+    }
+    if path.exists() && !crate::confine::is_inside(&path, &[book_root, kernels_dir]) {
+        return refuse(format!(
+            "the experiment spec resolves outside the book (a symlink?): {}",
+            crate::confine::ConfineError::Outside(shown.clone())
+        ));
+    }
     let text = match std::fs::read_to_string(&path) {
         Ok(t) => t,
         Err(e) => {

@@ -20,8 +20,6 @@ pub struct Experiment {
     pub verify: VerifySpec,
     pub metrics: MetricsSpec,
     pub variants: Vec<Variant>,
-    /// Spec text every point depends on (buffers, verification, metrics), hashed into keys.
-    pub common_key_text: String,
 }
 
 impl Experiment {
@@ -51,7 +49,7 @@ pub struct BufferSpec {
     pub constant: bool,
 }
 
-pub use crate::engine::init::Init;
+pub use crate::host_data::init::Init;
 
 #[derive(Debug, Clone)]
 pub enum Reference {
@@ -146,8 +144,6 @@ pub struct Variant {
     pub metrics: Vec<(String, Expr)>,
     /// This variant's verification, when it overrides the spec's `[verify]`.
     pub verify: Option<VerifySpec>,
-    /// The variant's own spec text, hashed into its points' keys.
-    pub key_text: String,
 }
 
 #[derive(Debug, Clone)]

@@ -1,10 +1,11 @@
 //! Stage two of spec parsing: checks a `RawSpec` and builds the `Experiment`, collecting every
 //! error as a diagnostic that points into `experiment.toml`.
 
+use super::builtins::{CPU_BASELINES, REFERENCES};
 use super::model::*;
 use super::raw::{ExprText, RawSpec, RawVariant};
 use crate::diagnostic::{Diagnostic, did_you_mean};
-use crate::expr::Expr;
+use crate::expr::{Division, Expr};
 use crate::source::{SourceFile, with_help};
 use crate::value::{ElemType, ParamValue, Unit};
 use std::collections::BTreeSet;
@@ -17,17 +18,12 @@ pub const FORMULA: &str = "formula";
 
 /// Whether `name` is a reference a spec may name in `[verify] reference`.
 fn is_reference(name: &str) -> bool {
-    name == FORMULA || crate::engine::reference::NAMES.contains(&name)
+    name == FORMULA || REFERENCES.contains(&name)
 }
 
 fn reference_names() -> impl Iterator<Item = &'static str> {
-    crate::engine::reference::NAMES
-        .iter()
-        .copied()
-        .chain([FORMULA])
+    REFERENCES.iter().copied().chain([FORMULA])
 }
-/// Built-in CPU baselines a variant may run with `cpu = "…"`.
-pub const CPU_BASELINES: &[&str] = crate::engine::cpu_baseline::NAMES;
 /// Library calls a variant may run with `library = "…"`.
 pub const LIBRARIES: &[&str] = &["cublas_sgemm"];
 /// Variables every variant expression may use, set from the device at run time.
@@ -49,15 +45,31 @@ impl Checker<'_> {
         self.diags.push(d);
     }
 
-    /// Parses an expression written inside a TOML string at `span`, checking its variables.
+    /// Parses an expression written inside a TOML string at `span`, checking its variables; its
+    /// integer `/` truncates (sizes, geometry, defines, arguments: [`Division::Integer`]).
     fn expr(&mut self, text: &str, span: Range<usize>, known: &BTreeSet<String>) -> Option<Expr> {
+        self.expr_with(text, span, known, Division::Integer)
+    }
+
+    /// A metric formula: like [`Checker::expr`], but `/` is real division ([`Division::Real`]).
+    fn metric(&mut self, text: &str, span: Range<usize>, known: &BTreeSet<String>) -> Option<Expr> {
+        self.expr_with(text, span, known, Division::Real)
+    }
+
+    fn expr_with(
+        &mut self,
+        text: &str,
+        span: Range<usize>,
+        known: &BTreeSet<String>,
+        division: Division,
+    ) -> Option<Expr> {
         // Inside a quoted string the text starts one byte after the span.
         let inner = if span.end - span.start > text.len() {
             span.start + 1
         } else {
             span.start
         };
-        match Expr::parse(text) {
+        match Expr::parse_with(text, division) {
             Ok(e) => {
                 for var in e.variables() {
                     if !known.contains(&var) {
@@ -148,30 +160,41 @@ pub fn validate(
     let check_file = |c: &mut Checker, rel: &Spanned<String>| -> Option<std::path::PathBuf> {
         let path = dir.join(rel.get_ref());
         // Inside the book, or inside the kernels folder (which may be a symlink to a shared one).
-        let within = |abs: &std::path::Path, folder: Option<&std::path::Path>| {
-            folder
-                .and_then(|f| f.canonicalize().ok())
-                .is_some_and(|f| abs.starts_with(f))
-        };
-        match path.canonicalize() {
-            Ok(abs) if within(&abs, Some(root)) || within(&abs, dir.parent()) => Some(path),
-            Ok(_) => {
-                c.err(
-                    rel.span(),
-                    format!("`{}` is outside the book's folder", rel.get_ref()),
-                    "not allowed",
-                );
-                None
-            }
-            Err(_) => {
-                c.err(
-                    rel.span(),
-                    format!("`{}` does not exist in {}", rel.get_ref(), dir.display()),
-                    "no such file",
-                );
-                None
-            }
+        let kernels = dir.parent().unwrap_or(dir);
+        if !path.exists() {
+            c.err(
+                rel.span(),
+                format!("`{}` does not exist in {}", rel.get_ref(), dir.display()),
+                "no such file",
+            );
+            return None;
         }
+        if !crate::confine::is_inside(&path, &[root, kernels]) {
+            c.err(
+                rel.span(),
+                format!("`{}` is outside the book's folder", rel.get_ref()),
+                "not allowed",
+            );
+            return None;
+        }
+        if !path.is_file() {
+            c.err(
+                rel.span(),
+                format!("`{}` is not a file", rel.get_ref()),
+                "expected a .cu or header file",
+            );
+            return None;
+        }
+        if let Err(e) = std::fs::read_to_string(&path) {
+            let why = if e.kind() == std::io::ErrorKind::InvalidData {
+                "is not UTF-8 text".to_string()
+            } else {
+                format!("cannot be read: {e}")
+            };
+            c.err(rel.span(), format!("`{}` {why}", rel.get_ref()), "here");
+            return None;
+        }
+        Some(path)
     };
     let default_source = raw.source.as_ref().and_then(|s| check_file(&mut c, s));
     let includes = raw
@@ -205,10 +228,11 @@ pub fn validate(
         let init = match &b.init {
             None => Some(Init::Zero),
             Some(v) => parse_init(v.get_ref()).or_else(|| {
-                c.err(
+                c.err_help(
                     v.span(),
-                    "invalid `init`",
+                    "invalid `init`".into(),
                     "expected \"zero\", \"iota\", { constant = x } or { random = [lo, hi] }",
+                    init_help(v.get_ref()),
                 );
                 None
             }),
@@ -224,7 +248,13 @@ pub fn validate(
             });
         }
     }
-    let buffer_names: BTreeSet<String> = buffers.iter().map(|b| b.name.clone()).collect();
+    // Every declared name, valid or not, so one bad buffer does not also make each use of it
+    // an "unknown buffer".
+    let buffer_names: BTreeSet<String> = raw
+        .buffers
+        .iter()
+        .map(|b| b.get_ref().name.get_ref().clone())
+        .collect();
 
     let verify = validate_verify(
         &mut c,
@@ -258,12 +288,12 @@ pub fn validate(
             .metrics
             .bytes
             .as_ref()
-            .and_then(|e| c.expr(e.get_ref(), e.span(), &metric_vars)),
+            .and_then(|e| c.metric(e.get_ref(), e.span(), &metric_vars)),
         flops: raw
             .metrics
             .flops
             .as_ref()
-            .and_then(|e| c.expr(e.get_ref(), e.span(), &metric_vars)),
+            .and_then(|e| c.metric(e.get_ref(), e.span(), &metric_vars)),
         custom: raw
             .metrics
             .custom
@@ -276,7 +306,7 @@ pub fn validate(
                 if known_unit.is_none() {
                     label = format!("{label} ({})", mr.unit);
                 }
-                let expr = c.expr(mr.expr.get_ref(), mr.expr.span(), &metric_vars)?;
+                let expr = c.metric(mr.expr.get_ref(), mr.expr.span(), &metric_vars)?;
                 Some(CustomMetric {
                     name: mname.clone(),
                     expr,
@@ -307,6 +337,7 @@ pub fn validate(
             variants.push(variant);
         }
     }
+    check_variant_metric_names(&mut c, &raw.variants, &metrics);
     if raw.variants.is_empty() {
         c.err(
             0..0,
@@ -328,26 +359,10 @@ pub fn validate(
         Some(v) if c.diags.is_empty() => v,
         _ => return Err(c.diags),
     };
-    let slice = |r: Range<usize>| section_text(&file.text, r).to_string();
-    let mut common_key_text: String = raw
-        .buffers
-        .iter()
-        .map(|b| slice(b.span()))
-        .collect::<Vec<_>>()
-        .join("\n");
-    common_key_text.push_str(&slice(raw.verify.span()));
-    for e in [&metrics.bytes, &metrics.flops].into_iter().flatten() {
-        common_key_text.push_str(e.source());
-    }
-    for m in &metrics.custom {
-        common_key_text.push_str(&format!("{}={}", m.name, m.expr.source()));
-    }
     let variants = variants
         .into_iter()
-        .zip(&raw.variants)
         .zip(variant_verify)
-        .map(|((mut v, sv), vv)| {
-            v.key_text = slice(sv.span());
+        .map(|(mut v, vv)| {
             v.verify = vv;
             v
         })
@@ -363,7 +378,6 @@ pub fn validate(
         verify,
         metrics,
         variants,
-        common_key_text,
     })
 }
 
@@ -436,6 +450,36 @@ fn validate_verify(
             dims.push((dname.clone(), e));
         }
     }
+    if let Reference::Builtin(r) = &reference
+        && let Some((required, optional)) = super::builtins::dims_of(r)
+    {
+        let all = || required.iter().chain(optional).copied();
+        for (dname, value) in v.dims.iter().flatten() {
+            if !all().any(|d| d == dname) {
+                let help = did_you_mean(dname, all()).or_else(|| {
+                    Some(match all().count() {
+                        0 => format!("reference `{r}` takes no dims"),
+                        _ => format!("dims of `{r}`: {}", all().collect::<Vec<_>>().join(", ")),
+                    })
+                });
+                c.err_help(
+                    value.span(),
+                    format!("reference `{r}` has no dim `{dname}`"),
+                    "unknown dim",
+                    help,
+                );
+            }
+        }
+        for d in required.iter() {
+            if !v.dims.iter().flatten().any(|(n, _)| n == d) {
+                c.err(
+                    rs.span(),
+                    format!("reference `{r}` needs `dims = {{ {d} = … }}`"),
+                    "missing dim",
+                );
+            }
+        }
+    }
     let mut formula_vars = known.clone();
     formula_vars.insert("i".into());
     formula_vars.extend(buffer_names.iter().cloned());
@@ -448,6 +492,15 @@ fn validate_verify(
         c.err(
             rs.span(),
             "reference `formula` needs a `formula = \"…\"` expression",
+            "here",
+        );
+    }
+    if let Some(t) = v.tolerance
+        && !(t.is_finite() && t >= 0.0)
+    {
+        c.err(
+            span.clone(),
+            format!("`tolerance = {t}` must be a finite number >= 0"),
             "here",
         );
     }
@@ -469,35 +522,16 @@ fn validate_verify(
     })
 }
 
-/// The text of a spec section for cache keys. TOML spans of a `[table]` / `[[array]]` cover only
-/// its header line, so a header's section runs on to the next header that is not one of its own
-/// sub-tables (`[variant.defines]` belongs to the `[[variant]]` above it), or to the end of file.
-pub fn section_text(text: &str, span: Range<usize>) -> &str {
-    let Some(head) = text.get(span.clone()) else {
-        return "";
-    };
-    let head = head.trim();
-    if !head.starts_with('[') {
-        return head;
+/// "did you mean `random`?" for a misspelled `init` keyword or key.
+fn init_help(v: &toml::Value) -> Option<String> {
+    match v {
+        toml::Value::String(s) => did_you_mean(s, ["zero", "iota", "random"]),
+        toml::Value::Table(t) => t
+            .keys()
+            .find(|k| !["constant", "random"].contains(&k.as_str()))
+            .and_then(|k| did_you_mean(k, ["constant", "random"])),
+        _ => None,
     }
-    let name = head.trim_matches(|c| c == '[' || c == ']').trim();
-    let own = |line: &str| {
-        let inner = line.trim_start().trim_start_matches('[').trim_start();
-        inner
-            .strip_prefix(name)
-            .is_some_and(|rest| rest.starts_with('.'))
-    };
-    let body_start = span.end.min(text.len());
-    let mut end = text.len();
-    let mut offset = body_start;
-    for line in text[body_start..].split_inclusive('\n') {
-        if line.trim_start().starts_with('[') && !own(line) {
-            end = offset;
-            break;
-        }
-        offset += line.len();
-    }
-    &text[span.start..end]
 }
 
 fn parse_init(v: &toml::Value) -> Option<Init> {
@@ -511,14 +545,15 @@ fn parse_init(v: &toml::Value) -> Option<Init> {
         toml::Value::Table(t) if t.len() == 1 => {
             let num = |v: &toml::Value| v.as_float().or_else(|| v.as_integer().map(|i| i as f64));
             if let Some(c) = t.get("constant") {
-                return num(c).map(Init::Constant);
+                return num(c).filter(|c| c.is_finite()).map(Init::Constant);
             }
             let r = t.get("random")?.as_array()?;
             match r.as_slice() {
-                [lo, hi] => Some(Init::Random {
-                    lo: num(lo)?,
-                    hi: num(hi)?,
-                }),
+                [lo, hi] => {
+                    let (lo, hi) = (num(lo)?, num(hi)?);
+                    (lo.is_finite() && hi.is_finite() && lo <= hi)
+                        .then_some(Init::Random { lo, hi })
+                }
                 _ => None,
             }
         }
@@ -697,10 +732,11 @@ fn validate_variant(
                         .expr(&text, a.span(), &known)
                         .map(|e| ArgSpec::Scalar(st, e)),
                     None => {
-                        c.err(
+                        c.err_help(
                             a.span(),
                             format!("unknown scalar type `{ty}`"),
                             "expected i32, u32, i64, f32 or f64",
+                            did_you_mean(ty, ["i32", "u32", "i64", "f32", "f64"]),
                         );
                         None
                     }
@@ -766,12 +802,38 @@ fn validate_variant(
             .filter_map(|(name, e)| {
                 let mut mv = known.clone();
                 mv.insert("time_s".into());
-                Some((name.clone(), c.expr(e.get_ref(), e.span(), &mv)?))
+                Some((name.clone(), c.metric(e.get_ref(), e.span(), &mv)?))
             })
             .collect(),
         verify: None,
-        key_text: String::new(),
     })
+}
+
+/// A variant's `metrics = { … }` may replace `bytes`, `flops` or a custom metric of `[metrics]`;
+/// any other name is a mistake (a typo such as `bytez` would otherwise be ignored).
+fn check_variant_metric_names(
+    c: &mut Checker,
+    variants: &[Spanned<RawVariant>],
+    metrics: &MetricsSpec,
+) {
+    let mut names: Vec<&str> = vec!["bytes", "flops"];
+    names.extend(metrics.custom.iter().map(|m| m.name.as_str()));
+    for v in variants {
+        for (name, expr) in &v.get_ref().metrics {
+            if !names.contains(&name.as_str()) {
+                let help = did_you_mean(name, names.iter().copied());
+                c.err_help(
+                    expr.span(),
+                    format!(
+                        "variant `{}` sets metric `{name}`, which is neither `bytes`, `flops` nor a custom metric of `[metrics.custom]`",
+                        v.get_ref().name.get_ref()
+                    ),
+                    "unknown metric",
+                    help,
+                );
+            }
+        }
+    }
 }
 
 fn check_bufname(c: &mut Checker, s: &Spanned<String>, buffers: &BTreeSet<String>) {
@@ -783,39 +845,5 @@ fn check_bufname(c: &mut Checker, s: &Spanned<String>, buffers: &BTreeSet<String
             "unknown buffer",
             help,
         );
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::section_text;
-
-    #[test]
-    fn section_text_runs_from_a_header_to_the_next() {
-        let t =
-            "[[buffer]]\nname = \"a\"\n\n[verify]\ntolerance = 1e-4\n[[variant]]\nname = \"v\"\n";
-        let v = t.find("[verify]").unwrap();
-        assert_eq!(section_text(t, v..v + 8), "[verify]\ntolerance = 1e-4\n");
-        let last = t.find("[[variant]]").unwrap();
-        assert_eq!(
-            section_text(t, last..last + 11),
-            "[[variant]]\nname = \"v\"\n"
-        );
-    }
-
-    #[test]
-    fn section_text_includes_its_own_sub_tables() {
-        let t =
-            "[[variant]]\nname = \"v\"\n[variant.defines]\nF = \"2\"\n[[variant]]\nname = \"w\"\n";
-        assert_eq!(
-            section_text(t, 0..11),
-            "[[variant]]\nname = \"v\"\n[variant.defines]\nF = \"2\"\n"
-        );
-    }
-
-    #[test]
-    fn inline_tables_keep_their_own_span() {
-        let t = "verify = { tolerance = 1 }";
-        assert_eq!(section_text(t, 9..26), "{ tolerance = 1 }");
     }
 }

@@ -6,7 +6,7 @@ use crate::render::fields::{
     FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields,
 };
 use crate::render::outcome::CellState;
-use crate::render::view::{Cell, DeviceResults, DirectiveView};
+use crate::results::view::{Cell, DeviceResults, DirectiveView};
 use std::collections::BTreeMap;
 
 /// One chart's worth of data (a heat map may be split into several, one per extra field value).

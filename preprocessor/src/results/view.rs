@@ -1,9 +1,10 @@
 //! What the renderer is given: a directive's results per device, resolved and ready to draw.
 
 use crate::directive::Directive;
+use crate::metrics::MetricInfo;
 use crate::papers::PaperTable;
 use crate::record::{DeviceRecord, Point};
-use crate::value::{ParamValue, Unit};
+use crate::value::ParamValue;
 use std::collections::BTreeMap;
 
 /// One cell of the sweep: a variant at one combination of axis values, and what was recorded.
@@ -63,6 +64,16 @@ impl DeviceResults<'_> {
     pub fn stale_count(&self) -> usize {
         self.cells.iter().filter(|c| c.stale).count()
     }
+    /// Points recorded as failed (a wrong result, a launch error, a crash or a timeout).
+    pub fn failed_count(&self) -> usize {
+        self.cells
+            .iter()
+            .filter(|c| {
+                c.point
+                    .is_some_and(|p| p.outcome == crate::record::Outcome::Failed)
+            })
+            .count()
+    }
     pub fn missing_count(&self) -> usize {
         self.cells.iter().filter(|c| c.point.is_none()).count()
     }
@@ -82,11 +93,4 @@ pub struct DirectiveView<'a> {
     pub paper: Option<&'a PaperTable>,
     /// Cells the directive asks for (for the "no recording" box and counts).
     pub expected_cells: usize,
-}
-
-/// How a metric is labelled and formatted.
-#[derive(Debug, Clone, PartialEq)]
-pub struct MetricInfo {
-    pub label: String,
-    pub unit: Unit,
 }

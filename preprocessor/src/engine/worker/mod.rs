@@ -3,15 +3,15 @@
 //! failure becomes a failed point with its message.
 
 use super::expected::{expected, prefix};
-use super::host_data::HostData;
-use super::init::{generate, seed_for};
 use super::job::{Job, JobPoint, MeasureRules, Message};
 use super::measure::{measure_gpu, measure_host};
 use super::reference::compare;
 use super::sequence::Sequence;
 use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
-use crate::metrics::{derive, point_vars};
+use crate::host_data::HostData;
+use crate::host_data::init::{generate, seed_for};
+use crate::metrics::point_vars;
 use crate::record::{
     Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Timing, Verification,
 };
@@ -133,16 +133,15 @@ struct Failed(FailureKind, String);
 
 impl PointRunner {
     fn run(&mut self, jp: &JobPoint) -> Point {
-        let mut point = Point::new(&jp.variant, &jp.params, &jp.key, self.job.commit.clone());
+        let mut point = Point::new(
+            &jp.variant,
+            &jp.params,
+            jp.key.as_str(),
+            self.job.commit.clone(),
+        );
         match self.run_inner(jp, &mut point) {
             Ok(timing) => {
-                point.metrics = derive(
-                    &self.exp,
-                    &jp.variant,
-                    &jp.params,
-                    timing.median_ms,
-                    &self.device,
-                );
+                // Derived metrics are not recorded: the book computes them from the timing.
                 let size = size_of(&jp.params);
                 let e = self.slowest.entry(jp.variant.clone()).or_insert((0.0, 0.0));
                 if size >= e.0 {
@@ -297,7 +296,7 @@ impl PointRunner {
                 let sub = JobPoint {
                     variant: other.clone(),
                     params: jp.params.clone(),
-                    key: String::new(),
+                    key: jp.key.clone(),
                 };
                 let mut scratch = Point::new(&sub.variant, &sub.params, "", None);
                 let exp = self.exp.clone();
@@ -405,22 +404,27 @@ impl PointRunner {
                 b.poison().map_err(|e| launch_err(e.to_string()))?;
             }
         }
-        seq.launch(&self.gpu, &kernel, &buffers)
-            .map_err(|e| launch_err(e.to_string()))?;
-        self.gpu
-            .synchronize()
-            .map_err(|e| launch_err(e.to_string()))?;
+        // Timed, after an L2 flush: a run longer than the measurement's timeout is its only sample.
+        let first_ms = (|| -> Result<f64, String> {
+            let gpu_err = |e: crate::gpu::GpuError| e.to_string();
+            self.gpu.flush_l2().map_err(gpu_err)?;
+            let timer = self.gpu.timer().map_err(gpu_err)?;
+            timer.start().map_err(gpu_err)?;
+            seq.launch(&self.gpu, &kernel, &buffers)
+                .map_err(|e| e.to_string())?;
+            timer.stop().map_err(gpu_err)?;
+            self.gpu.synchronize().map_err(gpu_err)?;
+            timer.elapsed_ms().map_err(gpu_err)
+        })()
+        .map_err(launch_err)?;
         let out = buffers
             .get(output)
             .ok_or_else(|| launch_err(format!("no buffer `{output}`")))?
             .download()
             .map_err(|e| launch_err(e.to_string()))?;
-        let timing = measure_gpu(&self.gpu, rules, true, &mut || {
+        let timing = measure_gpu(&self.gpu, rules, Some(first_ms), seq.len(), &mut || {
             seq.launch(&self.gpu, &kernel, &buffers)
-                .map_err(|e| match e {
-                    super::sequence::SequenceError::Gpu(g) => g,
-                    other => crate::gpu::GpuError::InvalidConfig(other.to_string()),
-                })
+                .map_err(sequence_error)
         })
         .map_err(|e| launch_err(e.to_string()))?;
         Ok((out, timing))
@@ -484,13 +488,21 @@ impl PointRunner {
         rules: &MeasureRules,
     ) -> Result<(HostData, Timing), Failed> {
         let (inputs, dims) = self.cpu_inputs(verify, vars)?;
-        let mut out: Option<Result<HostData, String>> = None;
-        let timing = measure_host(rules, &mut || {
-            out = Some(super::cpu_baseline::run(name, &inputs, &dims).map_err(|e| e.to_string()))
+        // The first run allocates the output and warms caches up; it is timed but not a sample (unless it
+        // alone reaches the timeout). The timed runs write into its output, allocating nothing.
+        let started = std::time::Instant::now();
+        let mut out = super::cpu_baseline::run(name, &inputs, &dims)
+            .map_err(|e| Failed(FailureKind::Launch, e.to_string()))?;
+        let first_ms = started.elapsed().as_secs_f64() * 1e3;
+        let mut failed = None;
+        let timing = measure_host(rules, Some(first_ms), &mut || {
+            if let Err(e) = super::cpu_baseline::run_into(name, &inputs, &dims, &mut out) {
+                failed = Some(e.to_string());
+            }
         });
-        let out = out
-            .unwrap_or_else(|| Err("not run".into()))
-            .map_err(|e| Failed(FailureKind::Launch, e))?;
+        if let Some(e) = failed {
+            return Err(Failed(FailureKind::Launch, e));
+        }
         Ok((out, timing))
     }
 
@@ -530,11 +542,19 @@ impl PointRunner {
         blas.sgemm(n, &a, &b, &mut c).map_err(err)?;
         self.gpu.synchronize().map_err(err)?;
         let out = c.download().map_err(err)?;
-        let timing = measure_gpu(&self.gpu, rules, true, &mut || {
+        let timing = measure_gpu(&self.gpu, rules, None, 1, &mut || {
             blas.sgemm(n, &a, &b, &mut c)
         })
         .map_err(err)?;
         Ok((out, timing))
+    }
+}
+
+/// A sequence error as the GPU error the measurement loop speaks.
+fn sequence_error(e: super::sequence::SequenceError) -> crate::gpu::GpuError {
+    match e {
+        super::sequence::SequenceError::Gpu(g) => g,
+        other => crate::gpu::GpuError::InvalidConfig(other.to_string()),
     }
 }
 

@@ -193,6 +193,6 @@ pub fn failed_point(job: &Job, i: usize, kind: FailureKind, message: String) -> 
     Point {
         outcome: Outcome::Failed,
         failure: Some(Failure { kind, message }),
-        ..Point::new(&jp.variant, &jp.params, &jp.key, job.commit.clone())
+        ..Point::new(&jp.variant, &jp.params, jp.key.as_str(), job.commit.clone())
     }
 }

@@ -4,7 +4,7 @@
 //! splitmix64 stream), so the data depend only on the seed and the index — never on the machine or on the
 //! number of threads that filled the buffer.
 
-use super::host_data::{ElemType, HostData};
+use super::{ElemType, HostData};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 

@@ -1,5 +1,7 @@
 //! Typed host-side arrays (`HostData`) and their element types (`ElemType`).
 
+pub mod init;
+
 use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;

@@ -1,0 +1,145 @@
+//! Confinement: the files a book names stay inside the book.
+//!
+//! The rule: a name that becomes a path component (an experiment, a paper key) is a plain name;
+//! the book's folders from book.toml (`kernels`, `data`, `cache`) are relative paths without `..`;
+//! and every file read or written (specs, sources, includes, papers, recordings, templates)
+//! resolves, after symlinks, inside the book root or inside the folder it belongs to as that
+//! folder resolves. So `kernels/` may be a symlink to a shared tree (its files are then inside
+//! it), but a symlink inside `kernels/<exp>/` or `data/` that points elsewhere is refused.
+
+use std::path::{Component, Path, PathBuf};
+
+/// Why a path was refused.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ConfineError {
+    #[error("`{0}` is not a plain name (letters, digits, `_`, `-`, `.`; not starting with `.`)")]
+    NotPlain(String),
+    #[error("`{0}` must be a relative path inside the book, without `..`")]
+    NotRelative(String),
+    #[error("{0} resolves outside the book's folder")]
+    Outside(PathBuf),
+}
+
+/// Whether `name` can be used as one path component: no separators, no `..`, no hidden files.
+pub fn is_plain_name(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 128
+        && !name.starts_with('.')
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "_-.".contains(c))
+}
+
+/// Checks a plain name (see [`is_plain_name`]).
+pub fn plain_name(name: &str) -> Result<&str, ConfineError> {
+    if is_plain_name(name) {
+        Ok(name)
+    } else {
+        Err(ConfineError::NotPlain(name.to_string()))
+    }
+}
+
+/// Checks a folder option of book.toml: relative, and no `..` component.
+pub fn relative_folder(path: &Path) -> Result<(), ConfineError> {
+    let ok = !path.as_os_str().is_empty()
+        && path
+            .components()
+            .all(|c| matches!(c, Component::Normal(_) | Component::CurDir));
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfineError::NotRelative(path.display().to_string()))
+    }
+}
+
+/// Whether the existing `path` resolves (symlinks followed) inside one of `roots` (each resolved
+/// too). A path that does not exist is inside when its nearest existing ancestor is.
+pub fn is_inside(path: &Path, roots: &[&Path]) -> bool {
+    let Some(resolved) = resolve_existing(path) else {
+        return false;
+    };
+    roots
+        .iter()
+        .filter_map(|r| r.canonicalize().ok())
+        .any(|r| resolved.starts_with(r))
+}
+
+/// Like [`is_inside`], as a `Result` naming the path.
+pub fn inside(path: &Path, roots: &[&Path]) -> Result<(), ConfineError> {
+    if is_inside(path, roots) {
+        Ok(())
+    } else {
+        Err(ConfineError::Outside(path.to_path_buf()))
+    }
+}
+
+/// The canonical form of `path`, or of its nearest existing ancestor joined with the rest.
+fn resolve_existing(path: &Path) -> Option<PathBuf> {
+    if let Ok(p) = path.canonicalize() {
+        return Some(p);
+    }
+    let mut rest = Vec::new();
+    let mut cur = path;
+    loop {
+        let name = cur.file_name()?;
+        if name == ".." {
+            return None;
+        }
+        rest.push(name.to_owned());
+        cur = cur.parent()?;
+        if let Ok(base) = cur.canonicalize() {
+            let mut out = base;
+            out.extend(rest.iter().rev());
+            return Some(out);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn plain_names() {
+        for ok in ["matmul_widuch", "a-b", "x.v2", "K1"] {
+            assert!(is_plain_name(ok), "{ok}");
+        }
+        for bad in [
+            "", "../x", "a/b", ".hidden", "..", "/abs", "a\\b", "a b", "é",
+        ] {
+            assert!(!is_plain_name(bad), "{bad}");
+        }
+    }
+
+    #[test]
+    fn folders_are_relative_without_parent_steps() {
+        assert!(relative_folder(Path::new("data")).is_ok());
+        assert!(relative_folder(Path::new("./shared/kernels")).is_ok());
+        assert!(relative_folder(Path::new("../data")).is_err());
+        assert!(relative_folder(Path::new("/tmp/data")).is_err());
+        assert!(relative_folder(Path::new("a/../../b")).is_err());
+        assert!(relative_folder(Path::new("")).is_err());
+    }
+
+    #[cfg(unix)]
+    #[test]
+    fn symlinks_are_followed_before_the_check() {
+        let book = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        std::fs::write(outside.path().join("secret"), "x").unwrap();
+        std::fs::write(book.path().join("mine"), "x").unwrap();
+        std::os::unix::fs::symlink(outside.path().join("secret"), book.path().join("link"))
+            .unwrap();
+        let roots = [book.path()];
+        assert!(is_inside(&book.path().join("mine"), &roots));
+        assert!(!is_inside(&book.path().join("link"), &roots));
+        assert!(
+            is_inside(&book.path().join("new/file"), &roots),
+            "not yet written"
+        );
+        assert!(!is_inside(&book.path().join("link/x"), &roots));
+        // a folder symlinked in as a root of its own is accepted
+        let shared = outside.path();
+        assert!(is_inside(&book.path().join("link"), &[book.path(), shared]));
+    }
+}

@@ -1,0 +1,61 @@
+//! Live SM and memory clocks through NVML (the `nvml-wrapper` crate), read around every measured point.
+//!
+//! NVML rather than `nvidia-smi`: a query costs microseconds instead of a process spawn (tens of
+//! milliseconds), so clocks can be read between samples of every point without slowing a full
+//! regeneration; it also reports why the clocks are held down (power cap, thermal, hardware slowdown).
+//! `libnvidia-ml.so` is loaded at run time: without it every read is `None`, never a panic.
+
+use nvml_wrapper::Nvml;
+use nvml_wrapper::enum_wrappers::device::Clock;
+use std::sync::OnceLock;
+
+/// One reading of the clocks.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct ClockReading {
+    /// Current SM clock, MHz.
+    pub sm_mhz: u32,
+    /// Current memory clock, MHz.
+    pub memory_mhz: Option<u32>,
+    /// NVML reports a thermal or hardware slowdown (hardware slowdown, software or hardware thermal
+    /// slowdown, power brake). The software power cap is left out: it is how a busy GPU normally runs, and
+    /// its effect shows in `sm_mhz`.
+    pub slowdown: bool,
+}
+
+/// The process's NVML handle (initialised once; `None` when the library or driver is missing).
+fn nvml() -> Option<&'static Nvml> {
+    static NVML: OnceLock<Option<Nvml>> = OnceLock::new();
+    NVML.get_or_init(|| Nvml::init().ok()).as_ref()
+}
+
+/// Reads the clocks of the GPU at `pci_bus_id` (`00000000:3B:00.0`, as `DeviceInfo` has it).
+pub(crate) fn read(pci_bus_id: &str) -> Option<ClockReading> {
+    use nvml_wrapper::bitmasks::device::ThrottleReasons as R;
+    let device = nvml()?.device_by_pci_bus_id(pci_bus_id).ok()?;
+    let sm_mhz = device.clock_info(Clock::SM).ok().filter(|&c| c > 0)?;
+    let memory_mhz = device.clock_info(Clock::Memory).ok().filter(|&c| c > 0);
+    let slowing = R::HW_SLOWDOWN
+        | R::SW_THERMAL_SLOWDOWN
+        | R::HW_THERMAL_SLOWDOWN
+        | R::HW_POWER_BRAKE_SLOWDOWN;
+    let slowdown = device
+        .current_throttle_reasons()
+        .map(|r| r.intersects(slowing))
+        .unwrap_or(false);
+    Some(ClockReading {
+        sm_mhz,
+        memory_mhz,
+        slowdown,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn missing_nvml_is_none() {
+        // On this CI machine there is no NVIDIA driver: NVML fails to load, and a read is None.
+        if super::nvml().is_none() {
+            assert_eq!(super::read("00000000:00:00.0"), None);
+        }
+    }
+}

@@ -1,0 +1,189 @@
+//! The spec's meaning, written canonically for keys: what a point's run depends on, never how the
+//! TOML was laid out (key order, quoting, inline vs sub-tables, blank lines, comments) nor
+//! presentation (labels, titles, notes, metric formulas, which are applied when the book renders).
+//!
+//! Each struct is destructured without `..`, so a field added to the spec model does not compile
+//! until someone decides here whether it belongs in the key.
+
+use crate::expr::Expr;
+use crate::spec::{
+    ArgSpec, BufferSpec, DefineValue, Exec, Experiment, LoopSpec, PassSpec, Reference, Variant,
+    VerifySpec,
+};
+use crate::value::ParamValue;
+use std::fmt::Write;
+
+/// An expression as written, whitespace removed (insignificant in the expression language:
+/// no two valid expressions differ only in whitespace).
+fn expr(e: &Expr) -> String {
+    e.source().chars().filter(|c| !c.is_whitespace()).collect()
+}
+
+/// A parameter value, tagged with its type (`4` and `4.0` are different inputs).
+pub(super) fn param(v: &ParamValue) -> String {
+    match v {
+        ParamValue::Int(i) => format!("i:{i}"),
+        ParamValue::Float(f) => format!("f:{f:?}"),
+        ParamValue::Str(s) => format!("s:{s}"),
+    }
+}
+
+/// What every point of the experiment depends on: its name and every buffer (each is allocated
+/// and initialised for every variant). Parameters enter through each point's values (defaults
+/// filled in), includes by digest, the verification per variant ([`verify`]).
+pub(super) fn experiment(exp: &Experiment) -> String {
+    let Experiment {
+        name,
+        dir: _,
+        title: _,
+        notes: _,
+        includes: _,
+        params: _,
+        buffers,
+        verify: _,
+        metrics: _,
+        variants: _,
+    } = exp;
+    let mut out = format!("experiment {name}\n");
+    for b in buffers {
+        let BufferSpec {
+            name,
+            elem,
+            len,
+            init,
+            output,
+            constant,
+        } = b;
+        let _ = writeln!(
+            out,
+            "buffer {name} {elem:?} len={} init={init:?} output={output} constant={constant}",
+            expr(len)
+        );
+    }
+    out
+}
+
+/// A point's effective verification.
+pub(super) fn verify(v: &VerifySpec) -> String {
+    let VerifySpec {
+        reference,
+        inputs,
+        output,
+        dims,
+        tolerance,
+        formula,
+    } = v;
+    let reference = match reference {
+        Reference::Builtin(name) => format!("builtin:{name}"),
+        Reference::Variant(name) => format!("variant:{name}"),
+    };
+    let dims: Vec<String> = dims
+        .iter()
+        .map(|(n, e)| format!("{n}={}", expr(e)))
+        .collect();
+    format!(
+        "verify {reference} inputs={inputs:?} output={output} dims={dims:?} tolerance={tolerance:?} formula={:?}",
+        formula.as_ref().map(expr)
+    )
+}
+
+/// What a variant runs and how it is launched; not its label, its metric formulas nor its
+/// verification (see [`verify`], which keys the effective one).
+pub(super) fn variant(v: &Variant) -> String {
+    let Variant {
+        name,
+        label: _,
+        exec,
+        defines,
+        grid,
+        block,
+        shared,
+        args,
+        loop_,
+        passes,
+        options,
+        metrics: _,
+        verify: _,
+    } = v;
+    let mut out = format!("variant {name}\n");
+    match exec {
+        // The source's content is keyed by digest (`SourceCache::digest`), not by its path.
+        Exec::Kernel {
+            function,
+            source: _,
+        } => {
+            let _ = writeln!(out, "kernel {function}");
+        }
+        Exec::Cpu(name) => {
+            let _ = writeln!(out, "cpu {name}");
+        }
+        Exec::Library(name) => {
+            let _ = writeln!(out, "library {name}");
+        }
+    }
+    for (n, d) in defines {
+        let value = match d {
+            DefineValue::Expr(e) => format!("expr:{}", expr(e)),
+            DefineValue::Literal(s) => format!("literal:{s}"),
+        };
+        let _ = writeln!(out, "define {n}={value}");
+    }
+    let list = |es: &[Expr]| es.iter().map(expr).collect::<Vec<_>>().join(",");
+    let _ = writeln!(out, "grid {}", list(grid));
+    let _ = writeln!(out, "block {}", list(block));
+    let _ = writeln!(out, "shared {:?}", shared.as_ref().map(expr));
+    for a in args {
+        let arg = match a {
+            ArgSpec::Buffer(b) => format!("buffer:{b}"),
+            ArgSpec::PassIn => "@in".to_string(),
+            ArgSpec::PassOut => "@out".to_string(),
+            ArgSpec::Scalar(ty, e) => format!("{ty:?}:{}", expr(e)),
+        };
+        let _ = writeln!(out, "arg {arg}");
+    }
+    if let Some(LoopSpec { var, count }) = loop_ {
+        let _ = writeln!(out, "loop {var} {}", expr(count));
+    }
+    if let Some(PassSpec {
+        count,
+        next,
+        input,
+        scratch,
+        result,
+    }) = passes
+    {
+        let _ = writeln!(
+            out,
+            "passes count={} next={} input={input} scratch={scratch:?} result={result}",
+            expr(count),
+            expr(next)
+        );
+    }
+    for o in options {
+        let _ = writeln!(out, "option {o}");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn expressions_ignore_whitespace_only() {
+        let a = Expr::parse("ceil_div(N, 2 * B)").unwrap();
+        let b = Expr::parse("ceil_div(N,2*B)").unwrap();
+        let c = Expr::parse("ceil_div(N,2*B+1)").unwrap();
+        assert_eq!(expr(&a), expr(&b));
+        assert_ne!(expr(&a), expr(&c));
+    }
+
+    #[test]
+    fn parameter_types_are_distinct() {
+        assert_ne!(param(&ParamValue::Int(4)), param(&ParamValue::Float(4.0)));
+        assert_ne!(
+            param(&ParamValue::Int(4)),
+            param(&ParamValue::Str("4".into()))
+        );
+    }
+}

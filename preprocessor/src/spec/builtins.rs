@@ -1,0 +1,53 @@
+//! The names of the engine's built-in references and CPU baselines, which a spec may use.
+
+/// Every built-in reference name, as a spec's `[verify] reference` may use it.
+pub const REFERENCES: &[&str] = &[
+    "matmul",
+    "matmul_aat",
+    "transpose",
+    "gather",
+    "sum",
+    "dot",
+    "row_sum",
+    "row_mean",
+    "row_max",
+    "row_min",
+    "row_sumsq",
+    "sin_sqrt",
+];
+
+/// The `dims` a built-in reference reads: (required, optional). Any other name is a mistake.
+pub fn dims_of(name: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
+    Some(match name {
+        "matmul" | "matmul_aat" => (&["n"], &[]),
+        "transpose" => (&["rows", "cols"], &[]),
+        "gather" => (&["n", "offset", "stride"], &[]),
+        "sum" | "dot" | "sin_sqrt" => (&[], &[]),
+        "row_sum" | "row_mean" | "row_max" | "row_min" | "row_sumsq" => {
+            (&["rows", "cols"], &["pitch"])
+        }
+        _ => return None,
+    })
+}
+
+/// Built-in CPU baselines a variant may run with `cpu = "…"`.
+pub const CPU_BASELINES: &[&str] = &[
+    "matmul_i32_naive",
+    "matmul_i32_threads",
+    "matmul_f32_naive",
+    "matmul_f32_threads",
+    "transpose_naive",
+    "transpose_threads",
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_reference_declares_its_dims() {
+        for name in REFERENCES {
+            assert!(dims_of(name).is_some(), "{name} has no dims_of entry");
+        }
+    }
+}

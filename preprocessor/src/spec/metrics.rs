@@ -1,0 +1,199 @@
+//! The metrics an experiment can show (built-in and the spec's custom formulas, with labels and
+//! units) and their values for one timed point: bandwidth, throughput, fractions of the device's
+//! peaks and the custom formulas, each a value tagged with its unit.
+
+use super::{CustomMetric, Experiment};
+use crate::expr::{Expr, Num, Truncation};
+use crate::metrics::{MetricInfo, point_vars};
+use crate::record::DeviceRecord;
+use crate::value::{ParamValue, Quantity, Unit};
+use std::collections::{BTreeMap, HashMap};
+
+/// Label and unit of every metric an experiment can show.
+pub fn metric_infos(exp: &Experiment) -> BTreeMap<String, MetricInfo> {
+    let mut m = BTreeMap::new();
+    let mut add = |name: &str, label: &str, unit: Unit| {
+        m.insert(
+            name.to_string(),
+            MetricInfo {
+                label: label.to_string(),
+                unit,
+            },
+        );
+    };
+    add("time_ms", "time", Unit::Millis);
+    add("gbps", "bandwidth", Unit::GigabytesPerSec);
+    add("pct_bw", "of peak bandwidth", Unit::Percent);
+    add("gflops", "throughput", Unit::GflopsPerSec);
+    add("pct_fp32", "of FP32 peak", Unit::Percent);
+    add("registers", "registers per thread", Unit::Count);
+    add("static_shared_bytes", "static shared memory", Unit::Bytes);
+    add("local_bytes", "local memory per thread", Unit::Bytes);
+    add("blocks_per_sm", "blocks per SM", Unit::Count);
+    add("warps_per_sm", "warps per SM", Unit::Count);
+    add("limiter", "occupancy limited by", Unit::Count);
+    for c in &exp.metrics.custom {
+        add(&c.name, &c.label, c.unit);
+    }
+    m
+}
+
+fn eval_f64(e: &Expr, vars: &HashMap<String, Num>) -> Option<f64> {
+    e.eval(vars).ok().map(|n| n.as_f64())
+}
+
+/// The metric formulas of `variant` (`bytes`, `flops`, custom ones with the variant's overrides), by
+/// metric name.
+fn formulas<'a>(exp: &'a Experiment, variant: &str) -> Vec<(&'a str, &'a Expr)> {
+    let mut out: Vec<(&str, &Expr)> = Vec::new();
+    out.extend(
+        variant_formula(exp, variant, "bytes", exp.metrics.bytes.as_ref()).map(|e| ("bytes", e)),
+    );
+    out.extend(
+        variant_formula(exp, variant, "flops", exp.metrics.flops.as_ref()).map(|e| ("flops", e)),
+    );
+    for c in &exp.metrics.custom {
+        out.push((c.name.as_str(), custom_formula(exp, variant, c)));
+    }
+    out
+}
+
+/// `variant`'s own formula for metric `name` (a variant doing a different amount of work sets
+/// its own `bytes`, `flops` or custom formula), else the spec's `spec`.
+fn variant_formula<'a>(
+    exp: &'a Experiment,
+    variant: &str,
+    name: &str,
+    spec: Option<&'a Expr>,
+) -> Option<&'a Expr> {
+    exp.variant(variant)
+        .and_then(|v| v.metrics.iter().find(|(n, _)| n == name))
+        .map(|(_, e)| e)
+        .or(spec)
+}
+
+/// The formula of custom metric `c` for `variant`: the variant's override, else the spec's.
+fn custom_formula<'a>(exp: &'a Experiment, variant: &str, c: &'a CustomMetric) -> &'a Expr {
+    variant_formula(exp, variant, &c.name, Some(&c.expr)).unwrap_or(&c.expr)
+}
+
+/// The integer divisions that drop a remainder in `variant`'s metric formulas at `params` (the time
+/// taken as 1 s; device variables unknown): `check` warns about each, since a truncated metric is
+/// almost always a bug (metric `/` is real division; only `div(a, b)` truncates).
+pub fn metric_truncations(
+    exp: &Experiment,
+    variant: &str,
+    params: &BTreeMap<String, ParamValue>,
+) -> Vec<(String, Truncation)> {
+    let mut vars = point_vars(params, None);
+    vars.insert("time_s".into(), Num::Float(1.0));
+    formulas(exp, variant)
+        .into_iter()
+        .flat_map(|(name, e)| {
+            e.truncations(&vars)
+                .into_iter()
+                .map(move |t| (name.to_string(), t))
+        })
+        .collect()
+}
+
+/// Metrics of one timed point: `gbps`/`pct_bw` from `bytes`, `gflops`/`pct_fp32` from `flops`,
+/// and the custom formulas (which may use `time_s`).
+pub fn derive(
+    exp: &Experiment,
+    variant: &str,
+    params: &BTreeMap<String, ParamValue>,
+    time_ms: f64,
+    device: &DeviceRecord,
+) -> BTreeMap<String, Quantity> {
+    let mut vars = point_vars(params, Some(device));
+    let time_s = time_ms / 1e3;
+    vars.insert("time_s".into(), Num::Float(time_s));
+    let mut out = BTreeMap::new();
+    let mut put = |name: &str, value: f64, unit: Unit| {
+        if value.is_finite() {
+            out.insert(name.to_string(), Quantity { value, unit });
+        }
+    };
+    let bytes_expr = variant_formula(exp, variant, "bytes", exp.metrics.bytes.as_ref());
+    let flops_expr = variant_formula(exp, variant, "flops", exp.metrics.flops.as_ref());
+    if time_s > 0.0 {
+        if let Some(bytes) = bytes_expr.and_then(|e| eval_f64(e, &vars)) {
+            let gbps = bytes / time_s / 1e9;
+            put("gbps", gbps, Unit::GigabytesPerSec);
+            if let Some(peak) = device.theoretical_bandwidth_gbps.filter(|p| *p > 0.0) {
+                put("pct_bw", 100.0 * gbps / peak, Unit::Percent);
+            }
+        }
+        if let Some(flops) = flops_expr.and_then(|e| eval_f64(e, &vars)) {
+            let gflops = flops / time_s / 1e9;
+            put("gflops", gflops, Unit::GflopsPerSec);
+            if device.fp32_peak_gflops > 0.0 {
+                put(
+                    "pct_fp32",
+                    100.0 * gflops / device.fp32_peak_gflops,
+                    Unit::Percent,
+                );
+            }
+        }
+    }
+    for c in &exp.metrics.custom {
+        if let Some(v) = eval_f64(custom_formula(exp, variant, c), &vars) {
+            put(&c.name, v, c.unit);
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const SPEC: &str = r#"
+title = "Two variants, different work"
+source = "k.cu"
+[params]
+N = 1000
+[[buffer]]
+name = "x"
+type = "f32"
+len = "N"
+[verify]
+reference = "sum"
+inputs = ["x"]
+output = "x"
+[metrics]
+bytes = "8*N"
+[[variant]]
+name = "full"
+kernel = "k"
+grid = ["1"]
+block = ["1"]
+[[variant]]
+name = "half"
+kernel = "k"
+grid = ["1"]
+block = ["1"]
+metrics = { bytes = "4*N", flops = "N" }
+"#;
+
+    #[test]
+    fn a_variant_that_does_other_work_uses_its_own_bytes_and_flops() {
+        let dir = tempfile::tempdir().unwrap();
+        let exp_dir = dir.path().join("kernels/two");
+        std::fs::create_dir_all(&exp_dir).unwrap();
+        std::fs::write(exp_dir.join("experiment.toml"), SPEC).unwrap();
+        std::fs::write(exp_dir.join("k.cu"), "extern \"C\" __global__ void k() {}").unwrap();
+        let exp = crate::spec::load(dir.path(), &dir.path().join("kernels"), "two")
+            .unwrap_or_else(|d| panic!("{d:?}"));
+        let params = BTreeMap::from([("N".to_string(), ParamValue::Int(1000))]);
+        let device = crate::record::fixture::device();
+        // 1 ms: 8000 bytes → 0.008 GB/s for the spec's formula, 4000 → 0.004 for `half`.
+        let full = derive(&exp, "full", &params, 1.0, &device);
+        let half = derive(&exp, "half", &params, 1.0, &device);
+        assert!((full["gbps"].value - 0.008).abs() < 1e-12, "{full:?}");
+        assert!((half["gbps"].value - 0.004).abs() < 1e-12, "{half:?}");
+        assert!(!full.contains_key("gflops"), "the spec has no flops");
+        assert!((half["gflops"].value - 0.001).abs() < 1e-12, "{half:?}");
+    }
+}
