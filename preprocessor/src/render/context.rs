@@ -5,6 +5,7 @@ use super::chart_html::charts_html;
 use super::claims::claims_html;
 use super::fields::variant_label;
 use super::provenance::{missing_note_html, provenance_html, provenance_text, stale_badge_html};
+use super::quality::quality_summary;
 use super::table::TableModel;
 use super::table_html::table_html;
 use crate::directive::TableSpec;
@@ -148,7 +149,11 @@ impl DeviceContext {
             tables,
             charts,
             claims: claims_html(&device.claims),
-            provenance: provenance_html(&device.provenance),
+            provenance: provenance_html(
+                &device.provenance,
+                quality_summary(device.cells.iter().filter_map(|c| c.point), device.device)
+                    .as_deref(),
+            ),
             stale: stale_badge_html(device.stale_count(), total).unwrap_or_default(),
             missing: missing_note_html(device.missing_count(), total).unwrap_or_default(),
         })

@@ -53,7 +53,7 @@ pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
             max_ms: time_ms * 1.2,
             q1_ms: time_ms * 0.95,
             q3_ms: time_ms * 1.05,
-            noise: 0.01,
+            noise: 0.004,
             samples: 10,
             mode: "cold".into(),
             throttled: false,

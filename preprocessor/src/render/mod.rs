@@ -15,6 +15,7 @@ pub mod format;
 pub mod html;
 pub mod outcome;
 pub mod provenance;
+pub mod quality;
 pub mod status;
 pub mod table;
 pub mod table_html;

@@ -17,10 +17,14 @@ pub fn provenance_text(p: &Provenance) -> String {
     parts.join(" · ")
 }
 
-/// The provenance line as HTML; the tool version is in its tooltip.
-pub fn provenance_html(p: &Provenance) -> String {
+/// The provenance line as HTML; the tool version is in its tooltip. `quality`: what marks some of the
+/// numbers shown (see `render::quality`), appended to the line.
+pub fn provenance_html(p: &Provenance, quality: Option<&str>) -> String {
+    let quality = quality
+        .map(|q| format!(" · <span class=\"gpulab-quality\">{}</span>", escape(q)))
+        .unwrap_or_default();
     format!(
-        "<p class=\"gpulab-provenance\" title=\"recorded with mdbook-gpulab {}\">{}</p>",
+        "<p class=\"gpulab-provenance\" title=\"recorded with mdbook-gpulab {}\">{}{quality}</p>",
         escape(&p.tool_version),
         escape(&provenance_text(p))
     )
@@ -85,7 +89,11 @@ mod tests {
             provenance_text(&bare),
             "NVIDIA H100 80GB HBM3 · CUDA 13.0 · 2026-11-22"
         );
-        assert!(provenance_html(&p).contains("title=\"recorded with mdbook-gpulab 0.1.0\""));
+        assert!(provenance_html(&p, None).contains("title=\"recorded with mdbook-gpulab 0.1.0\""));
+        assert!(
+            provenance_html(&p, Some("quality: of 2 timed points, 1 ~ noise above the target"))
+                .ends_with(" · <span class=\"gpulab-quality\">quality: of 2 timed points, 1 ~ noise above the target</span></p>")
+        );
         let badge = stale_badge_html(3, 40).unwrap();
         assert!(
             badge.contains("stale</span> 3 of 40 points were recorded with an older kernel/spec")

@@ -5,6 +5,7 @@
 use super::compare::{PaperValue, compare, paper_value};
 use super::fields::{FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields};
 use super::outcome::CellState;
+use super::quality::{Concern, concerns, point_title};
 use crate::directive::TableSpec;
 use crate::results::view::{Cell, DeviceResults, DirectiveView};
 use std::collections::BTreeMap;
@@ -17,6 +18,10 @@ pub struct TableCell {
     /// The best value of its row (min for times, max otherwise), among at least two values.
     pub best: bool,
     pub paper: Option<PaperValue>,
+    /// What marks the number (noise, sample cap, few samples, throttled, above peak); empty unless a value.
+    pub concerns: Vec<Concern>,
+    /// Sample count, spread and the concerns' reasons, for the tooltip (timed values only).
+    pub quality: Option<String>,
 }
 
 /// One row: its key values (the rows field, then any other varying fields) and its cells.
@@ -89,11 +94,18 @@ impl TableModel {
                             ))
                         });
                         paper_matches += usize::from(paper.is_some());
+                        let point = cell
+                            .and_then(|c| c.point)
+                            .filter(|_| matches!(state, CellState::Value(_)));
                         TableCell {
                             stale: cell.is_some_and(|c| c.stale),
                             state,
                             best: false,
                             paper,
+                            concerns: point
+                                .map(|p| concerns(p, device.device))
+                                .unwrap_or_default(),
+                            quality: point.and_then(|p| point_title(p, device.device)),
                         }
                     })
                     .collect();

@@ -6,6 +6,7 @@ use super::fields::{VARIANT, field_header};
 use super::format::format_value;
 use super::html::escape;
 use super::outcome::CellState;
+use super::quality::marks_html;
 use super::table::{TableCell, TableModel};
 use crate::papers::PaperTable;
 use crate::value::Unit;
@@ -93,7 +94,7 @@ fn write_cell(out: &mut String, cell: &TableCell, unit: Unit) {
             if cell.best {
                 classes.push("gpulab-best");
             }
-            (escape(&format_value(*v, unit)), None)
+            (escape(&format_value(*v, unit)), cell.quality.clone())
         }
         CellState::Text(t) => (escape(t), None),
         CellState::NoValue => {
@@ -141,6 +142,7 @@ fn write_cell(out: &mut String, cell: &TableCell, unit: Unit) {
     }
     out.push('>');
     out.push_str(&body);
+    out.push_str(&marks_html(&cell.concerns));
     if cell.stale {
         out.push_str("<sup class=\"gpulab-stale-mark\">†</sup>");
     }

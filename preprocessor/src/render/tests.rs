@@ -55,11 +55,12 @@ fn full_directive_snapshot() {
         "<th colspan=\"2\" scope=\"colgroup\" class=\"gpulab-metric\">time (ms)</th>",
         "<th scope=\"col\" title=\"global_2d\">Global memory, 2D</th><th scope=\"col\" title=\"shared_2d\">Shared memory, 2D</th>",
         // best per row, with the paper's value and the speed-up vs paper (2.0 / 0.5 = 4×)
-        "<td class=\"gpulab-cell gpulab-num gpulab-best\">0.500<span class=\"gpulab-paper\">paper 2.00 · <span class=\"gpulab-ratio\" title=\"speed-up vs paper\">4.0×</span></span></td>",
+        // the tooltip gives the sample count and spread (quality: see render::quality)
+        "<td class=\"gpulab-cell gpulab-num gpulab-best\" title=\"median of 10 samples · IQR 0.475–0.525 ms · noise 0.40 % (target 0.5 %)\">0.500<span class=\"gpulab-paper\">paper 2.00 · <span class=\"gpulab-ratio\" title=\"speed-up vs paper\">4.0×</span></span></td>",
         // the failed point shows as failed, with the reason, never as a time
         "<td class=\"gpulab-cell gpulab-failed\" title=\"wrong result: max error 3 (first bad index 17)\">✗ failed</td>",
         // stale cell marked
-        "<td class=\"gpulab-cell gpulab-num gpulab-stale\" title=\"recorded with an older kernel or spec\">16.0<sup class=\"gpulab-stale-mark\">†</sup>",
+        "<td class=\"gpulab-cell gpulab-num gpulab-stale\" title=\"median of 10 samples · IQR 15.2–16.8 ms · noise 0.40 % (target 0.5 %); recorded with an older kernel or spec\">16.0<sup class=\"gpulab-stale-mark\">†</sup>",
         // paper caption row
         "\">paper: Synthetic Paper GPU (synth2020, Table 1)</span>",
         "speed-up vs paper (paper ÷ ours; &gt; 1: ours better)",
@@ -427,7 +428,9 @@ fn speedup_over_a_variant() {
         html.contains("class=\"gpulab-metric\">speed-up over Global memory, 2D (×)</th>"),
         "{html}"
     );
-    assert!(html.contains("<td class=\"gpulab-cell gpulab-num gpulab-best\">4.0×</td>"));
+    assert!(html.contains(
+        "<td class=\"gpulab-cell gpulab-num gpulab-best\" title=\"median of 10 samples · IQR 0.475–0.525 ms · noise 0.40 % (target 0.5 %)\">4.0×</td>"
+    ), "{html}");
     // the CSV has full precision and marks the failure
     assert!(html.contains("N,global_2d,shared_2d%0A160,1,4%0A320,1,4%0A640,1,failed%0A"));
     // the chart draws the ratios (axis label with the unit) and notes the failed point

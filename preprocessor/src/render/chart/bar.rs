@@ -6,6 +6,7 @@ use super::categories::categorize;
 use super::frame::{FONT, WIDTH, anchored, chart_err, colored_text, with_svg};
 use super::legend::{self, Swatch};
 use super::palette::series_color;
+use super::tips::{self, Spot};
 use super::{PointValue, Series, ValueAxis, XAxis};
 use crate::render::RenderError;
 use crate::render::format::format_tick;
@@ -54,6 +55,7 @@ pub fn draw(
     let y_fmt = |v: &f64| format_tick(y_plan.to_data(*v), y.unit);
     let width = GROUP / series.len().max(1) as f64;
 
+    let mut spots = Vec::new();
     let svg = with_svg((WIDTH, legend_height + PLOT_HEIGHT), |root| {
         let (top, bottom) = root.split_vertically(legend_height);
         legend::draw(&top, &entries, Swatch::Box, note)?;
@@ -79,6 +81,14 @@ pub fn draw(
                         if let Some(top) = y_plan.to_draw(v) {
                             let rect = Rectangle::new([(l, base), (r, top)], color.filled());
                             plot.draw_series(std::iter::once(rect)).map_err(chart_err)?;
+                            if let Some(tip) = &point.tip {
+                                let (x, y) = plot.backend_coord(&((l + r) / 2.0, top));
+                                spots.push(Spot {
+                                    x,
+                                    y,
+                                    tip: tip.clone(),
+                                });
+                            }
                         }
                     }
                     PointValue::Failed => {
@@ -92,5 +102,5 @@ pub fn draw(
         }
         Ok(())
     })?;
-    Ok(Some(svg))
+    Ok(Some(tips::append(svg, &spots)))
 }

@@ -24,6 +24,7 @@ pub fn categorize(x: &XAxis, series: &[Series]) -> (Vec<String>, Vec<Series>) {
                         .map(|p| ChartPoint {
                             x: index(p.x),
                             value: p.value.clone(),
+                            tip: p.tip.clone(),
                         })
                         .collect(),
                 })
@@ -47,6 +48,7 @@ mod tests {
         let point = |x: f64| ChartPoint {
             x,
             value: PointValue::Value(1.0),
+            tip: None,
         };
         let series = vec![Series {
             name: "a".into(),

@@ -7,6 +7,7 @@ use super::frame::{WIDTH, chart_err, with_svg};
 use super::legend::{self, Swatch};
 use super::marker::{series_dash, series_marker};
 use super::palette::series_color;
+use super::tips::{self, Spot};
 use super::{PointValue, Series, ValueAxis, XAxis, XScale};
 use crate::render::RenderError;
 use crate::render::format::{binary_multiple, format_tick};
@@ -75,6 +76,7 @@ pub fn draw(
     if matches!(x.scale, XScale::Numeric { .. }) {
         axis::thin_labels(&mut x_plan, &x_fmt, cartesian::plot_width(y_label_chars));
     }
+    let mut spots = Vec::new();
     let svg = with_svg((WIDTH, legend_height + PLOT_HEIGHT), |root| {
         let (top, bottom) = root.split_vertically(legend_height);
         legend::draw(&top, &entries, Swatch::Line, note)?;
@@ -110,9 +112,21 @@ pub fn draw(
                 marker.draw_on(&mut plot, run, color)?;
             }
         }
+        for p in series.iter().flat_map(|s| &s.points) {
+            let drawn =
+                value_of(&p.value).and_then(|v| Some((x_plan.to_draw(p.x)?, y_plan.to_draw(v)?)));
+            if let (Some(at), Some(tip)) = (drawn, &p.tip) {
+                let (x, y) = plot.backend_coord(&at);
+                spots.push(Spot {
+                    x,
+                    y,
+                    tip: tip.clone(),
+                });
+            }
+        }
         Ok(())
     })?;
-    Ok(Some(svg))
+    Ok(Some(tips::append(svg, &spots)))
 }
 
 fn x_plan_log(scale: &XScale) -> bool {
@@ -158,7 +172,11 @@ mod tests {
     #[test]
     fn gaps_split_runs() {
         // Synthetic series: values, a failure, values, a missing point at the end.
-        let value = |x: f64, v: PointValue| ChartPoint { x, value: v };
+        let value = |x: f64, v: PointValue| ChartPoint {
+            x,
+            value: v,
+            tip: None,
+        };
         let series = Series {
             name: "s".into(),
             points: vec![

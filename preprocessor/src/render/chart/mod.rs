@@ -17,6 +17,7 @@ pub mod palette;
 mod svg;
 mod sweep;
 mod ticked;
+mod tips;
 
 pub use sweep::SweepData;
 
@@ -67,6 +68,15 @@ pub enum PointValue {
 pub struct ChartPoint {
     pub x: f64,
     pub value: PointValue,
+    /// The hover text of a drawn value (samples, spread, quality marks); `None`: no hover target.
+    pub tip: Option<Tip>,
+}
+
+/// A point's hover text, and whether it carries a quality concern (then ringed).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Tip {
+    pub text: String,
+    pub flagged: bool,
 }
 
 /// A named series (a line, a bar colour, or a heat-map row).

@@ -1,11 +1,13 @@
 //! [`ChartData`] from a device's cells, as a directive's `chart = { … }` asks.
 
-use super::{ChartData, ChartPoint, PointValue, Series, ValueAxis, XAxis, XScale};
+use super::{ChartData, ChartPoint, PointValue, Series, Tip, ValueAxis, XAxis, XScale};
 use crate::directive::{ChartKind, ChartSpec};
+use crate::record::DeviceRecord;
 use crate::render::fields::{
     FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields,
 };
 use crate::render::outcome::CellState;
+use crate::render::quality::{concerns, point_title};
 use crate::results::view::{Cell, DeviceResults, DirectiveView};
 use std::collections::BTreeMap;
 
@@ -56,6 +58,7 @@ impl SweepData {
                 let series_label = series_fields.join(", ");
                 vec![Self::one(
                     view,
+                    device.device,
                     &all,
                     spec,
                     &metric,
@@ -83,15 +86,26 @@ impl SweepData {
                     .map(|(key, group)| {
                         let facet =
                             (!facet_fields.is_empty()).then(|| describe(&facet_fields, &key));
-                        Self::one(view, &group, spec, &metric, rows, spec.y.clone(), facet)
+                        Self::one(
+                            view,
+                            device.device,
+                            &group,
+                            spec,
+                            &metric,
+                            rows,
+                            spec.y.clone(),
+                            facet,
+                        )
                     })
                     .collect()
             }
         }
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn one(
         view: &DirectiveView<'_>,
+        device: &DeviceRecord,
         cells: &[&Cell<'_>],
         spec: &ChartSpec,
         metric: &MetricRef,
@@ -132,10 +146,17 @@ impl SweepData {
                 | CellState::OutsideSweep
                 | CellState::Text(_) => PointValue::Missing,
             };
+            let tip = match (&value, cell.point) {
+                (PointValue::Value(_), Some(point)) => point_title(point, device).map(|text| Tip {
+                    flagged: !concerns(point, device).is_empty(),
+                    text,
+                }),
+                _ => None,
+            };
             by_series
                 .entry(key)
                 .or_default()
-                .push(ChartPoint { x, value });
+                .push(ChartPoint { x, value, tip });
         }
         let series = by_series
             .into_iter()

@@ -28,6 +28,7 @@ fn v(x: f64, value: f64) -> ChartPoint {
     ChartPoint {
         x,
         value: PointValue::Value(value),
+        tip: None,
     }
 }
 
@@ -35,6 +36,7 @@ fn failed(x: f64) -> ChartPoint {
     ChartPoint {
         x,
         value: PointValue::Failed,
+        tip: None,
     }
 }
 
@@ -42,6 +44,7 @@ fn missing(x: f64) -> ChartPoint {
     ChartPoint {
         x,
         value: PointValue::Missing,
+        tip: None,
     }
 }
 
@@ -348,6 +351,7 @@ fn skipped_points_are_not_called_failed() {
                 ChartPoint {
                     x: 1.0,
                     value: PointValue::Skipped,
+                    tip: None,
                 },
             ],
         }],

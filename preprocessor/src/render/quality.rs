@@ -1,0 +1,254 @@
+//! How good each number is: the sample count and spread of a timed point (for tooltips), the concerns
+//! that mark it on the page (noise above the target, sample cap, too few samples, throttled, a rate above
+//! the device's peak), and the per-output summary that goes in the provenance line.
+
+use crate::record::{DeviceRecord, Outcome, Point, Timing};
+use crate::stats::StopReason;
+
+/// The noise target and minimum samples assumed for recordings made before they were recorded.
+const OLD_NOISE_TARGET: f64 = 0.005;
+const OLD_MIN_SAMPLES: usize = 10;
+const OLD_SAMPLE_CAP: usize = 1000;
+
+/// Why a number is marked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Concern {
+    /// The derived bandwidth or FLOP rate exceeds the device's theoretical peak: a wrong byte/FLOP count or
+    /// cache-resident data, not a real rate.
+    AbovePeak,
+    /// Noise (relative standard deviation) above the target.
+    Noisy,
+    /// Sampling hit the sample cap without meeting the noise target.
+    SampleCap,
+    /// Fewer samples than the minimum, without the min-time rule's completion.
+    FewSamples,
+    /// The SM clock fell below 75 % of its maximum, or NVML reported a thermal/hardware slowdown.
+    Throttled,
+}
+
+impl Concern {
+    pub const ALL: [Concern; 5] = [
+        Concern::AbovePeak,
+        Concern::Noisy,
+        Concern::SampleCap,
+        Concern::FewSamples,
+        Concern::Throttled,
+    ];
+
+    /// The compact marker shown after the value.
+    pub fn mark(self) -> &'static str {
+        match self {
+            Concern::AbovePeak => "‼",
+            Concern::Noisy => "~",
+            Concern::SampleCap => "c",
+            Concern::FewSamples => "f",
+            Concern::Throttled => "t",
+        }
+    }
+
+    /// What the marker means (the provenance line's legend).
+    pub fn meaning(self) -> &'static str {
+        match self {
+            Concern::AbovePeak => {
+                "above the device's theoretical peak (a wrong byte/FLOP count or cached data)"
+            }
+            Concern::Noisy => "noise above the target",
+            Concern::SampleCap => "stopped at the sample cap",
+            Concern::FewSamples => "fewer samples than the minimum",
+            Concern::Throttled => "GPU clocks throttled",
+        }
+    }
+}
+
+/// The concerns of one point (none for failed, skipped or untimed points).
+pub fn concerns(point: &Point, device: &DeviceRecord) -> Vec<Concern> {
+    let mut out = Vec::new();
+    if point.outcome != Outcome::Ok {
+        return out;
+    }
+    if above_peak(point, device).is_some() {
+        out.push(Concern::AbovePeak);
+    }
+    let Some(t) = &point.timing else { return out };
+    let target = t.noise_target.unwrap_or(OLD_NOISE_TARGET);
+    let min_samples = t.min_samples.unwrap_or(OLD_MIN_SAMPLES);
+    let complete = t.stop.is_some_and(StopReason::is_complete);
+    // A NaN noise (no finite summary) counts as above the target.
+    if t.samples >= 2 && (t.noise > target || t.noise.is_nan()) {
+        out.push(Concern::Noisy);
+    }
+    let capped = match t.stop {
+        Some(stop) => stop == StopReason::MaxSamples,
+        None => t.samples >= OLD_SAMPLE_CAP && t.noise > target,
+    };
+    if capped {
+        out.push(Concern::SampleCap);
+    }
+    if t.samples < min_samples && !complete {
+        out.push(Concern::FewSamples);
+    }
+    if t.throttled {
+        out.push(Concern::Throttled);
+    }
+    out
+}
+
+/// "bandwidth 3628 GB/s is 108 % of the 3352 GB/s theoretical peak", when a derived rate exceeds its peak.
+pub fn above_peak(point: &Point, device: &DeviceRecord) -> Option<String> {
+    let over = |metric: &str, peak: Option<f64>, what: &str, unit: &str| {
+        let value = point.metrics.get(metric)?.value;
+        let peak = peak.filter(|p| *p > 0.0)?;
+        (value > peak).then(|| {
+            format!(
+                "{what} {value:.0} {unit} is {:.0} % of the {peak:.0} {unit} theoretical peak",
+                100.0 * value / peak
+            )
+        })
+    };
+    over(
+        "gbps",
+        device.theoretical_bandwidth_gbps,
+        "bandwidth",
+        "GB/s",
+    )
+    .or_else(|| {
+        over(
+            "gflops",
+            Some(device.fp32_peak_gflops),
+            "FP32 rate",
+            "GFLOP/s",
+        )
+    })
+}
+
+/// The sample count and spread of a timing, for a tooltip: "median of 37 samples · IQR 1.02–1.05 ms ·
+/// noise 0.31 % (target 0.5 %) · converged · behind the blocking kernel · SM 1980 MHz".
+pub fn sample_summary(t: &Timing) -> String {
+    let mut parts = vec![format!(
+        "median of {} sample{}",
+        t.samples,
+        if t.samples == 1 { "" } else { "s" }
+    )];
+    if t.runs_per_sample > 1 {
+        parts.push(format!("{} runs per sample (hot)", t.runs_per_sample));
+    }
+    parts.push(format!("IQR {}–{} ms", sig(t.q1_ms), sig(t.q3_ms)));
+    let target = t.noise_target.unwrap_or(OLD_NOISE_TARGET);
+    parts.push(format!(
+        "noise {:.2} % (target {} %)",
+        100.0 * t.noise,
+        trim(100.0 * target)
+    ));
+    if let Some(stop) = t.stop {
+        parts.push(
+            match stop {
+                StopReason::Converged => "converged",
+                StopReason::MinTime => "complete by the min-time rule",
+                StopReason::NoiseStable => "stopped: noise settled above the target",
+                StopReason::MaxSamples => "stopped at the sample cap",
+                StopReason::Timeout => "stopped by the timeout",
+            }
+            .to_string(),
+        );
+    }
+    if t.blocked {
+        parts.push("behind the blocking kernel".into());
+    }
+    if let Some(c) = &t.clocks {
+        let (lo, hi) = c.sm_mhz;
+        parts.push(if lo == hi {
+            format!("SM {lo} MHz")
+        } else {
+            format!("SM {lo}–{hi} MHz")
+        });
+    }
+    if let Some(cpu) = &t.cpu {
+        parts.push(format!("CPU {cpu}"));
+    }
+    parts.join(" · ")
+}
+
+/// The tooltip of a point: its sample summary, then each concern's reason.
+pub fn point_title(point: &Point, device: &DeviceRecord) -> Option<String> {
+    let t = point
+        .timing
+        .as_ref()
+        .filter(|_| point.outcome == Outcome::Ok)?;
+    let mut text = sample_summary(t);
+    for c in concerns(point, device) {
+        let reason = match c {
+            Concern::AbovePeak => above_peak(point, device).unwrap_or_default(),
+            other => other.meaning().to_string(),
+        };
+        text.push_str(&format!("; {} {reason}", c.mark()));
+    }
+    Some(text)
+}
+
+/// The markers of `concerns`, as HTML (empty when none).
+pub fn marks_html(concerns: &[Concern]) -> String {
+    if concerns.is_empty() {
+        return String::new();
+    }
+    let marks: String = concerns.iter().map(|c| c.mark()).collect();
+    format!(
+        "<sup class=\"gpulab-q\">{}</sup>",
+        crate::render::html::escape(&marks)
+    )
+}
+
+/// The provenance line's quality part for the points shown: "quality: 3 of 40 points ~ noise above the
+/// target, 1 ‼ above the device's theoretical peak…", or `None` when every point is complete and plausible.
+pub fn quality_summary<'a>(
+    points: impl Iterator<Item = &'a Point>,
+    device: &DeviceRecord,
+) -> Option<String> {
+    let mut counts = [0usize; Concern::ALL.len()];
+    let mut timed = 0;
+    for p in points {
+        if p.outcome == Outcome::Ok && p.timing.is_some() {
+            timed += 1;
+        }
+        for c in concerns(p, device) {
+            counts[Concern::ALL.iter().position(|x| *x == c).unwrap_or(0)] += 1;
+        }
+    }
+    let parts: Vec<String> = Concern::ALL
+        .iter()
+        .zip(counts)
+        .filter(|(_, n)| *n > 0)
+        .map(|(c, n)| format!("{n} {} {}", c.mark(), c.meaning()))
+        .collect();
+    (!parts.is_empty()).then(|| {
+        format!(
+            "quality: of {timed} timed point{}, {}",
+            if timed == 1 { "" } else { "s" },
+            parts.join(", ")
+        )
+    })
+}
+
+/// A number with 4 significant digits, trailing zeros trimmed.
+fn sig(x: f64) -> String {
+    if !x.is_finite() {
+        return "?".into();
+    }
+    let digits = (3 - x.abs().max(1e-12).log10().floor() as i32).max(0) as usize;
+    trim_str(format!("{x:.digits$}"))
+}
+
+fn trim(x: f64) -> String {
+    trim_str(format!("{x:.3}"))
+}
+
+fn trim_str(s: String) -> String {
+    if s.contains('.') {
+        s.trim_end_matches('0').trim_end_matches('.').to_string()
+    } else {
+        s
+    }
+}
+
+#[cfg(test)]
+#[path = "quality_tests.rs"]
+mod tests;

@@ -1,0 +1,219 @@
+//! Concerns, tooltips and the provenance summary on synthetic points.
+
+use super::*;
+use crate::record::{Clocks, Timing};
+use crate::value::{Quantity, Unit};
+use std::collections::BTreeMap;
+
+fn device() -> DeviceRecord {
+    crate::render::fixture::device()
+}
+
+fn timed(t: Timing) -> Point {
+    let mut p = Point::new("v", &BTreeMap::new(), "k", None);
+    p.timing = Some(t);
+    p
+}
+
+fn good() -> Timing {
+    Timing {
+        median_ms: 1.0,
+        min_ms: 0.99,
+        max_ms: 1.02,
+        q1_ms: 0.995,
+        q3_ms: 1.005,
+        noise: 0.003,
+        samples: 50,
+        stop: Some(StopReason::Converged),
+        noise_target: Some(0.005),
+        min_samples: Some(10),
+        ..Timing::default()
+    }
+}
+
+#[test]
+fn a_converged_point_has_no_concern_and_a_full_tooltip() {
+    let p = timed(Timing {
+        blocked: true,
+        clocks: Some(Clocks {
+            sm_mhz: (1980, 1980),
+            memory_mhz: Some((2619, 2619)),
+            reads: 7,
+            slowdown: false,
+        }),
+        ..good()
+    });
+    assert!(concerns(&p, &device()).is_empty());
+    assert_eq!(
+        point_title(&p, &device()).unwrap(),
+        "median of 50 samples · IQR 0.995–1.005 ms · noise 0.30 % (target 0.5 %) · converged · \
+         behind the blocking kernel · SM 1980 MHz"
+    );
+}
+
+#[test]
+fn each_concern_is_detected_with_its_reason() {
+    let d = device();
+    let noisy_capped = timed(Timing {
+        noise: 0.02,
+        samples: 1000,
+        stop: Some(StopReason::MaxSamples),
+        ..good()
+    });
+    assert_eq!(
+        concerns(&noisy_capped, &d),
+        vec![Concern::Noisy, Concern::SampleCap]
+    );
+    let title = point_title(&noisy_capped, &d).unwrap();
+    assert!(title.contains("noise 2.00 % (target 0.5 %)"), "{title}");
+    assert!(
+        title.ends_with("; ~ noise above the target; c stopped at the sample cap"),
+        "{title}"
+    );
+
+    let few = timed(Timing {
+        samples: 2,
+        stop: Some(StopReason::Timeout),
+        ..good()
+    });
+    assert_eq!(concerns(&few, &d), vec![Concern::FewSamples]);
+    // The min-time rule's few samples are complete.
+    let long = timed(Timing {
+        samples: 3,
+        stop: Some(StopReason::MinTime),
+        ..good()
+    });
+    assert!(concerns(&long, &d).is_empty());
+    let single = timed(Timing {
+        samples: 1,
+        noise: 0.0,
+        stop: Some(StopReason::Timeout),
+        ..good()
+    });
+    assert_eq!(concerns(&single, &d), vec![Concern::FewSamples]);
+
+    let hot = timed(Timing {
+        throttled: true,
+        ..good()
+    });
+    assert_eq!(concerns(&hot, &d), vec![Concern::Throttled]);
+}
+
+#[test]
+fn old_recordings_are_judged_by_the_old_defaults() {
+    // No stop, target or minimum recorded: 0.5 %, 10 samples and a 1000-sample cap.
+    let old = timed(Timing {
+        noise: 0.05,
+        samples: 1000,
+        stop: None,
+        noise_target: None,
+        min_samples: None,
+        ..good()
+    });
+    assert_eq!(
+        concerns(&old, &device()),
+        vec![Concern::Noisy, Concern::SampleCap]
+    );
+    let old_single = timed(Timing {
+        samples: 1,
+        noise: 0.0,
+        stop: None,
+        noise_target: None,
+        min_samples: None,
+        ..good()
+    });
+    assert_eq!(concerns(&old_single, &device()), vec![Concern::FewSamples]);
+}
+
+#[test]
+fn bandwidth_or_flops_above_the_peak_is_flagged() {
+    let d = device();
+    let mut p = timed(good());
+    let peak = d.theoretical_bandwidth_gbps.unwrap();
+    p.metrics.insert(
+        "gbps".into(),
+        Quantity {
+            value: peak * 1.08,
+            unit: Unit::GigabytesPerSec,
+        },
+    );
+    assert_eq!(concerns(&p, &d), vec![Concern::AbovePeak]);
+    let why = above_peak(&p, &d).unwrap();
+    assert!(
+        why.starts_with("bandwidth ") && why.contains("is 108 % of the"),
+        "{why}"
+    );
+    p.metrics.insert(
+        "gbps".into(),
+        Quantity {
+            value: peak * 0.9,
+            unit: Unit::GigabytesPerSec,
+        },
+    );
+    assert!(concerns(&p, &d).is_empty());
+    p.metrics.insert(
+        "gflops".into(),
+        Quantity {
+            value: d.fp32_peak_gflops * 2.0,
+            unit: Unit::GflopsPerSec,
+        },
+    );
+    assert_eq!(concerns(&p, &d), vec![Concern::AbovePeak]);
+    assert!(above_peak(&p, &d).unwrap().contains("FP32 rate"));
+}
+
+#[test]
+fn failed_points_have_no_concerns_and_no_tooltip() {
+    let mut p = timed(Timing {
+        noise: 0.5,
+        ..good()
+    });
+    p.outcome = Outcome::Failed;
+    assert!(concerns(&p, &device()).is_empty());
+    assert_eq!(point_title(&p, &device()), None);
+}
+
+#[test]
+fn summary_counts_each_concern_or_is_none() {
+    let d = device();
+    let pts = [
+        timed(good()),
+        timed(Timing {
+            noise: 0.02,
+            stop: Some(StopReason::NoiseStable),
+            ..good()
+        }),
+        timed(Timing {
+            noise: 0.02,
+            stop: Some(StopReason::NoiseStable),
+            throttled: true,
+            ..good()
+        }),
+    ];
+    assert_eq!(
+        quality_summary(pts.iter(), &d).unwrap(),
+        "quality: of 3 timed points, 2 ~ noise above the target, 1 t GPU clocks throttled"
+    );
+    assert_eq!(quality_summary(pts[..1].iter(), &d), None);
+    assert_eq!(
+        marks_html(&[Concern::Noisy, Concern::Throttled]),
+        "<sup class=\"gpulab-q\">~t</sup>"
+    );
+    assert_eq!(marks_html(&[]), "");
+}
+
+#[test]
+fn hot_batches_and_cpu_models_are_named() {
+    let t = Timing {
+        runs_per_sample: 125,
+        mode: "hot".into(),
+        ..good()
+    };
+    assert!(sample_summary(&t).contains("125 runs per sample (hot)"));
+    let host = Timing {
+        cpu: Some("AMD EPYC 9454, 16 threads".into()),
+        mode: "host".into(),
+        ..good()
+    };
+    assert!(sample_summary(&host).ends_with("CPU AMD EPYC 9454, 16 threads"));
+}
