@@ -66,13 +66,34 @@ fn every_link_in_the_built_handbook_stays_inside_it() {
     let repo = Path::new(env!("CARGO_MANIFEST_DIR")).parent().unwrap();
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().join("book");
-    for dir in ["book", "kernels", "data"] {
-        copy_dir(&repo.join(dir), &root.join(dir));
+    for dir in ["book", "kernels", "data", "theme"] {
+        if repo.join(dir).is_dir() {
+            copy_dir(&repo.join(dir), &root.join(dir));
+        }
     }
-    fs::copy(repo.join("book.toml"), root.join("book.toml")).unwrap();
-    let css = "preprocessor/src/render/gpulab.css";
-    fs::create_dir_all(root.join(css).parent().unwrap()).unwrap();
-    fs::copy(repo.join(css), root.join(css)).unwrap();
+    let book_toml = fs::read_to_string(repo.join("book.toml")).unwrap();
+    fs::write(root.join("book.toml"), &book_toml).unwrap();
+    // Stylesheets and scripts the book names from elsewhere in the repository.
+    let config: toml::Table = toml::from_str(&book_toml).unwrap();
+    let html = config
+        .get("output")
+        .and_then(|o| o.get("html"))
+        .and_then(|h| h.as_table());
+    for key in ["additional-css", "additional-js"] {
+        for file in html
+            .and_then(|h| h.get(key))
+            .and_then(|v| v.as_array())
+            .into_iter()
+            .flatten()
+            .filter_map(|v| v.as_str())
+        {
+            let dest = root.join(file);
+            if !dest.exists() {
+                fs::create_dir_all(dest.parent().unwrap()).unwrap();
+                fs::copy(repo.join(file), dest).unwrap();
+            }
+        }
+    }
 
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mdbook-gpulab"))
         .args(["build", "--mode", "recorded"])
