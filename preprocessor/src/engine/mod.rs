@@ -12,6 +12,7 @@ pub mod reference;
 pub mod resolve;
 pub mod sequence;
 pub mod supervisor;
+pub mod tolerance;
 pub mod worker;
 
 use crate::config::Mode;
