@@ -454,3 +454,42 @@ fn build_renders_an_invalid_directive_as_an_error_box_unless_strict() {
     let stderr = stderr_of(assert.get_output());
     assert!(stderr.contains("unknown field `axs`"), "{stderr}");
 }
+
+/// `devices = "all"`: `list --json` reports the claims of every device with a recording, each
+/// evaluated on that device's data (a second device where the synthetic GPU ran 1000× slower).
+#[test]
+fn list_json_reports_claims_per_device() {
+    let book = BookCopy::new("basic");
+    let rec = book.read("data/test-device/scale.json");
+    let mut second: serde_json::Value = serde_json::from_str(&rec).unwrap();
+    second["device"]["slug"] = "second-device".into();
+    second["device"]["name"] = "Second Synthetic GPU (not a measurement)".into();
+    for p in second["points"].as_array_mut().unwrap() {
+        if let Some(t) = p["timing"]["median_ms"].as_f64() {
+            p["timing"]["median_ms"] = (t * 1000.0).into();
+        }
+    }
+    book.write(
+        "data/second-device/scale.json",
+        &serde_json::to_string_pretty(&second).unwrap(),
+    );
+    book.edit(
+        "src/chapter.md",
+        "axes = { N = [1024, 4096] }\ntitle = \"Scale: time and bandwidth\"\n",
+        "axes = { N = [1024, 4096] }\ntitle = \"Scale: time and bandwidth\"\ndevices = \"all\"\n",
+    );
+    let assert = on(&book, &["list", "--json"]).assert();
+    let rows: serde_json::Value = serde_json::from_str(&stdout_of(assert.get_output())).unwrap();
+    let first = &rows.as_array().unwrap()[0];
+    let per_device = first["per_device"].as_array().expect("per_device");
+    let slugs: Vec<&str> = per_device
+        .iter()
+        .map(|d| d["slug"].as_str().unwrap())
+        .collect();
+    assert_eq!(slugs, ["second-device", "test-device"], "{first:#}");
+    let first_claim =
+        |d: &serde_json::Value| d["claims"][0]["result"].as_str().unwrap().to_string();
+    // `naive.time_ms < 1` holds on the test device, not on the 1000× slower second one.
+    assert_eq!(first_claim(&per_device[0]), "does not hold", "{first:#}");
+    assert_eq!(first_claim(&per_device[1]), "holds", "{first:#}");
+}

@@ -17,8 +17,12 @@ struct Row {
     directive: String,
     experiment: String,
     state: &'static str,
+    /// The first device shown and its claims (kept for tools reading one device).
     device: Option<String>,
     claims: Vec<ClaimRow>,
+    /// Every device the directive shows (`devices = "all"`: each with a recording), with the
+    /// claims evaluated on that device's data.
+    per_device: Vec<DeviceClaims>,
     /// Why the directive is invalid (state `invalid`), or its data unreadable (`unreadable`).
     #[serde(skip_serializing_if = "Vec::is_empty")]
     errors: Vec<String>,
@@ -37,11 +41,19 @@ fn error_row(f: &FoundDirective, index: usize, state: &'static str, errors: Vec<
         state,
         device: None,
         claims: Vec::new(),
+        per_device: Vec::new(),
         errors,
     }
 }
 
-#[derive(Serialize)]
+#[derive(Serialize, Clone)]
+struct DeviceClaims {
+    device: String,
+    slug: String,
+    claims: Vec<ClaimRow>,
+}
+
+#[derive(Serialize, Clone)]
 struct ClaimRow {
     claim: String,
     result: &'static str,
@@ -87,11 +99,14 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             None,
         );
         let state = directive_state(&view).label();
-        let claims: Vec<ClaimRow> = view
+        let per_device: Vec<DeviceClaims> = view
             .devices
-            .first()
-            .map(|dev| {
-                dev.claims
+            .iter()
+            .map(|dev| DeviceClaims {
+                device: dev.device.name.clone(),
+                slug: dev.device.slug.clone(),
+                claims: dev
+                    .claims
                     .iter()
                     .map(|c| ClaimRow {
                         claim: c.text.clone(),
@@ -102,8 +117,12 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                         },
                         detail: c.detail.clone(),
                     })
-                    .collect()
+                    .collect(),
             })
+            .collect();
+        let claims: Vec<ClaimRow> = per_device
+            .first()
+            .map(|d| d.claims.clone())
             .unwrap_or_default();
         let ids = if d.reproduces.is_empty() {
             vec![String::from("-")]
@@ -118,14 +137,8 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 experiment: exp.name.clone(),
                 state,
                 device: view.devices.first().map(|d| d.device.name.clone()),
-                claims: claims
-                    .iter()
-                    .map(|c| ClaimRow {
-                        claim: c.claim.clone(),
-                        result: c.result,
-                        detail: c.detail.clone(),
-                    })
-                    .collect(),
+                claims: claims.clone(),
+                per_device: per_device.clone(),
                 errors: Vec::new(),
             });
         }
