@@ -157,13 +157,32 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
     let mut status_rows = Vec::new();
     let mut problems = Vec::new();
     let mut pending = Vec::new();
+    let mut unreadable = Vec::new();
     for (f, points) in found.iter().zip(&planned) {
         let html = match (&f.parsed, points) {
             (Ok((d, exp)), Some(points)) => {
-                recordings.preload(exp)?;
-                let paper = match &d.paper {
-                    Some(id) => ws.paper(id).map_err(Error::Render)?,
-                    None => None,
+                let where_ = format!("{}#{}", f.chapter_path.display(), d.location.index);
+                // A recording or paper table that cannot be read spoils this directive only.
+                let loaded = recordings
+                    .preload(exp)
+                    .map_err(|e| e.to_string())
+                    .and_then(|()| match &d.paper {
+                        Some(id) => ws.paper(id),
+                        None => Ok(None),
+                    });
+                let paper = match loaded {
+                    Ok(paper) => paper,
+                    Err(e) => {
+                        unreadable.push(format!("{where_}: {e}"));
+                        let html = templates
+                            .render_error("Unreadable data for this gpulab directive", &e)
+                            .map_err(|e| Error::Render(e.to_string()))?;
+                        replacements
+                            .entry(f.chapter_path.clone())
+                            .or_default()
+                            .push((f.fence.block.clone(), html));
+                        continue;
+                    }
                 };
                 let view = directive_view(
                     d,
@@ -173,7 +192,6 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
                     ws.config.device.as_deref(),
                     paper.as_deref(),
                 );
-                let where_ = format!("{}#{}", f.chapter_path.display(), d.location.index);
                 let state = directive_state(&view);
                 let problem = match state {
                     StatusState::Pending => {
@@ -222,8 +240,18 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
             .push((f.fence.block.clone(), html));
     }
 
-    if !problems.is_empty() && ws.config.strict {
-        return Err(Error::Strict(format!("--strict: {}", problems.join("; "))));
+    if (!problems.is_empty() || !unreadable.is_empty()) && ws.config.strict {
+        let all: Vec<&String> = unreadable.iter().chain(&problems).collect();
+        return Err(Error::Strict(format!(
+            "--strict: {}",
+            all.iter()
+                .map(|s| s.as_str())
+                .collect::<Vec<_>>()
+                .join("; ")
+        )));
+    }
+    for u in &unreadable {
+        eprintln!("error: {u}");
     }
     for p in problems.iter().chain(&pending) {
         eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
@@ -267,7 +295,14 @@ fn stale_work(
         let (Ok((d, exp)), Some(points)) = (&f.parsed, points) else {
             continue;
         };
-        let todo = recordings.to_run(device, d, exp, points)?;
+        // An unreadable recording is never overwritten: its directive is shown as an error.
+        let todo = match recordings.to_run(device, d, exp, points) {
+            Ok(todo) => todo,
+            Err(e) => {
+                eprintln!("error: {e}: not running `{}` until it is fixed", exp.name);
+                continue;
+            }
+        };
         if !todo.is_empty() {
             work.push(Work {
                 directive: d.clone(),

@@ -218,7 +218,7 @@ fn check_without_compile_passes_on_the_fixture() {
     let assert = on(&book, &["check", "--no-compile"]).assert().success();
     let stderr = stderr_of(assert.get_output());
     assert!(
-        stderr.contains("checked 4 directive(s) and 2 experiment spec(s)"),
+        stderr.contains("checked 4 directive(s), 2 experiment spec(s) and 1 recording(s)"),
         "{stderr}"
     );
     assert!(!stderr.contains("error"), "{stderr}");
@@ -328,23 +328,107 @@ fn build_without_book_toml_fails_clearly() {
     assert!(!stderr.contains("panicked"), "{stderr}");
 }
 
+/// A corrupt recording used to stop the whole build (and `check` never read `data/`): now `check`
+/// fails naming the file and line, the build shows an error box where its directives were and
+/// keeps the rest, `--strict` fails, `list` exits non-zero, and the file is never rewritten.
 #[test]
-fn a_corrupt_recording_fails_the_build_naming_the_file() {
+fn a_corrupt_recording_fails_check_and_strict_and_spoils_only_its_directives() {
     let book = BookCopy::new("basic");
-    book.write(
-        "data/test-device/scale.json",
-        "{\"schema\": 1, \"experiment\": ",
+    let corrupt = "{\"schema\": 1, \"experiment\": ";
+    book.write("data/test-device/scale.json", corrupt);
+    let assert = on(&book, &["check", "--no-compile"]).assert().failure();
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("data/test-device/scale.json is not a valid recording")
+            && stderr.contains("line 1 column"),
+        "{stderr}"
     );
+
     let assert = on(&book, &["build", "--mode", "recorded"])
         .assert()
-        .failure();
+        .success();
     let stderr = stderr_of(assert.get_output());
     assert!(
         stderr.contains("data/test-device/scale.json is not a valid recording"),
         "{stderr}"
     );
     assert!(!stderr.contains("panicked"), "{stderr}");
-    assert!(!book.path("out/chapter.html").exists());
+    let html = book.read("out/chapter.html");
+    assert!(
+        html.contains("Unreadable data for this gpulab directive"),
+        "{html}"
+    );
+    assert!(
+        html.contains("awaiting a GPU run") || html.contains("gpulab-missing"),
+        "the `copy` directive still renders: {html}"
+    );
+
+    let assert = on(&book, &["build", "--mode", "recorded", "--strict"])
+        .assert()
+        .failure();
+    assert!(stderr_of(assert.get_output()).contains("scale.json"));
+
+    let assert = on(&book, &["list", "--json"]).assert().failure();
+    let rows: serde_json::Value = serde_json::from_str(&stdout_of(assert.get_output())).unwrap();
+    assert_eq!(rows[0]["state"], "unreadable");
+    assert!(
+        rows[0]["errors"][0]
+            .as_str()
+            .unwrap()
+            .contains("scale.json")
+    );
+    assert_eq!(
+        book.read("data/test-device/scale.json"),
+        corrupt,
+        "never rewritten"
+    );
+}
+
+#[test]
+fn list_json_reports_invalid_directives_and_exits_non_zero() {
+    let book = BookCopy::new("basic");
+    book.edit(
+        "src/chapter.md",
+        "axes = { N = [16384] }",
+        "axes = { N = [16384] }\nbudget_s = -1.0",
+    );
+    let assert = on(&book, &["list", "--json"]).assert().failure();
+    let rows: serde_json::Value = serde_json::from_str(&stdout_of(assert.get_output())).unwrap();
+    let invalid: Vec<&serde_json::Value> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["state"] == "invalid")
+        .collect();
+    assert_eq!(invalid.len(), 1, "{rows:#}");
+    assert_eq!(invalid[0]["directive"], "chapter.md#2");
+    assert_eq!(invalid[0]["experiment"], "scale");
+    let error = invalid[0]["errors"][0].as_str().unwrap();
+    assert!(
+        error.contains("`budget_s = -1` must be more than 0"),
+        "{error}"
+    );
+    assert!(error.contains("src/chapter.md:"), "{error}");
+    // The plain listing fails too.
+    on(&book, &["list"]).assert().failure();
+}
+
+#[test]
+fn check_reports_an_unparsable_paper_csv_at_its_line() {
+    let book = BookCopy::new("basic");
+    let csv = book.read("data/papers/demo/table1.csv") + "8192,\"naive,0.08\n";
+    book.write("data/papers/demo/table1.csv", &csv);
+    let assert = on(&book, &["check", "--no-compile"]).assert().failure();
+    let stderr = stderr_of(assert.get_output());
+    assert!(stderr.contains("table1.csv:9:"), "{stderr}");
+    assert!(stderr.contains("src/chapter.md:"), "{stderr}");
+    // The build keeps the rest of the book and shows the error where the directive was.
+    on(&book, &["build", "--mode", "recorded"])
+        .assert()
+        .success();
+    let html = book.read("out/chapter.html");
+    assert!(html.contains("Invalid gpulab directive"), "{html}");
+    assert!(html.contains("gpulab-table"));
 }
 
 #[test]

@@ -32,8 +32,10 @@ pub fn run(dir: &Path, compile: bool, require_nvrtc: bool) -> anyhow::Result<Exi
     }
     let mut failed = !diags.is_empty();
     report(&dedup(diags));
+    let (recordings, unreadable) = check_recordings(&ws, &names);
+    failed |= unreadable > 0;
     eprintln!(
-        "checked {directives} directive(s) and {} experiment spec(s)",
+        "checked {directives} directive(s), {} experiment spec(s) and {recordings} recording(s)",
         names.len()
     );
     for warning in truncated_metrics(&found, &ws)? {
@@ -168,4 +170,31 @@ fn nvrtc_available() -> Result<String, String> {
     crate::gpu::nvrtc_version()
         .map(|(a, b)| format!("{a}.{b}"))
         .map_err(|e| e.to_string())
+}
+
+/// Parses every recording of the book's experiments, on every device, as a build would; reports
+/// each one that cannot be read. Returns (recordings read, unreadable ones).
+fn check_recordings(ws: &Workspace, names: &[String]) -> (usize, usize) {
+    let data = ws.data();
+    let devices = match data.devices() {
+        Ok(d) => d,
+        Err(e) => {
+            eprintln!("error: {e}");
+            return (0, 1);
+        }
+    };
+    let (mut read, mut bad) = (0, 0);
+    for dev in &devices {
+        for name in names {
+            match data.load(dev, name) {
+                Ok(Some(_)) => read += 1,
+                Ok(None) => {}
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    bad += 1;
+                }
+            }
+        }
+    }
+    (read, bad)
 }

@@ -1,9 +1,11 @@
 //! `mdbook-gpulab list`: the reproduction status of every `reproduces` id, for people or tools.
 
+use crate::directive::fence::FenceKind;
 use crate::plan::plan;
 use crate::preprocess::directive_state;
 use crate::results::view::ClaimStatus;
 use crate::results::{Recordings, directive_view};
+use crate::workspace::FoundDirective;
 use serde::Serialize;
 use std::path::Path;
 use std::process::ExitCode;
@@ -17,6 +19,26 @@ struct Row {
     state: &'static str,
     device: Option<String>,
     claims: Vec<ClaimRow>,
+    /// Why the directive is invalid (state `invalid`), or its data unreadable (`unreadable`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    errors: Vec<String>,
+}
+
+/// The row of a directive that cannot be listed: `state` says why, `errors` what is wrong.
+fn error_row(f: &FoundDirective, index: usize, state: &'static str, errors: Vec<String>) -> Row {
+    let experiment = crate::directive::raw::parse(&f.fence.body)
+        .map(|raw| raw.experiment.into_inner())
+        .unwrap_or_default();
+    Row {
+        id: "-".into(),
+        chapter: f.chapter_path.display().to_string(),
+        directive: format!("{}#{index}", f.chapter_path.display()),
+        experiment,
+        state,
+        device: None,
+        claims: Vec::new(),
+        errors,
+    }
 }
 
 #[derive(Serialize)]
@@ -31,13 +53,31 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
     let mut recordings = Recordings::new(ws.data())?;
     let mut rows = Vec::new();
     let mut invalid = 0;
+    // The directive's number in its chapter, counted as the preprocessor does.
+    let mut index: (Option<&Path>, usize) = (None, 0);
     for f in &found {
-        let Ok((d, exp)) = &f.parsed else {
-            invalid += usize::from(f.fence.kind == crate::directive::fence::FenceKind::Experiment);
+        if f.fence.kind != FenceKind::Experiment {
             continue;
+        }
+        if index.0 != Some(f.chapter_path.as_path()) {
+            index = (Some(f.chapter_path.as_path()), 0);
+        }
+        index.1 += 1;
+        let (d, exp) = match &f.parsed {
+            Ok(ok) => ok,
+            Err(diags) => {
+                invalid += 1;
+                let errors = diags.iter().map(|d| d.render(false)).collect();
+                rows.push(error_row(f, index.1, "invalid", errors));
+                continue;
+            }
         };
         let points = plan(d, exp, &ws.sources)?;
-        recordings.preload(exp)?;
+        if let Err(e) = recordings.preload(exp) {
+            invalid += 1;
+            rows.push(error_row(f, index.1, "unreadable", vec![e.to_string()]));
+            continue;
+        }
         let view = directive_view(
             d,
             exp,
@@ -86,6 +126,7 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                         detail: c.detail.clone(),
                     })
                     .collect(),
+                errors: Vec::new(),
             });
         }
     }
@@ -106,10 +147,16 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             for c in r.claims.iter().filter(|c| c.result != "holds") {
                 println!("    {}: {} ({})", c.result, c.claim, c.detail);
             }
+            for e in &r.errors {
+                println!("    {}", e.lines().next().unwrap_or_default());
+            }
         }
-        if invalid > 0 {
-            println!("{invalid} invalid directive(s): run `mdbook-gpulab check`");
-        }
+    }
+    if invalid > 0 {
+        eprintln!(
+            "{invalid} invalid directive(s) or unreadable recording(s): run `mdbook-gpulab check`"
+        );
+        return Ok(ExitCode::FAILURE);
     }
     Ok(ExitCode::SUCCESS)
 }
