@@ -9,7 +9,7 @@ use crate::engine::{LiveRunner, Work};
 use crate::error::{Error, Result};
 use crate::limits::MAX_POINTS_PER_BOOK;
 use crate::plan::{PlannedPoint, plan};
-use crate::render::status::{StatusRow, StatusState};
+use crate::render::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
 use crate::render::{Templates, render_directive_html};
 use crate::results::view::{ClaimStatus, DirectiveView};
 use crate::results::{Recordings, directive_view};
@@ -214,7 +214,9 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
                 } else if state != StatusState::Recorded {
                     pending.push(problem);
                 }
-                status_rows.extend(status_rows_for(f, &view, state));
+                if !d.reproduces.is_empty() {
+                    status_rows.push(directive_status(f, &view, state, exp, points, &recordings));
+                }
                 let rendered = if view.devices.is_empty() {
                     templates.render_missing(&view)
                 } else {
@@ -240,6 +242,16 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
             .push((f.fence.block.clone(), html));
     }
 
+    // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
+    let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))
+        .map_err(|e| Error::Render(e.to_string()))?;
+    unreadable.extend(
+        inventory.check_reproduces(
+            status_rows
+                .iter()
+                .flat_map(|r| r.ids.iter().map(String::as_str)),
+        ),
+    );
     if (!problems.is_empty() || !unreadable.is_empty()) && ws.config.strict {
         let all: Vec<&String> = unreadable.iter().chain(&problems).collect();
         return Err(Error::Strict(format!(
@@ -257,14 +269,15 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
         eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
     }
 
-    let status_html = templates
-        .render_status(&status_rows)
-        .map_err(|e| Error::Render(e.to_string()))?;
+    let status = StatusTable::build(&inventory, &status_rows);
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::Status) {
+        let status_html = templates
+            .render_status_from(&status, &f.chapter_path)
+            .map_err(|e| Error::Render(e.to_string()))?;
         replacements
             .entry(f.chapter_path.clone())
             .or_default()
-            .push((f.fence.block.clone(), status_html.clone()));
+            .push((f.fence.block.clone(), status_html));
     }
 
     book.for_each_chapter_mut(|ch| {
@@ -332,26 +345,44 @@ pub fn directive_state(view: &DirectiveView) -> StatusState {
     StatusState::Recorded
 }
 
-fn status_rows_for(f: &FoundDirective, view: &DirectiveView, state: StatusState) -> Vec<StatusRow> {
-    let claims: Vec<_> = view
+/// What the status table needs of a directive that names `reproduces`: its state on the devices it
+/// shows, and its claims on every device with a recording of it (one column per device).
+pub fn directive_status(
+    f: &FoundDirective,
+    view: &DirectiveView,
+    state: StatusState,
+    exp: &crate::spec::Experiment,
+    points: &[PlannedPoint],
+    recordings: &Recordings,
+) -> DirectiveStatus {
+    let d = view.directive;
+    let mut all = d.clone();
+    all.devices = crate::directive::DeviceSelection::All;
+    let every = directive_view(&all, exp, points, recordings, None, None);
+    let claims = every
         .devices
-        .first()
-        .map(|d| d.claims.clone())
-        .unwrap_or_default();
-    view.directive
-        .reproduces
         .iter()
-        .map(|id| StatusRow {
-            id: id.clone(),
-            chapter_title: f.chapter_name.clone(),
-            chapter_path: f.chapter_path.to_string_lossy().into_owned(),
-            state,
-            claims_holding: claims
+        .filter(|dev| !dev.claims.is_empty())
+        .map(|dev| DeviceClaims {
+            device: dev.device.name.clone(),
+            holding: dev
+                .claims
                 .iter()
                 .filter(|c| c.status == ClaimStatus::Holds)
                 .count(),
-            claims_total: claims.len(),
-            device: view.devices.first().map(|d| d.device.name.clone()),
+            total: dev.claims.len(),
         })
-        .collect()
+        .collect();
+    DirectiveStatus {
+        ids: d.reproduces.clone(),
+        chapter_title: f.chapter_name.clone(),
+        chapter_path: f.chapter_path.to_string_lossy().into_owned(),
+        anchor: crate::render::directive_anchor(&d.experiment, d.location.index),
+        title: d
+            .title
+            .clone()
+            .unwrap_or_else(|| view.experiment_title.clone()),
+        state,
+        claims,
+    }
 }

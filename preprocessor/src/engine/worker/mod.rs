@@ -74,6 +74,10 @@ pub fn worker_main() -> std::process::ExitCode {
     };
     let device = device_record(gpu.info());
     emit(&Message::Device(device.clone()));
+    if job.points.is_empty() {
+        // A probe (`supervisor::probe_device`): the device is the whole answer.
+        return std::process::ExitCode::SUCCESS;
+    }
     let exp = match crate::spec::load(&job.root, &job.kernels_dir, &job.experiment) {
         Ok(e) => Arc::new(e),
         Err(diags) => {
@@ -94,7 +98,7 @@ pub fn worker_main() -> std::process::ExitCode {
         modules: HashMap::new(),
         host: None,
         expected: HashMap::new(),
-        slowest: HashMap::new(),
+        slowest: job.budget_hints.clone().into_iter().collect(),
     };
     for (index, jp) in job.points.iter().enumerate() {
         emit(&Message::Start { index });
@@ -175,7 +179,7 @@ impl PointRunner {
         match self.run_inner(jp, &mut point) {
             Ok(timing) => {
                 // Derived metrics are not recorded: the book computes them from the timing.
-                let size = size_of(&jp.params);
+                let size = super::job::size_of(&jp.params);
                 let e = self.slowest.entry(jp.variant.clone()).or_insert((0.0, 0.0));
                 if size >= e.0 {
                     *e = (size, timing.min_ms / 1e3);
@@ -229,7 +233,7 @@ impl PointRunner {
             )
         })?;
         // Budget: a larger point of a variant whose smaller point already exceeded it is skipped.
-        let size = size_of(&jp.params);
+        let size = super::job::size_of(&jp.params);
         if let Some((s, t)) = self.slowest.get(&jp.variant)
             && size > *s
             && *t * (size / s.max(1.0)) > self.job.rules.budget_s
@@ -605,13 +609,4 @@ fn is_scratch(variant: &Variant, name: &str) -> bool {
         .passes
         .as_ref()
         .is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
-}
-
-/// The product of a point's numeric parameters: a size proxy for budget predictions.
-fn size_of(params: &BTreeMap<String, ParamValue>) -> f64 {
-    params
-        .values()
-        .filter_map(|v| v.as_f64())
-        .map(|x| x.abs().max(1.0))
-        .product()
 }
