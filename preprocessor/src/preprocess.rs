@@ -62,7 +62,8 @@ impl Preprocessor for GpuLab {
                 owned.as_deref()
             }
         };
-        process_book(&ws, &mut book, live)?;
+        let summary = process_book(&ws, &mut book, live)?;
+        eprintln!("{summary}");
         Ok(book)
     }
 
@@ -119,7 +120,11 @@ pub fn report(diags: &[Diagnostic]) {
 
 /// Replaces the directives of `book` in place. Templates in `<book>/theme/gpulab/<name>.hbs`
 /// override the built-in ones.
-pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunner>) -> Result<()> {
+pub fn process_book(
+    ws: &Workspace,
+    book: &mut Book,
+    live: Option<&dyn LiveRunner>,
+) -> Result<BuildSummary> {
     let templates =
         Templates::load(Some(&ws.root.join("theme"))).map_err(|e| Error::Render(e.to_string()))?;
     let found = scan_book(ws, book);
@@ -144,13 +149,28 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
         });
     }
 
+    let mut summary = BuildSummary {
+        mode: ws.config.mode,
+        directives: found
+            .iter()
+            .filter(|f| f.fence.kind == FenceKind::Experiment)
+            .count(),
+        chapters: found
+            .iter()
+            .map(|f| &f.chapter_path)
+            .collect::<std::collections::HashSet<_>>()
+            .len(),
+        gpu: None,
+    };
     if let Some(live) = live {
         let device = live.device()?;
         let work = stale_work(&found, &planned, &mut recordings, &device)?;
+        let mut ran = 0;
         if !work.is_empty() {
-            live.refresh(ws, &work)?;
+            ran = live.refresh(ws, &work)?;
             recordings.reload()?;
         }
+        summary.gpu = Some((device, ran));
     }
 
     let mut replacements: HashMap<PathBuf, Vec<(std::ops::Range<usize>, String)>> = HashMap::new();
@@ -293,7 +313,44 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
             }
         }
     });
-    Ok(())
+    Ok(summary)
+}
+
+/// What a build did, printed on stderr at its end: kernels run or recordings used, and how much
+/// was rendered.
+#[derive(Debug, Clone)]
+pub struct BuildSummary {
+    pub mode: Mode,
+    /// `gpulab` directives (valid or not) rendered.
+    pub directives: usize,
+    /// Chapters with at least one directive or status block.
+    pub chapters: usize,
+    /// The GPU that ran stale points, and how many it ran; `None`: no kernels were run.
+    pub gpu: Option<(String, usize)>,
+}
+
+impl std::fmt::Display for BuildSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let how = match (&self.gpu, self.mode) {
+            (Some((device, 0)), _) => {
+                format!(
+                    "ran no kernels (every point on {device} is current), used the recordings in data/"
+                )
+            }
+            (Some((device, n)), _) => {
+                format!("ran {n} point(s) on {device}, the rest from the recordings in data/")
+            }
+            (None, Mode::Recorded) => {
+                "ran no kernels (mode recorded), used the recordings in data/".into()
+            }
+            (None, _) => "ran no kernels (no NVIDIA GPU here), used the recordings in data/".into(),
+        };
+        write!(
+            f,
+            "gpulab: {how}; rendered {} directive(s) in {} chapter(s)",
+            self.directives, self.chapters
+        )
+    }
 }
 
 /// Points whose recording on `device` (the GPU about to run) is missing or stale.

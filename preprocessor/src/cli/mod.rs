@@ -1,12 +1,14 @@
-//! The `mdbook-gpulab` command line: mdBook's preprocessor protocol plus build, check, list,
+//! The `mdbook-gpulab` command line: mdBook's preprocessor protocol plus install, build, check, list,
 //! devices, run and record. `anyhow` lives here, at the edge.
 
 mod book;
 mod build;
 mod check;
 mod devices;
+mod install;
 mod launch_info;
 mod list;
+mod mdbook_json;
 mod merge;
 mod protocol;
 mod record;
@@ -43,6 +45,12 @@ enum Command {
         /// auto (run stale points if a GPU is present), recorded, or live.
         #[arg(long, value_parser = parse_mode)]
         mode: Option<Mode>,
+    },
+    /// Set up an existing mdBook for gpulab: [preprocessor.gpulab], the stylesheet, kernels/ and data/.
+    Install {
+        /// The book's root folder (with book.toml).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
     },
     /// Validate every directive and spec; compile every kernel with NVRTC when available.
     Check {
@@ -142,6 +150,7 @@ pub fn main() -> ExitCode {
             require_nvrtc,
         }) => check::run(&dir, !no_compile, require_nvrtc),
         Some(Command::List { dir, json }) => list::run(&dir, json),
+        Some(Command::Install { dir }) => install::run(&dir),
         Some(Command::Record {
             dir,
             rerun,

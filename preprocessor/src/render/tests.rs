@@ -664,3 +664,23 @@ fn plain_metrics_ignore_relative_values() {
         TableModel::build(&view_with, &view_with.devices[0], &spec)
     );
 }
+
+#[test]
+fn cells_outside_the_sweep_are_not_labelled_not_recorded() {
+    // Regression: a (row, column) that no point of the sweep has (zipped axes, a parameter only some
+    // variants use) was shown as "not recorded".
+    let fixture = Fixture::new();
+    let mut view = fixture.view();
+    view.devices[0].cells.retain(|c| {
+        !(c.variant == "shared_2d" && c.axes["N"] == crate::value::ParamValue::Int(640))
+    });
+    let model = TableModel::build(&view, &view.devices[0], &TableSpec::default());
+    let html = table_html(&model, None, "x.csv");
+    assert!(
+        html.contains(
+            "<td class=\"gpulab-cell gpulab-outside\" title=\"not part of this sweep\"></td>"
+        ),
+        "{html}"
+    );
+    assert!(!html.contains("not recorded"), "{html}");
+}
