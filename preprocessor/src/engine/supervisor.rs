@@ -24,8 +24,26 @@ pub enum WorkerError {
     Interrupted,
 }
 
-/// Progress callback: (points done, points total, current variant).
+/// Progress callback: (points done, points total, the point about to run with the failures so far).
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
+
+/// The progress bar's message for the point about to run: `shared_2d N=640 M=16`, then the
+/// failures so far (`· 2 failed`).
+fn point_label(point: &super::job::JobPoint, done: &[Option<Point>]) -> String {
+    let mut label = point.variant.clone();
+    for (name, value) in &point.params {
+        label.push_str(&format!(" {name}={value}"));
+    }
+    let failed = done
+        .iter()
+        .flatten()
+        .filter(|p| p.outcome == Outcome::Failed)
+        .count();
+    if failed > 0 {
+        label.push_str(&format!(" · {failed} failed"));
+    }
+    label
+}
 
 /// Runs `job` in worker subprocesses, returning the device and one point per job point.
 /// `watchdog` is how long a point may run without a result before its worker is killed.
@@ -86,7 +104,7 @@ pub fn run_job(
                             progress(
                                 done.iter().filter(|p| p.is_some()).count(),
                                 total,
-                                &job.points[next + index].variant,
+                                &point_label(&job.points[next + index], &done),
                             );
                         }
                         Ok(Message::Point { index, point }) => {
@@ -237,5 +255,30 @@ pub fn failed_point(job: &Job, i: usize, kind: FailureKind, message: String) -> 
         outcome: Outcome::Failed,
         failure: Some(Failure { kind, message }),
         ..Point::new(&jp.variant, &jp.params, jp.key.as_str(), job.commit.clone())
+    }
+}
+
+#[cfg(test)]
+mod progress_tests {
+    use super::*;
+    use crate::value::ParamValue;
+
+    #[test]
+    fn the_progress_message_names_the_point_and_the_failures_so_far() {
+        let point = super::super::job::JobPoint {
+            variant: "shared_2d".into(),
+            params: [("N".to_string(), ParamValue::Int(640))].into(),
+            key: "k".into(),
+        };
+        assert_eq!(point_label(&point, &[]), "shared_2d N=640");
+        let failed = Point {
+            outcome: Outcome::Failed,
+            ..Point::new("global_2d", &point.params, "k", None)
+        };
+        let ok = Point::new("global_2d", &point.params, "k", None);
+        assert_eq!(
+            point_label(&point, &[Some(failed), Some(ok), None]),
+            "shared_2d N=640 · 1 failed"
+        );
     }
 }
