@@ -147,9 +147,19 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
     if let Some(live) = live {
         let device = live.device()?;
         let work = stale_work(&found, &planned, &mut recordings, &device)?;
-        if !work.is_empty() {
-            live.refresh(ws, &work)?;
-            recordings.reload()?;
+        let writable = if work.is_empty() {
+            Ok(())
+        } else {
+            ws.data().check_writable()
+        };
+        match writable {
+            Err(e) if ws.config.mode == Mode::Live => return Err(e.into()),
+            Err(e) => eprintln!("warning: {e}: not running anything, showing the recordings"),
+            Ok(()) if !work.is_empty() => {
+                live.refresh(ws, &work)?;
+                recordings.reload()?;
+            }
+            Ok(()) => {}
         }
     }
 

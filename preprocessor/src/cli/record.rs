@@ -26,7 +26,26 @@ pub fn run(
         crate::preprocess::report(&invalid);
         anyhow::bail!("fix the invalid directives first (`mdbook-gpulab check`)");
     }
+    // Before touching the GPU: every recording this run could merge into parses (a corrupt one
+    // is reported and never overwritten), and data/ accepts new files (nothing measured is lost).
+    let mut experiments: Vec<String> = found
+        .iter()
+        .filter_map(|f| f.parsed.as_ref().ok())
+        .map(|(_, exp)| exp.name.clone())
+        .collect();
+    experiments.sort();
+    experiments.dedup();
+    let data = ws.data();
+    data.check_readable(&experiments)
+        .map_err(|e| anyhow::anyhow!("{e}; fix or remove it, then record again"))?;
+    data.check_writable()?;
     let device = crate::engine::local_device_slug()?;
+    if !crate::gpu::nvrtc_library_present() {
+        anyhow::bail!(
+            "libnvrtc.so.13 not found: kernels cannot be compiled, so nothing is recorded \
+             (install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` and add its lib folder to LD_LIBRARY_PATH)"
+        );
+    }
     let mut recordings = Recordings::new(ws.data())?;
     let mut work: Vec<Work> = Vec::new();
     for f in &found {
