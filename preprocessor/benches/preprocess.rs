@@ -91,6 +91,7 @@ fn main() {
             )]),
             attributes: None,
             verification: None,
+            provenance: None,
         })
         .collect();
     let rec = Recording {

@@ -350,7 +350,41 @@ enum Kind {
     Not(Box<Node>),
     Bin(BinOp, Box<Node>, Box<Node>),
     Call(Func, Vec<Node>),
+    /// `sum_of(k, lo, hi, body[, where])` and the like: `body` over `k = lo, lo+1, …, hi-1`.
+    Agg(Box<Aggregate>),
 }
+
+/// An aggregate over an index range, with an optional predicate.
+#[derive(Clone, Debug, PartialEq)]
+struct Aggregate {
+    op: AggOp,
+    /// The bound index variable (`k`), visible in `body` and `pred` only.
+    var: Box<str>,
+    lo: Node,
+    hi: Node,
+    /// `None` for `count_of` (each index that passes counts 1).
+    body: Option<Node>,
+    pred: Option<Node>,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AggOp {
+    Sum,
+    Count,
+    Min,
+    Max,
+}
+
+/// Aggregate functions: `name(k, lo, hi, body[, where])`; `count_of(k, lo, hi, where)`.
+const AGGREGATES: [(&str, AggOp); 4] = [
+    ("sum_of", AggOp::Sum),
+    ("count_of", AggOp::Count),
+    ("min_of", AggOp::Min),
+    ("max_of", AggOp::Max),
+];
+
+/// The most indices one aggregate may visit in one evaluation (a guard against runaway nesting).
+const MAX_AGGREGATE_LEN: i64 = 1 << 26;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum BinOp {
@@ -383,9 +417,10 @@ enum Func {
     Log2,
     Pow2,
     Round,
+    If,
 }
 
-const FUNCS: [(&str, Func); 11] = [
+const FUNCS: [(&str, Func); 12] = [
     ("ceil_div", Func::CeilDiv),
     ("div", Func::Div),
     ("min", Func::Min),
@@ -397,6 +432,7 @@ const FUNCS: [(&str, Func); 11] = [
     ("log2", Func::Log2),
     ("pow2", Func::Pow2),
     ("round", Func::Round),
+    ("if", Func::If),
 ];
 
 impl Func {
@@ -405,6 +441,7 @@ impl Func {
         match self {
             Func::CeilDiv | Func::Div => (2, 2),
             Func::Min | Func::Max => (1, usize::MAX),
+            Func::If => (3, 3),
             _ => (1, 1),
         }
     }
@@ -589,6 +626,8 @@ struct Parser<'a> {
     tok: Token,
     nesting: usize,
     vars: Vec<String>,
+    /// Index variables bound by the aggregates being parsed (not free variables).
+    bound: Vec<String>,
 }
 
 impl<'a> Parser<'a> {
@@ -598,6 +637,7 @@ impl<'a> Parser<'a> {
             tok: lex(src, 0),
             nesting: 0,
             vars: Vec::new(),
+            bound: Vec::new(),
         }
     }
 
@@ -632,6 +672,7 @@ impl<'a> Parser<'a> {
             Kind::Index(_, a) | Kind::Neg(a) | Kind::Not(a) => a.depth,
             Kind::Bin(_, a, b) => a.depth.max(b.depth),
             Kind::Call(_, args) => args.iter().map(|a| a.depth).max().unwrap_or(0),
+            Kind::Agg(a) => a.children().map(|n| n.depth).max().unwrap_or(0),
         };
         if depth > MAX_DEPTH {
             return Err(ExprError::new(
@@ -830,13 +871,75 @@ impl<'a> Parser<'a> {
         }
     }
 
+    /// `sum_of(k, lo, hi, body[, where])`, `count_of(k, lo, hi, where)`, `min_of`, `max_of`.
+    fn aggregate(&mut self, name: &str, op: AggOp, start: usize) -> Result<Node, ExprError> {
+        self.bump(); // `(`
+        if self.tok.kind != Tok::Ident {
+            return Err(self.unexpected(&format!(
+                "an index variable: `{name}(k, lo, hi, …)` runs `k` from lo to hi - 1"
+            )));
+        }
+        let var_tok = self.bump();
+        let var = self.src[var_tok.start..var_tok.end].to_string();
+        self.expect(Tok::Comma, "`,`")?;
+        let lo = self.expr()?;
+        self.expect(Tok::Comma, "`,`")?;
+        let hi = self.expr()?;
+        self.expect(Tok::Comma, "`,`")?;
+        self.bound.push(var.clone());
+        let first = self.expr();
+        let second = match (&first, self.tok.kind == Tok::Comma) {
+            (Ok(_), true) => {
+                self.bump();
+                Some(self.expr())
+            }
+            _ => None,
+        };
+        self.bound.pop();
+        let first = first?;
+        let second = second.transpose()?;
+        let close = self.expect(Tok::RParen, "`,` or `)`")?;
+        let (body, pred) = match (op, second) {
+            (AggOp::Count, None) => (None, Some(first)),
+            (AggOp::Count, Some(_)) => {
+                return Err(ExprError::new(
+                    format!("`{name}` takes 4 arguments: (k, lo, hi, where)"),
+                    start,
+                    close.end - start,
+                ));
+            }
+            (_, second) => (Some(first), second),
+        };
+        let agg = Aggregate {
+            op,
+            var: var.into(),
+            lo,
+            hi,
+            body,
+            pred,
+        };
+        self.node(Kind::Agg(Box::new(agg)), start, close.end)
+    }
+
     fn call(&mut self, name: &str, start: usize) -> Result<Node, ExprError> {
+        if let Some(&(_, op)) = AGGREGATES.iter().find(|(n, _)| *n == name) {
+            self.enter()?;
+            let node = self.aggregate(name, op, start);
+            self.nesting -= 1;
+            return node;
+        }
         let Some(&(_, func)) = FUNCS.iter().find(|(n, _)| *n == name) else {
             let mut message = format!("unknown function `{name}`");
-            match crate::diagnostic::did_you_mean(name, FUNCS.iter().map(|(n, _)| *n)) {
+            let all = || {
+                FUNCS
+                    .iter()
+                    .map(|(n, _)| *n)
+                    .chain(AGGREGATES.iter().map(|(n, _)| *n))
+            };
+            match crate::diagnostic::did_you_mean(name, all()) {
                 Some(hint) => message = format!("{message}; {hint}"),
                 None => {
-                    let names: Vec<&str> = FUNCS.iter().map(|(n, _)| *n).collect();
+                    let names: Vec<&str> = all().collect();
                     message = format!("{message} (functions: {})", names.join(", "));
                 }
             }
@@ -878,7 +981,7 @@ impl<'a> Parser<'a> {
     }
 
     fn note_var(&mut self, name: &str) {
-        if !self.vars.iter().any(|v| v == name) {
+        if !self.bound.iter().any(|b| b == name) && !self.vars.iter().any(|v| v == name) {
             self.vars.push(name.to_string());
         }
     }
@@ -898,6 +1001,106 @@ fn find_var(node: &Node, name: &str) -> Option<std::ops::Range<usize>> {
         Kind::Neg(a) | Kind::Not(a) => find_var(a, name),
         Kind::Bin(_, a, b) => find_var(a, name).or_else(|| find_var(b, name)),
         Kind::Call(_, args) => args.iter().find_map(|a| find_var(a, name)),
+        Kind::Agg(a) => a.children().find_map(|n| find_var(n, name)),
+    }
+}
+
+impl Aggregate {
+    fn children(&self) -> impl Iterator<Item = &Node> {
+        [
+            Some(&self.lo),
+            Some(&self.hi),
+            self.body.as_ref(),
+            self.pred.as_ref(),
+        ]
+        .into_iter()
+        .flatten()
+    }
+
+    fn eval(&self, node: &Node, env: &dyn Env, division: Division) -> Result<Num, ExprError> {
+        let bound = |n: &Node| -> Result<i64, ExprError> {
+            let v = eval(n, env, division)?;
+            v.as_i64()
+                .ok_or_else(|| err_at(n, format!("a range bound must be an integer, got {v}")))
+        };
+        let (lo, hi) = (bound(&self.lo)?, bound(&self.hi)?);
+        if hi.saturating_sub(lo) > MAX_AGGREGATE_LEN {
+            return Err(err_at(
+                node,
+                format!("the range {lo}..{hi} is longer than {MAX_AGGREGATE_LEN}"),
+            ));
+        }
+        let mut acc: Option<Num> = None;
+        let mut count: i64 = 0;
+        for k in lo..hi {
+            let inner = Bound {
+                inner: env,
+                name: &self.var,
+                value: k,
+            };
+            if let Some(p) = &self.pred
+                && !eval(p, &inner, division)?.truthy()
+            {
+                continue;
+            }
+            count += 1;
+            let Some(body) = &self.body else { continue };
+            let v = eval(body, &inner, division)?;
+            acc = Some(match (acc, self.op) {
+                (None, _) => v,
+                (Some(a), AggOp::Sum) => {
+                    binary(BinOp::Add, a, v, division).map_err(|m| err_at(node, m))?
+                }
+                (Some(a), op) => {
+                    let less = binary(BinOp::Lt, v, a, division)
+                        .map_err(|m| err_at(node, m))?
+                        .truthy();
+                    let take = (op == AggOp::Min) == less && v != a;
+                    match (take, a, v) {
+                        (_, Num::Float(_), _) | (_, _, Num::Float(_)) => {
+                            Num::Float(if take { v } else { a }.as_f64())
+                        }
+                        _ => {
+                            if take {
+                                v
+                            } else {
+                                a
+                            }
+                        }
+                    }
+                }
+            });
+        }
+        match self.op {
+            AggOp::Count => Ok(Num::Int(count)),
+            AggOp::Sum => Ok(acc.unwrap_or(Num::Int(0))),
+            AggOp::Min | AggOp::Max => acc.ok_or_else(|| {
+                err_at(
+                    node,
+                    format!("no index in {lo}..{hi} passes: the minimum/maximum of nothing"),
+                )
+            }),
+        }
+    }
+}
+
+/// `env` with one aggregate's index variable bound.
+struct Bound<'a> {
+    inner: &'a dyn Env,
+    name: &'a str,
+    value: i64,
+}
+
+impl Env for Bound<'_> {
+    fn var(&self, name: &str) -> Option<Num> {
+        if name == self.name {
+            Some(Num::Int(self.value))
+        } else {
+            self.inner.var(name)
+        }
+    }
+    fn index(&self, name: &str, i: i64) -> Option<Num> {
+        self.inner.index(name, i)
     }
 }
 
@@ -944,6 +1147,7 @@ fn eval(node: &Node, env: &dyn Env, division: Division) -> Result<Num, ExprError
             let (x, y) = (eval(a, env, division)?, eval(b, env, division)?);
             binary(*op, x, y, division).map_err(|m| err_at(node, m))
         }
+        Kind::Agg(a) => a.eval(node, env, division),
         Kind::Call(func, args) => call(*func, args, env, division).map_err(|e| match e {
             CallError::Arg(e) => e,
             CallError::Msg(m) => err_at(node, m),
@@ -1032,6 +1236,11 @@ fn call(func: Func, args: &[Node], env: &dyn Env, division: Division) -> Result<
         None => return Err(CallError::Msg("missing argument")),
     };
     let r = match func {
+        // Only the branch taken is evaluated (`if(i > 0, x[i-1], 0)` never reads x[-1]).
+        Func::If => {
+            let branch = if first.truthy() { &args[1] } else { &args[2] };
+            return Ok(eval(branch, env, division)?);
+        }
         Func::CeilDiv => {
             let Some(b) = args.get(1) else {
                 return Err(CallError::Msg("missing argument"));
@@ -1126,6 +1335,12 @@ fn truncations(
             }
             (&**a, &**b)
         }
+        Kind::Agg(a) => {
+            // The body depends on the bound index, so only the bounds are checked.
+            truncations(&a.lo, env, division, src, out);
+            truncations(&a.hi, env, division, src, out);
+            return;
+        }
         Kind::Call(func, args) => {
             for a in args {
                 truncations(a, env, division, src, out);
@@ -1191,6 +1406,89 @@ mod tests {
             Ok(Num::Float(f)) => f,
             other => panic!("{src}: expected Float, got {other:?}"),
         }
+    }
+
+    /// An array `x` = [3, 1, 4, 1, 5] for aggregate tests.
+    struct Arr;
+    impl Env for Arr {
+        fn var(&self, name: &str) -> Option<Num> {
+            (name == "N").then_some(Num::Int(5))
+        }
+        fn index(&self, name: &str, i: i64) -> Option<Num> {
+            let x = [3, 1, 4, 1, 5];
+            (name == "x")
+                .then(|| usize::try_from(i).ok().and_then(|i| x.get(i)))
+                .flatten()
+                .map(|v| Num::Int(*v))
+        }
+    }
+
+    fn agg(src: &str) -> Result<Num, ExprError> {
+        Expr::parse(src)?.eval(&Arr)
+    }
+
+    #[test]
+    fn aggregates_over_an_index_range() {
+        assert_eq!(agg("sum_of(k, 0, N, x[k])").unwrap(), Num::Int(14));
+        assert_eq!(
+            agg("sum_of(k, 0, 3, x[k])").unwrap(),
+            Num::Int(8),
+            "hi is exclusive"
+        );
+        assert_eq!(
+            agg("sum_of(k, 2, 2, x[k])").unwrap(),
+            Num::Int(0),
+            "empty sum"
+        );
+        assert_eq!(agg("count_of(k, 0, N, x[k] == 1)").unwrap(), Num::Int(2));
+        assert_eq!(
+            agg("sum_of(k, 0, N, x[k], x[k] > 2)").unwrap(),
+            Num::Int(12),
+            "with a predicate"
+        );
+        assert_eq!(agg("min_of(k, 0, N, x[k])").unwrap(), Num::Int(1));
+        assert_eq!(agg("max_of(k, 0, N, x[k])").unwrap(), Num::Int(5));
+        assert_eq!(agg("max_of(k, 0, N, x[k], k < 3)").unwrap(), Num::Int(4));
+        assert_eq!(agg("min_of(k, 0, N, x[k] * 0.5)").unwrap(), Num::Float(0.5));
+        // Neighbours by offset, guarded at the edges by a lazy `if`.
+        assert_eq!(
+            agg("sum_of(k, 0, N, if(k > 0, x[k-1], 0))").unwrap(),
+            Num::Int(9)
+        );
+        // Nested: the number of pairs (j < k) with x[j] < x[k].
+        assert_eq!(
+            agg("sum_of(k, 0, N, count_of(j, 0, k, x[j] < x[k]))").unwrap(),
+            Num::Int(6)
+        );
+    }
+
+    #[test]
+    fn aggregate_errors_are_clear() {
+        let e = agg("min_of(k, 0, N, x[k], x[k] > 9)").unwrap_err();
+        assert!(e.to_string().contains("minimum/maximum of nothing"), "{e}");
+        let e = agg("sum_of(k, 0, N + 1, x[k])").unwrap_err();
+        assert!(e.to_string().contains("`x[5]`"), "{e}");
+        let e = Expr::parse("sum_of(3, 0, N, x[k])").unwrap_err();
+        assert!(e.to_string().contains("an index variable"), "{e}");
+        let e = Expr::parse("count_of(k, 0, N, x[k], 1)").unwrap_err();
+        assert!(e.to_string().contains("takes 4 arguments"), "{e}");
+        let e = Expr::parse("sum_off(k, 0, N, x[k])").unwrap_err();
+        assert!(e.to_string().contains("did you mean `sum_of`"), "{e}");
+        let e = agg("sum_of(k, 0, 2^40, k)").unwrap_err();
+        assert!(e.to_string().contains("longer than"), "{e}");
+    }
+
+    #[test]
+    fn an_aggregate_index_is_not_a_free_variable() {
+        let e = Expr::parse("sum_of(k, 0, N, x[k] * k) + k2").unwrap();
+        assert_eq!(e.variables(), ["N", "x", "k2"]);
+    }
+
+    #[test]
+    fn if_evaluates_only_the_branch_taken() {
+        assert_eq!(agg("if(1 > 2, x[-1], 7)").unwrap(), Num::Int(7));
+        assert_eq!(agg("if(N == 5, x[4], x[-1])").unwrap(), Num::Int(5));
+        assert!(agg("if(0, 1, x[-1])").is_err());
     }
 
     fn err(src: &str) -> ExprError {

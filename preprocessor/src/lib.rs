@@ -11,6 +11,7 @@ pub mod error;
 pub mod expr;
 pub mod gpu;
 pub mod host_data;
+pub mod inventory;
 pub mod key;
 pub mod limits;
 pub mod metrics;

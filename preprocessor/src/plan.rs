@@ -92,43 +92,6 @@ pub fn plan(
     Ok(points)
 }
 
-/// A `--shard K/N` selection: experiments are dealt to shards by their sorted position, so each
-/// shard writes whole recording files and `data/` folders merge file by file.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Shard {
-    pub index: usize,
-    pub count: usize,
-}
-
-impl Shard {
-    /// Parses `K/N` with 1 ≤ K ≤ N.
-    pub fn parse(s: &str) -> std::result::Result<Shard, String> {
-        let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 2/4")?;
-        let k: usize = k.trim().parse().map_err(|_| "K must be a number")?;
-        let n: usize = n.trim().parse().map_err(|_| "N must be a number")?;
-        if n == 0 || k == 0 || k > n {
-            return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
-        }
-        Ok(Shard {
-            index: k - 1,
-            count: n,
-        })
-    }
-
-    /// The experiments of `all` (any order) that belong to this shard.
-    pub fn select<'a>(&self, all: &'a [String]) -> Vec<&'a String> {
-        let mut sorted: Vec<&String> = all.iter().collect();
-        sorted.sort();
-        sorted.dedup();
-        sorted
-            .into_iter()
-            .enumerate()
-            .filter(|(i, _)| i % self.count == self.index)
-            .map(|(_, e)| e)
-            .collect()
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,25 +137,5 @@ mod tests {
     #[test]
     fn no_axes_gives_one_combination() {
         assert_eq!(combinations(&[], &[]).len(), 1);
-    }
-
-    #[test]
-    fn shards_partition_experiments() {
-        let all: Vec<String> = ["e", "a", "c", "b", "d"]
-            .iter()
-            .map(|s| s.to_string())
-            .collect();
-        let s1 = Shard::parse("1/2").unwrap().select(&all);
-        let s2 = Shard::parse("2/2").unwrap().select(&all);
-        assert_eq!(s1.len() + s2.len(), 5);
-        assert!(s1.iter().all(|e| !s2.contains(e)));
-        assert_eq!(s1, vec!["a", "c", "e"]);
-    }
-
-    #[test]
-    fn shard_parse_rejects_nonsense() {
-        assert!(Shard::parse("0/2").is_err());
-        assert!(Shard::parse("3/2").is_err());
-        assert!(Shard::parse("x").is_err());
     }
 }

@@ -9,7 +9,7 @@ use crate::engine::{LiveRunner, Work};
 use crate::error::{Error, Result};
 use crate::limits::MAX_POINTS_PER_BOOK;
 use crate::plan::{PlannedPoint, plan};
-use crate::render::status::{StatusRow, StatusState};
+use crate::render::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
 use crate::render::{Templates, render_directive_html};
 use crate::results::view::{ClaimStatus, DirectiveView};
 use crate::results::{Recordings, directive_view};
@@ -62,7 +62,8 @@ impl Preprocessor for GpuLab {
                 owned.as_deref()
             }
         };
-        process_book(&ws, &mut book, live)?;
+        let summary = process_book(&ws, &mut book, live)?;
+        eprintln!("{summary}");
         Ok(book)
     }
 
@@ -119,7 +120,11 @@ pub fn report(diags: &[Diagnostic]) {
 
 /// Replaces the directives of `book` in place. Templates in `<book>/theme/gpulab/<name>.hbs`
 /// override the built-in ones.
-pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunner>) -> Result<()> {
+pub fn process_book(
+    ws: &Workspace,
+    book: &mut Book,
+    live: Option<&dyn LiveRunner>,
+) -> Result<BuildSummary> {
     let templates =
         Templates::load(Some(&ws.root.join("theme"))).map_err(|e| Error::Render(e.to_string()))?;
     let found = scan_book(ws, book);
@@ -144,6 +149,19 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
         });
     }
 
+    let mut summary = BuildSummary {
+        mode: ws.config.mode,
+        directives: found
+            .iter()
+            .filter(|f| f.fence.kind == FenceKind::Experiment)
+            .count(),
+        chapters: found
+            .iter()
+            .map(|f| &f.chapter_path)
+            .collect::<std::collections::HashSet<_>>()
+            .len(),
+        gpu: None,
+    };
     if let Some(live) = live {
         let device = live.device()?;
         let work = stale_work(&found, &planned, &mut recordings, &device)?;
@@ -152,15 +170,17 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
         } else {
             ws.data().check_writable()
         };
+        let mut ran = 0;
         match writable {
             Err(e) if ws.config.mode == Mode::Live => return Err(e.into()),
             Err(e) => eprintln!("warning: {e}: not running anything, showing the recordings"),
             Ok(()) if !work.is_empty() => {
-                live.refresh(ws, &work)?;
+                ran = live.refresh(ws, &work)?;
                 recordings.reload()?;
             }
             Ok(()) => {}
         }
+        summary.gpu = Some((device, ran));
     }
 
     let mut replacements: HashMap<PathBuf, Vec<(std::ops::Range<usize>, String)>> = HashMap::new();
@@ -224,7 +244,9 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
                 } else if state != StatusState::Recorded {
                     pending.push(problem);
                 }
-                status_rows.extend(status_rows_for(f, &view, state));
+                if !d.reproduces.is_empty() {
+                    status_rows.push(directive_status(f, &view, state, exp, points, &recordings));
+                }
                 let rendered = if view.devices.is_empty() {
                     templates.render_missing(&view)
                 } else {
@@ -250,6 +272,16 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
             .push((f.fence.block.clone(), html));
     }
 
+    // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
+    let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))
+        .map_err(|e| Error::Render(e.to_string()))?;
+    unreadable.extend(
+        inventory.check_reproduces(
+            status_rows
+                .iter()
+                .flat_map(|r| r.ids.iter().map(String::as_str)),
+        ),
+    );
     if (!problems.is_empty() || !unreadable.is_empty()) && ws.config.strict {
         let all: Vec<&String> = unreadable.iter().chain(&problems).collect();
         return Err(Error::Strict(format!(
@@ -267,14 +299,15 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
         eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
     }
 
-    let status_html = templates
-        .render_status(&status_rows)
-        .map_err(|e| Error::Render(e.to_string()))?;
+    let status = StatusTable::build(&inventory, &status_rows);
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::Status) {
+        let status_html = templates
+            .render_status_from(&status, &f.chapter_path)
+            .map_err(|e| Error::Render(e.to_string()))?;
         replacements
             .entry(f.chapter_path.clone())
             .or_default()
-            .push((f.fence.block.clone(), status_html.clone()));
+            .push((f.fence.block.clone(), status_html));
     }
 
     book.for_each_chapter_mut(|ch| {
@@ -290,7 +323,44 @@ pub fn process_book(ws: &Workspace, book: &mut Book, live: Option<&dyn LiveRunne
             }
         }
     });
-    Ok(())
+    Ok(summary)
+}
+
+/// What a build did, printed on stderr at its end: kernels run or recordings used, and how much
+/// was rendered.
+#[derive(Debug, Clone)]
+pub struct BuildSummary {
+    pub mode: Mode,
+    /// `gpulab` directives (valid or not) rendered.
+    pub directives: usize,
+    /// Chapters with at least one directive or status block.
+    pub chapters: usize,
+    /// The GPU that ran stale points, and how many it ran; `None`: no kernels were run.
+    pub gpu: Option<(String, usize)>,
+}
+
+impl std::fmt::Display for BuildSummary {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let how = match (&self.gpu, self.mode) {
+            (Some((device, 0)), _) => {
+                format!(
+                    "ran no kernels (every point on {device} is current), used the recordings in data/"
+                )
+            }
+            (Some((device, n)), _) => {
+                format!("ran {n} point(s) on {device}, the rest from the recordings in data/")
+            }
+            (None, Mode::Recorded) => {
+                "ran no kernels (mode recorded), used the recordings in data/".into()
+            }
+            (None, _) => "ran no kernels (no NVIDIA GPU here), used the recordings in data/".into(),
+        };
+        write!(
+            f,
+            "gpulab: {how}; rendered {} directive(s) in {} chapter(s)",
+            self.directives, self.chapters
+        )
+    }
 }
 
 /// Points whose recording on `device` (the GPU about to run) is missing or stale.
@@ -342,26 +412,44 @@ pub fn directive_state(view: &DirectiveView) -> StatusState {
     StatusState::Recorded
 }
 
-fn status_rows_for(f: &FoundDirective, view: &DirectiveView, state: StatusState) -> Vec<StatusRow> {
-    let claims: Vec<_> = view
+/// What the status table needs of a directive that names `reproduces`: its state on the devices it
+/// shows, and its claims on every device with a recording of it (one column per device).
+pub fn directive_status(
+    f: &FoundDirective,
+    view: &DirectiveView,
+    state: StatusState,
+    exp: &crate::spec::Experiment,
+    points: &[PlannedPoint],
+    recordings: &Recordings,
+) -> DirectiveStatus {
+    let d = view.directive;
+    let mut all = d.clone();
+    all.devices = crate::directive::DeviceSelection::All;
+    let every = directive_view(&all, exp, points, recordings, None, None);
+    let claims = every
         .devices
-        .first()
-        .map(|d| d.claims.clone())
-        .unwrap_or_default();
-    view.directive
-        .reproduces
         .iter()
-        .map(|id| StatusRow {
-            id: id.clone(),
-            chapter_title: f.chapter_name.clone(),
-            chapter_path: f.chapter_path.to_string_lossy().into_owned(),
-            state,
-            claims_holding: claims
+        .filter(|dev| !dev.claims.is_empty())
+        .map(|dev| DeviceClaims {
+            device: dev.device.name.clone(),
+            holding: dev
+                .claims
                 .iter()
                 .filter(|c| c.status == ClaimStatus::Holds)
                 .count(),
-            claims_total: claims.len(),
-            device: view.devices.first().map(|d| d.device.name.clone()),
+            total: dev.claims.len(),
         })
-        .collect()
+        .collect();
+    DirectiveStatus {
+        ids: d.reproduces.clone(),
+        chapter_title: f.chapter_name.clone(),
+        chapter_path: f.chapter_path.to_string_lossy().into_owned(),
+        anchor: crate::render::directive_anchor(&d.experiment, d.location.index),
+        title: d
+            .title
+            .clone()
+            .unwrap_or_else(|| view.experiment_title.clone()),
+        state,
+        claims,
+    }
 }

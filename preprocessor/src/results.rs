@@ -6,7 +6,7 @@ use crate::directive::{DeviceSelection, Directive};
 use crate::expr::Num;
 use crate::papers::PaperTable;
 use crate::plan::PlannedPoint;
-use crate::record::{DataDir, Outcome, Point, Recording, StoreError};
+use crate::record::{DataDir, Outcome, Point, PointProvenance, Recording, StoreError};
 use crate::spec::Experiment;
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
@@ -226,13 +226,34 @@ pub fn device_results<'a>(
     add_relative_metrics(&mut cells, directive);
     let shown: Vec<&Point> = cells.iter().filter_map(|c| c.point).collect();
     let newest = shown.iter().max_by_key(|p| p.recorded_at);
+    let made: Vec<&PointProvenance> = shown.iter().filter_map(|p| p.provenance.as_ref()).collect();
+    let cuda = distinct(made.iter().map(|m| Some(m.cuda_version.as_str())));
+    let driver = distinct(made.iter().map(|m| m.driver_version.as_deref()));
+    let mut details = Vec::new();
+    for (label, values) in [
+        (
+            "NVRTC",
+            distinct(made.iter().map(|m| Some(m.nvrtc_version.as_str()))),
+        ),
+        ("GPU", distinct(made.iter().map(|m| m.gpu_uuid.as_deref()))),
+        (
+            "compiled for",
+            distinct(made.iter().map(|m| m.code_target.as_deref())),
+        ),
+    ] {
+        if let Some(v) = values {
+            details.push(format!("{label} {v}"));
+        }
+    }
     let provenance = Provenance {
         device_name: rec.device.name.clone(),
-        cuda_version: rec.device.cuda_version.clone(),
-        driver_version: rec.device.driver_version.clone(),
+        // The points' own versions when they name them (the file's device record is the last run's).
+        cuda_version: cuda.unwrap_or_else(|| rec.device.cuda_version.clone()),
+        driver_version: driver.or_else(|| rec.device.driver_version.clone()),
         date: date_range(&shown),
         commit: commits(&shown),
         tool_version: newest.map(|p| p.tool_version.clone()).unwrap_or_default(),
+        details,
     };
     let claims = directive
         .expect
@@ -245,6 +266,14 @@ pub fn device_results<'a>(
         provenance,
         claims,
     }
+}
+
+/// The distinct values, sorted and joined with ", "; `None` when there are none.
+fn distinct<'v>(values: impl Iterator<Item = Option<&'v str>>) -> Option<String> {
+    let mut v: Vec<&str> = values.flatten().collect();
+    v.sort_unstable();
+    v.dedup();
+    (!v.is_empty()).then(|| v.join(", "))
 }
 
 /// "2026-11-19", or "2026-11-19 – 2026-11-21" when the points shown were recorded on several days.
@@ -419,6 +448,13 @@ mod tests {
             .with_ymd_and_hms(2026, 11, day, 12, 0, 0)
             .unwrap();
         p
+    }
+
+    #[test]
+    fn distinct_values_are_sorted_and_deduplicated() {
+        let v = [Some("b"), None, Some("a"), Some("b")];
+        assert_eq!(distinct(v.into_iter()).as_deref(), Some("a, b"));
+        assert_eq!(distinct([None, None].into_iter()), None);
     }
 
     /// A table mixing points from two sessions showed only the newest point's date and commit,

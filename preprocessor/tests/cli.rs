@@ -282,38 +282,40 @@ fn check_reports_an_unknown_variant_with_a_suggestion() {
 
 #[test]
 fn list_json_prints_the_reproduces_ids_and_states() {
+    // The fixture book has no paper inventory: one row per `reproduces` id, marked so.
     let book = BookCopy::new("basic");
     let assert = on(&book, &["list", "--json"]).assert().success();
     let stdout = stdout_of(assert.get_output());
     let rows: serde_json::Value =
         serde_json::from_str(&stdout).unwrap_or_else(|e| panic!("{e}:\n{stdout}"));
     let rows = rows.as_array().expect("a JSON array");
-    let states: Vec<(&str, &str)> = rows
+    let states: Vec<(&str, &str, &str)> = rows
         .iter()
-        .map(|r| (r["id"].as_str().unwrap(), r["state"].as_str().unwrap()))
+        .map(|r| {
+            (
+                r["id"].as_str().unwrap(),
+                r["state"].as_str().unwrap(),
+                r["recording"].as_str().unwrap(),
+            )
+        })
         .collect();
     assert_eq!(
         states,
         [
             // a point of directive 1 failed verification
-            ("demo:table1", "failed"),
-            ("demo:bar", "stale"),
-            ("demo:copy", "pending"),
-            // directive 4 (relative metrics) reproduces nothing
-            ("-", "failed")
+            ("demo:table1", "re-run (no inventory)", "failed"),
+            ("demo:bar", "re-run (no inventory)", "stale"),
+            ("demo:copy", "re-run (no inventory)", "pending"),
         ]
     );
     let first = &rows[0];
-    assert_eq!(first["directive"], "chapter.md#1");
-    assert_eq!(first["device"], "Synthetic Test GPU (not a measurement)");
-    let claims: Vec<&str> = first["claims"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|c| c["result"].as_str().unwrap())
-        .collect();
-    assert_eq!(claims, ["holds", "does not hold"]);
-    assert!(rows[2]["device"].is_null());
+    assert_eq!(first["where"][0], "chapter.md#gpulab-scale-1");
+    let claims = &first["claims"]["Synthetic Test GPU (not a measurement)"];
+    assert_eq!(
+        (claims["holding"].as_u64(), claims["total"].as_u64()),
+        (Some(1), Some(2))
+    );
+    assert!(rows[2]["claims"].as_object().unwrap().is_empty());
 }
 
 #[test]
@@ -370,9 +372,16 @@ fn a_corrupt_recording_fails_check_and_strict_and_spoils_only_its_directives() {
 
     let assert = on(&book, &["list", "--json"]).assert().failure();
     let rows: serde_json::Value = serde_json::from_str(&stdout_of(assert.get_output())).unwrap();
-    assert_eq!(rows[0]["state"], "unreadable");
+    // The item rows of the directives that could be listed come first, then the unreadable ones.
+    let unreadable: Vec<&serde_json::Value> = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|r| r["state"] == "unreadable")
+        .collect();
+    assert!(!unreadable.is_empty(), "{rows:#}");
     assert!(
-        rows[0]["errors"][0]
+        unreadable[0]["errors"][0]
             .as_str()
             .unwrap()
             .contains("scale.json")
@@ -453,4 +462,83 @@ fn build_renders_an_invalid_directive_as_an_error_box_unless_strict() {
     let assert = on(&book, &["build", "--strict"]).assert().failure();
     let stderr = stderr_of(assert.get_output());
     assert!(stderr.contains("unknown field `axs`"), "{stderr}");
+}
+
+/// mdBook's stdin as captured from the real binary of `version`, with `root` pointing at `book`.
+fn captured_input(version: &str, book: &BookCopy) -> String {
+    let path = common::fixture("mdbook-input").join(format!("{version}.json"));
+    let text = std::fs::read_to_string(&path).unwrap();
+    let mut value: serde_json::Value = serde_json::from_str(&text).unwrap();
+    value[0]["root"] = serde_json::Value::String(book.root.display().to_string());
+    value.to_string()
+}
+
+#[test]
+fn mdbook_0_4_input_is_answered_with_sections() {
+    let book = BookCopy::new("basic");
+    let assert = bin()
+        .current_dir(&book.root)
+        .stdin(captured_input("0.4.52", &book))
+        .assert()
+        .success();
+    let out: serde_json::Value = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    assert!(out.get("items").is_none(), "0.4 reads `sections`: {out}");
+    assert!(out.get("__non_exhaustive").is_some(), "0.4's Book has it");
+    let sections = out["sections"].as_array().expect("sections");
+    assert_eq!(sections.len(), 2);
+    let content = sections[0]["Chapter"]["content"].as_str().unwrap();
+    assert!(content.contains("class=\"gpulab"), "{content}");
+    assert!(!content.contains("```gpulab"), "{content}");
+}
+
+#[test]
+fn mdbook_0_5_input_is_answered_with_items() {
+    let book = BookCopy::new("basic");
+    let assert = bin()
+        .current_dir(&book.root)
+        .stdin(captured_input("0.5.4", &book))
+        .assert()
+        .success();
+    let processed: Book = serde_json::from_slice(&assert.get_output().stdout).unwrap();
+    let rendered = processed
+        .iter()
+        .any(|item| matches!(item, BookItem::Chapter(ch) if ch.content.contains("class=\"gpulab")));
+    assert!(rendered);
+}
+
+#[test]
+fn mdbook_0_3_gets_one_line_naming_the_versions_that_work() {
+    let book = BookCopy::new("basic");
+    let input = captured_input("0.4.52", &book).replace("\"0.4.52\"", "\"0.3.7\"");
+    let assert = bin().stdin(input).assert().code(1);
+    let stderr = stderr_of(assert.get_output());
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.contains("works with mdBook 0.4.x") && stderr.contains("0.3.7"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn build_says_it_used_recordings_and_how_many_directives_and_chapters() {
+    let book = BookCopy::new("basic");
+    let assert = on(&book, &["build", "--mode", "recorded"])
+        .assert()
+        .success();
+    let stderr = stderr_of(assert.get_output());
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("gpulab: "))
+        .unwrap_or_else(|| panic!("no summary line:\n{stderr}"));
+    assert!(line.contains("ran no kernels (mode recorded)"), "{line}");
+    let directives = std::fs::read_to_string(book.path("src/chapter.md"))
+        .unwrap()
+        .matches("```gpulab\n")
+        .count();
+    assert!(
+        line.contains(&format!(
+            "rendered {directives} directive(s) in 2 chapter(s)"
+        )),
+        "{line}"
+    );
 }

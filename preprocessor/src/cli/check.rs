@@ -41,6 +41,16 @@ pub fn run(dir: &Path, compile: bool, require_nvrtc: bool) -> anyhow::Result<Exi
     for warning in truncated_metrics(&found, &ws)? {
         eprintln!("warning: {warning}");
     }
+    // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
+    let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
+    let ids = found
+        .iter()
+        .filter_map(|f| f.parsed.as_ref().ok())
+        .flat_map(|(d, _)| d.reproduces.iter().map(String::as_str));
+    for problem in inventory.check_reproduces(ids) {
+        eprintln!("error: {problem}");
+        failed = true;
+    }
 
     if !compile {
         eprintln!("skipped: NVRTC compile step (--no-compile)");

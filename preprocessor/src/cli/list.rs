@@ -1,58 +1,82 @@
-//! `mdbook-gpulab list`: the reproduction status of every `reproduces` id, for people or tools.
+//! `mdbook-gpulab list`: the book's status table (the papers' table of contents: one row per item of
+//! each paper's inventory), for people or tools; the same rows as the ```` ```gpulab-status ```` table,
+//! then a row for each directive that cannot be listed (invalid, or its recording unreadable).
 
 use crate::directive::fence::FenceKind;
+use crate::inventory::Inventory;
 use crate::plan::plan;
-use crate::preprocess::directive_state;
-use crate::results::view::ClaimStatus;
+use crate::preprocess::{directive_state, directive_status};
+use crate::render::status::{ItemRow, StatusTable, claims_summary, claims_text, summary};
 use crate::results::{Recordings, directive_view};
 use crate::workspace::FoundDirective;
 use serde::Serialize;
+use std::collections::BTreeMap;
 use std::path::Path;
 use std::process::ExitCode;
 
+/// One item row of `list --json`.
 #[derive(Serialize)]
-struct Row {
+struct JsonRow<'a> {
+    /// `paper:item`, as directives name it.
     id: String,
-    chapter: String,
-    directive: String,
-    experiment: String,
-    state: &'static str,
-    device: Option<String>,
-    claims: Vec<ClaimRow>,
-    /// Why the directive is invalid (state `invalid`), or its data unreadable (`unreadable`).
-    #[serde(skip_serializing_if = "Vec::is_empty")]
-    errors: Vec<String>,
+    kind: &'a str,
+    title: &'a str,
+    /// re-run | paper numbers only | prose only | not reproduced | re-run (no inventory)
+    state: &'a str,
+    /// For re-run items: recorded | stale | failed | partial | pending.
+    recording: Option<&'static str>,
+    why: Option<&'a str>,
+    /// `chapter.md#anchor` of each table or chart that re-runs it, or the chapter that discusses it.
+    #[serde(rename = "where")]
+    where_: Vec<String>,
+    /// Claims holding / total on each device that has claims.
+    claims: BTreeMap<&'a str, Claims>,
+}
+
+#[derive(Serialize)]
+struct Claims {
+    holding: usize,
+    total: usize,
 }
 
 /// The row of a directive that cannot be listed: `state` says why, `errors` what is wrong.
-fn error_row(f: &FoundDirective, index: usize, state: &'static str, errors: Vec<String>) -> Row {
+#[derive(Serialize)]
+pub struct ErrorRow {
+    id: &'static str,
+    chapter: String,
+    directive: String,
+    experiment: String,
+    /// `invalid` or `unreadable`.
+    state: &'static str,
+    errors: Vec<String>,
+}
+
+fn error_row(
+    f: &FoundDirective,
+    index: usize,
+    state: &'static str,
+    errors: Vec<String>,
+) -> ErrorRow {
     let experiment = crate::directive::raw::parse(&f.fence.body)
         .map(|raw| raw.experiment.into_inner())
         .unwrap_or_default();
-    Row {
-        id: "-".into(),
+    ErrorRow {
+        id: "-",
         chapter: f.chapter_path.display().to_string(),
         directive: format!("{}#{index}", f.chapter_path.display()),
         experiment,
         state,
-        device: None,
-        claims: Vec::new(),
         errors,
     }
 }
 
-#[derive(Serialize)]
-struct ClaimRow {
-    claim: String,
-    result: &'static str,
-    detail: String,
-}
-
-pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
+/// The book at `dir`: its status table, the inventory's cross-check problems, and the directives that
+/// cannot be listed.
+pub fn status_table(dir: &Path) -> anyhow::Result<(StatusTable, Vec<String>, Vec<ErrorRow>)> {
     let (ws, found) = super::book::load(dir)?;
     let mut recordings = Recordings::new(ws.data())?;
-    let mut rows = Vec::new();
-    let mut invalid = 0;
+    let mut directives = Vec::new();
+    let mut errors = Vec::new();
     // The directive's number in its chapter, counted as the preprocessor does.
     let mut index: (Option<&Path>, usize) = (None, 0);
     for f in &found {
@@ -66,16 +90,17 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
         let (d, exp) = match &f.parsed {
             Ok(ok) => ok,
             Err(diags) => {
-                invalid += 1;
-                let errors = diags.iter().map(|d| d.render(false)).collect();
-                rows.push(error_row(f, index.1, "invalid", errors));
+                let messages = diags.iter().map(|d| d.render(false)).collect();
+                errors.push(error_row(f, index.1, "invalid", messages));
                 continue;
             }
         };
+        if d.reproduces.is_empty() {
+            continue;
+        }
         let points = plan(d, exp, &ws.sources)?;
         if let Err(e) = recordings.preload(exp) {
-            invalid += 1;
-            rows.push(error_row(f, index.1, "unreadable", vec![e.to_string()]));
+            errors.push(error_row(f, index.1, "unreadable", vec![e.to_string()]));
             continue;
         }
         let view = directive_view(
@@ -86,75 +111,115 @@ pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             ws.config.device.as_deref(),
             None,
         );
-        let state = directive_state(&view).label();
-        let claims: Vec<ClaimRow> = view
-            .devices
-            .first()
-            .map(|dev| {
-                dev.claims
+        let state = directive_state(&view);
+        directives.push(directive_status(f, &view, state, exp, &points, &recordings));
+    }
+    let inventory = Inventory::load(&ws.config.data_dir(&ws.root))?;
+    let problems = inventory.check_reproduces(
+        directives
+            .iter()
+            .flat_map(|d| d.ids.iter().map(String::as_str)),
+    );
+    Ok((
+        StatusTable::build(&inventory, &directives),
+        problems,
+        errors,
+    ))
+}
+
+fn where_of(row: &ItemRow) -> Vec<String> {
+    row.links
+        .iter()
+        .map(|l| match &l.anchor {
+            Some(a) => format!("{}#{a}", l.chapter_path),
+            None => l.chapter_path.clone(),
+        })
+        .collect()
+}
+
+pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
+    let (table, problems, errors) = status_table(dir)?;
+    if json {
+        let mut rows: Vec<serde_json::Value> = Vec::new();
+        for r in &table.rows {
+            let row = JsonRow {
+                id: r.full_id(),
+                kind: r.kind,
+                title: &r.title,
+                state: r.state_label,
+                recording: r.recording.map(|s| s.label()),
+                why: r.why.as_deref(),
+                where_: where_of(r),
+                claims: table
+                    .devices
                     .iter()
-                    .map(|c| ClaimRow {
-                        claim: c.text.clone(),
-                        result: match c.status {
-                            ClaimStatus::Holds => "holds",
-                            ClaimStatus::Fails => "does not hold",
-                            ClaimStatus::NotEvaluated => "not evaluated",
-                        },
-                        detail: c.detail.clone(),
-                    })
-                    .collect()
-            })
-            .unwrap_or_default();
-        let ids = if d.reproduces.is_empty() {
-            vec![String::from("-")]
-        } else {
-            d.reproduces.clone()
-        };
-        for id in ids {
-            rows.push(Row {
-                id,
-                chapter: f.chapter_path.display().to_string(),
-                directive: format!("{}#{}", f.chapter_path.display(), d.location.index),
-                experiment: exp.name.clone(),
-                state,
-                device: view.devices.first().map(|d| d.device.name.clone()),
-                claims: claims
-                    .iter()
-                    .map(|c| ClaimRow {
-                        claim: c.claim.clone(),
-                        result: c.result,
-                        detail: c.detail.clone(),
+                    .zip(&r.claims)
+                    .filter_map(|(dev, c)| {
+                        c.map(|(holding, total)| (dev.as_str(), Claims { holding, total }))
                     })
                     .collect(),
-                errors: Vec::new(),
-            });
+            };
+            rows.push(serde_json::to_value(row)?);
         }
-    }
-    if json {
+        for e in &errors {
+            rows.push(serde_json::to_value(e)?);
+        }
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
-        println!("{:<32} {:<10} {:<36} claims", "id", "state", "directive");
-        for r in &rows {
-            let holding = r.claims.iter().filter(|c| c.result == "holds").count();
-            println!(
-                "{:<32} {:<10} {:<36} {}/{}",
-                r.id,
-                r.state,
-                r.directive,
-                holding,
-                r.claims.len()
-            );
-            for c in r.claims.iter().filter(|c| c.result != "holds") {
-                println!("    {}: {} ({})", c.result, c.claim, c.detail);
+        let devices: Vec<String> = table
+            .devices
+            .iter()
+            .map(|d| format!("claims on {d}"))
+            .collect();
+        println!(
+            "{:<40} {:<11} {:<30} {}",
+            "item",
+            "kind",
+            "state",
+            devices.join("  ")
+        );
+        let mut last_paper = None;
+        for r in &table.rows {
+            if last_paper != Some(&r.paper) {
+                println!("{}", r.paper_title);
+                last_paper = Some(&r.paper);
             }
-            for e in &r.errors {
-                println!("    {}", e.lines().next().unwrap_or_default());
+            let state = match r.recording {
+                Some(rec) => format!("{} · {}", r.state_label, rec.label()),
+                None => r.state_label.to_string(),
+            };
+            let claims: Vec<String> = r.claims.iter().map(|c| claims_text(*c)).collect();
+            println!(
+                "{:<40} {:<11} {:<30} {}",
+                r.full_id(),
+                r.kind,
+                state,
+                claims.join("  ")
+            );
+            println!("    {}", r.title);
+            if let Some(why) = &r.why {
+                println!("    why: {why}");
+            }
+            for w in where_of(r) {
+                println!("    at: {w}");
+            }
+        }
+        println!("{}", summary(&table));
+        println!("{}", claims_summary(&table));
+        for e in &errors {
+            println!("{:<40} {:<11} {}", "-", e.state, e.directive);
+            for m in &e.errors {
+                println!("    {}", m.lines().next().unwrap_or_default());
             }
         }
     }
-    if invalid > 0 {
+    for p in &problems {
+        eprintln!("warning: {p}");
+    }
+    if !errors.is_empty() {
         eprintln!(
-            "{invalid} invalid directive(s) or unreadable recording(s): run `mdbook-gpulab check`"
+            "{} invalid directive(s) or unreadable recording(s): run `mdbook-gpulab check`",
+            errors.len()
         );
         return Ok(ExitCode::FAILURE);
     }

@@ -1,12 +1,15 @@
-//! The `mdbook-gpulab` command line: mdBook's preprocessor protocol plus build, check, list,
+//! The `mdbook-gpulab` command line: mdBook's preprocessor protocol plus install, build, check, list,
 //! devices, run and record. `anyhow` lives here, at the edge.
 
 mod book;
 mod build;
 mod check;
 mod devices;
+mod install;
 mod launch_info;
 mod list;
+mod mdbook_json;
+mod merge;
 mod protocol;
 mod record;
 mod run_cell;
@@ -43,6 +46,12 @@ enum Command {
         #[arg(long, value_parser = parse_mode)]
         mode: Option<Mode>,
     },
+    /// Set up an existing mdBook for gpulab: [preprocessor.gpulab], the stylesheet, kernels/ and data/.
+    Install {
+        /// The book's root folder (with book.toml).
+        #[arg(default_value = ".")]
+        dir: PathBuf,
+    },
     /// Validate every directive and spec; compile every kernel with NVRTC when available.
     Check {
         #[arg(default_value = ".")]
@@ -61,12 +70,26 @@ enum Command {
         /// Run again even if current: every experiment, or the one named.
         #[arg(long, num_args = 0..=1, default_missing_value = "")]
         rerun: Option<String>,
-        /// Only this shard of the experiments (K/N), for job arrays on N GPUs.
-        #[arg(long, value_parser = crate::plan::Shard::parse)]
-        shard: Option<crate::plan::Shard>,
+        /// Only shard K of N (K/N): the points are dealt to N shards balanced by predicted
+        /// time, the same way on every machine (Slurm job arrays, CI matrices).
+        #[arg(long, value_parser = crate::engine::shard::Shard::parse)]
+        shard: Option<crate::engine::shard::Shard>,
         /// Only this experiment.
         #[arg(long)]
         experiment: Option<String>,
+        /// Run a worker on each of these GPUs at once: `all`, or ordinals such as 0,1.
+        #[arg(long, value_parser = record::Gpus::parse)]
+        gpus: Option<record::Gpus>,
+    },
+    /// Merge the recordings of other data/ folders (shards from other machines) into this
+    /// book's, point by point: the newer recording of a point wins.
+    Merge {
+        /// Folders to merge: data/ folders, or copies of the book (their data/ is used).
+        #[arg(required = true)]
+        sources: Vec<PathBuf>,
+        /// The book's root folder (with book.toml).
+        #[arg(long, default_value = ".")]
+        dir: PathBuf,
     },
     /// Run one directive (`chapter.md#2`) or a chapter's directives and print the tables
     /// (without a GPU: print the recorded tables).
@@ -127,17 +150,23 @@ pub fn main() -> ExitCode {
             require_nvrtc,
         }) => check::run(&dir, !no_compile, require_nvrtc),
         Some(Command::List { dir, json }) => list::run(&dir, json),
+        Some(Command::Install { dir }) => install::run(&dir),
         Some(Command::Record {
             dir,
             rerun,
             shard,
             experiment,
+            gpus,
         }) => record::run(
             &dir,
-            rerun.map(|r| (!r.is_empty()).then_some(r)),
-            shard,
-            experiment,
+            record::RecordArgs {
+                rerun: rerun.map(|r| (!r.is_empty()).then_some(r)),
+                shard,
+                only: experiment,
+                gpus,
+            },
         ),
+        Some(Command::Merge { sources, dir }) => merge::run(&dir, &sources),
         Some(Command::Run {
             target,
             dir,

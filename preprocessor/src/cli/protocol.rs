@@ -1,9 +1,12 @@
 //! mdBook's preprocessor protocol: `supports <renderer>`, and `[context, book]` JSON on stdin
-//! answered by the processed book on stdout. Diagnostics go to stderr only.
+//! answered by the processed book on stdout, in the calling mdBook's dialect (0.4 or 0.5).
+//! Diagnostics go to stderr only.
 
+use super::mdbook_json;
 use crate::preprocess::GpuLab;
 use anyhow::Context;
 use mdbook_preprocessor::Preprocessor;
+use std::io::Read;
 use std::process::ExitCode;
 
 /// Exit 0 when the renderer is supported, 1 when not (mdBook then skips the preprocessor).
@@ -15,17 +18,13 @@ pub fn supports(renderer: &str) -> ExitCode {
 }
 
 pub fn run_preprocessor() -> anyhow::Result<ExitCode> {
-    let (ctx, book) = mdbook_preprocessor::parse_input(std::io::stdin())
+    let mut input = String::new();
+    std::io::stdin()
+        .read_to_string(&mut input)
         .context("reading mdBook's input on stdin")?;
-    if ctx.mdbook_version != mdbook_preprocessor::MDBOOK_VERSION {
-        eprintln!(
-            "warning: mdbook-gpulab was built against mdBook {} but is called by mdBook {}",
-            mdbook_preprocessor::MDBOOK_VERSION,
-            ctx.mdbook_version
-        );
-    }
+    let (ctx, book, dialect) = mdbook_json::parse(&input)?;
     let processed = GpuLab::new().run(&ctx, book)?;
-    serde_json::to_writer(std::io::stdout().lock(), &processed)
-        .context("writing the book to stdout")?;
+    let json = mdbook_json::to_json(&processed, dialect)?;
+    serde_json::to_writer(std::io::stdout().lock(), &json).context("writing the book to stdout")?;
     Ok(ExitCode::SUCCESS)
 }

@@ -1,19 +1,64 @@
 //! `mdbook-gpulab record`: runs every directive's missing or stale points (or all of them with
-//! `--rerun`) on this machine's GPU and writes `data/`.
+//! `--rerun`) on this machine's GPU(s) and writes `data/`; `--shard K/N` runs one of N
+//! cost-balanced shards of the points, `--gpus` one worker per GPU.
 
 use crate::engine::Work;
+use crate::engine::job::{BudgetHints, JobPoint};
 use crate::engine::recorder::{JobGroup, Recorder, job_groups};
-use crate::plan::{Shard, plan};
+use crate::engine::shard::{self, Shard};
+use crate::plan::plan;
+use crate::record::Point;
 use crate::results::Recordings;
+use crate::workspace::{FoundDirective, Workspace};
+use std::collections::HashMap;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(
-    dir: &Path,
-    rerun: Option<Option<String>>,
-    shard: Option<Shard>,
-    only: Option<String>,
-) -> anyhow::Result<ExitCode> {
+/// `--gpus`: every visible GPU, or a list of CUDA device ordinals / UUIDs.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Gpus {
+    All,
+    List(Vec<String>),
+}
+
+impl Gpus {
+    pub fn parse(s: &str) -> Result<Gpus, String> {
+        if s.trim() == "all" {
+            return Ok(Gpus::All);
+        }
+        let list: Vec<String> = s.split(',').map(|g| g.trim().to_string()).collect();
+        if list
+            .iter()
+            .any(|g| g.is_empty() || g.contains(char::is_whitespace))
+        {
+            return Err(format!(
+                "`{s}`: expected `all` or GPU ordinals separated by commas, e.g. 0,1"
+            ));
+        }
+        Ok(Gpus::List(list))
+    }
+
+    fn resolve(&self) -> anyhow::Result<Vec<String>> {
+        match self {
+            Gpus::List(l) => Ok(l.clone()),
+            Gpus::All => {
+                let n = crate::gpu::device_count()?;
+                anyhow::ensure!(n > 0, "no NVIDIA GPU is visible");
+                Ok((0..n).map(|i| i.to_string()).collect())
+            }
+        }
+    }
+}
+
+/// What to record.
+pub struct RecordArgs {
+    pub rerun: Option<Option<String>>,
+    pub shard: Option<Shard>,
+    pub only: Option<String>,
+    pub gpus: Option<Gpus>,
+}
+
+pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     crate::engine::install_interrupt_handler();
     let (ws, found) = super::book::load(dir)?;
     let invalid: Vec<_> = found
@@ -39,30 +84,140 @@ pub fn run(
     data.check_readable(&experiments)
         .map_err(|e| anyhow::anyhow!("{e}; fix or remove it, then record again"))?;
     data.check_writable()?;
-    let device = crate::engine::local_device_slug()?;
-    if !crate::gpu::nvrtc_library_present() {
-        anyhow::bail!(
-            "libnvrtc.so.13 not found: kernels cannot be compiled, so nothing is recorded \
-             (install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` and add its lib folder to LD_LIBRARY_PATH)"
+    let recorders = recorders(&args.gpus)?;
+    let device = device_of(&ws, &recorders)?;
+    let mut recordings = Recordings::new(ws.data())?;
+    let all = groups_to_run(&ws, &found, &mut recordings, &device, &args)?;
+    if crate::engine::recorder::git_commit(&ws.root).is_none() {
+        eprintln!(
+            "warning: no git commit found (set GPULAB_COMMIT): these recordings will not name the code that made them"
         );
     }
-    let mut recordings = Recordings::new(ws.data())?;
+    let recorded =
+        |experiment: &str, p: &JobPoint| recorded_points(&recordings, &device, experiment, p);
+    let costs = predicted(&all, &recordings, &device);
+    let mut mine = all.clone();
+    if let Some(s) = args.shard {
+        let (groups, predicted) =
+            shard::split(&all, &shard::costs_of(&all, &costs), s.count).swap_remove(s.index);
+        eprintln!(
+            "shard {}/{}: {} point(s), predicted {predicted:.0} s",
+            s.index + 1,
+            s.count,
+            count(&groups)
+        );
+        mine = groups;
+    }
+    let per_gpu: Vec<Vec<JobGroup>> = if recorders.len() > 1 {
+        shard::split(&mine, &shard::costs_of(&mine, &costs), recorders.len())
+            .into_iter()
+            .zip(&recorders)
+            .map(|((groups, predicted), r)| {
+                eprintln!(
+                    "GPU {}: {} point(s), predicted {predicted:.0} s",
+                    r.gpu.as_deref().unwrap_or("?"),
+                    count(&groups)
+                );
+                groups
+            })
+            .collect()
+    } else {
+        vec![mine]
+    };
+    let sharded = args.shard.is_some_and(|s| s.count > 1) || recorders.len() > 1;
+    let hints = |g: &JobGroup| {
+        if !sharded {
+            return BudgetHints::new();
+        }
+        let every: Vec<JobPoint> = all
+            .iter()
+            .filter(|a| a.experiment == g.experiment)
+            .flat_map(|a| a.points.iter().cloned())
+            .collect();
+        shard::budget_hints(g, &recorded, &every)
+    };
+    let jobs: Vec<Vec<(JobGroup, BudgetHints)>> = per_gpu
+        .into_iter()
+        .map(|groups| {
+            groups
+                .into_iter()
+                .map(|g| {
+                    let h = hints(&g);
+                    (g, h)
+                })
+                .collect()
+        })
+        .collect();
+    if jobs.iter().all(|j| j.is_empty()) {
+        eprintln!("nothing to run: every selected point is recorded and current");
+        return Ok(ExitCode::SUCCESS);
+    }
+    let started = std::time::Instant::now();
+    let results: Vec<anyhow::Result<(usize, usize)>> = std::thread::scope(|scope| {
+        let handles: Vec<_> = recorders
+            .iter()
+            .zip(&jobs)
+            .map(|(r, groups)| scope.spawn(|| run_groups(&ws, r, groups)))
+            .collect();
+        handles
+            .into_iter()
+            .map(|h| {
+                h.join()
+                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a GPU's recorder panicked")))
+            })
+            .collect()
+    });
+    let (mut ran, mut failed) = (0, 0);
+    let mut errors = Vec::new();
+    for r in results {
+        match r {
+            Ok((r, f)) => {
+                ran += r;
+                failed += f;
+            }
+            Err(e) => errors.push(e),
+        }
+    }
+    eprintln!(
+        "recorded {ran} point(s), {failed} failed, in {:.1} s on {device}{}",
+        started.elapsed().as_secs_f64(),
+        if recorders.len() > 1 {
+            format!(" ({} GPUs)", recorders.len())
+        } else {
+            String::new()
+        }
+    );
+    if let Some(first) = errors.into_iter().next() {
+        return Err(first);
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// The job groups to run on `device`: missing or stale points (every point with `--rerun`).
+fn groups_to_run(
+    ws: &Workspace,
+    found: &[FoundDirective],
+    recordings: &mut Recordings,
+    device: &str,
+    args: &RecordArgs,
+) -> anyhow::Result<Vec<JobGroup>> {
     let mut work: Vec<Work> = Vec::new();
-    for f in &found {
+    for f in found {
         let Ok((d, exp)) = &f.parsed else { continue };
-        if only.as_ref().is_some_and(|o| o != &exp.name) {
+        if args.only.as_ref().is_some_and(|o| o != &exp.name) {
             continue;
         }
-        let force = match &rerun {
+        let force = match &args.rerun {
             Some(None) => true,
             Some(Some(e)) => e == &exp.name,
             None => false,
         };
         let planned = plan(d, exp, &ws.sources)?;
+        recordings.preload(exp)?;
         let points = if force {
             planned
         } else {
-            recordings.to_run(&device, d, exp, &planned)?
+            recordings.to_run(device, d, exp, &planned)?
         };
         if !points.is_empty() {
             work.push(Work {
@@ -72,41 +227,158 @@ pub fn run(
             });
         }
     }
-    let groups = job_groups(&ws, &work);
-    let mut names: Vec<String> = found
-        .iter()
-        .filter_map(|f| f.parsed.as_ref().ok())
-        .map(|(_, exp)| exp.name.clone())
-        .filter(|name| only.as_ref().is_none_or(|o| o == name))
-        .collect();
-    names.sort();
-    names.dedup();
-    let selected: Vec<String> = match shard {
-        Some(s) => s.select(&names).into_iter().cloned().collect(),
-        None => names,
+    Ok(job_groups(ws, &work))
+}
+
+/// Each point's predicted seconds (by `shard::point_id`), from its recordings.
+fn predicted(all: &[JobGroup], recordings: &Recordings, device: &str) -> HashMap<String, f64> {
+    let recorded =
+        |experiment: &str, p: &JobPoint| recorded_points(recordings, device, experiment, p);
+    shard::cost_map(all, &shard::predict(all, &recorded))
+}
+
+/// One recorder per GPU of `--gpus`; one with the environment's GPU otherwise.
+fn recorders(gpus: &Option<Gpus>) -> anyhow::Result<Vec<Recorder>> {
+    let Some(gpus) = gpus else {
+        return Ok(vec![Recorder {
+            verbose: true,
+            ..Default::default()
+        }]);
     };
-    if crate::engine::recorder::git_commit(&ws.root).is_none() {
-        eprintln!(
-            "warning: no git commit found (set GPULAB_COMMIT): these recordings will not name the code that made them"
-        );
+    let list = gpus.resolve()?;
+    let bars = (list.len() > 1).then(indicatif::MultiProgress::new);
+    Ok(list
+        .into_iter()
+        .map(|g| Recorder {
+            verbose: true,
+            gpu: Some(g),
+            bars: bars.clone(),
+        })
+        .collect())
+}
+
+/// The device slug the recorders' workers open; every GPU of one run must be the same kind,
+/// since the points to run and the recording files are per kind of GPU.
+fn device_of(ws: &Workspace, recorders: &[Recorder]) -> anyhow::Result<String> {
+    let mut slug: Option<(String, String)> = None;
+    for r in recorders {
+        let d = r.device(ws)?;
+        let gpu = r.gpu.clone().unwrap_or_else(|| "0".into());
+        match &slug {
+            None => slug = Some((d.slug, gpu)),
+            Some((s, first)) if *s != d.slug => anyhow::bail!(
+                "GPU {first} is {s} but GPU {gpu} is {}: record one kind of GPU at a time (e.g. --gpus {first})",
+                d.slug
+            ),
+            Some(_) => {}
+        }
     }
-    let recorder = Recorder { verbose: true };
-    let started = std::time::Instant::now();
+    slug.map(|(s, _)| s)
+        .ok_or_else(|| anyhow::anyhow!("no GPU to record on"))
+}
+
+/// The point's recordings: on `device` first, then on other GPUs.
+fn recorded_points(
+    recordings: &Recordings,
+    device: &str,
+    experiment: &str,
+    p: &JobPoint,
+) -> Vec<Point> {
+    let mut recs = recordings.of(experiment);
+    recs.sort_by_key(|r| r.device.slug != device);
+    recs.into_iter()
+        .filter_map(|r| {
+            r.points
+                .iter()
+                .find(|q| q.variant == p.variant && q.params == p.params)
+                .cloned()
+        })
+        .collect()
+}
+
+fn run_groups(
+    ws: &Workspace,
+    recorder: &Recorder,
+    groups: &[(JobGroup, BudgetHints)],
+) -> anyhow::Result<(usize, usize)> {
     let (mut ran, mut failed) = (0, 0);
-    for name in &selected {
-        let mine: Vec<&JobGroup> = groups.iter().filter(|g| &g.experiment == name).collect();
-        if mine.is_empty() {
-            eprintln!("`{name}`: up to date");
-        }
-        for g in mine {
-            let (r, f) = recorder.record_points(&ws, name, g.points.clone(), g.rules.clone())?;
-            ran += r;
-            failed += f;
+    for (g, hints) in groups {
+        let (r, f) = recorder.record_group(ws, g, hints.clone())?;
+        ran += r;
+        failed += f;
+    }
+    Ok((ran, failed))
+}
+
+fn count(groups: &[JobGroup]) -> usize {
+    groups.iter().map(|g| g.points.len()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The balance promised for `--shard K/N` and `--gpus`, on the handbook's own recordings.
+    #[test]
+    fn shards_of_the_handbook_partition_its_points_and_balance_within_10_percent() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let (ws, found) = super::super::book::load(&root).unwrap();
+        let mut recordings = Recordings::new(ws.data()).unwrap();
+        let devices = ws.data().devices().unwrap();
+        assert!(
+            !devices.is_empty(),
+            "the handbook has no recordings to predict from"
+        );
+        let args = RecordArgs {
+            rerun: Some(None),
+            shard: None,
+            only: None,
+            gpus: None,
+        };
+        for device in devices {
+            let all = groups_to_run(&ws, &found, &mut recordings, &device, &args).unwrap();
+            let costs = predicted(&all, &recordings, &device);
+            let total: usize = all.iter().map(|g| g.points.len()).sum();
+            assert!(total > 500, "{device}: only {total} points planned");
+            let mut ids: Vec<String> = all
+                .iter()
+                .flat_map(|g| g.points.iter().map(|p| shard::point_id(&g.experiment, p)))
+                .collect();
+            ids.sort();
+            for n in [2, 4, 8] {
+                let shards = shard::split(&all, &shard::costs_of(&all, &costs), n);
+                let mut got: Vec<String> = shards
+                    .iter()
+                    .flat_map(|(gs, _)| {
+                        gs.iter().flat_map(|g| {
+                            g.points.iter().map(|p| shard::point_id(&g.experiment, p))
+                        })
+                    })
+                    .collect();
+                got.sort();
+                assert_eq!(
+                    got, ids,
+                    "{device}, N={n}: the shards must partition the points"
+                );
+                let loads: Vec<f64> = shards.iter().map(|s| s.1).collect();
+                let mean = loads.iter().sum::<f64>() / n as f64;
+                let max = loads.iter().cloned().fold(0.0, f64::max);
+                eprintln!(
+                    "{device} N={n}: predicted {loads:.1?} s, max/mean {:.3}",
+                    max / mean
+                );
+                assert!(max / mean <= 1.1, "{device}, N={n}: {loads:?}");
+            }
         }
     }
-    eprintln!(
-        "recorded {ran} point(s), {failed} failed, in {:.1} s on {device}",
-        started.elapsed().as_secs_f64()
-    );
-    Ok(ExitCode::SUCCESS)
+
+    #[test]
+    fn gpus_parse() {
+        assert_eq!(Gpus::parse("all"), Ok(Gpus::All));
+        assert_eq!(
+            Gpus::parse("0, 1"),
+            Ok(Gpus::List(vec!["0".into(), "1".into()]))
+        );
+        assert!(Gpus::parse("0,,1").is_err());
+    }
 }

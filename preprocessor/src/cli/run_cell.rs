@@ -5,7 +5,7 @@
 use crate::directive::fence::FenceKind;
 use crate::directive::{DeviceSelection, Directive, TableSpec};
 use crate::engine::job::JobPoint;
-use crate::engine::recorder::{Recorder, rules_for};
+use crate::engine::recorder::{JobGroup, Recorder, rules_for};
 use crate::plan::plan;
 use crate::render::text::text_table;
 use crate::results::view::DirectiveView;
@@ -48,7 +48,10 @@ pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<Exit
     } else if !recorded_only {
         eprintln!("no NVIDIA GPU here: showing the recorded results (nothing is run)");
     }
-    let recorder = Recorder { verbose: true };
+    let recorder = Recorder {
+        verbose: true,
+        ..Default::default()
+    };
     let mut shown = 0;
     for f in selected {
         let (d, exp) = match &f.parsed {
@@ -73,7 +76,12 @@ pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<Exit
                     key: p.key.clone(),
                 })
                 .collect();
-            recorder.record_points(&ws, &exp.name, job, rules_for(&ws, &d.measure, d.budget_s))?;
+            let group = JobGroup {
+                experiment: exp.name.clone(),
+                rules: rules_for(&ws, &d.measure, d.budget_s),
+                points: job,
+            };
+            recorder.record_group(&ws, &group, Default::default())?;
             shown_directive.devices = DeviceSelection::Slug(crate::engine::local_device_slug()?);
         }
         let mut recordings = Recordings::new(ws.data())?;

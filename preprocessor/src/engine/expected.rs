@@ -4,6 +4,7 @@
 use super::reference;
 use crate::expr::{Env, Num};
 use crate::host_data::HostData;
+use crate::spec::validate::FORMULA_SELF as SELF_NAME;
 use crate::spec::{Reference, VerifySpec};
 use rayon::prelude::*;
 use std::collections::{BTreeMap, HashMap};
@@ -30,6 +31,8 @@ struct FormulaEnv<'a> {
     vars: &'a HashMap<String, Num>,
     inputs: &'a BTreeMap<String, &'a HostData>,
     i: i64,
+    /// The elements computed so far, when the formula reads `ref[j]` (j < i).
+    done: Option<(&'a [f64], bool)>,
 }
 
 impl Env for FormulaEnv<'_> {
@@ -40,6 +43,14 @@ impl Env for FormulaEnv<'_> {
         self.vars.get(name).copied()
     }
     fn index(&self, name: &str, i: i64) -> Option<Num> {
+        if let (SELF_NAME, Some((done, float))) = (name, self.done) {
+            let v = *done.get(usize::try_from(i).ok()?)?;
+            return Some(if float {
+                Num::Float(v)
+            } else {
+                Num::Int(v as i64)
+            });
+        }
         let data = self.inputs.get(name)?;
         let v = data.get_f64(usize::try_from(i).ok()?)?;
         Some(match data.elem_type().is_float() {
@@ -77,6 +88,23 @@ pub fn expected(
             .map(|n| *n as usize)
             .unwrap_or(out_len)
             .min(out_len);
+        if formula.variables().iter().any(|v| v == SELF_NAME) {
+            // A recurrence: element i may read elements 0..i, so one after another.
+            let mut done: Vec<f64> = Vec::with_capacity(n);
+            for i in 0..n {
+                let env = FormulaEnv {
+                    vars: &vars,
+                    inputs: &inputs,
+                    i: i as i64,
+                    done: Some((&done, like.is_float())),
+                };
+                let v = formula
+                    .eval(&env)
+                    .map_err(|e| format!("formula at i={i}: {e}"))?;
+                done.push(v.as_f64());
+            }
+            return Ok(HostData::F64(done).cast(like));
+        }
         // Interpreted per element: spread over every core (64M elements take ~1 s on 16).
         let values: Result<Vec<f64>, String> = (0..n)
             .into_par_iter()
@@ -85,6 +113,7 @@ pub fn expected(
                     vars: &vars,
                     inputs: &inputs,
                     i: i as i64,
+                    done: None,
                 };
                 formula
                     .eval(&env)
@@ -114,3 +143,7 @@ pub fn prefix(data: &HostData, n: usize) -> HostData {
         HostData::F64(v) => HostData::F64(v[..n.min(v.len())].to_vec()),
     }
 }
+
+#[cfg(test)]
+#[path = "expected_tests.rs"]
+mod tests;

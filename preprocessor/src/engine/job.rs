@@ -42,9 +42,22 @@ pub struct JobPoint {
     pub variant: String,
     pub params: BTreeMap<String, ParamValue>,
     /// The key without the device: the recorder names the device the worker ran on
-    /// (`Recorder::record_points`), so the worker's points carry `key.as_str()` until then.
+    /// (`Recorder::record_group`), so the worker's points carry `key.as_str()` until then.
     pub key: PointKey,
 }
+
+/// The product of a point's numeric parameters: the size proxy of the budget rule (and of the
+/// shards' cost model).
+pub fn size_of(params: &BTreeMap<String, ParamValue>) -> f64 {
+    params
+        .values()
+        .filter_map(|v| v.as_f64())
+        .map(|x| x.abs().max(1.0))
+        .product()
+}
+
+/// Per variant, a recorded (size, seconds per run) that the budget rule starts from.
+pub type BudgetHints = BTreeMap<String, (f64, f64)>;
 
 /// What the parent sends a worker on stdin.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -56,6 +69,10 @@ pub struct Job {
     pub points: Vec<JobPoint>,
     pub rules: MeasureRules,
     pub commit: Option<String>,
+    /// Per variant, a recorded (size, seconds per run) for the budget rule, when the variant's
+    /// smaller sizes run in another shard (see `shard::budget_hints`).
+    #[serde(default)]
+    pub budget_hints: BudgetHints,
 }
 
 /// What a worker prints on stdout, one per line.

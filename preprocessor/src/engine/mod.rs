@@ -11,6 +11,7 @@ pub mod recorder;
 pub mod reference;
 pub mod resolve;
 pub mod sequence;
+pub mod shard;
 pub mod supervisor;
 pub mod worker;
 
@@ -29,7 +30,10 @@ pub fn live_runner(mode: Mode) -> Option<Box<dyn LiveRunner>> {
     match mode {
         Mode::Recorded => None,
         Mode::Auto if !gpu_present() => None,
-        _ => Some(Box::new(recorder::Recorder { verbose: true })),
+        _ => Some(Box::new(recorder::Recorder {
+            verbose: true,
+            ..Default::default()
+        })),
     }
 }
 

@@ -1,7 +1,7 @@
 //! The parent side of live runs: groups stale points by experiment and rules, runs each group in a worker,
 //! and merges the results into `data/` atomically under the lock.
 
-use super::job::{Job, JobPoint, MeasureRules};
+use super::job::{BudgetHints, Job, JobPoint, MeasureRules};
 use super::live::{LiveRunner, Work};
 use super::supervisor::{WorkerError, run_job};
 use crate::directive::MeasureOverrides;
@@ -11,11 +11,15 @@ use crate::workspace::Workspace;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::Duration;
 
-/// Runs stale points on the local GPU.
-#[derive(Default)]
+/// Runs stale points on the local GPU (or on one GPU of several).
+#[derive(Default, Clone)]
 pub struct Recorder {
     /// Print a one-line summary per experiment on stderr.
     pub verbose: bool,
+    /// CUDA_VISIBLE_DEVICES for this recorder's workers; `None`: the environment's.
+    pub gpu: Option<String>,
+    /// Progress bars of several recorders at once (`record --gpus`).
+    pub bars: Option<indicatif::MultiProgress>,
 }
 
 /// The book's measurement defaults with a directive's overrides applied.
@@ -70,40 +74,46 @@ fn progress_bar(total: usize) -> ProgressBar {
 }
 
 impl Recorder {
-    /// Runs and records one experiment's points; returns (points run, points failed).
-    pub fn record_points(
+    /// Runs and records one job group's points; returns (points run, points failed).
+    /// `budget_hints`: see `shard::budget_hints` (empty when the group is not sharded).
+    pub fn record_group(
         &self,
         ws: &Workspace,
-        experiment: &str,
-        points: Vec<JobPoint>,
-        rules: MeasureRules,
+        group: &JobGroup,
+        budget_hints: BudgetHints,
     ) -> Result<(usize, usize)> {
-        if points.is_empty() {
+        if group.points.is_empty() {
             return Ok((0, 0));
         }
+        let experiment = group.experiment.as_str();
         // Parameter-major order: every variant at the same values runs back to back, so inputs
         // and the CPU reference are computed once per values; sizes ascend for the budget.
-        let mut points = points;
+        let mut points = group.points.clone();
         points.sort_by(|a, b| crate::value::params_order(&a.params, &b.params));
-        let job = Job {
-            root: ws.root.clone(),
-            kernels_dir: ws.config.kernels_dir(&ws.root),
-            cache_dir: ws.config.cache_dir(&ws.root),
-            experiment: experiment.to_string(),
-            points,
-            commit: git_commit(&ws.root),
-            rules,
-        };
-        let bar = progress_bar(job.points.len());
-        bar.set_prefix(experiment.to_string());
+        let mut job = self.job(ws, experiment, group.rules.clone());
+        job.points = points;
+        job.budget_hints = budget_hints;
+        let mut bar = progress_bar(job.points.len());
+        if let Some(multi) = &self.bars {
+            bar = multi.add(bar);
+        }
+        bar.set_prefix(match &self.gpu {
+            Some(g) => format!("gpu {g}: {experiment}"),
+            None => experiment.to_string(),
+        });
         let watchdog =
             Duration::from_secs_f64(ws.config.watchdog_s.unwrap_or(
                 (job.rules.timeout_s * 4.0 + job.rules.budget_s * 3.0 + 60.0).max(60.0),
             ));
-        let result = run_job(&job, watchdog, &mut |done, _total, variant| {
-            bar.set_position(done as u64);
-            bar.set_message(variant.to_string());
-        });
+        let result = run_job(
+            &job,
+            watchdog,
+            self.gpu.as_deref(),
+            &mut |done, _total, variant| {
+                bar.set_position(done as u64);
+                bar.set_message(variant.to_string());
+            },
+        );
         bar.finish_and_clear();
         let (device, mut points) = match result {
             Ok(r) => r,
@@ -130,12 +140,37 @@ impl Recorder {
             },
         )?;
         if self.verbose {
+            let on = self
+                .gpu
+                .as_ref()
+                .map(|g| format!(" on GPU {g}"))
+                .unwrap_or_default();
             eprintln!(
-                "recorded {ran} point(s) of `{experiment}` ({failed} failed) in {}",
+                "recorded {ran} point(s) of `{experiment}` ({failed} failed){on} in {}",
                 path.display()
             );
         }
         Ok((ran, failed))
+    }
+
+    /// The device this recorder's workers open, asked of a worker.
+    pub fn device(&self, ws: &Workspace) -> Result<crate::record::DeviceRecord> {
+        let job = self.job(ws, "", MeasureRules::default());
+        super::supervisor::probe_device(&job, self.gpu.as_deref())
+            .map_err(|e| Error::Engine(e.to_string()))
+    }
+
+    fn job(&self, ws: &Workspace, experiment: &str, rules: MeasureRules) -> Job {
+        Job {
+            root: ws.root.clone(),
+            kernels_dir: ws.config.kernels_dir(&ws.root),
+            cache_dir: ws.config.cache_dir(&ws.root),
+            experiment: experiment.to_string(),
+            points: Vec::new(),
+            commit: git_commit(&ws.root),
+            rules,
+            budget_hints: BudgetHints::new(),
+        }
     }
 }
 
@@ -205,7 +240,7 @@ impl LiveRunner for Recorder {
     fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize> {
         let mut total = 0;
         for g in job_groups(ws, work) {
-            total += self.record_points(ws, &g.experiment, g.points, g.rules)?.0;
+            total += self.record_group(ws, &g, BudgetHints::new())?.0;
         }
         Ok(total)
     }

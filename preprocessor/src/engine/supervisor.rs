@@ -29,9 +29,11 @@ pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
 
 /// Runs `job` in worker subprocesses, returning the device and one point per job point.
 /// `watchdog` is how long a point may run without a result before its worker is killed.
+/// `gpu`, when given, is the CUDA_VISIBLE_DEVICES of the workers (one GPU of several).
 pub fn run_job(
     job: &Job,
     watchdog: Duration,
+    gpu: Option<&str>,
     progress: Progress,
 ) -> Result<(DeviceRecord, Vec<Point>), WorkerError> {
     let total = job.points.len();
@@ -44,7 +46,7 @@ pub fn run_job(
         }
         let mut sub = job.clone();
         sub.points = job.points[next..].to_vec();
-        let mut child = spawn()?;
+        let mut child = spawn(gpu)?;
         if let Some(mut stdin) = child.stdin.take() {
             let _ = stdin.write_all(serde_json::to_string(&sub).unwrap_or_default().as_bytes());
         }
@@ -171,15 +173,56 @@ pub fn run_job(
     Ok((device, done.into_iter().flatten().collect()))
 }
 
-fn spawn() -> Result<Child, WorkerError> {
-    let exe = std::env::current_exe().map_err(WorkerError::Spawn)?;
-    Command::new(exe)
-        .arg("worker")
-        .stdin(Stdio::piped())
+/// Environment variable naming the worker command instead of `<this binary> worker`: a wrapper
+/// (`compute-sanitizer mdbook-gpulab worker`) or a fake worker in tests. Split on whitespace.
+pub const WORKER_ENV: &str = "GPULAB_WORKER";
+
+fn spawn(gpu: Option<&str>) -> Result<Child, WorkerError> {
+    let mut cmd = match std::env::var(WORKER_ENV) {
+        Ok(line) if !line.trim().is_empty() => {
+            let mut words = line.split_whitespace();
+            let mut cmd = Command::new(words.next().unwrap_or_default());
+            cmd.args(words);
+            cmd
+        }
+        _ => {
+            let mut cmd = Command::new(std::env::current_exe().map_err(WorkerError::Spawn)?);
+            cmd.arg("worker");
+            cmd
+        }
+    };
+    if let Some(gpu) = gpu {
+        cmd.env("CUDA_VISIBLE_DEVICES", gpu);
+    }
+    cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
         .map_err(WorkerError::Spawn)
+}
+
+/// The device a worker opens (on `gpu`, as CUDA_VISIBLE_DEVICES, when given): a job with no
+/// points, answered by the worker's first message.
+pub fn probe_device(job: &Job, gpu: Option<&str>) -> Result<DeviceRecord, WorkerError> {
+    let mut empty = job.clone();
+    empty.points.clear();
+    let mut child = spawn(gpu)?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(serde_json::to_string(&empty).unwrap_or_default().as_bytes());
+    }
+    let out = child.wait_with_output().map_err(WorkerError::Spawn)?;
+    let text = String::from_utf8_lossy(&out.stdout);
+    for line in text.lines() {
+        match serde_json::from_str::<Message>(line) {
+            Ok(Message::Device(d)) => return Ok(d),
+            Ok(Message::Fatal { message }) => return Err(WorkerError::Fatal(message)),
+            _ => {}
+        }
+    }
+    Err(WorkerError::Fatal(format!(
+        "the worker reported no device: {}",
+        String::from_utf8_lossy(&out.stderr).trim()
+    )))
 }
 
 fn kill(child: &mut Child) {

@@ -40,6 +40,9 @@ pub struct DeviceInfo {
     pub warp_size: u32,
     /// PCI bus id (`00000000:3B:00.0`), to match `nvidia-smi`'s view of the same GPU.
     pub pci_bus_id: String,
+    /// The GPU's UUID as `nvidia-smi -L` prints it (`GPU-xxxxxxxx-xxxx-…`), when the driver gives it.
+    #[serde(default)]
+    pub uuid: Option<String>,
     /// The NVIDIA driver's own version ("580.159.04"), when it could be read.
     pub driver_version: Option<String>,
     /// The CUDA version the driver supports ("13.0", from `cuDriverGetVersion`).
@@ -199,11 +202,27 @@ fn query(ordinal: usize) -> Result<DeviceInfo, GpuError> {
         warp_size: attr(CU_DEVICE_ATTRIBUTE_WARP_SIZE)?,
         driver_version: smi::driver_version(Some(&pci_bus_id)),
         pci_bus_id,
+        uuid: cu_device::get_uuid(dev)
+            .ok()
+            .map(|u| format_uuid(u.bytes.map(|b| b as u8))),
         cuda_version,
         nvrtc_version,
         theoretical_bandwidth_gbps: theoretical_bandwidth_gbps(memory_clock_mhz, bus_width_bits),
         fp32_peak_gflops: fp32_peak_gflops(sm_count, cc, clock_mhz),
     })
+}
+
+/// `GPU-` and the 16 bytes as 8-4-4-4-12 hex digits (`nvidia-smi -L`'s form).
+pub fn format_uuid(bytes: [u8; 16]) -> String {
+    let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
+    format!(
+        "GPU-{}-{}-{}-{}-{}",
+        &hex[0..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..32]
+    )
 }
 
 fn attribute(dev: CUdevice, a: CUdevice_attribute) -> Result<u32, GpuError> {
@@ -285,6 +304,7 @@ mod tests {
             registers_per_block: 65536,
             warp_size: 32,
             pci_bus_id: "00000000:3B:00.0".into(),
+            uuid: Some(format_uuid([0xab; 16])),
             driver_version: Some("580.159.04".into()),
             cuda_version: "13.0".into(),
             nvrtc_version: "13.0".into(),
@@ -295,6 +315,15 @@ mod tests {
         assert!(json.contains("\"compute_capability\":[9,0]"), "{json}");
         let back: DeviceInfo = serde_json::from_str(&json).unwrap();
         assert_eq!(back, info);
+    }
+
+    #[test]
+    fn uuid_is_formatted_as_nvidia_smi_prints_it() {
+        let mut b = [0u8; 16];
+        for (i, x) in b.iter_mut().enumerate() {
+            *x = i as u8 * 17;
+        }
+        assert_eq!(format_uuid(b), "GPU-00112233-4455-6677-8899-aabbccddeeff");
     }
 
     #[test]

@@ -67,6 +67,31 @@ pub struct Point {
     pub attributes: Option<Attributes>,
     #[serde(default)]
     pub verification: Option<Verification>,
+    /// What made this point besides the commit and tool version (absent in older recordings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub provenance: Option<PointProvenance>,
+}
+
+/// The software and hardware a point was measured with: shown, never compared (see DESIGN.md,
+/// "Keys and provenance"). The host CPU of a CPU baseline is `timing.cpu`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
+pub struct PointProvenance {
+    /// The NVIDIA driver's version ("580.159.04").
+    #[serde(default)]
+    pub driver_version: Option<String>,
+    /// The CUDA version the driver supports ("13.0").
+    pub cuda_version: String,
+    /// The NVRTC that compiled the kernel ("13.0").
+    pub nvrtc_version: String,
+    /// The GPU's UUID (`GPU-…`, as `nvidia-smi -L` prints it).
+    #[serde(default)]
+    pub gpu_uuid: Option<String>,
+    /// SHA-256 (first 16 bytes, hex) of the compiled image the point ran (kernel variants).
+    #[serde(default)]
+    pub code_hash: Option<String>,
+    /// What NVRTC compiled for: `sm_90` (cubin) or `compute_90` (PTX, JIT-compiled by the driver).
+    #[serde(default)]
+    pub code_target: Option<String>,
 }
 
 /// Whether a point produced a trustworthy timing.
@@ -266,6 +291,7 @@ impl Point {
             metrics: BTreeMap::new(),
             attributes: None,
             verification: None,
+            provenance: None,
         }
     }
 

@@ -160,25 +160,56 @@ impl DataDir {
 
     /// Merges `points` into the stored recording (replacing points with the same variant and
     /// params) and writes it atomically. Call with the lock held.
-    pub fn merge_and_save(
+    pub fn merge_and_save(&self, lock: &DataLock, fresh: Recording) -> Result<PathBuf, StoreError> {
+        self.merge(lock, fresh, |_, _| true).map(|(path, _)| path)
+    }
+
+    /// Merges another `data/`'s recording point by point: a point is taken when this folder
+    /// lacks it or holds an older recording of it (`recorded_at`). Returns the file and how many
+    /// points were taken. Call with the lock held.
+    pub fn merge_newer(
+        &self,
+        lock: &DataLock,
+        other: Recording,
+    ) -> Result<(PathBuf, usize), StoreError> {
+        self.merge(lock, other, |old, new| new.recorded_at > old.recorded_at)
+    }
+
+    /// Merges `fresh` into the stored recording: a point of `fresh` replaces the stored one
+    /// where `wins(stored, fresh)`, and is added where there is none; `fresh`'s device record
+    /// is kept when any of its points was taken. Writes only when something changed.
+    fn merge(
         &self,
         _lock: &DataLock,
         mut fresh: Recording,
-    ) -> Result<PathBuf, StoreError> {
+        wins: impl Fn(&Point, &Point) -> bool,
+    ) -> Result<(PathBuf, usize), StoreError> {
         let path = self.confined_path(&fresh.device.slug, &fresh.experiment)?;
+        let mut taken = fresh.points.len();
         if let Some(old) = self.load(&fresh.device.slug, &fresh.experiment)? {
+            taken = 0;
             let mut points = old.points;
             for p in fresh.points.drain(..) {
                 match points.iter_mut().find(|q| same_point(q, &p)) {
-                    Some(slot) => *slot = p,
-                    None => points.push(p),
+                    Some(slot) if wins(slot, &p) => {
+                        *slot = p;
+                        taken += 1;
+                    }
+                    Some(_) => {}
+                    None => {
+                        points.push(p);
+                        taken += 1;
+                    }
                 }
             }
             fresh.points = points;
+            if taken == 0 {
+                return Ok((path, 0));
+            }
         }
         sort_points(&mut fresh.points);
         write_atomic(&path, &to_pretty_json(&fresh))?;
-        Ok(path)
+        Ok((path, taken))
     }
 }
 
@@ -239,4 +270,82 @@ pub fn write_atomic(path: &Path, text: &str) -> Result<(), StoreError> {
     tmp.as_file().sync_all().map_err(io_err(path))?;
     tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::ParamValue;
+
+    /// A SYNTHETIC recording (nothing here was measured): points `(variant, N, seconds since epoch)`.
+    fn recording(points: &[(&str, i64, i64)]) -> Recording {
+        let device = serde_json::from_value(serde_json::json!({
+            "slug": "synthetic-gpu", "name": "Synthetic", "compute_capability": [9, 0],
+            "sm_count": 1, "clock_mhz": 1, "l2_bytes": 1, "memory_bytes": 1,
+            "cuda_version": "13.0", "nvrtc_version": "13.0", "fp32_peak_gflops": 1.0
+        }))
+        .unwrap();
+        Recording {
+            schema: SCHEMA_VERSION,
+            experiment: "e".into(),
+            device,
+            points: points
+                .iter()
+                .map(|(v, n, at)| {
+                    let params = [("N".to_string(), ParamValue::Int(*n))].into();
+                    let mut p = Point::new(v, &params, &format!("{at}"), None);
+                    p.recorded_at = chrono::DateTime::from_timestamp(*at, 0).unwrap();
+                    p
+                })
+                .collect(),
+        }
+    }
+
+    fn keys(data: &DataDir) -> Vec<String> {
+        let rec = data.load("synthetic-gpu", "e").unwrap().unwrap();
+        rec.points
+            .iter()
+            .map(|p| format!("{}{}:{}", p.variant, p.params["N"], p.key))
+            .collect()
+    }
+
+    #[test]
+    fn merge_newer_takes_missing_and_newer_points_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = DataDir::new(tmp.path());
+        let lock = data.lock().unwrap();
+        data.merge_and_save(&lock, recording(&[("a", 1, 100), ("a", 2, 300)]))
+            .unwrap();
+        // Shard copy: a1 re-recorded later, a2 older than ours, b1 new.
+        let (_, taken) = data
+            .merge_newer(
+                &lock,
+                recording(&[("a", 1, 200), ("a", 2, 250), ("b", 1, 50)]),
+            )
+            .unwrap();
+        assert_eq!(taken, 2);
+        assert_eq!(keys(&data), ["a1:200", "a2:300", "b1:50"]);
+        // The same shard again changes nothing and writes nothing.
+        let before = std::fs::read(data.recording_path("synthetic-gpu", "e")).unwrap();
+        let (_, taken) = data
+            .merge_newer(&lock, recording(&[("a", 1, 200), ("b", 1, 50)]))
+            .unwrap();
+        assert_eq!(taken, 0);
+        assert_eq!(
+            before,
+            std::fs::read(data.recording_path("synthetic-gpu", "e")).unwrap()
+        );
+    }
+
+    #[test]
+    fn merge_and_save_always_takes_the_fresh_point() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = DataDir::new(tmp.path());
+        let lock = data.lock().unwrap();
+        data.merge_and_save(&lock, recording(&[("a", 1, 300)]))
+            .unwrap();
+        data.merge_and_save(&lock, recording(&[("a", 1, 100)]))
+            .unwrap();
+        assert_eq!(keys(&data), ["a1:100"]);
+    }
 }

@@ -69,9 +69,12 @@ pub struct ErrorContext {
 }
 
 fn anchor(view: &DirectiveView<'_>) -> String {
-    let slug: String = view
-        .directive
-        .experiment
+    directive_anchor(&view.directive.experiment, view.directive.location.index)
+}
+
+/// The `id` of a directive's rendered figure: `gpulab-<experiment>-<index in its chapter>`.
+pub fn directive_anchor(experiment: &str, index: usize) -> String {
+    let slug: String = experiment
         .chars()
         .map(|c| {
             if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
@@ -81,7 +84,7 @@ fn anchor(view: &DirectiveView<'_>) -> String {
             }
         })
         .collect();
-    format!("gpulab-{slug}-{}", view.directive.location.index)
+    format!("gpulab-{slug}-{index}")
 }
 
 fn title(view: &DirectiveView<'_>) -> String {

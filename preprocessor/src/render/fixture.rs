@@ -66,6 +66,7 @@ pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
             max_error: 0.0,
             first_bad_index: None,
         }),
+        provenance: None,
     }
 }
 
@@ -222,6 +223,7 @@ impl Fixture {
                     date: "2026-01-02".into(),
                     commit: Some("abc1234".into()),
                     tool_version: "0.1.0".into(),
+                    details: Vec::new(),
                 },
                 claims: vec![ClaimView {
                     text: "shared_2d.time_ms < global_2d.time_ms".into(),

@@ -47,6 +47,28 @@ pub fn format_tick(value: f64, unit: Unit) -> String {
     format!("{number}{suffix}")
 }
 
+/// A whole multiple of 1024, 1024², … in binary prefixes (`128 Mi` for 2²⁷, `3 Ki`); `None` for
+/// other values. Power-of-two axes are labelled so: their long integers collide.
+pub fn binary_multiple(value: f64) -> Option<String> {
+    // Ticks come back from log space: 2^20 as 1048576.0000000002.
+    let rounded = value.round();
+    if value.is_nan()
+        || value < 1024.0
+        || (value - rounded).abs() > 1e-9 * value
+        || value > 2f64.powi(60)
+    {
+        return None;
+    }
+    let value = rounded;
+    let v = value as u64;
+    let (count, prefix) = ["Ki", "Mi", "Gi", "Ti", "Pi"]
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (1u64 << (10 * (i + 1)), *p))
+        .rfind(|(unit, _)| v.is_multiple_of(*unit))?;
+    Some(format!("{}\u{a0}{prefix}", v / count))
+}
+
 /// The unit as written after a number in running text (`ms`, `GB/s`), empty for counts.
 pub fn unit_suffix(unit: Unit) -> &'static str {
     unit.symbol()
@@ -104,6 +126,17 @@ pub fn csv_number(value: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn powers_of_two_in_binary_prefixes() {
+        assert_eq!(binary_multiple(134217728.0).as_deref(), Some("128\u{a0}Mi"));
+        assert_eq!(binary_multiple(1024.0).as_deref(), Some("1\u{a0}Ki"));
+        assert_eq!(binary_multiple(3.0 * 1024.0).as_deref(), Some("3\u{a0}Ki"));
+        assert_eq!(binary_multiple(1073741824.0).as_deref(), Some("1\u{a0}Gi"));
+        assert_eq!(binary_multiple(1000.0), None);
+        assert_eq!(binary_multiple(1536.5), None);
+        assert_eq!(binary_multiple(512.0), None);
+    }
 
     fn nb(s: &str) -> String {
         s.replace(' ', &THOUSANDS_SEP.to_string())

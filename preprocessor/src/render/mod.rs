@@ -30,10 +30,11 @@ mod tests;
 pub use chart::{
     Chart, ChartData, ChartPoint, PointValue, Series, SweepData, ValueAxis, XAxis, XScale,
 };
+pub use context::directive_anchor;
 pub use context::{DeviceContext, DirectiveContext, ErrorContext, MissingContext, run_command};
 pub use error::RenderError;
 pub use format::format_value;
-pub use status::{StatusRow, StatusState, chapter_href};
+pub use status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable, chapter_href};
 pub use templates::Templates;
 
 use crate::results::view::DirectiveView;

@@ -17,6 +17,9 @@ pub enum CellState {
     Skipped(String),
     /// Nothing recorded.
     Missing,
+    /// No such point: this combination of values is not part of the sweep (a zipped axis, a
+    /// parameter only some variants have).
+    OutsideSweep,
     /// A textual attribute (the occupancy limiter).
     Text(String),
 }
@@ -29,7 +32,7 @@ impl CellState {
     /// [`CellState::NoValue`] when the baseline has no verified time.
     pub fn of(cell: Option<&Cell<'_>>, metric: &str) -> CellState {
         let Some(cell) = cell else {
-            return CellState::Missing;
+            return CellState::OutsideSweep;
         };
         match cell.point {
             None => CellState::Missing,

@@ -17,15 +17,20 @@ pub fn provenance_text(p: &Provenance) -> String {
     parts.join(" · ")
 }
 
-/// The provenance line as HTML; the tool version is in its tooltip. `quality`: what marks some of the
-/// numbers shown (see `render::quality`), appended to the line.
+/// The provenance line as HTML; the tool version and the details are in its tooltip. `quality`:
+/// what marks some of the numbers shown (see `render::quality`), appended to the line.
 pub fn provenance_html(p: &Provenance, quality: Option<&str>) -> String {
     let quality = quality
         .map(|q| format!(" · <span class=\"gpulab-quality\">{}</span>", escape(q)))
         .unwrap_or_default();
+    let mut title = format!("recorded with mdbook-gpulab {}", p.tool_version);
+    for d in &p.details {
+        title.push_str(" · ");
+        title.push_str(d);
+    }
     format!(
-        "<p class=\"gpulab-provenance\" title=\"recorded with mdbook-gpulab {}\">{}{quality}</p>",
-        escape(&p.tool_version),
+        "<p class=\"gpulab-provenance\" title=\"{}\">{}{quality}</p>",
+        escape(&title),
         escape(&provenance_text(p))
     )
 }
@@ -70,6 +75,7 @@ mod tests {
             date: "2026-11-22".into(),
             commit: Some("abc1234".into()),
             tool_version: "0.1.0".into(),
+            details: Vec::new(),
         }
     }
 
@@ -90,6 +96,14 @@ mod tests {
             "NVIDIA H100 80GB HBM3 · CUDA 13.0 · 2026-11-22"
         );
         assert!(provenance_html(&p, None).contains("title=\"recorded with mdbook-gpulab 0.1.0\""));
+        let detailed = Provenance {
+            details: vec!["NVRTC 13.0".into(), "GPU GPU-ab".into()],
+            ..p.clone()
+        };
+        assert!(
+            provenance_html(&detailed, None)
+                .contains("title=\"recorded with mdbook-gpulab 0.1.0 · NVRTC 13.0 · GPU GPU-ab\"")
+        );
         assert!(
             provenance_html(&p, Some("quality: of 2 timed points, 1 ~ noise above the target"))
                 .ends_with(" · <span class=\"gpulab-quality\">quality: of 2 timed points, 1 ~ noise above the target</span></p>")

@@ -1,5 +1,8 @@
-//! The book's reproduction status table: one row per `reproduces` id.
+//! The book's reproduction status table: the papers' table of contents, one row per item of each
+//! paper's inventory (`data/papers/<key>/items.toml`), with how the handbook treats it, links to the
+//! exact tables and charts that re-run it, and its claims on each device.
 
+use crate::inventory::{Inventory, ItemState};
 use serde::Serialize;
 use std::path::{Component, Path};
 
@@ -39,21 +42,235 @@ impl StatusState {
     pub fn fails_strict(self) -> bool {
         matches!(self, StatusState::Stale | StatusState::Failed)
     }
+
+    /// The state of several directives together: failed, else stale, else pending when all are,
+    /// else partial when any point awaits a run, else recorded.
+    pub fn combine(states: impl IntoIterator<Item = StatusState>) -> Option<StatusState> {
+        let states: Vec<StatusState> = states.into_iter().collect();
+        let any = |s: StatusState| states.contains(&s);
+        if states.is_empty() {
+            None
+        } else if any(StatusState::Failed) {
+            Some(StatusState::Failed)
+        } else if any(StatusState::Stale) {
+            Some(StatusState::Stale)
+        } else if states.iter().all(|s| *s == StatusState::Pending) {
+            Some(StatusState::Pending)
+        } else if any(StatusState::Pending) || any(StatusState::Partial) {
+            Some(StatusState::Partial)
+        } else {
+            Some(StatusState::Recorded)
+        }
+    }
 }
 
-/// One row of the status table.
+/// The claims of one directive on one device.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct DeviceClaims {
+    /// The device's name as the page shows it.
+    pub device: String,
+    pub holding: usize,
+    pub total: usize,
+}
+
+/// What the status table needs to know about one directive that names `reproduces`.
 #[derive(Debug, Clone, PartialEq)]
-pub struct StatusRow {
-    /// `widuch2010:table3`
-    pub id: String,
+pub struct DirectiveStatus {
+    /// Its `reproduces` ids (`widuch2010:table3`).
+    pub ids: Vec<String>,
     pub chapter_title: String,
     /// The chapter's path relative to the book's `src` (`part1/widuch.md`).
     pub chapter_path: String,
+    /// The `id` of its rendered figure (`gpulab-matmul_widuch-3`).
+    pub anchor: String,
+    /// Its caption, for the link's tooltip.
+    pub title: String,
     pub state: StatusState,
-    pub claims_holding: usize,
-    pub claims_total: usize,
-    /// The device slug or name the row reports on, if any.
-    pub device: Option<String>,
+    /// Its claims on every device with a recording of it.
+    pub claims: Vec<DeviceClaims>,
+}
+
+/// A link from a status row to a chapter, or to one table or chart in it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct StatusLink {
+    pub chapter_path: String,
+    /// `#anchor` without the `#`, if the link goes to one place in the chapter.
+    pub anchor: Option<String>,
+    /// The link's text.
+    pub label: String,
+    /// The tooltip (the directive's caption, or the chapter's title).
+    pub title: String,
+}
+
+/// One row: one item of a paper (or a `reproduces` id of a paper without an inventory).
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct ItemRow {
+    /// The paper's key and citation (`widuch2010`, `Widuch (2010)`).
+    pub paper: String,
+    pub paper_title: String,
+    pub id: String,
+    pub kind: &'static str,
+    pub title: String,
+    /// `None` for an id that no inventory lists.
+    pub state: Option<ItemState>,
+    /// "re-run", "paper numbers only", "prose only", "not reproduced", or "re-run (no inventory)".
+    pub state_label: &'static str,
+    /// Why it is not re-run, or a note on how it is.
+    pub why: Option<String>,
+    /// For re-run items: the recording state of its directives together.
+    pub recording: Option<StatusState>,
+    pub links: Vec<StatusLink>,
+    /// (holding, total) on each of [`StatusTable::devices`]; `None` where it has no claim there.
+    pub claims: Vec<Option<(usize, usize)>>,
+    /// The item whose directives this one shares (its claims are counted there, not again here).
+    pub same_as: Option<String>,
+}
+
+impl ItemRow {
+    /// `paper:id`, as directives name it.
+    pub fn full_id(&self) -> String {
+        format!("{}:{}", self.paper, self.id)
+    }
+}
+
+/// The whole table: the devices with claims (one column each) and one row per item.
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
+pub struct StatusTable {
+    pub devices: Vec<String>,
+    pub rows: Vec<ItemRow>,
+}
+
+impl StatusTable {
+    /// One row per inventory item, in the inventory's order, then one per `reproduces` id of a paper
+    /// without an inventory (in the book's order).
+    pub fn build(inventory: &Inventory, directives: &[DirectiveStatus]) -> StatusTable {
+        let mut devices: Vec<String> = Vec::new();
+        for d in directives {
+            for c in &d.claims {
+                if !devices.contains(&c.device) {
+                    devices.push(c.device.clone());
+                }
+            }
+        }
+        let row_for = |paper: &str, run_by: &str| {
+            let full = format!("{paper}:{run_by}");
+            let mine: Vec<&DirectiveStatus> = directives
+                .iter()
+                .filter(|d| d.ids.contains(&full))
+                .collect();
+            let recording = StatusState::combine(mine.iter().map(|d| d.state));
+            let links = mine
+                .iter()
+                .map(|d| StatusLink {
+                    chapter_path: d.chapter_path.clone(),
+                    anchor: Some(d.anchor.clone()),
+                    label: d.chapter_title.clone(),
+                    title: d.title.clone(),
+                })
+                .collect::<Vec<_>>();
+            let claims = devices
+                .iter()
+                .map(|dev| {
+                    let (h, t) = mine
+                        .iter()
+                        .flat_map(|d| d.claims.iter().filter(|c| &c.device == dev))
+                        .fold((0, 0), |(h, t), c| (h + c.holding, t + c.total));
+                    (t > 0).then_some((h, t))
+                })
+                .collect::<Vec<_>>();
+            (recording, dedup_links(links), claims)
+        };
+
+        let mut rows = Vec::new();
+        for paper in &inventory.papers {
+            for item in &paper.items {
+                let (mut recording, mut links, mut claims) =
+                    (None, Vec::new(), vec![None; devices.len()]);
+                if item.state == ItemState::ReRun {
+                    (recording, links, claims) = row_for(&paper.key, paper.run_by(item));
+                } else if let Some(place) = &item.where_ {
+                    let (chapter, anchor) = match place.split_once('#') {
+                        Some((c, a)) => (c.to_string(), Some(a.to_string())),
+                        None => (place.clone(), None),
+                    };
+                    links.push(StatusLink {
+                        label: chapter_label(&chapter, directives),
+                        title: place.clone(),
+                        chapter_path: chapter,
+                        anchor,
+                    });
+                }
+                rows.push(ItemRow {
+                    paper: paper.key.clone(),
+                    paper_title: paper.paper.clone(),
+                    id: item.id.clone(),
+                    kind: item.kind.label(),
+                    title: item.title.clone(),
+                    state: Some(item.state),
+                    state_label: item.state.label(),
+                    why: item.why.clone(),
+                    recording,
+                    links,
+                    claims,
+                    same_as: item.same_as.clone(),
+                });
+            }
+        }
+        // Ids of papers without an inventory (a book that has none, or a new paper).
+        let mut loose: Vec<String> = Vec::new();
+        for d in directives {
+            for id in &d.ids {
+                let key = id.split_once(':').map_or(id.as_str(), |(k, _)| k);
+                if inventory.paper(key).is_none() && !loose.contains(id) {
+                    loose.push(id.clone());
+                }
+            }
+        }
+        for id in loose {
+            let (paper, item) = id.split_once(':').unwrap_or((id.as_str(), ""));
+            let (recording, links, claims) = row_for(paper, item);
+            rows.push(ItemRow {
+                paper: paper.to_string(),
+                paper_title: paper.to_string(),
+                id: item.to_string(),
+                kind: "—",
+                title: id.clone(),
+                state: None,
+                state_label: "re-run (no inventory)",
+                why: None,
+                recording,
+                links,
+                claims,
+                same_as: None,
+            });
+        }
+        StatusTable { devices, rows }
+    }
+}
+
+/// A chapter's title from the directives in it, else its path.
+fn chapter_label(chapter: &str, directives: &[DirectiveStatus]) -> String {
+    directives
+        .iter()
+        .find(|d| d.chapter_path == chapter)
+        .map(|d| d.chapter_title.clone())
+        .unwrap_or_else(|| chapter.to_string())
+}
+
+/// Several directives of one chapter: one link per table or chart, numbered after the first.
+fn dedup_links(links: Vec<StatusLink>) -> Vec<StatusLink> {
+    let mut out: Vec<StatusLink> = Vec::new();
+    for mut link in links {
+        let same_chapter = out
+            .iter()
+            .filter(|l| l.chapter_path == link.chapter_path)
+            .count();
+        if same_chapter > 0 {
+            link.label = format!("{}", same_chapter + 1);
+        }
+        out.push(link);
+    }
+    out
 }
 
 /// A link from the chapter at `from` (relative to `src`; `None`: the book root) to `chapter`:
@@ -82,56 +299,166 @@ pub fn chapter_href(chapter: &str, from: Option<&Path>) -> String {
 /// The table's data for the `status.hbs` template.
 #[derive(Debug, Clone, Serialize)]
 pub struct StatusContext {
+    pub devices: Vec<String>,
+    pub columns: usize,
     pub rows: Vec<StatusRowContext>,
-    pub total: usize,
-    pub recorded: usize,
-    pub claims_holding: usize,
-    pub claims_total: usize,
+    /// "122 items: 57 re-run (50 recorded), 9 paper numbers only, 30 prose only, 26 not reproduced".
+    pub summary: String,
+    /// "claims holding: 40 of 45 on NVIDIA H100 80GB HBM3".
+    pub claims_summary: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
 pub struct StatusRowContext {
+    /// The paper's citation on the first row of each paper (a heading row), else `None`.
+    pub paper_heading: Option<String>,
+    /// `status-widuch2010-table3`: each row is a link target of its own.
+    pub row_id: String,
     pub id: String,
-    pub chapter_title: String,
-    pub href: String,
-    pub state: StatusState,
+    pub kind: &'static str,
+    pub title: String,
+    /// `re-run`, `paper-numbers`, `prose`, `not-reproduced` or `loose`: a CSS class.
+    pub state_class: &'static str,
     pub state_label: &'static str,
-    /// "3 of 4 hold", or "—" without claims.
-    pub claims: String,
-    pub claims_ok: bool,
-    pub device: Option<String>,
+    pub recording: Option<StatusState>,
+    pub recording_label: Option<&'static str>,
+    pub why: Option<String>,
+    pub links: Vec<LinkContext>,
+    pub claims: Vec<ClaimCell>,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct LinkContext {
+    pub href: String,
+    pub label: String,
+    pub title: String,
+}
+
+#[derive(Debug, Clone, Serialize)]
+pub struct ClaimCell {
+    /// "3 of 4 hold", or "—".
+    pub text: String,
+    pub ok: bool,
+}
+
+fn state_class(state: Option<ItemState>) -> &'static str {
+    match state {
+        Some(ItemState::ReRun) => "re-run",
+        Some(ItemState::PaperNumbers) => "paper-numbers",
+        Some(ItemState::Prose) => "prose",
+        Some(ItemState::NotReproduced) => "not-reproduced",
+        None => "loose",
+    }
+}
+
+/// "3 of 4 hold", or "—" without claims.
+pub fn claims_text(claims: Option<(usize, usize)>) -> String {
+    match claims {
+        Some((h, t)) => format!("{h} of {t} hold"),
+        None => "—".into(),
+    }
 }
 
 impl StatusContext {
-    pub fn new(input: &[StatusRow], from: Option<&Path>) -> StatusContext {
-        let rows: Vec<StatusRowContext> = input
+    pub fn new(table: &StatusTable, from: Option<&Path>) -> StatusContext {
+        let mut last_paper: Option<&str> = None;
+        let rows: Vec<StatusRowContext> = table
+            .rows
             .iter()
-            .map(|r| StatusRowContext {
-                id: r.id.clone(),
-                chapter_title: r.chapter_title.clone(),
-                href: chapter_href(&r.chapter_path, from),
-                state: r.state,
-                state_label: r.state.label(),
-                claims: if r.claims_total == 0 {
-                    "—".into()
-                } else {
-                    format!("{} of {} hold", r.claims_holding, r.claims_total)
-                },
-                claims_ok: r.claims_total > 0 && r.claims_holding == r.claims_total,
-                device: r.device.clone(),
+            .map(|r| {
+                let heading = (last_paper != Some(r.paper.as_str())).then(|| r.paper_title.clone());
+                last_paper = Some(&r.paper);
+                StatusRowContext {
+                    paper_heading: heading,
+                    row_id: format!("status-{}-{}", r.paper, r.id),
+                    id: r.full_id(),
+                    kind: r.kind,
+                    title: r.title.clone(),
+                    state_class: state_class(r.state),
+                    state_label: r.state_label,
+                    recording: r.recording,
+                    recording_label: r.recording.map(StatusState::label),
+                    why: r.why.clone(),
+                    links: r
+                        .links
+                        .iter()
+                        .map(|l| LinkContext {
+                            href: match &l.anchor {
+                                Some(a) => format!("{}#{a}", chapter_href(&l.chapter_path, from)),
+                                None => chapter_href(&l.chapter_path, from),
+                            },
+                            label: l.label.clone(),
+                            title: l.title.clone(),
+                        })
+                        .collect(),
+                    claims: r
+                        .claims
+                        .iter()
+                        .map(|c| ClaimCell {
+                            text: claims_text(*c),
+                            ok: c.is_some_and(|(h, t)| h == t),
+                        })
+                        .collect(),
+                }
             })
             .collect();
         StatusContext {
-            total: rows.len(),
-            recorded: rows
-                .iter()
-                .filter(|r| r.state == StatusState::Recorded)
-                .count(),
-            claims_holding: input.iter().map(|r| r.claims_holding).sum(),
-            claims_total: input.iter().map(|r| r.claims_total).sum(),
+            devices: table.devices.clone(),
+            columns: 4 + table.devices.len(),
+            summary: summary(table),
+            claims_summary: claims_summary(table),
             rows,
         }
     }
+}
+
+/// "N items: a re-run (b recorded with the current kernels), c paper numbers only, …".
+pub fn summary(table: &StatusTable) -> String {
+    let count = |s: Option<ItemState>| table.rows.iter().filter(|r| r.state == s).count();
+    let rerun = table
+        .rows
+        .iter()
+        .filter(|r| matches!(r.state, Some(ItemState::ReRun) | None))
+        .count();
+    let recorded = table
+        .rows
+        .iter()
+        .filter(|r| r.recording == Some(StatusState::Recorded))
+        .count();
+    let mut parts = vec![format!(
+        "{rerun} re-run ({recorded} recorded with the current kernels)"
+    )];
+    for (state, label) in [
+        (ItemState::PaperNumbers, "paper numbers only"),
+        (ItemState::Prose, "prose only"),
+        (ItemState::NotReproduced, "not reproduced"),
+    ] {
+        parts.push(format!("{} {label}", count(Some(state))));
+    }
+    format!("{} items: {}", table.rows.len(), parts.join(", "))
+}
+
+/// "claims holding on <device>: 40 of 45; …" (an item that shares another's directives is not
+/// counted again).
+pub fn claims_summary(table: &StatusTable) -> String {
+    if table.devices.is_empty() {
+        return "no claims evaluated yet".into();
+    }
+    table
+        .devices
+        .iter()
+        .enumerate()
+        .map(|(i, dev)| {
+            let (h, t) = table
+                .rows
+                .iter()
+                .filter(|r| r.same_as.is_none())
+                .filter_map(|r| r.claims.get(i).copied().flatten())
+                .fold((0, 0), |(h, t), (a, b)| (h + a, t + b));
+            format!("claims holding on {dev}: {h} of {t}")
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }
 
 #[cfg(test)]
@@ -151,5 +478,16 @@ mod tests {
         );
         assert_eq!(chapter_href("README.md", None), "index.html");
         assert_eq!(chapter_href("part2/README.md", None), "part2/index.html");
+    }
+
+    #[test]
+    fn combined_states() {
+        use StatusState::*;
+        assert_eq!(StatusState::combine([]), None);
+        assert_eq!(StatusState::combine([Recorded, Recorded]), Some(Recorded));
+        assert_eq!(StatusState::combine([Recorded, Pending]), Some(Partial));
+        assert_eq!(StatusState::combine([Pending, Pending]), Some(Pending));
+        assert_eq!(StatusState::combine([Pending, Stale]), Some(Stale));
+        assert_eq!(StatusState::combine([Stale, Failed]), Some(Failed));
     }
 }

@@ -122,6 +122,10 @@ fn write_cell(out: &mut String, cell: &TableCell, unit: Unit) {
                 Some("not recorded yet: awaiting a GPU run".to_string()),
             )
         }
+        CellState::OutsideSweep => {
+            classes.push("gpulab-outside");
+            (String::new(), Some("not part of this sweep".to_string()))
+        }
     };
     let mut title = title;
     if cell.stale {

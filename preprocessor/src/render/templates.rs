@@ -4,7 +4,7 @@
 use super::RenderError;
 use super::context::{DirectiveContext, ErrorContext, MissingContext};
 use super::html::{escape_pre, one_block};
-use super::status::{StatusContext, StatusRow};
+use super::status::{StatusContext, StatusTable};
 use crate::results::view::DirectiveView;
 use handlebars::Handlebars;
 use serde::Serialize;
@@ -86,17 +86,17 @@ impl Templates {
     }
 
     /// The reproduction status table, linking chapters relative to the book root.
-    pub fn render_status(&self, rows: &[StatusRow]) -> Result<String, RenderError> {
-        self.render("status", &StatusContext::new(rows, None))
+    pub fn render_status(&self, table: &StatusTable) -> Result<String, RenderError> {
+        self.render("status", &StatusContext::new(table, None))
     }
 
     /// The status table placed in chapter `from` (relative to `src`), so links resolve from there.
     pub fn render_status_from(
         &self,
-        rows: &[StatusRow],
+        table: &StatusTable,
         from: &Path,
     ) -> Result<String, RenderError> {
-        self.render("status", &StatusContext::new(rows, Some(from)))
+        self.render("status", &StatusContext::new(table, Some(from)))
     }
 
     /// A visible error box (for a directive that failed, when the build is not strict).

@@ -1,7 +1,7 @@
 //! Renderer tests over SYNTHETIC data (see `fixture.rs`: nothing here was measured or published).
 
 use super::fixture::{Fixture, line_chart};
-use super::status::{StatusRow, StatusState};
+use super::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
 use super::table::TableModel;
 use super::table_html::table_html;
 use super::*;
@@ -261,44 +261,151 @@ fn missing_box_says_awaiting_a_gpu_run_with_the_command_and_unevaluated_claims()
     assert!(html.contains("6 points to measure"));
 }
 
+fn synthetic_directive(
+    ids: &[&str],
+    chapter: &str,
+    anchor: &str,
+    state: StatusState,
+    claims: &[(&str, usize, usize)],
+) -> DirectiveStatus {
+    DirectiveStatus {
+        ids: ids.iter().map(|s| s.to_string()).collect(),
+        chapter_title: format!("Chapter {chapter}"),
+        chapter_path: chapter.into(),
+        anchor: anchor.into(),
+        title: "Synthetic table".into(),
+        state,
+        claims: claims
+            .iter()
+            .map(|(d, h, t)| DeviceClaims {
+                device: d.to_string(),
+                holding: *h,
+                total: *t,
+            })
+            .collect(),
+    }
+}
+
+/// A synthetic inventory of two papers (nothing here was published).
+fn synthetic_inventory() -> crate::inventory::Inventory {
+    let dir = tempfile::tempdir().unwrap();
+    let write = |key: &str, text: &str| {
+        let d = dir.path().join("papers").join(key);
+        std::fs::create_dir_all(&d).unwrap();
+        std::fs::write(d.join("items.toml"), text).unwrap();
+    };
+    write(
+        "synth2020",
+        r#"paper = "Synth (2020)"
+[[item]]
+id = "table1"
+kind = "table"
+title = "Table 1: times"
+state = "re-run"
+[[item]]
+id = "listing1"
+kind = "listing"
+title = "Listing 1"
+state = "re-run"
+same_as = "table1"
+[[item]]
+id = "fig2"
+kind = "figure"
+title = "Fig. 2: a diagram"
+state = "prose"
+why = "a diagram"
+where = "part1/synth.md#the-experiment"
+[[item]]
+id = "gips"
+kind = "table"
+title = "Table 3: GIPS"
+state = "not-reproduced"
+why = "needs <counters>"
+"#,
+    );
+    crate::inventory::Inventory::load(dir.path()).unwrap()
+}
+
 #[test]
-fn status_table() {
-    let rows = vec![
-        StatusRow {
-            id: "synth2020:table1".into(),
-            chapter_title: "Synthetic chapter".into(),
-            chapter_path: "part1/synth.md".into(),
-            state: StatusState::Recorded,
-            claims_holding: 2,
-            claims_total: 2,
-            device: Some("synthetic-gpu".into()),
-        },
-        StatusRow {
-            id: "synth2021:fig2".into(),
-            chapter_title: "Other".into(),
-            chapter_path: "other.md".into(),
-            state: StatusState::Stale,
-            claims_holding: 0,
-            claims_total: 1,
-            device: None,
-        },
+fn status_table_has_one_row_per_inventory_item() {
+    let directives = vec![
+        synthetic_directive(
+            &["synth2020:table1"],
+            "part1/synth.md",
+            "gpulab-synth-1",
+            StatusState::Recorded,
+            &[("GPU A", 2, 2), ("GPU B", 1, 2)],
+        ),
+        synthetic_directive(
+            &["synth2020:table1"],
+            "part1/synth.md",
+            "gpulab-synth-3",
+            StatusState::Pending,
+            &[],
+        ),
+        synthetic_directive(
+            &["other2021:fig2"],
+            "other.md",
+            "gpulab-other-1",
+            StatusState::Stale,
+            &[("GPU A", 0, 1)],
+        ),
     ];
+    let table = StatusTable::build(&synthetic_inventory(), &directives);
+    let ids: Vec<String> = table.rows.iter().map(|r| r.full_id()).collect();
+    assert_eq!(
+        ids,
+        [
+            "synth2020:table1",
+            "synth2020:listing1",
+            "synth2020:fig2",
+            "synth2020:gips",
+            "other2021:fig2"
+        ]
+    );
+    assert_eq!(table.devices, ["GPU A", "GPU B"]);
+    assert_eq!(table.rows[0].recording, Some(StatusState::Partial));
+    assert_eq!(table.rows[0].claims, [Some((2, 2)), Some((1, 2))]);
+    assert_eq!(table.rows[1].claims, table.rows[0].claims);
+    assert_eq!(table.rows[3].claims, [None, None]);
+
     let templates = Templates::builtin().unwrap();
-    let html = templates.render_status(&rows).unwrap();
+    let html = templates.render_status(&table).unwrap();
     assert_one_html_block(&html);
+    // a heading row per paper, one row per item, linked to the exact tables
+    assert!(html.contains("<tr class=\"gpulab-status-paper\"><th scope=\"rowgroup\" colspan=\"6\">Synth (2020)</th></tr>"), "{html}");
+    assert_eq!(html.matches("<tr class=\"gpulab-item ").count(), 5);
+    assert!(html.contains("<a href=\"part1/synth.html#gpulab-synth-1\" title=\"Synthetic table\">Chapter part1/synth.md</a>, <a href=\"part1/synth.html#gpulab-synth-3\" title=\"Synthetic table\">2</a>"), "{html}");
+    assert!(html.contains(
+        "re-run</span> · <span class=\"gpulab-state gpulab-state-partial\">partial</span>"
+    ));
+    assert!(html.contains("<th scope=\"col\" class=\"gpulab-status-device\">claims on GPU A</th>"));
     assert!(
-        html.contains("<a href=\"part1/synth.html\">Synthetic chapter</a>"),
+        html.contains(
+            "<td class=\"gpulab-claims-ok\">2 of 2 hold</td><td class=\"\">1 of 2 hold</td>"
+        ),
         "{html}"
     );
-    assert!(html.contains("<span class=\"gpulab-state gpulab-state-stale\">stale</span>"));
-    assert!(html.contains("<td class=\"gpulab-claims-ok\">2 of 2 hold</td>"));
-    assert!(html.contains("1 of 2 recorded with the current kernels; 2 of 3 claims hold"));
+    // not re-run: why, escaped; prose links to its chapter heading
+    assert!(
+        html.contains(
+            "not reproduced</span><div class=\"gpulab-item-why\">needs &lt;counters&gt;</div>"
+        ),
+        "{html}"
+    );
+    assert!(html.contains("href=\"part1/synth.html#the-experiment\""));
+    assert!(html.contains("5 items: 3 re-run (0 recorded with the current kernels), 0 paper numbers only, 1 prose only, 1 not reproduced"), "{html}");
+    // listing1 shares table1's directives: its claims are not counted twice
+    assert!(
+        html.contains("claims holding on GPU A: 2 of 3; claims holding on GPU B: 1 of 2"),
+        "{html}"
+    );
     let nested = templates
-        .render_status_from(&rows, std::path::Path::new("a/status.md"))
+        .render_status_from(&table, std::path::Path::new("a/status.md"))
         .unwrap();
-    assert!(nested.contains("href=\"../part1/synth.html\""));
-    let empty = templates.render_status(&[]).unwrap();
-    assert!(empty.contains("No directive names <code>reproduces</code> yet."));
+    assert!(nested.contains("href=\"../part1/synth.html#gpulab-synth-1\""));
+    let empty = templates.render_status(&StatusTable::default()).unwrap();
+    assert!(empty.contains("No paper inventory"));
 }
 
 #[test]
@@ -335,7 +442,7 @@ fn theme_overrides_replace_templates() {
     // other templates keep their built-in text
     assert!(
         templates
-            .render_status(&[])
+            .render_status(&StatusTable::default())
             .unwrap()
             .contains("gpulab-status-table")
     );
@@ -556,4 +663,24 @@ fn plain_metrics_ignore_relative_values() {
         TableModel::build(&view, &view.devices[0], &spec),
         TableModel::build(&view_with, &view_with.devices[0], &spec)
     );
+}
+
+#[test]
+fn cells_outside_the_sweep_are_not_labelled_not_recorded() {
+    // Regression: a (row, column) that no point of the sweep has (zipped axes, a parameter only some
+    // variants use) was shown as "not recorded".
+    let fixture = Fixture::new();
+    let mut view = fixture.view();
+    view.devices[0].cells.retain(|c| {
+        !(c.variant == "shared_2d" && c.axes["N"] == crate::value::ParamValue::Int(640))
+    });
+    let model = TableModel::build(&view, &view.devices[0], &TableSpec::default());
+    let html = table_html(&model, None, "x.csv");
+    assert!(
+        html.contains(
+            "<td class=\"gpulab-cell gpulab-outside\" title=\"not part of this sweep\"></td>"
+        ),
+        "{html}"
+    );
+    assert!(!html.contains("not recorded"), "{html}");
 }

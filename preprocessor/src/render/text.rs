@@ -69,6 +69,7 @@ pub fn text_table(
                 .find(|x| &field(x, &spec.rows) == r && &field(x, &spec.columns) == c);
             line.push(match CellState::of(cell, &spec.value) {
                 CellState::Missing => "pending".into(),
+                CellState::OutsideSweep => String::new(),
                 CellState::Failed(_) => "FAILED".into(),
                 CellState::Skipped(_) => "skipped".into(),
                 CellState::Value(v) => super::format::format_value(v, unit),

@@ -33,6 +33,9 @@ pub struct Provenance {
     pub date: String,
     pub commit: Option<String>,
     pub tool_version: String,
+    /// More of the points' provenance, for the line's tooltip: "NVRTC 13.0", "GPU GPU-…",
+    /// "compiled for sm_90" (each listing the distinct values of the points shown).
+    pub details: Vec<String>,
 }
 
 /// The outcome of one `expect` claim on one device.

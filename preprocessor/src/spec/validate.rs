@@ -16,6 +16,10 @@ use toml::Spanned;
 /// The reference evaluated from the spec's own `formula` (besides the engine's built-in ones).
 pub const FORMULA: &str = "formula";
 
+/// The name under which a `formula` reads its own earlier elements: `ref[i-1]` (a recurrence, such
+/// as a prefix sum `if(i == 0, x[0], ref[i-1] + x[i])`). A formula that uses it is evaluated in order.
+pub const FORMULA_SELF: &str = "ref";
+
 /// Whether `name` is a reference a spec may name in `[verify] reference`.
 fn is_reference(name: &str) -> bool {
     name == FORMULA || REFERENCES.contains(&name)
@@ -482,6 +486,7 @@ fn validate_verify(
     }
     let mut formula_vars = known.clone();
     formula_vars.insert("i".into());
+    formula_vars.insert(FORMULA_SELF.into());
     formula_vars.extend(buffer_names.iter().cloned());
     formula_vars.extend(dims.iter().map(|(n, _)| n.clone()));
     let formula = v

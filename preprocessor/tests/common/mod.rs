@@ -57,7 +57,23 @@ impl BookCopy {
     }
 }
 
-fn copy_dir(from: &Path, to: &Path) {
+/// The repository's own handbook: its chapters, kernels and papers, without its recordings.
+impl BookCopy {
+    pub fn handbook() -> BookCopy {
+        let tmp = tempfile::tempdir().expect("creating a temporary folder");
+        let root = tmp.path().join("handbook");
+        let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        fs::create_dir_all(root.join("data")).unwrap();
+        fs::copy(repo.join("book.toml"), root.join("book.toml")).unwrap();
+        copy_dir(&repo.join("book"), &root.join("book"));
+        copy_dir(&repo.join("kernels"), &root.join("kernels"));
+        copy_dir(&repo.join("data/papers"), &root.join("data/papers"));
+        BookCopy { _tmp: tmp, root }
+    }
+}
+
+/// Copies a folder (skipping snapshots and build outputs).
+pub fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();

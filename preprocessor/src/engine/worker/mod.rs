@@ -13,7 +13,8 @@ use crate::host_data::HostData;
 use crate::host_data::init::{generate, seed_for};
 use crate::metrics::point_vars;
 use crate::record::{
-    Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, Timing, Verification,
+    Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, PointProvenance,
+    Timing, Verification,
 };
 use crate::spec::{Exec, Experiment, Reference, Variant};
 use crate::value::ParamValue;
@@ -73,6 +74,10 @@ pub fn worker_main() -> std::process::ExitCode {
     };
     let device = device_record(gpu.info());
     emit(&Message::Device(device.clone()));
+    if job.points.is_empty() {
+        // A probe (`supervisor::probe_device`): the device is the whole answer.
+        return std::process::ExitCode::SUCCESS;
+    }
     let exp = match crate::spec::load(&job.root, &job.kernels_dir, &job.experiment) {
         Ok(e) => Arc::new(e),
         Err(diags) => {
@@ -93,7 +98,7 @@ pub fn worker_main() -> std::process::ExitCode {
         modules: HashMap::new(),
         host: None,
         expected: HashMap::new(),
-        slowest: HashMap::new(),
+        slowest: job.budget_hints.clone().into_iter().collect(),
     };
     for (index, jp) in job.points.iter().enumerate() {
         emit(&Message::Start { index });
@@ -121,7 +126,8 @@ struct PointRunner {
     exp: Arc<Experiment>,
     device: DeviceRecord,
     job: Job,
-    modules: HashMap<(PathBuf, Vec<String>), Arc<Module>>,
+    /// Loaded modules with their compiled code's provenance (hash, target).
+    modules: HashMap<(PathBuf, Vec<String>), (Arc<Module>, CompiledCode)>,
     host: Option<HostInputs>,
     /// Expected outputs by (reference identity, params).
     expected: HashMap<String, HostData>,
@@ -131,6 +137,29 @@ struct PointRunner {
 
 struct Failed(FailureKind, String);
 
+/// The compiled image a point ran: SHA-256 (first 16 bytes, hex) and target (`sm_90`, `compute_90`).
+#[derive(Clone)]
+struct CompiledCode {
+    hash: String,
+    target: String,
+}
+
+impl CompiledCode {
+    fn of(image: &Image) -> CompiledCode {
+        use sha2::{Digest, Sha256};
+        let digest = Sha256::digest(image.bytes());
+        let (major, minor) = image.arch();
+        let target = match image.kind() {
+            crate::gpu::ImageKind::Cubin => format!("sm_{major}{minor}"),
+            crate::gpu::ImageKind::Ptx => format!("compute_{major}{minor}"),
+        };
+        CompiledCode {
+            hash: digest.iter().take(16).map(|b| format!("{b:02x}")).collect(),
+            target,
+        }
+    }
+}
+
 impl PointRunner {
     fn run(&mut self, jp: &JobPoint) -> Point {
         let mut point = Point::new(
@@ -139,10 +168,18 @@ impl PointRunner {
             jp.key.as_str(),
             self.job.commit.clone(),
         );
+        point.provenance = Some(PointProvenance {
+            driver_version: self.device.driver_version.clone(),
+            cuda_version: self.device.cuda_version.clone(),
+            nvrtc_version: self.device.nvrtc_version.clone(),
+            gpu_uuid: self.gpu.info().uuid.clone(),
+            code_hash: None,
+            code_target: None,
+        });
         match self.run_inner(jp, &mut point) {
             Ok(timing) => {
                 // Derived metrics are not recorded: the book computes them from the timing.
-                let size = size_of(&jp.params);
+                let size = super::job::size_of(&jp.params);
                 let e = self.slowest.entry(jp.variant.clone()).or_insert((0.0, 0.0));
                 if size >= e.0 {
                     *e = (size, timing.min_ms / 1e3);
@@ -215,7 +252,7 @@ impl PointRunner {
             )
         })?;
         // Budget: a larger point of a variant whose smaller point already exceeded it is skipped.
-        let size = size_of(&jp.params);
+        let size = super::job::size_of(&jp.params);
         if let Some((s, t)) = self.slowest.get(&jp.variant)
             && size > *s
             && *t * (size / s.max(1.0)) > self.job.rules.budget_s
@@ -352,7 +389,11 @@ impl PointRunner {
         Ok(e)
     }
 
-    fn module(&mut self, source: &PathBuf, options: Vec<String>) -> Result<Arc<Module>, Failed> {
+    fn module(
+        &mut self,
+        source: &PathBuf,
+        options: Vec<String>,
+    ) -> Result<(Arc<Module>, CompiledCode), Failed> {
         let key = (source.clone(), options.clone());
         if let Some(m) = self.modules.get(&key) {
             return Ok(m.clone());
@@ -373,8 +414,9 @@ impl PointRunner {
                 .load(&image)
                 .map_err(|e| Failed(FailureKind::Compile, e.to_string()))?,
         );
-        self.modules.insert(key, module.clone());
-        Ok(module)
+        let code = CompiledCode::of(&image);
+        self.modules.insert(key, (module.clone(), code.clone()));
+        Ok((module, code))
     }
 
     #[allow(clippy::too_many_arguments)]
@@ -391,7 +433,11 @@ impl PointRunner {
         let launch_err = |e: String| Failed(FailureKind::Launch, e);
         let options =
             super::resolve::defines(variant, vars).map_err(|e| launch_err(e.to_string()))?;
-        let module = self.module(source, options)?;
+        let (module, code) = self.module(source, options)?;
+        if let Some(p) = point.provenance.as_mut() {
+            p.code_hash = Some(code.hash);
+            p.code_target = Some(code.target);
+        }
         let kernel: Kernel = module
             .function(function)
             .map_err(|e| Failed(FailureKind::Compile, e.to_string()))?;
@@ -582,13 +628,4 @@ fn is_scratch(variant: &Variant, name: &str) -> bool {
         .passes
         .as_ref()
         .is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
-}
-
-/// The product of a point's numeric parameters: a size proxy for budget predictions.
-fn size_of(params: &BTreeMap<String, ParamValue>) -> f64 {
-    params
-        .values()
-        .filter_map(|v| v.as_f64())
-        .map(|x| x.abs().max(1.0))
-        .product()
 }

@@ -60,6 +60,9 @@ pub fn numeric(values: &[f64], log: bool, zero_based: bool, data_ticks: bool) ->
     if data_ticks && let Some(plan) = at_values(&shown, log) {
         return Some(plan);
     }
+    if log && let Some(plan) = pow2_axis(&shown) {
+        return Some(plan);
+    }
     Some(if log {
         log_axis(min, max)
     } else {
@@ -121,29 +124,82 @@ fn linear_axis(min: f64, max: f64, zero_based: bool) -> AxisPlan {
     }
 }
 
-fn log_axis(min: f64, max: f64) -> AxisPlan {
-    let mut lo = min.log10().floor();
-    let mut hi = max.log10().ceil();
-    if hi <= lo {
-        lo -= 0.5;
-        hi += 0.5;
+/// Whether every value is a power of two (1, 2, 4, …), at least one of them ≥ 1024: such an axis
+/// is labelled in binary multiples (`128 Mi`).
+pub fn all_powers_of_two(values: &[f64]) -> bool {
+    !values.is_empty()
+        && values.iter().any(|v| *v >= 1024.0)
+        && values
+            .iter()
+            .all(|v| *v >= 1.0 && v.fract() == 0.0 && (*v as u64).is_power_of_two())
+}
+
+/// A log axis over powers of two with ticks at powers of two (at most 10 labelled).
+fn pow2_axis(values: &[f64]) -> Option<AxisPlan> {
+    if !all_powers_of_two(values) {
+        return None;
     }
+    let exps: Vec<i32> = values.iter().map(|v| v.log2().round() as i32).collect();
+    let (lo, hi) = (*exps.iter().min()?, *exps.iter().max()?);
+    if hi <= lo {
+        return None;
+    }
+    let every = ((hi - lo) as usize / 9).max(1);
+    let mut ticks = Vec::new();
+    let mut minor = Vec::new();
+    for (i, e) in (lo..=hi).enumerate() {
+        let t = e as f64 * 2f64.log10();
+        if i % every == 0 {
+            ticks.push(t)
+        } else {
+            minor.push(t)
+        }
+    }
+    let (start, end) = (lo as f64 * 2f64.log10(), hi as f64 * 2f64.log10());
+    let pad = (end - start) * 0.04;
+    Some(AxisPlan {
+        range: start - pad..end + pad,
+        ticks,
+        minor,
+        log: true,
+    })
+}
+
+/// A log axis over the data (padded by 5 %, at least a factor of 2 wide), not whole decades:
+/// ticks at the decades inside it, plus 2× and 5× (or every multiple) when it spans few decades.
+fn log_axis(min: f64, max: f64) -> AxisPlan {
+    let (mut lo, mut hi) = (min.log10(), max.log10());
+    if hi - lo < 0.3 {
+        let mid = (lo + hi) / 2.0;
+        lo = mid - 0.15;
+        hi = mid + 0.15;
+    }
+    let pad = (hi - lo) * 0.05;
+    let (lo, hi) = (lo - pad, hi + pad);
+    let span = hi - lo;
     let decades = (lo.ceil() as i32..=hi.floor() as i32).collect::<Vec<_>>();
     let every = decades.len().div_ceil(8).max(1);
     let mut ticks: Vec<f64> = decades.iter().step_by(every).map(|d| *d as f64).collect();
     let mut minor = Vec::new();
-    let span = hi - lo;
+    // Multiples labelled: 2× and 5× over ≤ 2 decades; every one when that leaves < 3 ticks.
+    let labelled: &[i32] = if span <= 2.0 { &[2, 5] } else { &[] };
+    let mut extra = Vec::new();
     for d in (lo.floor() as i32)..(hi.ceil() as i32) {
         for m in 2..10 {
             let t = d as f64 + (m as f64).log10();
             if t > lo && t < hi {
-                if span <= 2.0 && (m == 2 || m == 5) {
+                if labelled.contains(&m) {
                     ticks.push(t);
-                } else if span <= 6.0 {
-                    minor.push(t);
+                } else if span <= 7.0 {
+                    extra.push(t);
                 }
             }
         }
+    }
+    if ticks.len() < 3 {
+        ticks.append(&mut extra);
+    } else {
+        minor.append(&mut extra);
     }
     ticks.sort_by(f64::total_cmp);
     AxisPlan {
@@ -151,6 +207,34 @@ fn log_axis(min: f64, max: f64) -> AxisPlan {
         ticks,
         minor,
         log: true,
+    }
+}
+
+/// Turns labelled ticks into unlabelled grid lines (every other one, then every third, …) until
+/// no two labels collide on an axis `axis_px` pixels long.
+pub fn thin_labels(plan: &mut AxisPlan, fmt: &dyn Fn(&f64) -> String, axis_px: f64) {
+    let span = plan.range.end - plan.range.start;
+    if plan.ticks.len() < 2 || span <= 0.0 {
+        return;
+    }
+    let px = |t: f64| (t - plan.range.start) / span * axis_px;
+    let width = |t: &f64| super::frame::text_px(&fmt(t)) as f64;
+    let collides = |ticks: &[f64]| {
+        ticks
+            .windows(2)
+            .any(|w| px(w[1]) - px(w[0]) < (width(&w[0]) + width(&w[1])) / 2.0 + 8.0)
+    };
+    let all = plan.ticks.clone();
+    let mut every = 1;
+    let mut kept = all.clone();
+    while collides(&kept) && every < all.len() {
+        every += 1;
+        kept = all.iter().copied().step_by(every).collect();
+    }
+    if every > 1 {
+        plan.minor
+            .extend(all.iter().copied().filter(|t| !kept.contains(t)));
+        plan.ticks = kept;
     }
 }
 
@@ -191,11 +275,23 @@ mod tests {
     }
 
     #[test]
-    fn log_axis_spans_decades() {
+    fn log_axis_spans_the_data_not_whole_decades() {
         let plan = numeric(&[1e-3, 0.5, 1e3], true, false, false).unwrap();
-        assert_eq!(plan.range, -3.0..3.0);
+        assert!(
+            plan.range.start < -3.0 && plan.range.start > -3.4,
+            "{plan:?}"
+        );
+        assert!(plan.range.end > 3.0 && plan.range.end < 3.4, "{plan:?}");
         assert_eq!(plan.ticks, vec![-3.0, -2.0, -1.0, 0.0, 1.0, 2.0, 3.0]);
         assert!(!plan.minor.is_empty());
+        // data up to 16 384 does not stretch the axis to 100 000
+        let plan = numeric(&[120.0, 16384.0], true, false, false).unwrap();
+        assert!(plan.range.end < 16384f64.log10() + 0.2, "{plan:?}");
+        assert!(plan.range.start > 120f64.log10() - 0.2, "{plan:?}");
+        assert!(plan.ticks.len() >= 3, "{plan:?}");
+        // a narrow range still gets labelled ticks
+        let plan = numeric(&[310.0, 390.0], true, false, false).unwrap();
+        assert!(plan.ticks.len() >= 2, "{plan:?}");
         assert_eq!(plan.to_draw(-1.0), None);
         assert!((plan.to_data(2.0) - 100.0).abs() < 1e-9);
         assert!(numeric(&[0.0, -1.0], true, false, false).is_none());
@@ -211,6 +307,43 @@ mod tests {
         // crowded on a linear axis: falls back to nice ticks
         let plan = numeric(&[1.0, 2.0, 1000.0], false, true, true).unwrap();
         assert_eq!(plan.ticks[0], 0.0);
+    }
+
+    #[test]
+    fn power_of_two_axes_tick_at_powers_of_two() {
+        let values: Vec<f64> = (10..=28).map(|e| 2f64.powi(e)).collect();
+        assert!(all_powers_of_two(&values));
+        let plan = numeric(&values, true, false, true).unwrap();
+        assert!(plan.ticks.len() <= 10, "{plan:?}");
+        for t in &plan.ticks {
+            let e = plan.to_data(*t).log2();
+            assert!((e - e.round()).abs() < 1e-9, "{e}");
+        }
+        assert!(!all_powers_of_two(&[160.0, 320.0, 640.0, 1280.0]));
+    }
+
+    #[test]
+    fn colliding_tick_labels_are_thinned() {
+        // Regression: "134 217 728" and "268 435 456" ran into each other.
+        let values: Vec<f64> = (20..=28).map(|e| 2f64.powi(e)).collect();
+        let mut plan = numeric(&values, true, false, true).unwrap();
+        let fmt = |t: &f64| {
+            crate::render::format::format_value(10f64.powf(*t), crate::value::Unit::Count)
+        };
+        thin_labels(&mut plan, &fmt, 300.0);
+        let px: Vec<f64> = plan
+            .ticks
+            .iter()
+            .map(|t| (t - plan.range.start) / (plan.range.end - plan.range.start) * 300.0)
+            .collect();
+        for (w, t) in px.windows(2).zip(plan.ticks.windows(2)) {
+            let need = (super::super::frame::text_px(&fmt(&t[0]))
+                + super::super::frame::text_px(&fmt(&t[1]))) as f64
+                / 2.0;
+            assert!(w[1] - w[0] >= need, "{:?}", plan.ticks);
+        }
+        assert!(plan.ticks.len() >= 2);
+        assert!(!plan.minor.is_empty(), "thinned ticks keep their grid line");
     }
 
     #[test]

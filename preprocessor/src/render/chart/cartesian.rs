@@ -28,7 +28,7 @@ pub struct Axes<'f> {
 
 /// Builds the plot on `area` and draws its mesh (axes, grid, tick labels, axis descriptions).
 pub fn build<'a, 'b>(area: &'a Area<'b>, axes: &Axes<'_>) -> Result<Plot<'a, 'b>, RenderError> {
-    let y_area = (axes.y_label_chars as u32 * super::frame::CHAR_PX + 34).clamp(48, 220);
+    let y_area = y_area(axes.y_label_chars);
     let mut plot = ChartBuilder::on(area)
         .margin_top(8)
         .margin_right(24)
@@ -55,6 +55,16 @@ pub fn build<'a, 'b>(area: &'a Area<'b>, axes: &Axes<'_>) -> Result<Plot<'a, 'b>
     }
     mesh.draw().map_err(chart_err)?;
     Ok(plot)
+}
+
+/// Width of the y label area for labels this many characters wide.
+fn y_area(label_chars: usize) -> u32 {
+    (label_chars as u32 * super::frame::CHAR_PX + 34).clamp(48, 220)
+}
+
+/// Width in pixels of the plot (x axis) beside y labels this many characters wide.
+pub fn plot_width(y_label_chars: usize) -> f64 {
+    (super::frame::WIDTH - 28 - y_area(y_label_chars)) as f64
 }
 
 /// Labels for a categorical axis: the label at an integral index, nothing between.

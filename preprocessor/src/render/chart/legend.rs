@@ -1,7 +1,9 @@
 //! The legend strip above a chart: one swatch and name per series, wrapped, then a note line.
 
 use super::frame::{Area, FONT, WIDTH, anchored, chart_err, text_px, text_style};
+use super::marker::{series_dash, series_marker};
 use crate::render::RenderError;
+use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
@@ -26,7 +28,7 @@ fn layout(names: &[String]) -> Vec<(u32, u32)> {
     names
         .iter()
         .map(|name| {
-            let width = SWATCH_PX + 6 + text_px(name) + GAP;
+            let width = SWATCH_PX + 14 + text_px(name) + GAP;
             if x > LEFT && x + width > WIDTH - LEFT {
                 x = LEFT;
                 row += 1;
@@ -53,19 +55,33 @@ pub fn draw(
 ) -> Result<(), RenderError> {
     let names: Vec<String> = entries.iter().map(|(n, _)| n.clone()).collect();
     let places = layout(&names);
-    for ((name, color), (x, row)) in entries.iter().zip(&places) {
+    for (i, ((name, color), (x, row))) in entries.iter().zip(&places).enumerate() {
         let (x, y) = (*x as i32, (row * ROW + ROW / 2 + 4) as i32);
-        let rect = match swatch {
+        match swatch {
             Swatch::Line => {
-                Rectangle::new([(x, y - 2), (x + SWATCH_PX as i32, y + 2)], color.filled())
+                // The series' stroke (dashed or not) with its marker in the middle.
+                let line = [(x, y), (x + SWATCH_PX as i32 + 8, y)];
+                let stroke = color.stroke_width(2);
+                match series_dash(i) {
+                    None => area.draw(&PathElement::new(line, stroke)),
+                    Some((dash, gap)) => {
+                        area.draw(&DashedPathElement::new(line, dash, gap, stroke))
+                    }
+                }
+                .map_err(chart_err)?;
+                series_marker(i).draw_at(area, (x + SWATCH_PX as i32 / 2 + 4, y), *color)?;
             }
-            Swatch::Box => Rectangle::new([(x + 2, y - 6), (x + 14, y + 6)], color.filled()),
-        };
-        area.draw(&rect).map_err(chart_err)?;
+            Swatch::Box => area
+                .draw(&Rectangle::new(
+                    [(x + 2, y - 6), (x + 14, y + 6)],
+                    color.filled(),
+                ))
+                .map_err(chart_err)?,
+        }
         let style = anchored(text_style(FONT), HPos::Left, VPos::Center);
         area.draw(&Text::new(
             name.clone(),
-            (x + SWATCH_PX as i32 + 6, y),
+            (x + SWATCH_PX as i32 + 14, y),
             style,
         ))
         .map_err(chart_err)?;

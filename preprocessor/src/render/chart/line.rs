@@ -5,11 +5,12 @@ use super::axis::{self, AxisPlan};
 use super::cartesian::{self, Axes};
 use super::frame::{WIDTH, chart_err, with_svg};
 use super::legend::{self, Swatch};
+use super::marker::{series_dash, series_marker};
 use super::palette::series_color;
 use super::tips::{self, Spot};
 use super::{PointValue, Series, ValueAxis, XAxis, XScale};
 use crate::render::RenderError;
-use crate::render::format::format_tick;
+use crate::render::format::{binary_multiple, format_tick};
 use crate::value::Unit;
 use plotters::prelude::*;
 
@@ -22,11 +23,10 @@ pub fn draw(
     series: &[Series],
     note: Option<&str>,
 ) -> Result<Option<String>, RenderError> {
+    let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.x).collect();
+    let binary = axis::all_powers_of_two(&xs);
     let (x_plan, labels) = match &x.scale {
-        XScale::Numeric { log } => {
-            let xs: Vec<f64> = series.iter().flat_map(|s| &s.points).map(|p| p.x).collect();
-            (axis::numeric(&xs, *log, false, true), Vec::new())
-        }
+        XScale::Numeric { log } => (axis::numeric(&xs, *log, false, true), Vec::new()),
         XScale::Categorical(labels) => (Some(axis::categorical(labels.len())), labels.clone()),
     };
     let values: Vec<f64> = series
@@ -34,7 +34,8 @@ pub fn draw(
         .flat_map(|s| &s.points)
         .filter_map(|p| value_of(&p.value))
         .collect();
-    let (Some(x_plan), Some(y_plan)) = (x_plan, axis::numeric(&values, y.log, true, false)) else {
+    let (Some(mut x_plan), Some(y_plan)) = (x_plan, axis::numeric(&values, y.log, true, false))
+    else {
         return Ok(None);
     };
     let runs: Vec<Vec<Vec<(f64, f64)>>> = series
@@ -53,11 +54,28 @@ pub fn draw(
     let names: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
     let legend_height = legend::height(&names, note);
     let slot_chars = cartesian::chars_per_slot(labels.len());
+    let to_data = |v: f64| {
+        if x_plan_log(&x.scale) {
+            10f64.powf(v)
+        } else {
+            v
+        }
+    };
     let x_fmt = |v: &f64| match &x.scale {
         XScale::Categorical(_) => cartesian::category_label(&labels, *v, slot_chars),
-        XScale::Numeric { .. } => format_tick(x_plan.to_data(*v), Unit::Count),
+        XScale::Numeric { .. } => {
+            let value = to_data(*v);
+            binary
+                .then(|| binary_multiple(value))
+                .flatten()
+                .unwrap_or_else(|| format_tick(value, Unit::Count))
+        }
     };
     let y_fmt = |v: &f64| format_tick(y_plan.to_data(*v), y.unit);
+    let y_label_chars = cartesian::widest(&y_plan, &y_fmt);
+    if matches!(x.scale, XScale::Numeric { .. }) {
+        axis::thin_labels(&mut x_plan, &x_fmt, cartesian::plot_width(y_label_chars));
+    }
     let mut spots = Vec::new();
     let svg = with_svg((WIDTH, legend_height + PLOT_HEIGHT), |root| {
         let (top, bottom) = root.split_vertically(legend_height);
@@ -71,18 +89,27 @@ pub fn draw(
             y_fmt: &y_fmt,
             x_grid: matches!(x.scale, XScale::Numeric { .. }),
             y_grid: true,
-            y_label_chars: cartesian::widest(&y_plan, &y_fmt),
+            y_label_chars,
         };
         let mut plot = cartesian::build(&bottom, &axes)?;
         for (i, series_runs) in runs.iter().enumerate() {
             let color = series_color(i);
+            let marker = series_marker(i);
             for run in series_runs {
                 if run.len() > 1 {
-                    plot.draw_series(LineSeries::new(run.iter().copied(), color.stroke_width(2)))
-                        .map_err(chart_err)?;
-                }
-                plot.draw_series(run.iter().map(|p| Circle::new(*p, 3, color.filled())))
+                    let stroke = color.stroke_width(2);
+                    match series_dash(i) {
+                        None => plot.draw_series(LineSeries::new(run.iter().copied(), stroke)),
+                        Some((dash, gap)) => plot.draw_series(DashedLineSeries::new(
+                            run.iter().copied(),
+                            dash,
+                            gap,
+                            stroke,
+                        )),
+                    }
                     .map_err(chart_err)?;
+                }
+                marker.draw_on(&mut plot, run, color)?;
             }
         }
         for p in series.iter().flat_map(|s| &s.points) {
@@ -100,6 +127,10 @@ pub fn draw(
         Ok(())
     })?;
     Ok(Some(tips::append(svg, &spots)))
+}
+
+fn x_plan_log(scale: &XScale) -> bool {
+    matches!(scale, XScale::Numeric { log: true })
 }
 
 fn value_of(value: &PointValue) -> Option<f64> {

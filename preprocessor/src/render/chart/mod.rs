@@ -12,6 +12,7 @@ mod frame;
 mod heatmap;
 mod legend;
 mod line;
+mod marker;
 pub mod palette;
 mod svg;
 mod sweep;

@@ -141,7 +141,10 @@ impl SweepData {
                 CellState::Value(v) => PointValue::Value(v),
                 CellState::Failed(_) => PointValue::Failed,
                 CellState::Skipped(_) => PointValue::Skipped,
-                CellState::NoValue | CellState::Missing | CellState::Text(_) => PointValue::Missing,
+                CellState::NoValue
+                | CellState::Missing
+                | CellState::OutsideSweep
+                | CellState::Text(_) => PointValue::Missing,
             };
             let tip = match (&value, cell.point) {
                 (PointValue::Value(_), Some(point)) => point_title(point, device).map(|text| Tip {

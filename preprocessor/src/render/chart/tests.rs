@@ -67,9 +67,37 @@ fn count(haystack: &str, needle: &str) -> usize {
     haystack.matches(needle).count()
 }
 
-/// Data lines: polylines stroked in a palette colour (grid and axes use `currentColor`).
+/// The elements starting with `prefix` that lie below the first legend row (first y > 20).
+fn in_plot<'s>(svg: &'s str, prefix: &str) -> Vec<&'s str> {
+    svg.split('<')
+        .filter(|e| e.starts_with(prefix))
+        .filter(|e| {
+            let y = if let Some(at) = e.find("points=\"") {
+                e[at + 8..].split([',', ' ']).nth(1)
+            } else if let Some(at) = e.find(" cy=\"").or_else(|| e.find(" y=\"")) {
+                e[at..].split('"').nth(1)
+            } else {
+                None
+            };
+            y.and_then(|y| y.parse::<f64>().ok())
+                .is_some_and(|y| y > 20.0)
+        })
+        .collect()
+}
+
+/// Data lines: polylines stroked in a palette colour (grid and axes use `currentColor`) in the
+/// plot, not the legend. A dashed line counts once per dash.
 fn data_lines(svg: &str) -> usize {
-    count(svg, "<polyline fill=\"none\" stroke=\"#")
+    in_plot(svg, "polyline fill=\"none\" stroke=\"#").len()
+}
+
+/// Data lines of series `index` (its colour).
+fn lines_of(svg: &str, index: usize) -> usize {
+    let stroke = format!(
+        "polyline fill=\"none\" stroke=\"{}\"",
+        hex(palette::series_color(index))
+    );
+    in_plot(svg, &stroke).len()
 }
 
 fn assert_theme_neutral(svg: &str) {
@@ -113,9 +141,12 @@ fn line_chart_has_one_polyline_per_run_and_names() {
         .unwrap()
         .unwrap();
     assert_theme_neutral(&chart.svg);
-    // Global: one run of 3; Shared: runs of 2 and 2 around the failure.
-    assert_eq!(data_lines(&chart.svg), 3);
-    assert_eq!(count(&chart.svg, "<circle"), 7);
+    // Global (solid): one run of 3; Shared (dashed): runs of 2 and 2 around the failure, in dashes.
+    assert_eq!(lines_of(&chart.svg, 0), 1);
+    assert!(lines_of(&chart.svg, 1) > 2, "dashed");
+    // Markers: circles for Global, squares for Shared, in the plot and once in the legend.
+    assert_eq!(in_plot(&chart.svg, "circle").len(), 3);
+    assert_eq!(count(&chart.svg, "<circle"), 4);
     assert!(chart.svg.contains(">Global memory</text>"));
     assert!(chart.svg.contains(">Shared memory</text>"));
     assert!(
@@ -171,7 +202,7 @@ fn categorical_line_chart() {
         0,
         "the missing point breaks the only line"
     );
-    assert_eq!(count(&chart.svg, "<circle"), 2);
+    assert_eq!(in_plot(&chart.svg, "circle").len(), 2);
     assert_eq!(
         chart.notes,
         vec!["1 missing point (not drawn).".to_string()]
@@ -288,7 +319,7 @@ fn empty_or_undrawable_data_gives_none() {
         }],
     };
     let svg = draw(ChartKind::Line, &single, "one").unwrap().unwrap().svg;
-    assert_eq!(count(&svg, "<circle"), 1);
+    assert_eq!(in_plot(&svg, "circle").len(), 1);
 }
 
 #[test]
@@ -331,4 +362,61 @@ fn skipped_points_are_not_called_failed() {
         vec!["1 skipped point (not drawn).".to_string()]
     );
     assert_eq!(count(&chart.svg, ">✗<"), 0, "no failure mark for a skip");
+}
+
+#[test]
+fn series_with_equal_values_stay_distinguishable_without_colour() {
+    // Regression: two series with the same values drew one over the other, told apart only by colour.
+    let same = vec![v(1024.0, 1.0), v(2048.0, 2.0), v(4096.0, 4.0)];
+    let data = Synthetic {
+        x: numeric_x(true),
+        y: time_axis(false),
+        series: (0..3)
+            .map(|i| Series {
+                name: format!("s{i}"),
+                points: same.clone(),
+            })
+            .collect(),
+    };
+    let svg = draw(ChartKind::Line, &data, "equal").unwrap().unwrap().svg;
+    // Three marker shapes: circles, squares, triangles (polygons).
+    assert_eq!(in_plot(&svg, "circle").len(), 3);
+    assert_eq!(
+        in_plot(&svg, "rect x")
+            .iter()
+            .filter(|r| r.contains(&hex(palette::series_color(1))))
+            .count(),
+        3
+    );
+    assert_eq!(
+        in_plot(&svg, "polygon")
+            .iter()
+            .filter(|p| p.contains(&hex(palette::series_color(2))))
+            .count(),
+        3,
+        "triangles"
+    );
+    // Solid, dashed and dotted lines.
+    assert_eq!(lines_of(&svg, 0), 1);
+    assert!(lines_of(&svg, 1) > 3 && lines_of(&svg, 2) > lines_of(&svg, 1));
+}
+
+#[test]
+fn power_of_two_axis_labels_do_not_collide() {
+    // Regression: on a 2^20 … 2^28 axis "134 217 728" and "268 435 456" ran into each other.
+    let data = Synthetic {
+        x: numeric_x(true),
+        y: time_axis(false),
+        series: vec![Series {
+            name: "s".into(),
+            points: (20..=28).map(|e| v(2f64.powi(e), e as f64)).collect(),
+        }],
+    };
+    let svg = draw(ChartKind::Line, &data, "pow2").unwrap().unwrap().svg;
+    assert!(
+        svg.contains(">128\u{a0}Mi</text>") || svg.contains(">256\u{a0}Mi</text>"),
+        "{svg}"
+    );
+    assert!(!svg.contains("134\u{202f}217\u{202f}728"), "{svg}");
+    assert!(svg.contains(">1\u{a0}Mi</text>"), "{svg}");
 }

@@ -1,0 +1,120 @@
+//! How much the preprocessor adds to building the whole handbook: a cached build (recorded mode,
+//! recordings present, nothing to run) against a plain build of the same chapters (the gpulab
+//! fences left as code blocks), both in-process (`mdbook-driver`) and, when an `mdbook` binary is on
+//! PATH (or in `$MDBOOK`), through `mdbook build` with this crate's binary as the preprocessor.
+//! Prints the median of several runs and the ratio (goal: ≤ 1.5×).
+//!
+//! `cargo bench --bench build_speed` (release profile); `BUILD_SPEED_RUNS=9` for more runs.
+
+use mdbook_gpulab::GpuLab;
+use mdbook_gpulab::config::Mode;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+const GOAL: f64 = 1.5;
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+fn runs() -> usize {
+    std::env::var("BUILD_SPEED_RUNS")
+        .ok()
+        .and_then(|r| r.parse().ok())
+        .unwrap_or(5)
+}
+
+fn median(mut times: Vec<Duration>) -> Duration {
+    times.sort();
+    times[times.len() / 2]
+}
+
+fn timed(mut f: impl FnMut()) -> Duration {
+    f(); // warm-up: file cache, and the first build's output folder
+    median(
+        (0..runs())
+            .map(|_| {
+                let t = Instant::now();
+                f();
+                t.elapsed()
+            })
+            .collect(),
+    )
+}
+
+/// One in-process build of the handbook into `out`, with the preprocessor or without it.
+fn build_in_process(out: &Path, with_gpulab: bool) {
+    let mut md = mdbook_driver::MDBook::load(repo()).expect("loading the handbook");
+    md.config
+        .set("build.build-dir", out.display().to_string())
+        .unwrap();
+    if with_gpulab {
+        let mut lab = GpuLab::new();
+        lab.overrides.mode = Some(Mode::Recorded);
+        md.with_preprocessor(lab);
+    } else {
+        // The book.toml entry (a command) is skipped for the html renderer.
+        md.config
+            .set("preprocessor.gpulab.renderers", vec!["none"])
+            .unwrap();
+    }
+    md.build().expect("building the handbook");
+}
+
+/// One `mdbook build` of the handbook into `out`.
+fn build_with_mdbook(mdbook: &str, out: &Path, with_gpulab: bool) {
+    let mut cmd = Command::new(mdbook);
+    cmd.arg("build").arg("-d").arg(out).arg(repo());
+    if with_gpulab {
+        cmd.env(
+            "MDBOOK_PREPROCESSOR__GPULAB__COMMAND",
+            format!("{} --", env!("CARGO_BIN_EXE_mdbook-gpulab")),
+        )
+        .env("MDBOOK_PREPROCESSOR__GPULAB__MODE", "recorded");
+    } else {
+        cmd.env("MDBOOK_PREPROCESSOR__GPULAB__RENDERERS", "[\"none\"]");
+    }
+    let out = cmd.output().expect("running mdbook");
+    assert!(
+        out.status.success(),
+        "mdbook build failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+fn report(what: &str, plain: Duration, gpulab: Duration) -> f64 {
+    let ratio = gpulab.as_secs_f64() / plain.as_secs_f64();
+    println!(
+        "{what}: plain {:.0} ms, with gpulab (cached) {:.0} ms, ratio {ratio:.2}x (goal <= {GOAL}x){}",
+        plain.as_secs_f64() * 1e3,
+        gpulab.as_secs_f64() * 1e3,
+        if ratio <= GOAL { "" } else { "  ABOVE GOAL" }
+    );
+    ratio
+}
+
+fn main() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (plain_out, lab_out) = (tmp.path().join("plain"), tmp.path().join("gpulab"));
+    println!("build speed of the handbook ({} runs each, median)", runs());
+
+    let plain = timed(|| build_in_process(&plain_out, false));
+    let lab = timed(|| build_in_process(&lab_out, true));
+    let html = std::fs::read_to_string(lab_out.join("part1/widuch2010.html")).unwrap();
+    assert!(html.contains("class=\"gpulab"), "the preprocessor ran");
+    report("in-process (mdbook-driver)", plain, lab);
+
+    let mdbook = std::env::var("MDBOOK").unwrap_or_else(|_| "mdbook".into());
+    match Command::new(&mdbook).arg("--version").output() {
+        Ok(v) if v.status.success() => {
+            let version = String::from_utf8_lossy(&v.stdout).trim().to_string();
+            let plain = timed(|| build_with_mdbook(&mdbook, &plain_out, false));
+            let lab = timed(|| build_with_mdbook(&mdbook, &lab_out, true));
+            report(&format!("`mdbook build` ({version})"), plain, lab);
+        }
+        _ => println!(
+            "`mdbook build`: NOT MEASURED: no `{mdbook}` binary (install mdBook or set MDBOOK=/path/to/mdbook)"
+        ),
+    }
+}

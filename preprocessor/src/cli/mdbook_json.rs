@@ -1,0 +1,157 @@
+//! mdBook's `[context, book]` JSON in the dialects of mdBook 0.4 (`sections`, a looser config) and
+//! 0.5 (`items`): read into the 0.5 types, and the processed book written back in the caller's dialect.
+
+use anyhow::{Context, bail};
+use mdbook_preprocessor::PreprocessorContext;
+use mdbook_preprocessor::book::Book;
+use serde_json::{Map, Value};
+
+/// The mdBook versions this preprocessor speaks, for messages.
+pub const SUPPORTED: &str = "mdBook 0.4.x (0.4.52 tested) and 0.5.x";
+
+/// Which book JSON the calling mdBook reads and writes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Dialect {
+    /// mdBook 0.4: `{"sections": [...], "__non_exhaustive": null}`.
+    V04,
+    /// mdBook 0.5: `{"items": [...]}`.
+    V05,
+}
+
+impl Dialect {
+    /// The dialect of `mdbook_version` ("0.4.52"), or one line saying which versions work.
+    pub fn of(mdbook_version: &str) -> anyhow::Result<Dialect> {
+        let mut parts = mdbook_version.trim().split('.');
+        let major = parts.next().and_then(|p| p.parse::<u64>().ok());
+        let minor = parts.next().and_then(|p| p.parse::<u64>().ok());
+        match (major, minor) {
+            (Some(0), Some(4)) => Ok(Dialect::V04),
+            (Some(0), Some(5)) => Ok(Dialect::V05),
+            _ => bail!(
+                "mdbook-gpulab works with {SUPPORTED}; this is mdBook {mdbook_version}: install a supported mdBook (`cargo install mdbook --version 0.5.4`)"
+            ),
+        }
+    }
+}
+
+/// Keys of the 0.5 config tables (which reject unknown keys); anything else in a 0.4 config is
+/// dropped (0.4 allowed arbitrary tables and e.g. `book.multilingual`).
+const BOOK_KEYS: &[&str] = &[
+    "title",
+    "authors",
+    "description",
+    "src",
+    "language",
+    "text-direction",
+];
+const BUILD_KEYS: &[&str] = &[
+    "build-dir",
+    "create-missing",
+    "use-default-preprocessors",
+    "extra-watch-dirs",
+];
+const TOP_KEYS: &[&str] = &["book", "build", "rust", "output", "preprocessor"];
+
+fn keep_only(value: &mut Value, keys: &[&str]) {
+    if let Value::Object(map) = value {
+        map.retain(|k, _| keys.contains(&k.as_str()));
+    }
+}
+
+/// Parses mdBook's stdin: the context, the book, and the dialect to answer in.
+pub fn parse(input: &str) -> anyhow::Result<(PreprocessorContext, Book, Dialect)> {
+    let value: Value =
+        serde_json::from_str(input).context("reading mdBook's input on stdin: not JSON")?;
+    let Value::Array(mut pair) = value else {
+        bail!("reading mdBook's input on stdin: not a [context, book] array");
+    };
+    if pair.len() != 2 {
+        bail!("reading mdBook's input on stdin: not a [context, book] array");
+    }
+    let mut book = pair.pop().unwrap_or_default();
+    let mut ctx = pair.pop().unwrap_or_default();
+    let version = ctx
+        .get("mdbook_version")
+        .and_then(Value::as_str)
+        .unwrap_or("unknown")
+        .to_string();
+    let dialect = Dialect::of(&version)?;
+    if dialect == Dialect::V04 {
+        if let Some(config) = ctx.get_mut("config") {
+            keep_only(config, TOP_KEYS);
+            if let Some(b) = config.get_mut("book") {
+                keep_only(b, BOOK_KEYS);
+            }
+            if let Some(b) = config.get_mut("build") {
+                keep_only(b, BUILD_KEYS);
+            }
+        }
+        if let Value::Object(map) = &mut book {
+            map.remove("__non_exhaustive");
+            if let Some(sections) = map.remove("sections") {
+                map.insert("items".into(), sections);
+            }
+        }
+    }
+    let ctx: PreprocessorContext = serde_json::from_value(ctx)
+        .with_context(|| format!("reading the context from mdBook {version}"))?;
+    let book: Book = serde_json::from_value(book)
+        .with_context(|| format!("reading the book from mdBook {version}"))?;
+    Ok((ctx, book, dialect))
+}
+
+/// The processed book as JSON for the calling mdBook.
+pub fn to_json(book: &Book, dialect: Dialect) -> anyhow::Result<Value> {
+    let mut value = serde_json::to_value(book).context("serialising the book")?;
+    if dialect == Dialect::V04
+        && let Value::Object(map) = &mut value
+    {
+        let items = map.remove("items").unwrap_or(Value::Array(Vec::new()));
+        let mut out = Map::new();
+        out.insert("sections".into(), items);
+        out.insert("__non_exhaustive".into(), Value::Null);
+        value = Value::Object(out);
+    }
+    Ok(value)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn versions_map_to_dialects() {
+        assert_eq!(Dialect::of("0.4.52").unwrap(), Dialect::V04);
+        assert_eq!(Dialect::of("0.4.0").unwrap(), Dialect::V04);
+        assert_eq!(Dialect::of("0.5.4").unwrap(), Dialect::V05);
+        assert_eq!(Dialect::of("0.5.0-beta.1").unwrap(), Dialect::V05);
+    }
+
+    #[test]
+    fn an_unsupported_mdbook_gets_one_line_naming_the_versions_that_work() {
+        for v in ["0.3.7", "0.1.0", "1.0.0", "garbage"] {
+            let msg = Dialect::of(v).unwrap_err().to_string();
+            assert!(!msg.contains('\n'), "{msg}");
+            assert!(msg.contains("0.4.x") && msg.contains("0.5.x"), "{msg}");
+            assert!(msg.contains(v), "{msg}");
+        }
+    }
+
+    #[test]
+    fn a_0_4_config_with_keys_0_5_rejects_is_still_read() {
+        let input = r#"[{"root": "/b", "renderer": "html", "mdbook_version": "0.4.21",
+            "config": {"book": {"title": "t", "src": "src", "multilingual": false},
+                       "build": {"build-dir": "book"}, "custom": {"x": 1},
+                       "preprocessor": {"gpulab": {}}}},
+            {"sections": [], "__non_exhaustive": null}]"#;
+        let (ctx, book, dialect) = parse(input).unwrap();
+        assert_eq!(dialect, Dialect::V04);
+        assert_eq!(ctx.config.book.title.as_deref(), Some("t"));
+        assert!(book.items.is_empty());
+        let out = to_json(&book, dialect).unwrap();
+        assert_eq!(
+            out,
+            serde_json::json!({"sections": [], "__non_exhaustive": null})
+        );
+    }
+}

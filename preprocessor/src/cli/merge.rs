@@ -1,0 +1,70 @@
+//! `mdbook-gpulab merge DIR…`: merges the recordings of other `data/` folders (shards recorded
+//! on other machines or jobs) into the book's, point by point, the newer recording of a point
+//! winning, under the data lock.
+
+use crate::record::store::parse_recording;
+use crate::record::{DataDir, Recording};
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+pub fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
+    let (ws, _) = super::book::load(dir)?;
+    anyhow::ensure!(!sources.is_empty(), "name at least one folder to merge");
+    // Read and check every file before writing anything.
+    let mut incoming: Vec<(PathBuf, Recording)> = Vec::new();
+    for src in sources {
+        let data = data_folder(src)?;
+        for device in data.devices()? {
+            let folder = data.root().join(&device);
+            let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
+                .with_context(|| format!("reading {}", folder.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|p| p.extension().is_some_and(|x| x == "json"))
+                .collect();
+            files.sort();
+            for path in files {
+                let text = std::fs::read_to_string(&path)
+                    .with_context(|| format!("reading {}", path.display()))?;
+                let rec = parse_recording(&path, &text)?;
+                let stem = path.file_stem().unwrap_or_default().to_string_lossy();
+                anyhow::ensure!(
+                    rec.device.slug == device && rec.experiment == stem,
+                    "{} holds `{}` on `{}`, not what its path says",
+                    path.display(),
+                    rec.experiment,
+                    rec.device.slug
+                );
+                incoming.push((path, rec));
+            }
+        }
+    }
+    let target = ws.data();
+    let lock = target.lock()?;
+    let (mut files, mut points) = (0, 0);
+    for (from, rec) in incoming {
+        let (path, taken) = target.merge_newer(&lock, rec)?;
+        if taken > 0 {
+            eprintln!(
+                "{}: {taken} point(s) from {}",
+                path.display(),
+                from.display()
+            );
+            files += 1;
+            points += taken;
+        }
+    }
+    eprintln!("merged {points} point(s) into {files} file(s)");
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `src` itself when it holds device folders, else its `data/` (a copy of the book).
+fn data_folder(src: &Path) -> anyhow::Result<DataDir> {
+    anyhow::ensure!(src.is_dir(), "{} is not a folder", src.display());
+    let inner = src.join("data");
+    Ok(DataDir::new(if inner.is_dir() {
+        inner
+    } else {
+        src.to_path_buf()
+    }))
+}

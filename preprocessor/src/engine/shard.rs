@@ -1,0 +1,385 @@
+//! Sharding a run over N GPUs or machines by point: each point's wall time is predicted from its
+//! recording (or a size model), points are dealt longest first to the least-loaded shard, so the
+//! shards finish together. Pure and deterministic: the same groups and recordings give the same
+//! assignment on every machine.
+
+use super::job::{BudgetHints, JobPoint, size_of};
+use super::recorder::JobGroup;
+use crate::record::{Outcome, Point};
+use std::collections::{BTreeMap, HashMap};
+
+/// Per-point work outside the timed samples: inputs, reference, verification run (seconds).
+pub const SETUP_S: f64 = 0.05;
+/// One L2 flush and event pair before each cold sample (seconds).
+pub const FLUSH_S: f64 = 0.0002;
+/// A point of a variant with no recording at any size: a guess scaled by size within the variant.
+pub const UNRECORDED_S: f64 = 0.1;
+
+/// A `--shard K/N` selection (`index` is K − 1).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Shard {
+    pub index: usize,
+    pub count: usize,
+}
+
+impl Shard {
+    /// Parses `K/N` with 1 ≤ K ≤ N.
+    pub fn parse(s: &str) -> Result<Shard, String> {
+        let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 2/4")?;
+        let k: usize = k.trim().parse().map_err(|_| "K must be a number")?;
+        let n: usize = n.trim().parse().map_err(|_| "N must be a number")?;
+        if n == 0 || k == 0 || k > n {
+            return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
+        }
+        Ok(Shard {
+            index: k - 1,
+            count: n,
+        })
+    }
+}
+
+/// The predicted wall time (s) of running a point whose last recording is `recorded`: its samples
+/// (plus the verification run that serves as warm-up), an L2 flush per cold sample and the
+/// per-point setup. `None` when the recording says nothing about its time.
+pub fn recorded_cost(recorded: &Point) -> Option<f64> {
+    match recorded.outcome {
+        // A point skipped by the budget is skipped again after a prediction: setup only.
+        Outcome::Skipped => Some(SETUP_S),
+        Outcome::Failed => None,
+        Outcome::Ok => {
+            let t = recorded.timing.as_ref()?;
+            let run = t.median_ms / 1e3;
+            if !run.is_finite() || run < 0.0 {
+                return None;
+            }
+            // Hot samples time a batch of runs each.
+            let n = (t.samples * t.runs_per_sample.max(1)) as f64;
+            Some(match t.mode.as_str() {
+                "host" => SETUP_S + n * run,
+                "cold" => SETUP_S + (n + 1.0) * run + n * FLUSH_S,
+                _ => SETUP_S + (n + 1.0) * run,
+            })
+        }
+    }
+}
+
+/// A point's identity across machines: experiment, variant and parameter values.
+pub fn point_id(experiment: &str, p: &JobPoint) -> String {
+    format!(
+        "{experiment}\u{1f}{}\u{1f}{}",
+        p.variant,
+        serde_json::to_string(&p.params).unwrap_or_default()
+    )
+}
+
+/// Predicted cost of each point of `groups` (same order, group by group). `recorded(experiment,
+/// point)` gives the point's recording on this kind of GPU, else on any. Without one, the nearest
+/// recorded size of the same variant is scaled by size; a variant never recorded gets
+/// [`UNRECORDED_S`] scaled by its size over the variant's smallest planned size.
+pub fn predict(
+    groups: &[JobGroup],
+    recorded: &dyn Fn(&str, &JobPoint) -> Vec<Point>,
+) -> Vec<Vec<f64>> {
+    groups
+        .iter()
+        .map(|g| {
+            let known: Vec<Vec<Point>> = g
+                .points
+                .iter()
+                .map(|p| recorded(&g.experiment, p))
+                .collect();
+            g.points
+                .iter()
+                .zip(&known)
+                .map(|(p, own)| {
+                    if let Some(c) = own.first().and_then(recorded_cost) {
+                        return c;
+                    }
+                    let size = size_of(&p.params);
+                    let same_variant = || {
+                        g.points
+                            .iter()
+                            .zip(&known)
+                            .filter(|(q, _)| q.variant == p.variant)
+                    };
+                    let nearest = same_variant()
+                        .filter_map(|(q, k)| Some((size_of(&q.params), recorded_cost(k.first()?)?)))
+                        .min_by(|a, b| {
+                            let d = |s: f64| (s.ln() - size.ln()).abs();
+                            d(a.0).total_cmp(&d(b.0))
+                        });
+                    match nearest {
+                        Some((s, c)) => SETUP_S + (c - SETUP_S).max(0.0) * size / s.max(1.0),
+                        None => {
+                            let smallest = same_variant()
+                                .map(|(q, _)| size_of(&q.params))
+                                .fold(f64::INFINITY, f64::min);
+                            UNRECORDED_S * size / smallest.max(1.0)
+                        }
+                    }
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// The predicted cost of each point of `groups`, by [`point_id`].
+pub fn cost_map(groups: &[JobGroup], costs: &[Vec<f64>]) -> HashMap<String, f64> {
+    groups
+        .iter()
+        .zip(costs)
+        .flat_map(|(g, c)| {
+            g.points
+                .iter()
+                .zip(c)
+                .map(|(p, c)| (point_id(&g.experiment, p), *c))
+        })
+        .collect()
+}
+
+/// Costs of `groups`' points looked up in a [`cost_map`] (0 for an unknown point).
+pub fn costs_of(groups: &[JobGroup], map: &HashMap<String, f64>) -> Vec<Vec<f64>> {
+    groups
+        .iter()
+        .map(|g| {
+            g.points
+                .iter()
+                .map(|p| map.get(&point_id(&g.experiment, p)).copied().unwrap_or(0.0))
+                .collect()
+        })
+        .collect()
+}
+
+/// Deals every point to one of `count` shards: longest predicted first, each to the shard with
+/// the least predicted work so far (lowest index on a tie); equal costs go in identity order, so
+/// the result depends only on the points and their costs. Returns, per group, each point's shard.
+pub fn assign(groups: &[JobGroup], costs: &[Vec<f64>], count: usize) -> Vec<Vec<usize>> {
+    let mut order: Vec<(f64, String, usize, usize)> = Vec::new();
+    for (gi, g) in groups.iter().enumerate() {
+        for (pi, p) in g.points.iter().enumerate() {
+            order.push((costs[gi][pi], point_id(&g.experiment, p), gi, pi));
+        }
+    }
+    order.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    let mut load = vec![0.0f64; count.max(1)];
+    let mut out: Vec<Vec<usize>> = groups.iter().map(|g| vec![0; g.points.len()]).collect();
+    for (cost, _, gi, pi) in order {
+        let (k, _) = load
+            .iter()
+            .enumerate()
+            .min_by(|a, b| a.1.total_cmp(b.1).then(a.0.cmp(&b.0)))
+            .unwrap_or((0, &0.0));
+        load[k] += cost;
+        out[gi][pi] = k;
+    }
+    out
+}
+
+/// Splits `groups` into `count` shards of groups (each keeps its rules and point order; empty
+/// groups dropped), with each shard's predicted seconds.
+pub fn split(groups: &[JobGroup], costs: &[Vec<f64>], count: usize) -> Vec<(Vec<JobGroup>, f64)> {
+    let owner = assign(groups, costs, count);
+    (0..count.max(1))
+        .map(|k| {
+            let mut total = 0.0;
+            let mine = groups
+                .iter()
+                .enumerate()
+                .filter_map(|(gi, g)| {
+                    let points: Vec<JobPoint> = g
+                        .points
+                        .iter()
+                        .enumerate()
+                        .filter(|(pi, _)| owner[gi][*pi] == k)
+                        .map(|(pi, p)| {
+                            total += costs[gi][pi];
+                            p.clone()
+                        })
+                        .collect();
+                    (!points.is_empty()).then(|| JobGroup {
+                        points,
+                        ..g.clone()
+                    })
+                })
+                .collect();
+            (mine, total)
+        })
+        .collect()
+}
+
+/// For a job whose points were dealt among shards: each variant's largest recorded single-run
+/// time below the sizes it will run, so the budget rule still skips a point whose smaller
+/// sizes ran on another shard. (variant → (size, seconds per run))
+pub fn budget_hints(
+    group: &JobGroup,
+    recorded: &dyn Fn(&str, &JobPoint) -> Vec<Point>,
+    all_points: &[JobPoint],
+) -> BudgetHints {
+    let mut hints: BudgetHints = BTreeMap::new();
+    for p in all_points {
+        if !group.points.iter().any(|q| q.variant == p.variant) {
+            continue;
+        }
+        let Some(t) = recorded(&group.experiment, p)
+            .into_iter()
+            .find_map(|q| (q.outcome == Outcome::Ok).then_some(q.timing).flatten())
+        else {
+            continue;
+        };
+        let size = size_of(&p.params);
+        let e = hints.entry(p.variant.clone()).or_insert((0.0, 0.0));
+        if size >= e.0 {
+            *e = (size, t.min_ms / 1e3);
+        }
+    }
+    hints
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::engine::job::MeasureRules;
+    use crate::record::Timing;
+    use crate::value::ParamValue;
+
+    fn jp(variant: &str, n: i64) -> JobPoint {
+        JobPoint {
+            variant: variant.into(),
+            params: [("N".to_string(), ParamValue::Int(n))].into(),
+            key: "k".into(),
+        }
+    }
+
+    fn group(exp: &str, points: Vec<JobPoint>) -> JobGroup {
+        JobGroup {
+            experiment: exp.into(),
+            rules: MeasureRules::default(),
+            points,
+        }
+    }
+
+    fn timed(p: &JobPoint, median_ms: f64, samples: usize, mode: &str) -> Point {
+        let mut q = Point::new(&p.variant, &p.params, p.key.as_str(), None);
+        q.timing = Some(Timing {
+            median_ms,
+            min_ms: median_ms,
+            max_ms: median_ms,
+            q1_ms: median_ms,
+            q3_ms: median_ms,
+            noise: 0.0,
+            samples,
+            mode: mode.into(),
+            ..Default::default()
+        });
+        q
+    }
+
+    #[test]
+    fn shard_parse_rejects_nonsense() {
+        assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 1, count: 4 }));
+        assert!(Shard::parse("0/2").is_err());
+        assert!(Shard::parse("3/2").is_err());
+        assert!(Shard::parse("x").is_err());
+    }
+
+    #[test]
+    fn recorded_cost_counts_samples_warmup_and_flushes() {
+        let p = jp("a", 1);
+        let cold = recorded_cost(&timed(&p, 100.0, 9, "cold")).unwrap();
+        assert!((cold - (SETUP_S + 10.0 * 0.1 + 9.0 * FLUSH_S)).abs() < 1e-12);
+        let host = recorded_cost(&timed(&p, 100.0, 3, "host")).unwrap();
+        assert!((host - (SETUP_S + 0.3)).abs() < 1e-12);
+    }
+
+    #[test]
+    fn unrecorded_points_scale_from_the_nearest_recorded_size() {
+        let g = group(
+            "e",
+            vec![jp("a", 100), jp("a", 200), jp("b", 10), jp("b", 30)],
+        );
+        let rec = |_: &str, p: &JobPoint| {
+            if p.variant == "a" && p.params["N"] == ParamValue::Int(100) {
+                vec![timed(p, 1000.0, 1, "host")]
+            } else {
+                vec![]
+            }
+        };
+        let c = predict(&[g], &rec);
+        assert!((c[0][0] - (SETUP_S + 1.0)).abs() < 1e-9);
+        assert!((c[0][1] - (SETUP_S + 2.0)).abs() < 1e-9, "{:?}", c);
+        assert!((c[0][2] - UNRECORDED_S).abs() < 1e-9);
+        assert!((c[0][3] - 3.0 * UNRECORDED_S).abs() < 1e-9);
+    }
+
+    #[test]
+    fn shards_partition_points_and_balance_one_long_experiment() {
+        // One experiment far longer than the rest: by experiment, two shards could not balance.
+        let long = group("long", (1..=40).map(|n| jp("v", n)).collect());
+        let short = group("short", (1..=4).map(|n| jp("w", n)).collect());
+        let groups = vec![long, short];
+        let costs: Vec<Vec<f64>> = groups
+            .iter()
+            .map(|g| g.points.iter().map(|p| size_of(&p.params)).collect())
+            .collect();
+        for n in [2, 3, 4] {
+            let shards = split(&groups, &costs, n);
+            let mut seen: Vec<String> = shards
+                .iter()
+                .flat_map(|(gs, _)| {
+                    gs.iter()
+                        .flat_map(|g| g.points.iter().map(|p| point_id(&g.experiment, p)))
+                })
+                .collect();
+            let count = seen.len();
+            seen.sort();
+            seen.dedup();
+            assert_eq!(seen.len(), count, "a point in two shards");
+            assert_eq!(count, 44, "a point in no shard");
+            let loads: Vec<f64> = shards.iter().map(|s| s.1).collect();
+            let mean = loads.iter().sum::<f64>() / n as f64;
+            let max = loads.iter().cloned().fold(0.0, f64::max);
+            assert!(max / mean <= 1.05, "N={n}: {loads:?}");
+        }
+    }
+
+    #[test]
+    fn assignment_ignores_group_order_of_equal_cost_points() {
+        let a = group("e", vec![jp("a", 1), jp("b", 1), jp("c", 1)]);
+        let b = group("e", vec![jp("c", 1), jp("a", 1), jp("b", 1)]);
+        let costs = vec![vec![1.0; 3]];
+        let owner_of = |g: &JobGroup| {
+            let o = assign(std::slice::from_ref(g), &costs, 2);
+            let mut m: Vec<(String, usize)> = g
+                .points
+                .iter()
+                .zip(&o[0])
+                .map(|(p, k)| (p.variant.clone(), *k))
+                .collect();
+            m.sort();
+            m
+        };
+        assert_eq!(owner_of(&a), owner_of(&b));
+    }
+
+    #[test]
+    fn budget_hints_take_the_largest_recorded_size_of_the_shards_variants() {
+        let all = vec![
+            jp("cpu", 100),
+            jp("cpu", 200),
+            jp("cpu", 400),
+            jp("gpu", 100),
+        ];
+        let mine = group("e", vec![jp("cpu", 400)]);
+        let rec = |_: &str, p: &JobPoint| {
+            let n = p.params["N"].as_f64().unwrap();
+            if n < 400.0 {
+                vec![timed(p, n * 10.0, 1, "host")]
+            } else {
+                vec![]
+            }
+        };
+        let h = budget_hints(&mine, &rec, &all);
+        assert_eq!(h.len(), 1);
+        assert_eq!(h["cpu"], (200.0, 2.0));
+    }
+}

@@ -1,0 +1,362 @@
+//! The inventory of every item of each paper (`data/papers/<key>/items.toml`): its tables, figures,
+//! listings, lab tasks and stated conclusions, each with how the handbook treats it. The book's status
+//! table is rendered from it, one row per item (DESIGN.md, "Papers' inventory").
+
+use crate::record::store::PAPERS_DIR;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+
+/// The inventory file of one paper, inside `data/papers/<key>/`.
+pub const ITEMS_FILE: &str = "items.toml";
+
+/// What an item of a paper is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ItemKind {
+    Table,
+    Figure,
+    Listing,
+    LabTask,
+    Conclusion,
+    Text,
+}
+
+impl ItemKind {
+    pub fn label(self) -> &'static str {
+        match self {
+            ItemKind::Table => "table",
+            ItemKind::Figure => "figure",
+            ItemKind::Listing => "listing",
+            ItemKind::LabTask => "lab task",
+            ItemKind::Conclusion => "conclusion",
+            ItemKind::Text => "text",
+        }
+    }
+}
+
+/// How the handbook treats an item.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum ItemState {
+    /// Re-run by the directives whose `reproduces` names it (or names the item of `same_as`).
+    ReRun,
+    /// The paper's numbers are in `data/papers/`, but nothing re-runs the item (`why` says why).
+    PaperNumbers,
+    /// Described in a chapter's text only (`why` says why; `where` names the chapter).
+    Prose,
+    /// Neither re-run nor described (`why` says why).
+    NotReproduced,
+}
+
+impl ItemState {
+    pub fn label(self) -> &'static str {
+        match self {
+            ItemState::ReRun => "re-run",
+            ItemState::PaperNumbers => "paper numbers only",
+            ItemState::Prose => "prose only",
+            ItemState::NotReproduced => "not reproduced",
+        }
+    }
+}
+
+/// One item of a paper.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Item {
+    /// Unique in the paper; directives name it as `reproduces = "<key>:<id>"`.
+    pub id: String,
+    pub kind: ItemKind,
+    /// As the paper names it, in English: "Table 3: time of version 1 (ms)".
+    pub title: String,
+    pub state: ItemState,
+    /// Why the item is not re-run (required unless `state = "re-run"`), or a note on how it is.
+    #[serde(default)]
+    pub why: Option<String>,
+    /// A re-run item whose directives are those of another item of the same paper (a listing run by
+    /// the table it produced, a figure drawn from a table's numbers).
+    #[serde(default)]
+    pub same_as: Option<String>,
+    /// Where the handbook discusses it: a chapter path relative to the book's `src`, optionally with
+    /// `#heading-anchor` (required for prose items).
+    #[serde(default, rename = "where")]
+    pub where_: Option<String>,
+    /// `data/papers/<key>/<table>` ids holding the paper's numbers for it.
+    #[serde(default)]
+    pub numbers: Vec<String>,
+}
+
+/// One paper's inventory.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct PaperItems {
+    /// The paper's key (the folder name).
+    #[serde(skip)]
+    pub key: String,
+    /// The paper as cited: "Widuch (2010)".
+    pub paper: String,
+    #[serde(rename = "item")]
+    pub items: Vec<Item>,
+}
+
+impl PaperItems {
+    /// The id of the item whose directives `item` shows: its `same_as`, else itself.
+    pub fn run_by<'a>(&'a self, item: &'a Item) -> &'a str {
+        item.same_as.as_deref().unwrap_or(&item.id)
+    }
+
+    pub fn item(&self, id: &str) -> Option<&Item> {
+        self.items.iter().find(|i| i.id == id)
+    }
+}
+
+/// Every paper's inventory, in key order.
+#[derive(Debug, Clone, PartialEq, Default)]
+pub struct Inventory {
+    pub papers: Vec<PaperItems>,
+}
+
+/// Errors loading an inventory; each names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum InventoryError {
+    #[error("cannot read {path}: {source}")]
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error("{path}: {message}")]
+    Invalid { path: PathBuf, message: String },
+}
+
+impl Inventory {
+    /// Loads `<data_dir>/papers/*/items.toml` (papers without one are skipped) and checks each.
+    pub fn load(data_dir: &Path) -> Result<Inventory, InventoryError> {
+        let dir = data_dir.join(PAPERS_DIR);
+        let mut keys: Vec<String> = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries
+                .filter_map(|e| e.ok())
+                .filter(|e| e.path().join(ITEMS_FILE).is_file())
+                .filter_map(|e| e.file_name().to_str().map(str::to_string))
+                .collect(),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Vec::new(),
+            Err(source) => return Err(InventoryError::Io { path: dir, source }),
+        };
+        keys.sort();
+        let mut papers = Vec::new();
+        for key in keys {
+            let path = dir.join(&key).join(ITEMS_FILE);
+            let text = std::fs::read_to_string(&path).map_err(|source| InventoryError::Io {
+                path: path.clone(),
+                source,
+            })?;
+            let invalid = |message: String| InventoryError::Invalid {
+                path: path.clone(),
+                message,
+            };
+            let mut paper: PaperItems =
+                toml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
+            paper.key = key;
+            paper.check().map_err(invalid)?;
+            papers.push(paper);
+        }
+        Ok(Inventory { papers })
+    }
+
+    /// The paper with this key.
+    pub fn paper(&self, key: &str) -> Option<&PaperItems> {
+        self.papers.iter().find(|p| p.key == key)
+    }
+
+    /// Checks the inventory against the `reproduces` ids of the book's directives: every id of a paper
+    /// with an inventory names one of its items, every re-run item (or its `same_as`) is named by
+    /// some directive, and no item that says it is not re-run is. One message per problem.
+    pub fn check_reproduces<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Vec<String> {
+        let named: BTreeSet<&str> = ids.into_iter().collect();
+        let mut problems = Vec::new();
+        for id in &named {
+            let Some((key, item)) = id.split_once(':') else {
+                continue;
+            };
+            if let Some(paper) = self.paper(key)
+                && paper.item(item).is_none()
+            {
+                let hint = crate::diagnostic::did_you_mean(
+                    item,
+                    paper.items.iter().map(|i| i.id.as_str()),
+                );
+                problems.push(format!(
+                    "`reproduces = \"{id}\"`: data/papers/{key}/{ITEMS_FILE} has no item `{item}`{}",
+                    hint.map(|h| format!("; {h}")).unwrap_or_default()
+                ));
+            }
+        }
+        for paper in &self.papers {
+            for item in &paper.items {
+                let full = format!("{}:{}", paper.key, paper.run_by(item));
+                let is_named = named.contains(full.as_str());
+                match item.state {
+                    ItemState::ReRun if item.same_as.is_none() && !is_named => problems.push(format!(
+                        "data/papers/{}/{ITEMS_FILE}: item `{}` is marked re-run, but no directive names `reproduces = \"{full}\"`",
+                        paper.key, item.id
+                    )),
+                    ItemState::PaperNumbers | ItemState::Prose | ItemState::NotReproduced
+                        if named.contains(format!("{}:{}", paper.key, item.id).as_str()) =>
+                    {
+                        problems.push(format!(
+                            "data/papers/{}/{ITEMS_FILE}: item `{}` is marked {}, but a directive re-runs it (`reproduces = \"{}:{}\"`): mark it re-run",
+                            paper.key,
+                            item.id,
+                            item.state.label(),
+                            paper.key,
+                            item.id
+                        ))
+                    }
+                    _ => {}
+                }
+            }
+        }
+        problems
+    }
+}
+
+impl PaperItems {
+    /// Unique ids, `same_as` naming a re-run item of this paper, `why` where it is required, a
+    /// chapter for prose items.
+    fn check(&self) -> Result<(), String> {
+        let mut seen = BTreeSet::new();
+        for item in &self.items {
+            if item.id.is_empty()
+                || !item
+                    .id
+                    .chars()
+                    .all(|c| c.is_ascii_alphanumeric() || matches!(c, '_' | '-' | '.'))
+            {
+                return Err(format!(
+                    "item id `{}`: use letters, digits, `_`, `-`, `.`",
+                    item.id
+                ));
+            }
+            if !seen.insert(item.id.as_str()) {
+                return Err(format!("item `{}` is listed twice", item.id));
+            }
+            if item.state != ItemState::ReRun && item.why.as_deref().is_none_or(str::is_empty) {
+                return Err(format!(
+                    "item `{}` is {}: say why (`why = \"…\"`)",
+                    item.id,
+                    item.state.label()
+                ));
+            }
+            if item.state == ItemState::Prose && item.where_.is_none() {
+                return Err(format!(
+                    "item `{}` is prose only: name the chapter (`where = \"part1/x.md\"`)",
+                    item.id
+                ));
+            }
+            if let Some(target) = &item.same_as {
+                if item.state != ItemState::ReRun {
+                    return Err(format!(
+                        "item `{}`: `same_as` is for re-run items only",
+                        item.id
+                    ));
+                }
+                match self.item(target) {
+                    Some(t) if t.state == ItemState::ReRun && t.same_as.is_none() => {}
+                    Some(_) => {
+                        return Err(format!(
+                            "item `{}`: `same_as = \"{target}\"` must name a re-run item without a `same_as` of its own",
+                            item.id
+                        ));
+                    }
+                    None => {
+                        return Err(format!(
+                            "item `{}`: `same_as = \"{target}\"` names no item of this paper",
+                            item.id
+                        ));
+                    }
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn paper(text: &str) -> Result<PaperItems, String> {
+        let mut p: PaperItems = toml::from_str(text).map_err(|e| e.to_string())?;
+        p.key = "p2020".into();
+        p.check()?;
+        Ok(p)
+    }
+
+    const OK: &str = r#"
+paper = "Author (2020)"
+[[item]]
+id = "table1"
+kind = "table"
+title = "Table 1: times"
+state = "re-run"
+[[item]]
+id = "listing1"
+kind = "listing"
+title = "Listing 1: the kernel"
+state = "re-run"
+same_as = "table1"
+[[item]]
+id = "fig1"
+kind = "figure"
+title = "Fig. 1: a diagram"
+state = "prose"
+why = "a diagram of the hardware"
+where = "part1/x.md#the-experiment"
+[[item]]
+id = "gips"
+kind = "table"
+title = "Table 2: GIPS"
+state = "not-reproduced"
+why = "needs instruction counts"
+"#;
+
+    #[test]
+    fn parses_and_cross_checks_with_the_directives() {
+        let p = paper(OK).unwrap();
+        assert_eq!(p.items.len(), 4);
+        assert_eq!(p.run_by(&p.items[1]), "table1");
+        let inv = Inventory { papers: vec![p] };
+        assert!(inv.check_reproduces(["p2020:table1"]).is_empty());
+        // A re-run item that nothing re-runs; an unknown id (with a suggestion); a not-reproduced item
+        // that a directive re-runs after all.
+        let problems = inv.check_reproduces(["p2020:tabel1", "p2020:gips", "other:x"]);
+        assert_eq!(problems.len(), 3, "{problems:#?}");
+        assert!(problems[0].contains("has no item `tabel1`; did you mean `table1`?"));
+        assert!(
+            problems
+                .iter()
+                .any(|p| p.contains("item `table1` is marked re-run, but no directive"))
+        );
+        assert!(problems.iter().any(|p| {
+            p.contains("item `gips` is marked not reproduced, but a directive re-runs it")
+        }));
+    }
+
+    #[test]
+    fn rejects_items_without_a_reason_or_with_a_bad_same_as() {
+        let no_why = OK.replace("why = \"needs instruction counts\"\n", "");
+        assert!(paper(&no_why).unwrap_err().contains("say why"));
+        let bad_same = OK.replace("same_as = \"table1\"", "same_as = \"fig1\"");
+        assert!(
+            paper(&bad_same)
+                .unwrap_err()
+                .contains("must name a re-run item")
+        );
+        let twice = format!(
+            "{OK}\n[[item]]\nid = \"fig1\"\nkind = \"figure\"\ntitle = \"x\"\nstate = \"re-run\"\n"
+        );
+        assert!(paper(&twice).unwrap_err().contains("listed twice"));
+        let no_where = OK.replace("where = \"part1/x.md#the-experiment\"\n", "");
+        assert!(paper(&no_where).unwrap_err().contains("name the chapter"));
+        assert!(paper(&OK.replace("kind = \"table\"", "kind = \"tabel\"")).is_err());
+    }
+}

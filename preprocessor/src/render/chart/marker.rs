@@ -1,0 +1,123 @@
+//! Per-series markers and line dashes, so series stay distinguishable without colour (and where
+//! two series have equal values and their lines overlap).
+
+use super::cartesian::Plot;
+use super::frame::{Area, chart_err};
+use crate::render::RenderError;
+use plotters::prelude::*;
+
+/// A point marker's shape.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Marker {
+    Circle,
+    Square,
+    Triangle,
+    Diamond,
+    Cross,
+}
+
+const MARKERS: [Marker; 5] = [
+    Marker::Circle,
+    Marker::Square,
+    Marker::Triangle,
+    Marker::Diamond,
+    Marker::Cross,
+];
+
+/// A line's dash pattern: `None` solid, else (dash, gap) in pixels.
+pub type Dash = Option<(u32, u32)>;
+
+const DASHES: [Dash; 3] = [None, Some((8, 4)), Some((2, 4))];
+
+/// The marker of the `index`-th series; with [`series_dash`] the pair repeats only after 15 series.
+pub fn series_marker(index: usize) -> Marker {
+    MARKERS[index % MARKERS.len()]
+}
+
+/// The dash pattern of the `index`-th series.
+pub fn series_dash(index: usize) -> Dash {
+    DASHES[index % DASHES.len()]
+}
+
+impl Marker {
+    /// Draws the marker at each data point of `plot`.
+    pub fn draw_on(
+        self,
+        plot: &mut Plot<'_, '_>,
+        points: &[(f64, f64)],
+        color: RGBColor,
+    ) -> Result<(), RenderError> {
+        let filled = color.filled();
+        let stroke = color.stroke_width(2);
+        let at = points.iter().map(|p| EmptyElement::at(*p));
+        match self {
+            Marker::Circle => plot.draw_series(at.map(|a| a + Circle::new((0, 0), 3, filled))),
+            Marker::Square => {
+                plot.draw_series(at.map(|a| a + Rectangle::new([(-3, -3), (3, 3)], filled)))
+            }
+            Marker::Triangle => plot
+                .draw_series(at.map(|a| a + Polygon::new(vec![(0, -5), (4, 3), (-4, 3)], filled))),
+            Marker::Diamond => plot.draw_series(
+                at.map(|a| a + Polygon::new(vec![(0, -5), (4, 0), (0, 5), (-4, 0)], filled)),
+            ),
+            Marker::Cross => plot.draw_series(at.map(|a| {
+                a + PathElement::new(vec![(-4, -4), (4, 4)], stroke)
+                    + PathElement::new(vec![(-4, 4), (4, -4)], stroke)
+            })),
+        }
+        .map(|_| ())
+        .map_err(chart_err)
+    }
+
+    /// Draws the marker centred on the pixel `at` of `area` (a legend swatch).
+    pub fn draw_at(
+        self,
+        area: &Area<'_>,
+        at: (i32, i32),
+        color: RGBColor,
+    ) -> Result<(), RenderError> {
+        let shift = |(x, y): (i32, i32)| (at.0 + x, at.1 + y);
+        let polygon = |points: &[(i32, i32)]| {
+            Polygon::new(
+                points.iter().copied().map(shift).collect::<Vec<_>>(),
+                color.filled(),
+            )
+        };
+        match self {
+            Marker::Circle => area.draw(&Circle::new(at, 3, color.filled())),
+            Marker::Square => area.draw(&Rectangle::new(
+                [shift((-3, -3)), shift((3, 3))],
+                color.filled(),
+            )),
+            Marker::Triangle => area.draw(&polygon(&[(0, -5), (4, 3), (-4, 3)])),
+            Marker::Diamond => area.draw(&polygon(&[(0, -5), (4, 0), (0, 5), (-4, 0)])),
+            Marker::Cross => {
+                let stroke = color.stroke_width(2);
+                area.draw(&PathElement::new(
+                    vec![shift((-4, -4)), shift((4, 4))],
+                    stroke,
+                ))
+                .and_then(|_| {
+                    area.draw(&PathElement::new(
+                        vec![shift((-4, 4)), shift((4, -4))],
+                        stroke,
+                    ))
+                })
+            }
+        }
+        .map_err(chart_err)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_first_fifteen_series_each_have_their_own_marker_and_dash() {
+        let pairs: std::collections::HashSet<_> = (0..15)
+            .map(|i| (series_marker(i), series_dash(i)))
+            .collect();
+        assert_eq!(pairs.len(), 15);
+    }
+}

@@ -1,0 +1,288 @@
+#!/usr/bin/env python3
+"""Opens every page of the built handbook in headless Chromium, in a light and a dark theme, and
+fails on what a reader would notice:
+
+- console errors, uncaught page errors, local resources that fail to load;
+- broken links and anchors (a local page that does not exist, a #fragment with no such id);
+- a chart (the SVG of a gpulab figure) of zero width or height;
+- gpulab text whose contrast with its background is below 4.5:1 (WCAG AA), after opacity.
+
+It saves a full-page screenshot of every page in each theme (and phone-width ones of the pages
+with the widest tables) and prints a summary. Chromium is Debian's (`--chromium PATH`); playwright
+only drives it (no browser download).
+
+Usage: browser_test.py BUILD_DIR [--out DIR] [--chromium PATH] [--pages a.html,b.html]
+"""
+
+import argparse
+import functools
+import http.server
+import json
+import re
+import sys
+import threading
+from pathlib import Path
+from urllib.parse import unquote, urldefrag, urljoin, urlparse
+
+THEMES = {"light": "light", "dark": "navy"}
+MIN_CONTRAST = 4.5
+PHONE = {"width": 390, "height": 844}
+DESKTOP = {"width": 1280, "height": 900}
+
+# Runs in the page: charts, contrast of gpulab text, tables wider than their box, links.
+PROBE = r"""
+() => {
+  const parse = (c) => {
+    const m = c.match(/rgba?\(([^)]+)\)/);
+    if (!m) return null;
+    const p = m[1].split(/[ ,\/]+/).filter(Boolean).map(Number);
+    return { r: p[0], g: p[1], b: p[2], a: p.length > 3 ? p[3] : 1 };
+  };
+  const lum = ({ r, g, b }) => {
+    const f = (v) => { v /= 255; return v <= 0.03928 ? v / 12.92 : Math.pow((v + 0.055) / 1.055, 2.4); };
+    return 0.2126 * f(r) + 0.7152 * f(g) + 0.0722 * f(b);
+  };
+  const over = (top, bottom) => ({
+    r: top.r * top.a + bottom.r * (1 - top.a),
+    g: top.g * top.a + bottom.g * (1 - top.a),
+    b: top.b * top.a + bottom.b * (1 - top.a),
+    a: 1,
+  });
+  // The opaque colour behind an element: its ancestors' backgrounds composited over the page.
+  const background = (el) => {
+    const layers = [];
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) {
+      const c = parse(getComputedStyle(e).backgroundColor);
+      if (c && c.a > 0) layers.push(c);
+      if (c && c.a >= 1) break;
+    }
+    let bg = { r: 255, g: 255, b: 255, a: 1 };
+    for (let i = layers.length - 1; i >= 0; i--) bg = over(layers[i], bg);
+    return bg;
+  };
+  const opacity = (el) => {
+    let o = 1;
+    for (let e = el; e && e.nodeType === 1; e = e.parentElement) o *= Number(getComputedStyle(e).opacity);
+    return o;
+  };
+  const visible = (el) => {
+    const r = el.getBoundingClientRect();
+    return r.width > 0 && r.height > 0 && getComputedStyle(el).visibility !== "hidden";
+  };
+  const describe = (el) => {
+    const fig = el.closest("figure.gpulab");
+    const where = fig ? `#${fig.id}` : "";
+    return `${el.tagName.toLowerCase()}${where} "${(el.textContent || "").trim().slice(0, 40)}"`;
+  };
+
+  const charts = [...document.querySelectorAll("figure.gpulab-chart svg, svg.gpulab-chart-svg")]
+    .filter((svg, i, all) => all.indexOf(svg) === i)
+    .map((svg) => {
+      const r = svg.getBoundingClientRect();
+      const hidden = !!svg.closest("details:not([open])");
+      return { what: describe(svg.closest("figure") || svg), width: r.width, height: r.height, hidden };
+    });
+
+  const lowContrast = [];
+  const texts = document.querySelectorAll(
+    ".gpulab td, .gpulab th, .gpulab caption, .gpulab figcaption, .gpulab p, .gpulab li, .gpulab a, .gpulab span, .gpulab svg text, .gpulab-box, .gpulab-status td"
+  );
+  for (const el of texts) {
+    if (!visible(el) || !(el.textContent || "").trim()) continue;
+    const style = getComputedStyle(el);
+    const isSvg = el instanceof SVGElement;
+    let fg = parse(isSvg ? style.fill : style.color);
+    if (!fg) continue;
+    // Text drawn on a chart's own shape (a heat-map cell) is checked against that shape: the
+    // topmost filled rect under the text's centre.
+    let bg = background(isSvg ? el.closest("svg") : el);
+    if (isSvg) {
+      const t = el.getBoundingClientRect();
+      const [cx, cy] = [t.x + t.width / 2, t.y + t.height / 2];
+      let under = null;
+      for (const rect of el.closest("svg").querySelectorAll("rect")) {
+        const r = rect.getBoundingClientRect();
+        if (cx >= r.left && cx <= r.right && cy >= r.top && cy <= r.bottom) {
+          const c = parse(getComputedStyle(rect).fill);
+          if (c && c.a > 0) under = c;
+        }
+      }
+      if (under) bg = over(under, bg);
+    }
+    fg = over({ ...fg, a: fg.a * opacity(el) }, bg);
+    const [l1, l2] = [lum(fg), lum(bg)].sort((a, b) => b - a);
+    const ratio = (l1 + 0.05) / (l2 + 0.05);
+    if (ratio < __MIN__) lowContrast.push(`${describe(el)}: ${ratio.toFixed(2)}:1`);
+  }
+
+  const wide = [...document.querySelectorAll(".gpulab-table-wrap")].filter(
+    (w) => w.scrollWidth > w.clientWidth + 1
+  ).length;
+  const stickyOk = [...document.querySelectorAll(".gpulab-table-wrap")]
+    .filter((w) => w.scrollWidth > w.clientWidth + 1)
+    .every((w) => {
+      const th = w.querySelector("tbody th");
+      return !th || getComputedStyle(th).position === "sticky";
+    });
+
+  const links = [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href"));
+  const ids = [...document.querySelectorAll("[id]")].map((e) => e.id);
+  return { charts, lowContrast, wide, stickyOk, links, ids, theme: document.documentElement.className };
+}
+""".replace("__MIN__", str(MIN_CONTRAST))
+
+
+def serve(root):
+    handler = functools.partial(QuietHandler, directory=str(root))
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=server.serve_forever, daemon=True).start()
+    return server
+
+
+class QuietHandler(http.server.SimpleHTTPRequestHandler):
+    def log_message(self, *args):
+        pass
+
+
+def ids_in(path, cache={}):
+    if path not in cache:
+        text = path.read_text(encoding="utf-8", errors="replace")
+        cache[path] = set(re.findall(r'\bid="([^"]+)"', text))
+    return cache[path]
+
+
+def check_links(root, page, links, page_ids):
+    """Broken local links and anchors of `page` (relative to `root`)."""
+    broken = []
+    base = "http://x/" + page
+    for href in links:
+        if href.startswith(("mailto:", "javascript:")):
+            continue
+        url = urlparse(urljoin(base, href))
+        if url.netloc != "x":
+            continue  # external: not checked (offline)
+        target_rel = unquote(url.path).lstrip("/") or "index.html"
+        if target_rel.endswith("/"):
+            target_rel += "index.html"
+        target = root / target_rel
+        if not target.exists():
+            broken.append(f"{href}: {target_rel} does not exist")
+            continue
+        fragment = unquote(url.fragment)
+        if fragment and target.suffix == ".html":
+            ids = set(page_ids) if target_rel == page else ids_in(target)
+            if fragment not in ids:
+                broken.append(f"{href}: no id `{fragment}` in {target_rel}")
+    return broken
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build", type=Path)
+    ap.add_argument("--out", type=Path, default=Path("target/browser-test"))
+    ap.add_argument("--chromium", default=None)
+    ap.add_argument("--pages", default="", help="comma-separated pages (default: every page)")
+    args = ap.parse_args()
+
+    from playwright.sync_api import sync_playwright
+
+    root = args.build.resolve()
+    if not (root / "index.html").exists():
+        sys.exit(f"error: {root}/index.html missing: build the book first")
+    pages = sorted(
+        str(p.relative_to(root))
+        for p in root.rglob("*.html")
+        if p.name not in ("print.html", "toc.html") and "theme" not in p.parts
+    )
+    if args.pages:
+        pages = [p for p in args.pages.split(",") if p]
+    args.out.mkdir(parents=True, exist_ok=True)
+    server = serve(root)
+    origin = f"http://127.0.0.1:{server.server_address[1]}/"
+
+    problems = []
+    summary = {"pages": len(pages), "themes": list(THEMES), "charts": 0, "wide_tables_1280": 0, "wide_tables_phone": 0}
+    widest = []
+    with sync_playwright() as pw:
+        browser = pw.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
+        for theme_name, theme in THEMES.items():
+            context = browser.new_context(viewport=DESKTOP)
+            context.add_init_script(
+                f"try {{ localStorage.setItem('mdbook-theme', '{theme}'); localStorage.setItem('mdbook-sidebar', 'hidden'); }} catch (e) {{}}"
+            )
+            for page_rel in pages:
+                page = context.new_page()
+                errors = []
+                page.on("console", lambda m, e=errors: m.type == "error" and e.append(f"console: {m.text}"))
+                page.on("pageerror", lambda exc, e=errors: e.append(f"page error: {exc}"))
+                page.on(
+                    "response",
+                    lambda r, e=errors: r.status >= 400 and r.url.startswith(origin) and e.append(f"HTTP {r.status}: {r.url}"),
+                )
+                page.goto(origin + page_rel, wait_until="load")
+                page.wait_for_timeout(150)
+                probe = page.evaluate(PROBE)
+                where = f"{page_rel} [{theme_name}]"
+                if theme not in probe["theme"]:
+                    problems.append(f"{where}: theme `{theme}` not applied (html class: {probe['theme']})")
+                for e in errors:
+                    problems.append(f"{where}: {e}")
+                for c in probe["charts"]:
+                    if not c["hidden"] and (c["width"] < 1 or c["height"] < 1):
+                        problems.append(f"{where}: chart {c['what']} has zero size ({c['width']}x{c['height']})")
+                for c in probe["lowContrast"][:5]:
+                    problems.append(f"{where}: low contrast (< {MIN_CONTRAST}:1): {c}")
+                if len(probe["lowContrast"]) > 5:
+                    problems.append(f"{where}: … {len(probe['lowContrast']) - 5} more low-contrast texts")
+                if not probe["stickyOk"]:
+                    problems.append(f"{where}: a table that scrolls sideways has no sticky first column")
+                if theme_name == "light":
+                    for b in check_links(root, page_rel, probe["links"], probe["ids"]):
+                        problems.append(f"{page_rel}: broken link {b}")
+                    summary["charts"] += len(probe["charts"])
+                    summary["wide_tables_1280"] += probe["wide"]
+                    if probe["wide"]:
+                        widest.append((probe["wide"], page_rel))
+                shot = args.out / theme_name / (page_rel.replace("/", "__").removesuffix(".html") + ".png")
+                shot.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(shot), full_page=True)
+                page.close()
+            context.close()
+
+        # Phone width: every page's tables must scroll inside their box; screenshots of the widest.
+        phone = browser.new_context(viewport=PHONE, device_scale_factor=2, is_mobile=True)
+        phone.add_init_script("try { localStorage.setItem('mdbook-theme', 'light'); } catch (e) {}")
+        for page_rel in pages:
+            page = phone.new_page()
+            page.goto(origin + page_rel, wait_until="load")
+            probe = page.evaluate(PROBE)
+            summary["wide_tables_phone"] += probe["wide"]
+            if not probe["stickyOk"]:
+                problems.append(f"{page_rel} [phone]: a table that scrolls sideways has no sticky first column")
+            overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
+            if overflow > 2:
+                problems.append(f"{page_rel} [phone]: the page itself scrolls sideways by {overflow} px")
+            if probe["wide"]:
+                shot = args.out / "phone" / (page_rel.replace("/", "__").removesuffix(".html") + ".png")
+                shot.parent.mkdir(parents=True, exist_ok=True)
+                page.screenshot(path=str(shot), full_page=False)
+            page.close()
+        phone.close()
+        browser.close()
+    server.shutdown()
+
+    (args.out / "summary.json").write_text(json.dumps({**summary, "problems": problems}, indent=2))
+    print(
+        f"browser test: {summary['pages']} pages x {len(THEMES)} themes, {summary['charts']} charts; "
+        f"tables scrolling sideways (sticky first column): {summary['wide_tables_1280']} at 1280 px, "
+        f"{summary['wide_tables_phone']} at {PHONE['width']} px; screenshots in {args.out}"
+    )
+    for p in problems:
+        print(f"  FAIL {p}")
+    passed = summary["pages"] * len(THEMES) - len({p.split(':')[0] for p in problems})
+    print(f"{passed} passed, {len({p.split(':')[0] for p in problems})} failed")
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
