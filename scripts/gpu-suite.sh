@@ -34,6 +34,11 @@ if [[ $STEPS == *record* ]]; then
   echo "RECORD: $(( $(date +%s) - start )) s wall time for the whole handbook" | tee -a "$OUT/record.log"
 fi
 
+# Not in the default steps: on a machine with two GPUs (STEPS=fleet), one GPU vs all GPUs.
+if [[ $STEPS == *fleet* ]]; then
+  bash scripts/fleet/two-gpu-timing.sh
+fi
+
 if [[ $STEPS == *fidelity* ]]; then
   PYTHONUNBUFFERED=1 python3 scripts/fidelity.py 2>&1 | tee "$OUT/fidelity.log"
 fi

@@ -13,6 +13,7 @@ pub mod resolve;
 pub mod sequence;
 pub mod shard;
 pub mod supervisor;
+pub mod tolerance;
 pub mod worker;
 
 use crate::config::Mode;

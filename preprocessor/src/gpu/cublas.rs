@@ -51,14 +51,37 @@ impl Gpu {
         let handle = guard("cublasCreate", || {
             CudaBlas::new(shared.stream.clone()).map_err(|e| cublas_error("cublasCreate", e))
         })?;
-        Ok(Blas {
+        let blas = Blas {
             shared,
             handle: ManuallyDrop::new(handle),
-        })
+        };
+        // The math mode is pinned, not left to the library's default or the environment: plain FP32
+        // (CUBLAS_DEFAULT_MATH: no TF32 tensor-core math). The derived verification tolerance rejects a
+        // TF32 result should anything still switch it on.
+        // SAFETY: a live handle.
+        let r = unsafe {
+            sys::cublasSetMathMode(
+                *blas.handle.handle(),
+                sys::cublasMath_t::CUBLAS_DEFAULT_MATH,
+            )
+        };
+        r.result()
+            .map_err(|e| cublas_error("cublasSetMathMode", e))?;
+        Ok(blas)
     }
 }
 
 impl Blas {
+    /// The handle's math mode (`CUBLAS_DEFAULT_MATH` = 0: FP32, no TF32), for checks.
+    pub fn math_mode(&self) -> Result<u32, GpuError> {
+        let mut mode = sys::cublasMath_t::CUBLAS_DEFAULT_MATH;
+        // SAFETY: a live handle; `mode` is written by the call.
+        let r = unsafe { sys::cublasGetMathMode(*self.handle.handle(), &mut mode) };
+        r.result()
+            .map_err(|e| cublas_error("cublasGetMathMode", e))?;
+        Ok(mode as u32)
+    }
+
     /// Row-major `C = A·B` for `n×n` f32 matrices (asynchronous, on the session's stream).
     ///
     /// cuBLAS is column-major, and a row-major matrix read column-major is its transpose, so this computes

@@ -261,12 +261,18 @@ pub struct Occupancy {
 }
 
 /// How the point's output was checked.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, Default)]
 pub struct Verification {
     pub reference: String,
     pub max_error: f64,
     #[serde(default)]
     pub first_bad_index: Option<usize>,
+    /// The tolerance compared against (relative to `max(1, max|ref|)`; 0 for exact).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance: Option<f64>,
+    /// Where it came from: "floating-point accumulation, K = 4096, λ = 32" (engine::tolerance) or "spec".
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub tolerance_rule: Option<String>,
 }
 
 impl Point {

@@ -65,6 +65,7 @@ pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
             reference: "matmul".into(),
             max_error: 0.0,
             first_bad_index: None,
+            ..Verification::default()
         }),
         provenance: None,
     }
@@ -83,6 +84,7 @@ pub fn failed(variant: &str, n: i64) -> Point {
         reference: "matmul".into(),
         max_error: 3.0,
         first_bad_index: Some(17),
+        ..Verification::default()
     });
     p
 }

@@ -293,7 +293,8 @@ impl PointRunner {
         // Verification (before trusting the timing).
         let want = self.expected_for(&verify, variant, &vars, output.len(), out_spec.elem, jp)?;
         let got = prefix(&output, want.len());
-        let cmp = compare(&got, &want, verify.tolerance);
+        let tolerance = self.tolerance(&verify, &vars, &want);
+        let cmp = compare(&got, &want, tolerance.value);
         let reference_name = match &verify.reference {
             Reference::Builtin(n) => n.clone(),
             Reference::Variant(v) => format!("variant:{v}"),
@@ -302,11 +303,34 @@ impl PointRunner {
             reference: reference_name,
             max_error: cmp.max_error,
             first_bad_index: cmp.first_bad_index,
+            tolerance: Some(tolerance.value),
+            tolerance_rule: Some(tolerance.rule),
         });
         if !cmp.ok {
             return Err(Failed(FailureKind::Verification, cmp.message));
         }
         Ok(timing)
+    }
+
+    /// The tolerance to verify with (derived from the arithmetic for accumulating references).
+    fn tolerance(
+        &self,
+        verify: &crate::spec::VerifySpec,
+        vars: &HashMap<String, Num>,
+        want: &HostData,
+    ) -> crate::engine::tolerance::Tolerance {
+        let name = match &verify.reference {
+            Reference::Builtin(n) => Some(n.as_str()),
+            Reference::Variant(_) => None,
+        };
+        let host = self.host.as_ref().map(|h| &h.data);
+        let inputs: Vec<&HostData> = verify
+            .inputs
+            .iter()
+            .filter_map(|b| host.and_then(|h| h.get(b)))
+            .collect();
+        let dims = crate::engine::expected::dims(verify, vars).unwrap_or_default();
+        crate::engine::tolerance::effective(name, &inputs, &dims, want, verify.tolerance)
     }
 
     fn expected_for(
