@@ -8,6 +8,7 @@
 //! on the GPU machine; the binary is `GPULAB_BIN`, else the one cargo built, else the one next to
 //! this executable's folder (`.device-bin/tests/gpu_engine` → `.device-bin/mdbook-gpulab`).
 
+mod common;
 mod gpu_support;
 
 use gpu_support::{Book, binary};

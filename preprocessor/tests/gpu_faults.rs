@@ -5,6 +5,7 @@
 //! never overwritten). Recordings stay byte-identical wherever nothing should change. The faults
 //! that need no GPU are also tested on the CPU: tests/faults.rs.
 
+mod common;
 mod gpu_support;
 
 use gpu_support::{Book, binary};

@@ -156,9 +156,10 @@ fn spawn(gpu: Option<&str>) -> Result<Child, WorkerError> {
 pub fn probe_device(job: &Job, gpu: Option<&str>) -> Result<DeviceRecord, WorkerError> {
     let mut empty = job.clone();
     empty.points.clear();
+    let input = serde_json::to_string(&empty).map_err(WorkerError::Encode)?;
     let mut child = spawn(gpu)?;
     if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(serde_json::to_string(&empty).unwrap_or_default().as_bytes());
+        let _ = stdin.write_all(input.as_bytes());
     }
     let out = child.wait_with_output().map_err(WorkerError::Spawn)?;
     let text = String::from_utf8_lossy(&out.stdout);

@@ -4,7 +4,7 @@
 #![allow(dead_code)] // each test crate uses a different subset
 
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 
 pub const BOOK: &[(&str, &str)] = &[
@@ -17,34 +17,11 @@ pub const BOOK: &[(&str, &str)] = &[
         "src/faults.md",
         include_str!("../fixtures/faults/src/faults.md"),
     ),
-    (
-        "kernels/faults/experiment.toml",
-        include_str!("../fixtures/faults/kernels/faults/experiment.toml"),
-    ),
-    (
-        "kernels/faults/faults.cu",
-        include_str!("../fixtures/faults/kernels/faults/faults.cu"),
-    ),
-    (
-        "kernels/faults/broken.cu",
-        include_str!("../fixtures/faults/kernels/faults/broken.cu"),
-    ),
 ];
 
+/// The binary under test (see `common::gpu_binary`).
 pub fn binary() -> PathBuf {
-    if let Ok(p) = std::env::var("GPULAB_BIN") {
-        return PathBuf::from(p);
-    }
-    let built = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-gpulab"));
-    if built.exists() {
-        return built;
-    }
-    let me = std::env::current_exe().expect("current_exe");
-    me.parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("mdbook-gpulab"))
-        .filter(|p| p.exists())
-        .unwrap_or(built)
+    super::common::gpu_binary()
 }
 
 pub struct Book {
@@ -56,11 +33,7 @@ impl Book {
     pub fn new() -> Book {
         let tmp = tempfile::tempdir().expect("temporary folder");
         let root = tmp.path().join("faults");
-        for (rel, text) in BOOK {
-            let p = root.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, text).unwrap();
-        }
+        super::common::write_files(&root, BOOK.iter().chain(super::common::FAULTS_EXPERIMENT));
         Book { _tmp: tmp, root }
     }
 
