@@ -32,7 +32,7 @@ pub enum WorkerError {
     Interrupted,
 }
 
-/// Progress callback: (points done, points total, current variant).
+/// Progress callback: (points done, points total, the point about to run with the failures so far).
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
 
 /// Runs `job` in worker subprocesses, returning the device and one point per job point.
@@ -94,8 +94,8 @@ pub fn run_job(
                         return Err(e);
                     }
                     if started {
-                        let variant = state.running_variant().unwrap_or_default().to_string();
-                        progress(state.finished(), total, &variant);
+                        let label = state.running_label().unwrap_or_default();
+                        progress(state.finished(), total, &label);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
@@ -156,9 +156,10 @@ fn spawn(gpu: Option<&str>) -> Result<Child, WorkerError> {
 pub fn probe_device(job: &Job, gpu: Option<&str>) -> Result<DeviceRecord, WorkerError> {
     let mut empty = job.clone();
     empty.points.clear();
+    let input = serde_json::to_string(&empty).map_err(WorkerError::Encode)?;
     let mut child = spawn(gpu)?;
     if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(serde_json::to_string(&empty).unwrap_or_default().as_bytes());
+        let _ = stdin.write_all(input.as_bytes());
     }
     let out = child.wait_with_output().map_err(WorkerError::Spawn)?;
     let text = String::from_utf8_lossy(&out.stdout);
