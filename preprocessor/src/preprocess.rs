@@ -165,10 +165,20 @@ pub fn process_book(
     if let Some(live) = live {
         let device = live.device()?;
         let work = stale_work(&found, &planned, &mut recordings, &device)?;
+        let writable = if work.is_empty() {
+            Ok(())
+        } else {
+            ws.data().check_writable()
+        };
         let mut ran = 0;
-        if !work.is_empty() {
-            ran = live.refresh(ws, &work)?;
-            recordings.reload()?;
+        match writable {
+            Err(e) if ws.config.mode == Mode::Live => return Err(e.into()),
+            Err(e) => eprintln!("warning: {e}: not running anything, showing the recordings"),
+            Ok(()) if !work.is_empty() => {
+                ran = live.refresh(ws, &work)?;
+                recordings.reload()?;
+            }
+            Ok(()) => {}
         }
         summary.gpu = Some((device, ran));
     }
@@ -287,6 +297,26 @@ pub fn process_book(
     }
     for p in problems.iter().chain(&pending) {
         eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
+    }
+
+    for f in found.iter().filter(|f| f.fence.kind == FenceKind::Anchors) {
+        let spec: crate::results::anchors::AnchorsSpec =
+            toml::from_str(&f.fence.body).map_err(|e| {
+                Error::Render(format!("{}: gpulab-anchors: {e}", f.chapter_path.display()))
+            })?;
+        let tables = crate::results::anchors::anchor_tables(
+            &spec,
+            &|name| ws.spec(name).ok(),
+            &mut recordings,
+            &ws.sources,
+        )?;
+        replacements
+            .entry(f.chapter_path.clone())
+            .or_default()
+            .push((
+                f.fence.block.clone(),
+                crate::render::anchors::anchors_html(&tables),
+            ));
     }
 
     let status = StatusTable::build(&inventory, &status_rows);
