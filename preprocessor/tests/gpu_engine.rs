@@ -8,106 +8,18 @@
 //! on the GPU machine; the binary is `GPULAB_BIN`, else the one cargo built, else the one next to
 //! this executable's folder (`.device-bin/tests/gpu_engine` → `.device-bin/mdbook-gpulab`).
 
-use serde_json::Value;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+mod common;
+mod gpu_support;
 
-const BOOK: &[(&str, &str)] = &[
-    ("book.toml", include_str!("fixtures/faults/book.toml")),
-    (
-        "src/SUMMARY.md",
-        include_str!("fixtures/faults/src/SUMMARY.md"),
-    ),
-    (
-        "src/faults.md",
-        include_str!("fixtures/faults/src/faults.md"),
-    ),
-    (
-        "kernels/faults/experiment.toml",
-        include_str!("fixtures/faults/kernels/faults/experiment.toml"),
-    ),
-    (
-        "kernels/faults/faults.cu",
-        include_str!("fixtures/faults/kernels/faults/faults.cu"),
-    ),
-    (
-        "kernels/faults/broken.cu",
-        include_str!("fixtures/faults/kernels/faults/broken.cu"),
-    ),
-];
+use gpu_support::{Book, binary};
+use serde_json::Value;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
 
 /// The sizes of the fixture's first directive.
 const SIZES: [i64; 2] = [4096, 65536];
 /// The hot directive's size.
 const HOT_N: i64 = 1048576;
-
-fn binary() -> PathBuf {
-    if let Ok(p) = std::env::var("GPULAB_BIN") {
-        return PathBuf::from(p);
-    }
-    let built = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-gpulab"));
-    if built.exists() {
-        return built;
-    }
-    let me = std::env::current_exe().expect("current_exe");
-    me.parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("mdbook-gpulab"))
-        .filter(|p| p.exists())
-        .unwrap_or(built)
-}
-
-struct Book {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-}
-
-impl Book {
-    fn new() -> Book {
-        let tmp = tempfile::tempdir().expect("temporary folder");
-        let root = tmp.path().join("faults");
-        for (rel, text) in BOOK {
-            let p = root.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, text).unwrap();
-        }
-        Book { _tmp: tmp, root }
-    }
-
-    fn gpulab(&self, args: &[&str]) -> Output {
-        let out = Command::new(binary())
-            .args(args)
-            .current_dir(&self.root)
-            .env("GPULAB_COMMIT", "gpu-engine-test")
-            .stdin(Stdio::null())
-            .output()
-            .expect("running mdbook-gpulab");
-        eprintln!(
-            "$ mdbook-gpulab {}\n{}{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    }
-
-    /// `data/<device>/faults.json` (the only device this test records on).
-    fn recording_path(&self) -> PathBuf {
-        let data = self.root.join("data");
-        let dev = std::fs::read_dir(&data)
-            .expect("data/ written")
-            .filter_map(Result::ok)
-            .find(|e| e.path().is_dir() && e.file_name() != "papers")
-            .expect("a device folder in data/");
-        dev.path().join("faults.json")
-    }
-
-    fn recording(&self) -> Value {
-        let text = std::fs::read_to_string(self.recording_path()).expect("faults.json");
-        serde_json::from_str(&text).expect("faults.json is JSON")
-    }
-}
 
 fn point<'a>(rec: &'a Value, variant: &str, n: i64) -> &'a Value {
     rec["points"]
