@@ -353,15 +353,7 @@ impl ClaimData for CellGroups<'_, '_> {
         for cell in self.cells {
             let label = axes_label(&cell.axes);
             let i = *index.entry(label.clone()).or_insert_with(|| {
-                let axes: BTreeMap<String, Num> = cell
-                    .axes
-                    .iter()
-                    .filter_map(|(k, v)| match v {
-                        ParamValue::Int(i) => Some((k.clone(), Num::Int(*i))),
-                        ParamValue::Float(f) => Some((k.clone(), Num::Float(*f))),
-                        ParamValue::Str(_) => None,
-                    })
-                    .collect();
+                let axes = numeric_axes(&cell.axes);
                 groups.push(ClaimGroup {
                     axes,
                     label,
@@ -415,14 +407,30 @@ pub fn axes_label(axes: &BTreeMap<String, ParamValue>) -> String {
         .join(", ")
 }
 
+/// The axis values a claim can use (numbers; string axes are left out).
+pub fn numeric_axes(axes: &BTreeMap<String, ParamValue>) -> BTreeMap<String, Num> {
+    axes.iter()
+        .filter_map(|(k, v)| match v {
+            ParamValue::Int(i) => Some((k.clone(), Num::Int(*i))),
+            ParamValue::Float(f) => Some((k.clone(), Num::Float(*f))),
+            ParamValue::Str(_) => None,
+        })
+        .collect()
+}
+
 fn evaluate_claim(text: &str, cells: &[Cell]) -> ClaimView {
+    evaluate_claim_on(text, &CellGroups { cells })
+}
+
+/// A claim's verdict on any data: our cells, or a paper's table (the self-check).
+pub fn evaluate_claim_on(text: &str, data: &dyn crate::claims::ClaimData) -> ClaimView {
     let (status, detail) = match Claim::parse(text) {
         Err(e) => (
             ClaimStatus::NotEvaluated,
             format!("invalid claim: {}", e.message),
         ),
         Ok(claim) => {
-            let outcome = claim.evaluate(&CellGroups { cells });
+            let outcome = claim.evaluate(data);
             let status = match outcome {
                 ClaimOutcome::Holds { .. } => ClaimStatus::Holds,
                 ClaimOutcome::Fails { .. } => ClaimStatus::Fails,
