@@ -332,6 +332,42 @@ pub fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
     }
 }
 
+/// How the directive's relative metrics pair points: `(cells with a relative value, of which the
+/// baseline point comes from another recording run or an unknown one)`. `None` without relative metrics.
+pub fn relative_pairing(cells: &[Cell<'_>], directive: &Directive) -> Option<(usize, usize)> {
+    let wanted = crate::directive::metrics::relative_metrics(directive);
+    if wanted.is_empty() {
+        return None;
+    }
+    let runs: HashMap<(String, String), Option<&str>> = cells
+        .iter()
+        .filter_map(|c| {
+            let p = c.point?;
+            Some(((c.variant.clone(), axes_label(&c.axes)), p.run.as_deref()))
+        })
+        .collect();
+    let (mut paired, mut apart) = (0, 0);
+    for cell in cells {
+        let Some(point) = cell.point else { continue };
+        let at = axes_label(&cell.axes);
+        for (name, rel) in &wanted {
+            if !cell.relative.contains_key(name) {
+                continue;
+            }
+            let base = rel
+                .baseline_of(&cell.variant, &directive.variants)
+                .and_then(|b| runs.get(&(b.to_string(), at.clone())))
+                .copied()
+                .flatten();
+            paired += 1;
+            if base.is_none() || base != point.run.as_deref() {
+                apart += 1;
+            }
+        }
+    }
+    Some((paired, apart))
+}
+
 /// The median time of a verified, timed point.
 fn ok_time(point: &Point) -> Option<f64> {
     (point.outcome == Outcome::Ok)
