@@ -2,7 +2,8 @@
 # Runs on the GPU machine (through the `device` tool), in one call:
 #   1. the GPU test suite (tests marked #[ignore] for needing a GPU),
 #   2. the recordings of the whole handbook (`mdbook-gpulab record`),
-#   3. the fidelity benchmark (engine vs an independent timer),
+#   3. the library anchors (PyTorch copy/sum/transpose, cuBLAS SGEMM) into data/<slug>/anchors/,
+#   4. the fidelity benchmark (engine vs an independent timer),
 # and writes an archive of data/ plus the logs to $OUT.
 # Binaries are built on a machine with Rust by scripts/build-device-bin.sh into .device-bin/.
 set -uo pipefail
@@ -15,7 +16,7 @@ export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PATH="$BIN:$PATH"
 # tests/gpu_engine.rs runs this binary (its compile-time path does not exist on the GPU machine).
 export GPULAB_BIN="$BIN/mdbook-gpulab"
-STEPS=${STEPS:-tests,record,fidelity}
+STEPS=${STEPS:-tests,record,anchors,fidelity}
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt"
 mdbook-gpulab devices | tee "$OUT/devices.txt"
 
@@ -32,6 +33,15 @@ if [[ $STEPS == *record* ]]; then
   start=$(date +%s)
   mdbook-gpulab record . ${RECORD_ARGS:-} 2>&1 | tee "$OUT/record.log"
   echo "RECORD: $(( $(date +%s) - start )) s wall time for the whole handbook" | tee -a "$OUT/record.log"
+fi
+
+if [[ $STEPS == *anchors* ]]; then
+  PYTHONUNBUFFERED=1 python3 scripts/library_anchors.py --out data 2>&1 | tee "$OUT/anchors.log"
+fi
+
+# Not in the default steps: on a machine with two GPUs (STEPS=fleet), one GPU vs all GPUs.
+if [[ $STEPS == *fleet* ]]; then
+  bash scripts/fleet/two-gpu-timing.sh
 fi
 
 if [[ $STEPS == *fidelity* ]]; then

@@ -1,5 +1,5 @@
-//! `expect` claims (DESIGN.md, "Claims"): parse `<lhs> <op> <rhs> [within P%] [where <cond>]` and
-//! evaluate it at every combination of axis values.
+//! `expect` claims (DESIGN.md, "Claims"): parse `[some:] <lhs> <op> <rhs> [within P%] [where <cond>]`
+//! and evaluate it at every combination of axis values (with `some:`, at least one must satisfy it).
 //!
 //! Operands and the condition are [`Expr`]s. A dotted name `variant.metric` (or `variant.metric.stat`,
 //! e.g. `shared_2d.time_ms.min`) refers to a result; a plain name (`N`) to an axis value.
@@ -44,10 +44,23 @@ impl CmpOp {
     }
 }
 
+/// Whether a claim must hold at every point or at one at least.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Quantifier {
+    /// The default: true at every point checked.
+    Every,
+    /// `some:` — true at one point at least: "up to 10×" is a statement about the maximum.
+    Some,
+}
+
+/// The prefix of a claim that needs to hold at one point only.
+pub const SOME: &str = "some:";
+
 /// A parsed claim.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Claim {
     text: String,
+    quantifier: Quantifier,
     lhs: Part,
     op: CmpOp,
     rhs: Part,
@@ -88,9 +101,17 @@ fn error_at(text: &str, pos: usize, message: String) -> ExprError {
 impl Claim {
     /// Parses a claim; error offsets are byte offsets into `text`.
     pub fn parse(text: &str) -> Result<Claim, ExprError> {
-        let (lhs, n) = Expr::parse_operand(text)?;
-        let lhs = Part { expr: lhs, at: 0 };
-        let mut pos = skip_ws(text, n);
+        let start = skip_ws(text, 0);
+        let (quantifier, start) = match text[start..].strip_prefix(SOME) {
+            Some(_) => (Quantifier::Some, skip_ws(text, start + SOME.len())),
+            None => (Quantifier::Every, start),
+        };
+        let (lhs, n) = Expr::parse_operand(&text[start..]).map_err(|e| e.shifted(start))?;
+        let lhs = Part {
+            expr: lhs,
+            at: start,
+        };
+        let mut pos = skip_ws(text, start + n);
         let Some(&(sym, op)) = CmpOp::ALL.iter().find(|(s, _)| text[pos..].starts_with(s)) else {
             let msg = if text[pos..].starts_with("!=") {
                 "`!=` cannot be claimed; use `<`, `>` or `~=`".to_string()
@@ -146,6 +167,7 @@ impl Claim {
 
         let claim = Claim {
             text: text.to_string(),
+            quantifier,
             lhs,
             op,
             rhs,
@@ -160,6 +182,11 @@ impl Claim {
             ));
         }
         Ok(claim)
+    }
+
+    /// Every point, or one at least (`some:`).
+    pub fn quantifier(&self) -> Quantifier {
+        self.quantifier
     }
 
     /// The claim as written.
@@ -228,7 +255,7 @@ impl Claim {
     /// lacking a referenced value or failing `where` are skipped; an evaluation error counts as a failure.
     pub fn evaluate_groups(&self, groups: &[ClaimGroup]) -> ClaimOutcome {
         let vars = self.variables();
-        let (mut checked, mut failed, mut first) = (0, 0, None);
+        let (mut checked, mut failed, mut first, mut held) = (0, 0, None, 0);
         let mut complete = 0; // groups with every value, whether or not `where` held
         for group in groups {
             if !vars.iter().all(|v| group.has(v)) {
@@ -262,7 +289,20 @@ impl Claim {
             if let Some(why) = problem {
                 failed += 1;
                 first.get_or_insert_with(|| format!("{at}{why}"));
+            } else {
+                held += 1;
             }
+        }
+        if self.quantifier == Quantifier::Some && checked > 0 {
+            // One point is enough; when none holds, every point failed.
+            return match first {
+                Some(first) if held == 0 => ClaimOutcome::Fails {
+                    checked,
+                    failed,
+                    first: format!("false at every point; {first}"),
+                },
+                _ => ClaimOutcome::Holds { checked },
+            };
         }
         match first {
             _ if checked == 0 => ClaimOutcome::NotEvaluated {
@@ -576,6 +616,40 @@ mod tests {
         ] {
             assert_eq!(Claim::parse(text).unwrap().op(), op, "{text}");
         }
+    }
+
+    /// "Up to an order of magnitude" was tested as ≥ 10× at every size; `some:` tests the maximum.
+    #[test]
+    fn some_holds_when_one_point_satisfies_the_claim() {
+        // global ÷ shared is 1.5, 1.5, 4, 4: "up to 4×" holds as a maximum, not everywhere.
+        let claim = Claim::parse("some: global_2d.time_ms >= 4 * shared_2d.time_ms").unwrap();
+        assert_eq!(claim.quantifier(), Quantifier::Some);
+        assert_eq!(
+            claim.text(),
+            "some: global_2d.time_ms >= 4 * shared_2d.time_ms"
+        );
+        assert_eq!(outcome(claim.text()), ClaimOutcome::Holds { checked: 4 });
+        assert!(matches!(
+            outcome("global_2d.time_ms >= 4 * shared_2d.time_ms"),
+            ClaimOutcome::Fails { failed: 2, .. }
+        ));
+        let ClaimOutcome::Fails { failed, first, .. } =
+            outcome("some: global_2d.time_ms >= 5 * shared_2d.time_ms")
+        else {
+            panic!()
+        };
+        assert_eq!(failed, 4);
+        assert!(
+            first.starts_with("false at every point; at N=160: "),
+            "{first}"
+        );
+        // Errors point into the text after the prefix.
+        let e = Claim::parse("some: global_2d.time_ms >").unwrap_err();
+        assert!(e.offset >= "some: global_2d.time_ms".len(), "{e:?}");
+        assert_eq!(
+            Claim::parse("global_2d.time_ms > 1").unwrap().quantifier(),
+            Quantifier::Every
+        );
     }
 
     #[test]

@@ -542,3 +542,48 @@ fn build_says_it_used_recordings_and_how_many_directives_and_chapters() {
         "{line}"
     );
 }
+
+/// `devices = "all"`: `list --json` reports the claims of every device with a recording, each
+/// evaluated on that device's data (a second device where the synthetic GPU ran 1000× slower).
+#[test]
+fn list_json_reports_claims_per_device() {
+    let book = BookCopy::new("basic");
+    let rec = book.read("data/test-device/scale.json");
+    let mut second: serde_json::Value = serde_json::from_str(&rec).unwrap();
+    second["device"]["slug"] = "second-device".into();
+    second["device"]["name"] = "Second Synthetic GPU (not a measurement)".into();
+    for p in second["points"].as_array_mut().unwrap() {
+        if let Some(t) = p["timing"]["median_ms"].as_f64() {
+            p["timing"]["median_ms"] = (t * 1000.0).into();
+        }
+    }
+    book.write(
+        "data/second-device/scale.json",
+        &serde_json::to_string_pretty(&second).unwrap(),
+    );
+    book.edit(
+        "src/chapter.md",
+        "axes = { N = [1024, 4096] }\ntitle = \"Scale: time and bandwidth\"\n",
+        "axes = { N = [1024, 4096] }\ntitle = \"Scale: time and bandwidth\"\ndevices = \"all\"\n",
+    );
+    let assert = on(&book, &["list", "--json"]).assert();
+    let rows: serde_json::Value = serde_json::from_str(&stdout_of(assert.get_output())).unwrap();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "demo:table1")
+        .expect("demo:table1");
+    let holding = |device: &str| row["claims"][device]["holding"].as_u64();
+    // `naive.time_ms < 1` holds on the test device, not on the 1000× slower second one.
+    assert_eq!(
+        holding("Synthetic Test GPU (not a measurement)"),
+        Some(1),
+        "{row:#}"
+    );
+    assert_eq!(
+        holding("Second Synthetic GPU (not a measurement)"),
+        Some(0),
+        "{row:#}"
+    );
+}

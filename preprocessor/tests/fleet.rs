@@ -136,6 +136,18 @@ fn gpus_run_a_worker_per_gpu_and_record_every_point_once() {
     };
     assert!(on("0") > 0 && on("1") > 0, "both GPUs get points");
     assert_eq!(on("0") + on("1"), lines.len());
+    // CPU baselines run last, alone (on the first GPU's recorder): never beside the GPU work.
+    let host = |l: &String| l.contains(" cpu_naive ") || l.contains(" cpu_threads ");
+    let first_host = lines
+        .iter()
+        .position(host)
+        .expect("the handbook has CPU baselines");
+    assert!(
+        lines[first_host..].iter().all(host),
+        "a CPU baseline ran while GPU points were still running"
+    );
+    assert!(lines[first_host..].iter().all(|l| l.starts_with("0 ")));
+    assert!(stderr.contains("CPU baselines:"), "{stderr}");
     assert_eq!(recorded(&book.path("data"), "fake-gpu").len(), lines.len());
     nothing_left(&book, &log);
 }

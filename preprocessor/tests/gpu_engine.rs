@@ -8,8 +8,10 @@
 //! on the GPU machine; the binary is `GPULAB_BIN`, else the one cargo built, else the one next to
 //! this executable's folder (`.device-bin/tests/gpu_engine` → `.device-bin/mdbook-gpulab`).
 
+mod common;
+
 use serde_json::Value;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
@@ -23,18 +25,6 @@ const BOOK: &[(&str, &str)] = &[
         "src/faults.md",
         include_str!("fixtures/faults/src/faults.md"),
     ),
-    (
-        "kernels/faults/experiment.toml",
-        include_str!("fixtures/faults/kernels/faults/experiment.toml"),
-    ),
-    (
-        "kernels/faults/faults.cu",
-        include_str!("fixtures/faults/kernels/faults/faults.cu"),
-    ),
-    (
-        "kernels/faults/broken.cu",
-        include_str!("fixtures/faults/kernels/faults/broken.cu"),
-    ),
 ];
 
 /// The sizes of the fixture's first directive.
@@ -43,19 +33,7 @@ const SIZES: [i64; 2] = [4096, 65536];
 const HOT_N: i64 = 1048576;
 
 fn binary() -> PathBuf {
-    if let Ok(p) = std::env::var("GPULAB_BIN") {
-        return PathBuf::from(p);
-    }
-    let built = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-gpulab"));
-    if built.exists() {
-        return built;
-    }
-    let me = std::env::current_exe().expect("current_exe");
-    me.parent()
-        .and_then(Path::parent)
-        .map(|d| d.join("mdbook-gpulab"))
-        .filter(|p| p.exists())
-        .unwrap_or(built)
+    common::gpu_binary()
 }
 
 struct Book {
@@ -67,11 +45,7 @@ impl Book {
     fn new() -> Book {
         let tmp = tempfile::tempdir().expect("temporary folder");
         let root = tmp.path().join("faults");
-        for (rel, text) in BOOK {
-            let p = root.join(rel);
-            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-            std::fs::write(&p, text).unwrap();
-        }
+        common::write_files(&root, BOOK.iter().chain(common::FAULTS_EXPERIMENT));
         Book { _tmp: tmp, root }
     }
 

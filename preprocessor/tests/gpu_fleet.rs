@@ -4,6 +4,8 @@
 //! `--gpus all` is timed by scripts/fleet/two-gpu-timing.sh. All `#[ignore]`d: run with
 //! `--ignored --test-threads=1`, as scripts/gpu-suite.sh does.
 
+mod common;
+
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
@@ -22,42 +24,19 @@ const FILES: &[(&str, &str)] = &[
     ("book.toml", include_str!("fixtures/faults/book.toml")),
     ("src/SUMMARY.md", "# Summary\n\n- [Fleet](fleet.md)\n"),
     ("src/fleet.md", CHAPTER),
-    (
-        "kernels/faults/experiment.toml",
-        include_str!("fixtures/faults/kernels/faults/experiment.toml"),
-    ),
-    (
-        "kernels/faults/faults.cu",
-        include_str!("fixtures/faults/kernels/faults/faults.cu"),
-    ),
-    (
-        "kernels/faults/broken.cu",
-        include_str!("fixtures/faults/kernels/faults/broken.cu"),
-    ),
 ];
 
 const POINTS: usize = 12;
 
-fn binary() -> PathBuf {
-    if let Ok(p) = std::env::var("GPULAB_BIN") {
-        return PathBuf::from(p);
-    }
-    PathBuf::from(env!("CARGO_BIN_EXE_mdbook-gpulab"))
-}
-
 fn book() -> (tempfile::TempDir, PathBuf) {
     let tmp = tempfile::tempdir().expect("temporary folder");
     let root = tmp.path().join("fleet");
-    for (rel, text) in FILES {
-        let p = root.join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, text).unwrap();
-    }
+    common::write_files(&root, FILES.iter().chain(common::FAULTS_EXPERIMENT));
     (tmp, root)
 }
 
 fn gpulab(root: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new(binary());
+    let mut cmd = Command::new(common::gpu_binary());
     cmd.args(args)
         .current_dir(root)
         .env("GPULAB_COMMIT", "gpu-fleet-test")

@@ -75,9 +75,9 @@ enum Command {
         /// time, the same way on every machine (Slurm job arrays, CI matrices).
         #[arg(long, value_parser = crate::engine::shard::Shard::parse)]
         shard: Option<crate::engine::shard::Shard>,
-        /// Only this experiment.
-        #[arg(long)]
-        experiment: Option<String>,
+        /// Only these experiments (repeat it, or separate names with commas).
+        #[arg(long, value_delimiter = ',')]
+        experiment: Vec<String>,
         /// Run a worker on each of these GPUs at once: `all`, or ordinals such as 0,1.
         #[arg(long, value_parser = record::Gpus::parse)]
         gpus: Option<record::Gpus>,

@@ -54,7 +54,8 @@ impl Gpus {
 pub struct RecordArgs {
     pub rerun: Option<Option<String>>,
     pub shard: Option<Shard>,
-    pub only: Option<String>,
+    /// Only these experiments (all when empty).
+    pub only: Vec<String>,
     pub gpus: Option<Gpus>,
 }
 
@@ -95,6 +96,20 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
         );
         mine = groups;
     }
+    // With several workers at once, CPU baselines run afterwards, alone: timed while other
+    // workers generate inputs and compute references, they would record a busy host's times.
+    let (mine, host) = if recorders.len() > 1 {
+        split_host(&ws, mine)
+    } else {
+        (mine, Vec::new())
+    };
+    if !host.is_empty() {
+        let predicted: f64 = shard::costs_of(&host, &costs).iter().flatten().sum();
+        eprintln!(
+            "CPU baselines: {} point(s), predicted {predicted:.0} s, run after the GPU work, alone",
+            count(&host)
+        );
+    }
     let per_gpu: Vec<Vec<JobGroup>> = if recorders.len() > 1 {
         shard::split(&mine, &shard::costs_of(&mine, &costs), recorders.len())
             .into_iter()
@@ -123,19 +138,18 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
             .collect();
         shard::budget_hints(g, &recorded, &every)
     };
-    let jobs: Vec<Vec<(JobGroup, BudgetHints)>> = per_gpu
-        .into_iter()
-        .map(|groups| {
-            groups
-                .into_iter()
-                .map(|g| {
-                    let h = hints(&g);
-                    (g, h)
-                })
-                .collect()
-        })
-        .collect();
-    if jobs.iter().all(|j| j.is_empty()) {
+    let with_hints = |groups: Vec<JobGroup>| -> Vec<(JobGroup, BudgetHints)> {
+        groups
+            .into_iter()
+            .map(|g| {
+                let h = hints(&g);
+                (g, h)
+            })
+            .collect()
+    };
+    let jobs: Vec<Vec<(JobGroup, BudgetHints)>> = per_gpu.into_iter().map(with_hints).collect();
+    let host = with_hints(host);
+    if host.is_empty() && jobs.iter().all(|j| j.is_empty()) {
         eprintln!("nothing to run: every selected point is recorded and current");
         return Ok(ExitCode::SUCCESS);
     }
@@ -155,6 +169,10 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
             })
             .collect()
     });
+    let mut results = results;
+    if !host.is_empty() {
+        results.push(run_groups(&ws, &recorders[0], &host));
+    }
     let (mut ran, mut failed) = (0, 0);
     let mut errors = Vec::new();
     for r in results {
@@ -195,7 +213,7 @@ fn groups_to_run(
     let mut work: Vec<Work> = Vec::new();
     for f in found {
         let Ok((d, exp)) = &f.parsed else { continue };
-        if args.only.as_ref().is_some_and(|o| o != &exp.name) {
+        if !args.only.is_empty() && !args.only.contains(&exp.name) {
             continue;
         }
         let force = match &args.rerun {
@@ -301,6 +319,29 @@ fn run_groups(
     Ok((ran, failed))
 }
 
+/// Splits the groups into (GPU points, CPU-baseline points).
+fn split_host(ws: &Workspace, groups: Vec<JobGroup>) -> (Vec<JobGroup>, Vec<JobGroup>) {
+    let (mut gpu, mut host) = (Vec::new(), Vec::new());
+    for g in groups {
+        let exp = ws.spec(&g.experiment).ok();
+        let on_host = |p: &JobPoint| {
+            exp.as_ref()
+                .and_then(|e| e.variant(&p.variant))
+                .is_some_and(|v| matches!(v.exec, crate::spec::Exec::Cpu(_)))
+        };
+        let (h, d): (Vec<JobPoint>, Vec<JobPoint>) = g.points.iter().cloned().partition(on_host);
+        for (points, out) in [(d, &mut gpu), (h, &mut host)] {
+            if !points.is_empty() {
+                out.push(JobGroup {
+                    points,
+                    ..g.clone()
+                });
+            }
+        }
+    }
+    (gpu, host)
+}
+
 fn count(groups: &[JobGroup]) -> usize {
     groups.iter().map(|g| g.points.len()).sum()
 }
@@ -323,7 +364,7 @@ mod tests {
         let args = RecordArgs {
             rerun: Some(None),
             shard: None,
-            only: None,
+            only: Vec::new(),
             gpus: None,
         };
         for device in devices {

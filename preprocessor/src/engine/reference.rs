@@ -133,6 +133,16 @@ pub fn run(
             };
             row_reduce(inputs[0], rows, cols, pitch, op)
         }
+        "col_mean" => {
+            want(1)?;
+            let (rows, cols) = (d.usize("rows")?, d.usize("cols")?);
+            let pitch = if dims.contains_key("pitch") {
+                d.usize("pitch")?
+            } else {
+                cols
+            };
+            col_mean(inputs[0], rows, cols, pitch)
+        }
         "sin_sqrt" => {
             want(1)?;
             sin_sqrt(inputs[0])
@@ -593,6 +603,79 @@ fn float_row(row: impl Iterator<Item = f64>, cols: usize, op: RowOp) -> f64 {
     }
 }
 
+/// The mean of each of the `cols` columns of a matrix of `rows` rows stored `pitch` elements apart
+/// (lab 3, task 3 "(columns)"): `cols` results, accumulated in f64 (i64 for integers, truncated).
+pub fn col_mean(
+    x: &HostData,
+    rows: usize,
+    cols: usize,
+    pitch: usize,
+) -> Result<HostData, ReferenceError> {
+    let name = "col_mean";
+    if pitch < cols {
+        return Err(ReferenceError::BadDim {
+            name: name.to_string(),
+            dim: "pitch".to_string(),
+            value: pitch as i64,
+            reason: format!("must be at least cols = {cols}"),
+        });
+    }
+    if rows == 0 {
+        return Err(ReferenceError::BadDim {
+            name: name.to_string(),
+            dim: "rows".to_string(),
+            value: 0,
+            reason: "a column needs at least one element".to_string(),
+        });
+    }
+    let needed = product(name, &[("rows", rows - 1), ("pitch", pitch)])? + cols;
+    if x.len() < needed {
+        return Err(ReferenceError::Length {
+            name: name.to_string(),
+            input: 0,
+            expected: format!("at least {needed} ((rows-1)*pitch + cols)"),
+            got: x.len(),
+        });
+    }
+    fn mean_of<T: Sync + Copy>(
+        v: &[T],
+        rows: usize,
+        cols: usize,
+        pitch: usize,
+        f: impl Fn(T) -> f64 + Sync,
+    ) -> Vec<f64> {
+        (0..cols)
+            .into_par_iter()
+            .map(|c| (0..rows).map(|r| f(v[r * pitch + c])).sum::<f64>() / rows as f64)
+            .collect()
+    }
+    Ok(match x {
+        HostData::F32(v) => HostData::F32(
+            mean_of(v, rows, cols, pitch, f64::from)
+                .into_iter()
+                .map(|m| m as f32)
+                .collect(),
+        ),
+        HostData::F64(v) => HostData::F64(mean_of(v, rows, cols, pitch, |b| b)),
+        HostData::I32(v) => HostData::I32(
+            (0..cols)
+                .into_par_iter()
+                .map(|c| {
+                    ((0..rows).map(|r| v[r * pitch + c] as i64).sum::<i64>() / rows as i64) as i32
+                })
+                .collect(),
+        ),
+        HostData::U32(v) => HostData::U32(
+            (0..cols)
+                .into_par_iter()
+                .map(|c| {
+                    ((0..rows).map(|r| v[r * pitch + c] as u64).sum::<u64>() / rows as u64) as u32
+                })
+                .collect(),
+        ),
+    })
+}
+
 /// `out[i] = sin(sqrt(x[i]))`, computed in f64 (floats only).
 pub fn sin_sqrt(x: &HostData) -> Result<HostData, ReferenceError> {
     Ok(match x {
@@ -1020,6 +1103,22 @@ mod tests {
             sin_sqrt(&HostData::I32(vec![1])),
             Err(ReferenceError::Type { .. })
         ));
+    }
+
+    #[test]
+    fn col_mean_averages_columns_and_skips_the_pitch_padding() {
+        // 2 rows of 3 floats, pitch 4 (the 4th float of each row is padding and must be ignored).
+        let x = HostData::F32(vec![1.0, 2.0, 3.0, 100.0, 3.0, 6.0, 9.0, 100.0]);
+        let d = dims(&[("rows", 2), ("cols", 3), ("pitch", 4)]);
+        assert_eq!(
+            run("col_mean", &[&x], &d).unwrap(),
+            HostData::F32(vec![2.0, 4.0, 6.0])
+        );
+        let ints = HostData::I32(vec![1, 2, 4, 5]);
+        assert_eq!(col_mean(&ints, 2, 2, 2).unwrap(), HostData::I32(vec![2, 3]));
+        assert!(col_mean(&x, 2, 3, 2).is_err(), "pitch < cols");
+        assert!(col_mean(&x, 3, 3, 4).is_err(), "too short");
+        assert!(col_mean(&x, 0, 3, 4).is_err(), "no rows");
     }
 
     #[test]

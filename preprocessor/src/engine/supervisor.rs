@@ -1,9 +1,15 @@
 //! Runs a job in a worker subprocess so that an illegal address, a failed launch or a hung
 //! kernel costs only the point that caused it: the parent watches the stream of results,
-//! kills a silent worker, marks the point failed and restarts on the rest.
+//! kills a silent worker, marks the point failed and restarts on the rest. The bookkeeping is
+//! the state machine in `supervisor/state.rs`; this file does the processes and the clock.
+
+mod state;
+#[cfg(test)]
+mod tests;
 
 use super::job::{Job, Message};
-use crate::record::{DeviceRecord, Failure, FailureKind, Outcome, Point};
+use crate::record::{DeviceRecord, Point};
+use state::{Ending, Next, Supervision};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
 use std::sync::atomic::{AtomicBool, Ordering};
@@ -18,6 +24,8 @@ pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 pub enum WorkerError {
     #[error("cannot start the worker process: {0}")]
     Spawn(std::io::Error),
+    #[error("cannot write the job for the worker: {0}")]
+    Encode(serde_json::Error),
     #[error("{0}")]
     Fatal(String),
     #[error("interrupted")]
@@ -37,18 +45,16 @@ pub fn run_job(
     progress: Progress,
 ) -> Result<(DeviceRecord, Vec<Point>), WorkerError> {
     let total = job.points.len();
-    let mut done: Vec<Option<Point>> = vec![None; total];
-    let mut device: Option<DeviceRecord> = None;
-    let mut next = 0;
-    while next < total {
+    let mut state = Supervision::new(job);
+    loop {
         if INTERRUPTED.load(Ordering::SeqCst) {
             return Err(WorkerError::Interrupted);
         }
-        let mut sub = job.clone();
-        sub.points = job.points[next..].to_vec();
+        let Some(sub) = state.next_run() else { break };
+        let input = serde_json::to_string(&sub).map_err(WorkerError::Encode)?;
         let mut child = spawn(gpu)?;
         if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(serde_json::to_string(&sub).unwrap_or_default().as_bytes());
+            let _ = stdin.write_all(input.as_bytes());
         }
         let stderr = child.stderr.take();
         let err_thread = std::thread::spawn(move || {
@@ -69,9 +75,8 @@ pub fn run_job(
                 }
             }
         });
-        let mut current: Option<usize> = None;
         let mut last = Instant::now();
-        let ended = loop {
+        let ending = loop {
             if INTERRUPTED.load(Ordering::SeqCst) {
                 kill(&mut child);
                 return Err(WorkerError::Interrupted);
@@ -79,98 +84,43 @@ pub fn run_job(
             match rx.recv_timeout(Duration::from_millis(200)) {
                 Ok(line) => {
                     last = Instant::now();
-                    match serde_json::from_str::<Message>(&line) {
-                        Ok(Message::Device(d)) => device = Some(d),
-                        Ok(Message::Start { index }) => {
-                            current = Some(next + index);
-                            progress(
-                                done.iter().filter(|p| p.is_some()).count(),
-                                total,
-                                &job.points[next + index].variant,
-                            );
-                        }
-                        Ok(Message::Point { index, point }) => {
-                            done[next + index] = Some(*point);
-                            current = None;
-                        }
-                        Ok(Message::Fatal { message }) => {
-                            kill(&mut child);
-                            return Err(WorkerError::Fatal(message));
-                        }
-                        Err(_) => {} // stray output: ignore
+                    // Stray output (not a message) is ignored.
+                    let Ok(message) = serde_json::from_str::<Message>(&line) else {
+                        continue;
+                    };
+                    let started = matches!(message, Message::Start { .. });
+                    if let Next::Abort(e) = state.on_message(message) {
+                        kill(&mut child);
+                        return Err(e);
+                    }
+                    if started {
+                        let variant = state.running_variant().unwrap_or_default().to_string();
+                        progress(state.finished(), total, &variant);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
-                    if current.is_some() && last.elapsed() > watchdog {
+                    if state.is_running() && last.elapsed() > watchdog {
                         kill(&mut child);
-                        break Some((
-                            FailureKind::Timeout,
-                            format!(
-                                "no result after {} s: the kernel hung and its worker was killed",
-                                watchdog.as_secs()
-                            ),
-                        ));
+                        break Ending::TimedOut {
+                            watchdog_s: watchdog.as_secs(),
+                        };
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Disconnected) => {
-                    let status = child.wait().ok();
-                    break status
-                        .filter(|s| !s.success())
-                        .map(|s| (FailureKind::Crash, format!("worker exited with {s}")));
+                    break match child.wait() {
+                        Ok(status) if !status.success() => Ending::Crashed {
+                            status: status.to_string(),
+                        },
+                        _ => Ending::Clean,
+                    };
                 }
             }
         };
         let stderr_text = err_thread.join().unwrap_or_default();
-        match (ended, current) {
-            (Some((kind, message)), Some(i)) => {
-                let tail: String = stderr_text
-                    .lines()
-                    .rev()
-                    .take(5)
-                    .collect::<Vec<_>>()
-                    .into_iter()
-                    .rev()
-                    .collect::<Vec<_>>()
-                    .join(" | ");
-                let message = if tail.is_empty() {
-                    message
-                } else {
-                    format!("{message}: {tail}")
-                };
-                done[i] = Some(failed_point(job, i, kind, message));
-            }
-            (Some((_, message)), None) if device.is_none() => {
-                return Err(WorkerError::Fatal(format!(
-                    "{message}: {}",
-                    stderr_text.trim()
-                )));
-            }
-            _ => {}
-        }
-        // Resume after the last point with a result.
-        let before = next;
-        next = done.iter().position(|p| p.is_none()).unwrap_or(total);
-        if next == before && done[next..].iter().all(|p| p.is_none()) && device.is_none() {
-            return Err(WorkerError::Fatal(format!(
-                "the worker produced no result: {}",
-                stderr_text.trim()
-            )));
-        }
-        if next == before {
-            // The worker ended cleanly without reporting this point: record that, move on.
-            done[next] = Some(failed_point(
-                job,
-                next,
-                FailureKind::Crash,
-                format!("worker ended without a result: {}", stderr_text.trim()),
-            ));
-            next += 1;
-        }
+        state.on_end(ending, &stderr_text)?;
     }
     progress(total, total, "");
-    let device =
-        device.ok_or_else(|| WorkerError::Fatal("the worker reported no device".into()))?;
-    Ok((device, done.into_iter().flatten().collect()))
+    state.finish()
 }
 
 /// Environment variable naming the worker command instead of `<this binary> worker`: a wrapper
@@ -206,9 +156,10 @@ fn spawn(gpu: Option<&str>) -> Result<Child, WorkerError> {
 pub fn probe_device(job: &Job, gpu: Option<&str>) -> Result<DeviceRecord, WorkerError> {
     let mut empty = job.clone();
     empty.points.clear();
+    let input = serde_json::to_string(&empty).map_err(WorkerError::Encode)?;
     let mut child = spawn(gpu)?;
     if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(serde_json::to_string(&empty).unwrap_or_default().as_bytes());
+        let _ = stdin.write_all(input.as_bytes());
     }
     let out = child.wait_with_output().map_err(WorkerError::Spawn)?;
     let text = String::from_utf8_lossy(&out.stdout);
@@ -228,14 +179,4 @@ pub fn probe_device(job: &Job, gpu: Option<&str>) -> Result<DeviceRecord, Worker
 fn kill(child: &mut Child) {
     let _ = child.kill();
     let _ = child.wait();
-}
-
-/// A point that failed outside the worker's control (crash, hang).
-pub fn failed_point(job: &Job, i: usize, kind: FailureKind, message: String) -> Point {
-    let jp = &job.points[i];
-    Point {
-        outcome: Outcome::Failed,
-        failure: Some(Failure { kind, message }),
-        ..Point::new(&jp.variant, &jp.params, jp.key.as_str(), job.commit.clone())
-    }
 }

@@ -19,6 +19,11 @@ pub enum StoreError {
     },
     #[error("{path} is not a valid recording: {message}")]
     Corrupt { path: PathBuf, message: String },
+    #[error("cannot write the recording {path}: {source}")]
+    Encode {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
     #[error("{path} is not a recording path inside data/: {why}")]
     Outside { path: PathBuf, why: String },
     #[error(
@@ -176,7 +181,7 @@ impl DataDir {
             }
         }
         sort_points(&mut fresh.points);
-        write_atomic(&path, &to_pretty_json(&fresh))?;
+        write_atomic(&path, &to_pretty_json(&path, &fresh)?)?;
         Ok((path, taken))
     }
 }
@@ -194,10 +199,15 @@ fn sort_points(points: &mut [Point]) {
     });
 }
 
-fn to_pretty_json(rec: &Recording) -> String {
-    let mut s = serde_json::to_string_pretty(rec).unwrap_or_default();
+/// The recording as the file holds it; an unserialisable recording (a non-finite number in a
+/// map key, say) is an error, never an empty file written over a good one.
+fn to_pretty_json(path: &Path, rec: &Recording) -> Result<String, StoreError> {
+    let mut s = serde_json::to_string_pretty(rec).map_err(|source| StoreError::Encode {
+        path: path.to_path_buf(),
+        source,
+    })?;
     s.push('\n');
-    s
+    Ok(s)
 }
 
 /// Parses recording text, checking the schema version first for a helpful message.
@@ -231,10 +241,19 @@ pub fn parse_recording(path: &Path, text: &str) -> Result<Recording, StoreError>
 /// Writes `text` to `path` through a temporary file in the same folder and a rename, so a
 /// reader (or an interrupted run) never sees a half-written file.
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), StoreError> {
+    write_atomic_with(path, |file| file.write_all(text.as_bytes()))
+}
+
+/// [`write_atomic`] with the writing done by `write`; on any failure the temporary file is
+/// removed and `path` keeps what it held.
+fn write_atomic_with(
+    path: &Path,
+    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+) -> Result<(), StoreError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err(dir))?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err(dir))?;
-    tmp.write_all(text.as_bytes()).map_err(io_err(path))?;
+    write(tmp.as_file_mut()).map_err(io_err(path))?;
     tmp.as_file().sync_all().map_err(io_err(path))?;
     tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
     Ok(())
@@ -315,5 +334,70 @@ mod tests {
         data.merge_and_save(&lock, recording(&[("a", 1, 100)]))
             .unwrap();
         assert_eq!(keys(&data), ["a1:100"]);
+    }
+
+    #[test]
+    fn points_are_sorted_by_variant_then_by_numeric_params() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = DataDir::new(tmp.path());
+        let lock = data.lock().unwrap();
+        let rec = recording(&[("b", 1, 1), ("a", 10, 1), ("a", 2, 1)]);
+        data.merge_and_save(&lock, rec).unwrap();
+        assert_eq!(keys(&data), ["a2:1", "a10:1", "b1:1"], "10 sorts after 2");
+    }
+
+    #[test]
+    fn a_recording_of_another_schema_is_refused_by_name() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = DataDir::new(tmp.path());
+        let path = data.recording_path("synthetic-gpu", "e");
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, r#"{"schema": 999, "points": []}"#).unwrap();
+        let e = data.load("synthetic-gpu", "e").unwrap_err();
+        assert!(
+            matches!(e, StoreError::WrongSchema { found: 999, .. }),
+            "{e}"
+        );
+        assert!(e.to_string().contains("re-record it"), "{e}");
+        std::fs::write(&path, r#"{"points": []}"#).unwrap();
+        let e = data.load("synthetic-gpu", "e").unwrap_err();
+        assert!(e.to_string().contains("no `schema` version field"), "{e}");
+        std::fs::write(&path, "{ half").unwrap();
+        assert!(matches!(
+            data.load("synthetic-gpu", "e"),
+            Err(StoreError::Corrupt { .. })
+        ));
+    }
+
+    #[test]
+    fn a_failed_write_keeps_the_old_file_and_leaves_no_temporary() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = DataDir::new(tmp.path());
+        let lock = data.lock().unwrap();
+        let path = data
+            .merge_and_save(&lock, recording(&[("a", 1, 1)]))
+            .unwrap();
+        let before = std::fs::read(&path).unwrap();
+        let e = write_atomic_with(&path, |f| {
+            f.write_all(b"{ \"schema\": 1, \"poi")?;
+            Err(std::io::Error::other("disk full"))
+        })
+        .unwrap_err();
+        assert!(e.to_string().contains("disk full"), "{e}");
+        assert_eq!(
+            std::fs::read(&path).unwrap(),
+            before,
+            "the old file is intact"
+        );
+        let files: Vec<_> = std::fs::read_dir(path.parent().unwrap())
+            .unwrap()
+            .map(|e| e.unwrap().file_name())
+            .collect();
+        assert_eq!(
+            files,
+            [path.file_name().unwrap()],
+            "no temporary left behind"
+        );
+        assert_eq!(keys(&data), ["a1:1"]);
     }
 }

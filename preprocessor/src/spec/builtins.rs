@@ -13,6 +13,7 @@ pub const REFERENCES: &[&str] = &[
     "row_max",
     "row_min",
     "row_sumsq",
+    "col_mean",
     "sin_sqrt",
 ];
 
@@ -23,7 +24,7 @@ pub fn dims_of(name: &str) -> Option<(&'static [&'static str], &'static [&'stati
         "transpose" => (&["rows", "cols"], &[]),
         "gather" => (&["n", "offset", "stride"], &[]),
         "sum" | "dot" | "sin_sqrt" => (&[], &[]),
-        "row_sum" | "row_mean" | "row_max" | "row_min" | "row_sumsq" => {
+        "row_sum" | "row_mean" | "row_max" | "row_min" | "row_sumsq" | "col_mean" => {
             (&["rows", "cols"], &["pitch"])
         }
         _ => return None,

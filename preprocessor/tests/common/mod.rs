@@ -5,6 +5,50 @@
 use std::fs;
 use std::path::{Path, PathBuf};
 
+/// The fault-injection fixture's experiment (spec and sources), embedded so that the GPU test
+/// executables need no source tree on the GPU machine.
+pub const FAULTS_EXPERIMENT: &[(&str, &str)] = &[
+    (
+        "kernels/faults/experiment.toml",
+        include_str!("../fixtures/faults/kernels/faults/experiment.toml"),
+    ),
+    (
+        "kernels/faults/faults.cu",
+        include_str!("../fixtures/faults/kernels/faults/faults.cu"),
+    ),
+    (
+        "kernels/faults/broken.cu",
+        include_str!("../fixtures/faults/kernels/faults/broken.cu"),
+    ),
+];
+
+/// Writes `(path, text)` files under `root`.
+pub fn write_files<'a>(root: &Path, files: impl IntoIterator<Item = &'a (&'a str, &'a str)>) {
+    for (rel, text) in files {
+        let p = root.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(&p, text).unwrap();
+    }
+}
+
+/// The binary a GPU test runs: `GPULAB_BIN`, else the one cargo built, else the one next to the
+/// test executable's folder (`.device-bin/tests/gpu_engine` → `.device-bin/mdbook-gpulab`).
+pub fn gpu_binary() -> PathBuf {
+    if let Ok(p) = std::env::var("GPULAB_BIN") {
+        return PathBuf::from(p);
+    }
+    let built = PathBuf::from(env!("CARGO_BIN_EXE_mdbook-gpulab"));
+    if built.exists() {
+        return built;
+    }
+    let me = std::env::current_exe().expect("current_exe");
+    me.parent()
+        .and_then(Path::parent)
+        .map(|d| d.join("mdbook-gpulab"))
+        .filter(|p| p.exists())
+        .unwrap_or(built)
+}
+
 /// `tests/fixtures/<name>` in the source tree.
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))

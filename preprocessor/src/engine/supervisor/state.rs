@@ -1,0 +1,172 @@
+//! The supervisor's bookkeeping as a state machine, free of processes and clocks: which points
+//! have a result, which one a worker is running, what a worker's end means for that point, and
+//! where the next worker resumes. `run_job` feeds it the worker's messages and ends.
+
+use super::WorkerError;
+use crate::engine::job::{Job, Message};
+use crate::record::{DeviceRecord, Failure, FailureKind, Outcome, Point};
+
+/// How one worker process ended.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Ending {
+    /// Its output closed and it exited successfully.
+    Clean,
+    /// It was killed after `watchdog_s` seconds without a result (a hung kernel).
+    TimedOut { watchdog_s: u64 },
+    /// It exited unsuccessfully (a crash, a signal), with its exit status as text.
+    Crashed { status: String },
+}
+
+/// What `Supervision::on_message` asks of the caller.
+#[derive(Debug)]
+pub enum Next {
+    /// Keep reading this worker's output.
+    Read,
+    /// The whole job fails (kill the worker): no GPU, no libcuda.
+    Abort(WorkerError),
+}
+
+/// The results of one job so far, and which worker run is under way.
+#[derive(Debug)]
+pub struct Supervision<'j> {
+    job: &'j Job,
+    done: Vec<Option<Point>>,
+    device: Option<DeviceRecord>,
+    /// The first point the current worker was given (its message indices count from here).
+    first: usize,
+    /// The point the current worker started and has not finished.
+    running: Option<usize>,
+}
+
+impl<'j> Supervision<'j> {
+    pub fn new(job: &'j Job) -> Self {
+        Supervision {
+            job,
+            done: vec![None; job.points.len()],
+            device: None,
+            first: 0,
+            running: None,
+        }
+    }
+
+    /// The points a new worker must run (those from the first one without a result), or `None`
+    /// when every point has one.
+    pub fn next_run(&mut self) -> Option<Job> {
+        let first = self.done.iter().position(Option::is_none)?;
+        self.first = first;
+        self.running = None;
+        let mut sub = self.job.clone();
+        sub.points = self.job.points[first..].to_vec();
+        Some(sub)
+    }
+
+    /// Points with a result, for the progress bar.
+    pub fn finished(&self) -> usize {
+        self.done.iter().filter(|p| p.is_some()).count()
+    }
+
+    /// Whether a point is running, so that silence counts against the watchdog.
+    pub fn is_running(&self) -> bool {
+        self.running.is_some()
+    }
+
+    /// The variant of the running point, for the progress bar.
+    pub fn running_variant(&self) -> Option<&str> {
+        self.running.map(|i| self.job.points[i].variant.as_str())
+    }
+
+    /// One message of the current worker.
+    pub fn on_message(&mut self, message: Message) -> Next {
+        match message {
+            Message::Device(d) => self.device = Some(d),
+            Message::Start { index } => self.running = Some(self.first + index),
+            Message::Point { index, point } => {
+                if let Some(slot) = self.done.get_mut(self.first + index) {
+                    *slot = Some(*point);
+                }
+                self.running = None;
+            }
+            Message::Fatal { message } => return Next::Abort(WorkerError::Fatal(message)),
+        }
+        Next::Read
+    }
+
+    /// The current worker ended: the point it was running (if any) fails with the reason and
+    /// the tail of its stderr; a worker that returns nothing at all fails the job; a clean end
+    /// before every point reported fails the first point without a result, so that the next
+    /// run moves on.
+    pub fn on_end(&mut self, ending: Ending, stderr: &str) -> Result<(), WorkerError> {
+        let failure = match &ending {
+            Ending::Clean => None,
+            Ending::TimedOut { watchdog_s } => Some((
+                FailureKind::Timeout,
+                format!(
+                    "no result after {watchdog_s} s: the kernel hung and its worker was killed"
+                ),
+            )),
+            Ending::Crashed { status } => {
+                Some((FailureKind::Crash, format!("worker exited with {status}")))
+            }
+        };
+        match (failure, self.running.take()) {
+            (Some((kind, message)), Some(i)) => {
+                let message = with_tail(message, stderr);
+                self.done[i] = Some(failed_point(self.job, i, kind, message));
+            }
+            (Some((_, message)), None) if self.device.is_none() => {
+                return Err(WorkerError::Fatal(format!("{message}: {}", stderr.trim())));
+            }
+            _ => {}
+        }
+        // Resume after the last point with a result; a run that moved nowhere costs its point.
+        let Some(next) = self.done.iter().position(Option::is_none) else {
+            return Ok(());
+        };
+        if next != self.first {
+            return Ok(());
+        }
+        if self.device.is_none() && self.done[next..].iter().all(Option::is_none) {
+            return Err(WorkerError::Fatal(format!(
+                "the worker produced no result: {}",
+                stderr.trim()
+            )));
+        }
+        // The worker ended without reporting this point: record that, move on.
+        self.done[next] = Some(failed_point(
+            self.job,
+            next,
+            FailureKind::Crash,
+            format!("worker ended without a result: {}", stderr.trim()),
+        ));
+        Ok(())
+    }
+
+    /// The device and one point per job point, once every point has a result.
+    pub fn finish(self) -> Result<(DeviceRecord, Vec<Point>), WorkerError> {
+        let device = self
+            .device
+            .ok_or_else(|| WorkerError::Fatal("the worker reported no device".into()))?;
+        Ok((device, self.done.into_iter().flatten().collect()))
+    }
+}
+
+/// `message: <last five stderr lines joined by " | ">`, or the message alone.
+fn with_tail(message: String, stderr: &str) -> String {
+    let lines: Vec<&str> = stderr.lines().collect();
+    let tail = lines[lines.len().saturating_sub(5)..].join(" | ");
+    if tail.is_empty() {
+        message
+    } else {
+        format!("{message}: {tail}")
+    }
+}
+
+/// A point that failed outside the worker's control (crash, hang).
+fn failed_point(job: &Job, i: usize, kind: FailureKind, message: String) -> Point {
+    let jp = &job.points[i];
+    Point {
+        outcome: Outcome::Failed,
+        failure: Some(Failure { kind, message }),
+        ..Point::new(&jp.variant, &jp.params, jp.key.as_str(), job.commit.clone())
+    }
+}

@@ -1,0 +1,225 @@
+//! The supervisor's state machine driven by scripted worker runs: no process, no GPU, no clock.
+
+use super::WorkerError;
+use super::state::{Ending, Next, Supervision};
+use crate::engine::job::{Job, JobPoint, MeasureRules, Message};
+use crate::record::{DeviceRecord, FailureKind, Outcome, Point};
+use std::collections::BTreeMap;
+
+fn job(n: usize) -> Job {
+    Job {
+        root: "book".into(),
+        kernels_dir: "book/kernels".into(),
+        cache_dir: "book/.cache".into(),
+        experiment: "synth".into(),
+        points: (0..n)
+            .map(|i| JobPoint {
+                variant: format!("v{i}"),
+                params: BTreeMap::new(),
+                key: format!("key{i}").as_str().into(),
+            })
+            .collect(),
+        rules: MeasureRules::default(),
+        commit: None,
+        budget_hints: Default::default(),
+    }
+}
+
+fn device() -> Message {
+    Message::Device(crate::record::fixture::device())
+}
+
+fn start(index: usize) -> Message {
+    Message::Start { index }
+}
+
+/// A verified point as the worker reports it (index within the run).
+fn ok(job: &Job, run_first: usize, index: usize) -> Message {
+    let jp = &job.points[run_first + index];
+    Message::Point {
+        index,
+        point: Box::new(Point::new(&jp.variant, &jp.params, jp.key.as_str(), None)),
+    }
+}
+
+fn feed(s: &mut Supervision, messages: Vec<Message>) {
+    for m in messages {
+        assert!(matches!(s.on_message(m), Next::Read));
+    }
+}
+
+fn failure(p: &Point) -> (FailureKind, &str) {
+    let f = p.failure.as_ref().expect("a failed point");
+    (f.kind, f.message.as_str())
+}
+
+fn finish(s: Supervision) -> (DeviceRecord, Vec<Point>) {
+    s.finish().unwrap_or_else(|e| panic!("{e}"))
+}
+
+#[test]
+fn a_clean_run_reports_every_point() {
+    let job = job(2);
+    let mut s = Supervision::new(&job);
+    let run = s.next_run().unwrap();
+    assert_eq!(run.points.len(), 2);
+    feed(
+        &mut s,
+        vec![device(), start(0), ok(&job, 0, 0), start(1), ok(&job, 0, 1)],
+    );
+    s.on_end(Ending::Clean, "").unwrap();
+    assert!(s.next_run().is_none(), "nothing left to run");
+    let (_, points) = finish(s);
+    assert!(points.iter().all(|p| p.outcome == Outcome::Ok));
+}
+
+#[test]
+fn a_crash_fails_the_running_point_with_the_stderr_tail_and_the_rest_resume() {
+    let job = job(3);
+    let mut s = Supervision::new(&job);
+    s.next_run().unwrap();
+    feed(&mut s, vec![device(), start(0), ok(&job, 0, 0), start(1)]);
+    assert!(s.is_running());
+    assert_eq!(s.running_variant(), Some("v1"));
+    let stderr = "l1\nl2\nl3\nl4\nl5\nl6\n";
+    let ending = Ending::Crashed {
+        status: "signal: 6 (SIGABRT)".into(),
+    };
+    s.on_end(ending, stderr).unwrap();
+    // The next worker resumes at the point after the crash.
+    let run = s.next_run().unwrap();
+    assert_eq!(run.points.len(), 1);
+    assert_eq!(run.points[0].variant, "v2");
+    feed(&mut s, vec![device(), start(0), ok(&job, 2, 0)]);
+    s.on_end(Ending::Clean, "").unwrap();
+    assert!(s.next_run().is_none());
+    let (_, points) = finish(s);
+    assert_eq!(points[0].outcome, Outcome::Ok);
+    assert_eq!(points[1].outcome, Outcome::Failed);
+    assert_eq!(
+        failure(&points[1]),
+        (
+            FailureKind::Crash,
+            "worker exited with signal: 6 (SIGABRT): l2 | l3 | l4 | l5 | l6"
+        ),
+        "the crash is attributed to the point that was running, with the last five stderr lines"
+    );
+    assert_eq!(points[2].outcome, Outcome::Ok);
+}
+
+#[test]
+fn a_timeout_fails_the_hung_point_only() {
+    let job = job(2);
+    let mut s = Supervision::new(&job);
+    s.next_run().unwrap();
+    feed(&mut s, vec![device(), start(0)]);
+    s.on_end(Ending::TimedOut { watchdog_s: 30 }, "").unwrap();
+    let run = s.next_run().unwrap();
+    assert_eq!(run.points[0].variant, "v1");
+    feed(&mut s, vec![device(), start(0), ok(&job, 1, 0)]);
+    s.on_end(Ending::Clean, "").unwrap();
+    let (_, points) = finish(s);
+    assert_eq!(
+        failure(&points[0]),
+        (
+            FailureKind::Timeout,
+            "no result after 30 s: the kernel hung and its worker was killed"
+        )
+    );
+    assert_eq!(points[1].outcome, Outcome::Ok);
+}
+
+#[test]
+fn a_worker_that_ends_cleanly_without_a_result_costs_that_point_and_moves_on() {
+    let job = job(3);
+    let mut s = Supervision::new(&job);
+    s.next_run().unwrap();
+    // The worker reports point 0, then exits 0 without a word about point 1.
+    feed(&mut s, vec![device(), start(0), ok(&job, 0, 0)]);
+    s.on_end(Ending::Clean, "").unwrap();
+    let run = s.next_run().unwrap();
+    assert_eq!(run.points[0].variant, "v1", "resumes after the last result");
+    // Again nothing: now the run moved nowhere, so point 1 is marked and skipped over.
+    feed(&mut s, vec![device()]);
+    s.on_end(Ending::Clean, "bye").unwrap();
+    let run = s.next_run().unwrap();
+    assert_eq!(run.points[0].variant, "v2");
+    feed(&mut s, vec![device(), start(0), ok(&job, 2, 0)]);
+    s.on_end(Ending::Clean, "").unwrap();
+    let (_, points) = finish(s);
+    assert_eq!(
+        failure(&points[1]),
+        (FailureKind::Crash, "worker ended without a result: bye")
+    );
+    assert_eq!(points[2].outcome, Outcome::Ok);
+}
+
+#[test]
+fn a_worker_that_never_reports_a_device_fails_the_job() {
+    let job = job(2);
+    let mut s = Supervision::new(&job);
+    s.next_run().unwrap();
+    let e = s
+        .on_end(Ending::Clean, "libcuda.so: not found\n")
+        .unwrap_err();
+    assert!(
+        matches!(&e, WorkerError::Fatal(m) if m == "the worker produced no result: libcuda.so: not found"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_crash_before_the_device_is_known_fails_the_job() {
+    let job = job(1);
+    let mut s = Supervision::new(&job);
+    s.next_run().unwrap();
+    let ending = Ending::Crashed {
+        status: "exit status: 101".into(),
+    };
+    let e = s.on_end(ending, " panicked \n").unwrap_err();
+    assert!(
+        matches!(&e, WorkerError::Fatal(m) if m == "worker exited with exit status: 101: panicked"),
+        "{e}"
+    );
+}
+
+#[test]
+fn a_fatal_message_aborts_the_job() {
+    let job = job(1);
+    let mut s = Supervision::new(&job);
+    s.next_run().unwrap();
+    let next = s.on_message(Message::Fatal {
+        message: "no GPU".into(),
+    });
+    assert!(matches!(next, Next::Abort(WorkerError::Fatal(m)) if m == "no GPU"));
+}
+
+#[test]
+fn indices_of_a_resumed_run_count_from_its_first_point() {
+    let job = job(3);
+    let mut s = Supervision::new(&job);
+    s.next_run().unwrap();
+    feed(&mut s, vec![device(), start(0)]);
+    s.on_end(Ending::TimedOut { watchdog_s: 5 }, "").unwrap();
+    s.next_run().unwrap();
+    // Index 1 of the second run is job point 2.
+    feed(&mut s, vec![device(), start(0), ok(&job, 1, 0), start(1)]);
+    assert_eq!(s.running_variant(), Some("v2"));
+    feed(&mut s, vec![ok(&job, 1, 1)]);
+    assert_eq!(s.finished(), 3);
+    s.on_end(Ending::Clean, "").unwrap();
+    assert!(s.next_run().is_none());
+    let (_, points) = finish(s);
+    let variants: Vec<&str> = points.iter().map(|p| p.variant.as_str()).collect();
+    assert_eq!(variants, ["v0", "v1", "v2"]);
+}
+
+#[test]
+fn a_job_without_a_device_report_cannot_finish() {
+    let job = job(0);
+    let mut s = Supervision::new(&job);
+    assert!(s.next_run().is_none());
+    assert!(
+        matches!(s.finish(), Err(WorkerError::Fatal(m)) if m == "the worker reported no device")
+    );
+}
