@@ -11,7 +11,8 @@ It saves a full-page screenshot of every page in each theme (and phone-width one
 with the widest tables) and prints a summary. Chromium is Debian's (`--chromium PATH`); playwright
 only drives it (no browser download).
 
-Usage: browser_test.py BUILD_DIR [--out DIR] [--chromium PATH] [--pages a.html,b.html]
+Usage: browser_test.py [BUILD_DIR] [--out DIR] [--chromium PATH] [--pages a.html,b.html]
+       browser_test.py --self-test --chromium PATH   (the checker catches planted defects)
 """
 
 import argparse
@@ -176,35 +177,18 @@ def check_links(root, page, links, page_ids):
     return broken
 
 
-def main():
-    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
-    ap.add_argument("build", type=Path)
-    ap.add_argument("--out", type=Path, default=Path("target/browser-test"))
-    ap.add_argument("--chromium", default=None)
-    ap.add_argument("--pages", default="", help="comma-separated pages (default: every page)")
-    args = ap.parse_args()
-
+def check_site(root, pages, out, chromium):
+    """Runs every check on `pages` of the site at `root`; returns (problems, summary)."""
     from playwright.sync_api import sync_playwright
 
-    root = args.build.resolve()
-    if not (root / "index.html").exists():
-        sys.exit(f"error: {root}/index.html missing: build the book first")
-    pages = sorted(
-        str(p.relative_to(root))
-        for p in root.rglob("*.html")
-        if p.name not in ("print.html", "toc.html") and "theme" not in p.parts
-    )
-    if args.pages:
-        pages = [p for p in args.pages.split(",") if p]
-    args.out.mkdir(parents=True, exist_ok=True)
+    out.mkdir(parents=True, exist_ok=True)
     server = serve(root)
     origin = f"http://127.0.0.1:{server.server_address[1]}/"
 
     problems = []
     summary = {"pages": len(pages), "themes": list(THEMES), "charts": 0, "wide_tables_1280": 0, "wide_tables_phone": 0}
-    widest = []
     with sync_playwright() as pw:
-        browser = pw.chromium.launch(executable_path=args.chromium, args=["--no-sandbox"])
+        browser = pw.chromium.launch(executable_path=chromium, args=["--no-sandbox"])
         for theme_name, theme in THEMES.items():
             context = browser.new_context(viewport=DESKTOP)
             context.add_init_script(
@@ -241,9 +225,7 @@ def main():
                         problems.append(f"{page_rel}: broken link {b}")
                     summary["charts"] += len(probe["charts"])
                     summary["wide_tables_1280"] += probe["wide"]
-                    if probe["wide"]:
-                        widest.append((probe["wide"], page_rel))
-                shot = args.out / theme_name / (page_rel.replace("/", "__").removesuffix(".html") + ".png")
+                shot = out / theme_name / (page_rel.replace("/", "__").removesuffix(".html") + ".png")
                 shot.parent.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(shot), full_page=True)
                 page.close()
@@ -263,13 +245,76 @@ def main():
             if overflow > 2:
                 problems.append(f"{page_rel} [phone]: the page itself scrolls sideways by {overflow} px")
             if probe["wide"]:
-                shot = args.out / "phone" / (page_rel.replace("/", "__").removesuffix(".html") + ".png")
+                shot = out / "phone" / (page_rel.replace("/", "__").removesuffix(".html") + ".png")
                 shot.parent.mkdir(parents=True, exist_ok=True)
                 page.screenshot(path=str(shot), full_page=False)
             page.close()
         phone.close()
         browser.close()
     server.shutdown()
+    return problems, summary
+
+
+SELF_TEST_PAGES = {
+    "good.html": """<html class="light"><head><link rel="icon" href="data:,"></head><body><figure class="gpulab" id="g"><p>fine</p>
+<figure class="gpulab-chart"><svg class="gpulab-chart-svg" width="200" height="100"></svg></figure></figure>
+<a href="#g">ok</a> <a href="bad.html#zero">ok</a></body></html>""",
+    "bad.html": """<html class="light"><head><link rel="icon" href="data:,"></head><body><script>console.error("boom")</script>
+<figure class="gpulab" id="zero"><p style="color:#ddd;background:#fff">faint</p>
+<figure class="gpulab-chart"><svg class="gpulab-chart-svg" style="width:0;height:0"></svg></figure></figure>
+<a href="#nowhere">dangling</a> <a href="missing.html">missing</a></body></html>""",
+}
+SELF_TEST_EXPECT = ["console: boom", "zero size", "low contrast", "no id `nowhere`", "missing.html does not exist"]
+
+
+def self_test(out, chromium):
+    """The checker must catch each kind of defect on a page made to have them, and pass a clean one."""
+    import tempfile
+
+    global THEMES
+    themes, THEMES = THEMES, {"light": "light"}
+    try:
+        with tempfile.TemporaryDirectory() as site:
+            root = Path(site)
+            for name, html in SELF_TEST_PAGES.items():
+                (root / name).write_text(html)
+            (root / "index.html").write_text("<html><body>index</body></html>")
+            problems, _ = check_site(root, sorted(SELF_TEST_PAGES), out / "self-test", chromium)
+    finally:
+        THEMES = themes
+    missed = [e for e in SELF_TEST_EXPECT if not any(e in p for p in problems)]
+    false_alarms = [p for p in problems if p.startswith("good.html")]
+    for p in problems:
+        print(f"  self-test found: {p}")
+    if missed or false_alarms:
+        print(f"browser test SELF-TEST FAILED: missed {missed}, false alarms {false_alarms}")
+        return 1
+    print(f"browser test self-test: all {len(SELF_TEST_EXPECT)} kinds of defect caught, clean page passes")
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    ap.add_argument("build", type=Path, nargs="?", default=Path("build-out"))
+    ap.add_argument("--out", type=Path, default=Path("target/browser-test"))
+    ap.add_argument("--chromium", default=None)
+    ap.add_argument("--pages", default="", help="comma-separated pages (default: every page)")
+    ap.add_argument("--self-test", action="store_true", help="check the checker on pages with known defects")
+    args = ap.parse_args()
+
+    if args.self_test:
+        return self_test(args.out, args.chromium)
+    root = args.build.resolve()
+    if not (root / "index.html").exists():
+        sys.exit(f"error: {root}/index.html missing: build the book first")
+    pages = sorted(
+        str(p.relative_to(root))
+        for p in root.rglob("*.html")
+        if p.name not in ("print.html", "toc.html") and "theme" not in p.parts
+    )
+    if args.pages:
+        pages = [p for p in args.pages.split(",") if p]
+    problems, summary = check_site(root, pages, args.out, args.chromium)
 
     (args.out / "summary.json").write_text(json.dumps({**summary, "problems": problems}, indent=2))
     print(

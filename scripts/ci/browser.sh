@@ -33,4 +33,5 @@ if [ ! -f build-out/index.html ]; then
   cargo run --release -- build --mode recorded
 fi
 echo "== browser test with $chromium"
+"$VENV/bin/python" scripts/browser_test.py --self-test --out target/browser-test --chromium "$chromium"
 "$VENV/bin/python" scripts/browser_test.py build-out --out target/browser-test --chromium "$chromium"

@@ -32,7 +32,7 @@ pub enum WorkerError {
     Interrupted,
 }
 
-/// Progress callback: (points done, points total, current variant).
+/// Progress callback: (points done, points total, the point about to run with the failures so far).
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
 
 /// Runs `job` in worker subprocesses, returning the device and one point per job point.
@@ -94,8 +94,8 @@ pub fn run_job(
                         return Err(e);
                     }
                     if started {
-                        let variant = state.running_variant().unwrap_or_default().to_string();
-                        progress(state.finished(), total, &variant);
+                        let label = state.running_label().unwrap_or_default();
+                        progress(state.finished(), total, &label);
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {

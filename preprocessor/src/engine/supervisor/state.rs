@@ -70,9 +70,24 @@ impl<'j> Supervision<'j> {
         self.running.is_some()
     }
 
-    /// The variant of the running point, for the progress bar.
-    pub fn running_variant(&self) -> Option<&str> {
-        self.running.map(|i| self.job.points[i].variant.as_str())
+    /// The progress bar's message for the running point: `shared_2d N=640 M=16`, then the
+    /// failures so far (`· 2 failed`).
+    pub fn running_label(&self) -> Option<String> {
+        let point = &self.job.points[self.running?];
+        let mut label = point.variant.clone();
+        for (name, value) in &point.params {
+            label.push_str(&format!(" {name}={value}"));
+        }
+        let failed = self
+            .done
+            .iter()
+            .flatten()
+            .filter(|p| p.outcome == crate::record::Outcome::Failed)
+            .count();
+        if failed > 0 {
+            label.push_str(&format!(" · {failed} failed"));
+        }
+        Some(label)
     }
 
     /// One message of the current worker.

@@ -81,7 +81,7 @@ fn a_crash_fails_the_running_point_with_the_stderr_tail_and_the_rest_resume() {
     s.next_run().unwrap();
     feed(&mut s, vec![device(), start(0), ok(&job, 0, 0), start(1)]);
     assert!(s.is_running());
-    assert_eq!(s.running_variant(), Some("v1"));
+    assert_eq!(s.running_label().as_deref(), Some("v1"));
     let stderr = "l1\nl2\nl3\nl4\nl5\nl6\n";
     let ending = Ending::Crashed {
         status: "signal: 6 (SIGABRT)".into(),
@@ -205,7 +205,7 @@ fn indices_of_a_resumed_run_count_from_its_first_point() {
     s.next_run().unwrap();
     // Index 1 of the second run is job point 2.
     feed(&mut s, vec![device(), start(0), ok(&job, 1, 0), start(1)]);
-    assert_eq!(s.running_variant(), Some("v2"));
+    assert!(s.running_label().unwrap().starts_with("v2"));
     feed(&mut s, vec![ok(&job, 1, 1)]);
     assert_eq!(s.finished(), 3);
     s.on_end(Ending::Clean, "").unwrap();
@@ -223,4 +223,22 @@ fn a_job_without_a_device_report_cannot_finish() {
     assert!(
         matches!(s.finish(), Err(WorkerError::Fatal(m)) if m == "the worker reported no device")
     );
+}
+
+#[test]
+fn the_progress_message_names_the_point_and_the_failures_so_far() {
+    let mut job = job(2);
+    job.points[1]
+        .params
+        .insert("N".into(), crate::value::ParamValue::Int(640));
+    let mut s = Supervision::new(&job);
+    s.next_run().unwrap();
+    feed(&mut s, vec![device(), start(0)]);
+    let ending = Ending::Crashed {
+        status: "signal: 11".into(),
+    };
+    s.on_end(ending, "").unwrap();
+    s.next_run().unwrap();
+    feed(&mut s, vec![device(), start(0)]);
+    assert_eq!(s.running_label().as_deref(), Some("v1 N=640 · 1 failed"));
 }
