@@ -165,10 +165,20 @@ pub fn process_book(
     if let Some(live) = live {
         let device = live.device()?;
         let work = stale_work(&found, &planned, &mut recordings, &device)?;
+        let writable = if work.is_empty() {
+            Ok(())
+        } else {
+            ws.data().check_writable()
+        };
         let mut ran = 0;
-        if !work.is_empty() {
-            ran = live.refresh(ws, &work)?;
-            recordings.reload()?;
+        match writable {
+            Err(e) if ws.config.mode == Mode::Live => return Err(e.into()),
+            Err(e) => eprintln!("warning: {e}: not running anything, showing the recordings"),
+            Ok(()) if !work.is_empty() => {
+                ran = live.refresh(ws, &work)?;
+                recordings.reload()?;
+            }
+            Ok(()) => {}
         }
         summary.gpu = Some((device, ran));
     }

@@ -9,79 +9,17 @@
 //! this executable's folder (`.device-bin/tests/gpu_engine` → `.device-bin/mdbook-gpulab`).
 
 mod common;
+mod gpu_support;
 
+use gpu_support::{Book, binary};
 use serde_json::Value;
-use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-
-const BOOK: &[(&str, &str)] = &[
-    ("book.toml", include_str!("fixtures/faults/book.toml")),
-    (
-        "src/SUMMARY.md",
-        include_str!("fixtures/faults/src/SUMMARY.md"),
-    ),
-    (
-        "src/faults.md",
-        include_str!("fixtures/faults/src/faults.md"),
-    ),
-];
 
 /// The sizes of the fixture's first directive.
 const SIZES: [i64; 2] = [4096, 65536];
 /// The hot directive's size.
 const HOT_N: i64 = 1048576;
-
-fn binary() -> PathBuf {
-    common::gpu_binary()
-}
-
-struct Book {
-    _tmp: tempfile::TempDir,
-    root: PathBuf,
-}
-
-impl Book {
-    fn new() -> Book {
-        let tmp = tempfile::tempdir().expect("temporary folder");
-        let root = tmp.path().join("faults");
-        common::write_files(&root, BOOK.iter().chain(common::FAULTS_EXPERIMENT));
-        Book { _tmp: tmp, root }
-    }
-
-    fn gpulab(&self, args: &[&str]) -> Output {
-        let out = Command::new(binary())
-            .args(args)
-            .current_dir(&self.root)
-            .env("GPULAB_COMMIT", "gpu-engine-test")
-            .stdin(Stdio::null())
-            .output()
-            .expect("running mdbook-gpulab");
-        eprintln!(
-            "$ mdbook-gpulab {}\n{}{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        out
-    }
-
-    /// `data/<device>/faults.json` (the only device this test records on).
-    fn recording_path(&self) -> PathBuf {
-        let data = self.root.join("data");
-        let dev = std::fs::read_dir(&data)
-            .expect("data/ written")
-            .filter_map(Result::ok)
-            .find(|e| e.path().is_dir() && e.file_name() != "papers")
-            .expect("a device folder in data/");
-        dev.path().join("faults.json")
-    }
-
-    fn recording(&self) -> Value {
-        let text = std::fs::read_to_string(self.recording_path()).expect("faults.json");
-        serde_json::from_str(&text).expect("faults.json is JSON")
-    }
-}
 
 fn point<'a>(rec: &'a Value, variant: &str, n: i64) -> &'a Value {
     rec["points"]

@@ -72,6 +72,19 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
         crate::preprocess::report(&invalid);
         anyhow::bail!("fix the invalid directives first (`mdbook-gpulab check`)");
     }
+    // Before touching the GPU: every recording this run could merge into parses (a corrupt one
+    // is reported and never overwritten), and data/ accepts new files (nothing measured is lost).
+    let mut experiments: Vec<String> = found
+        .iter()
+        .filter_map(|f| f.parsed.as_ref().ok())
+        .map(|(_, exp)| exp.name.clone())
+        .collect();
+    experiments.sort();
+    experiments.dedup();
+    let data = ws.data();
+    data.check_readable(&experiments)
+        .map_err(|e| anyhow::anyhow!("{e}; fix or remove it, then record again"))?;
+    data.check_writable()?;
     let recorders = recorders(&args.gpus)?;
     let device = device_of(&ws, &recorders)?;
     let mut recordings = Recordings::new(ws.data())?;

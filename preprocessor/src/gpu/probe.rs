@@ -12,22 +12,30 @@ pub(crate) const NVRTC_HINT: &str = "install the CUDA toolkit or `pip install nv
 pub(crate) const CUBLAS_HINT: &str = "install the CUDA toolkit or `pip install nvidia-cublas` and add its \
      lib dir to LD_LIBRARY_PATH";
 
+/// Fault injection: `GPULAB_HIDE_LIBS=cuda,nvrtc,cublas` makes the named libraries count as
+/// missing, so that a GPU machine can test the paths a machine without them takes.
+pub const HIDE_LIBS_ENV: &str = "GPULAB_HIDE_LIBS";
+
+fn hidden(lib: &str) -> bool {
+    std::env::var(HIDE_LIBS_ENV).is_ok_and(|v| v.split(',').any(|x| x.trim() == lib))
+}
+
 /// Whether `libcuda` (the driver API) can be loaded.
 pub fn driver_library_present() -> bool {
     // SAFETY: only tries to dlopen the library by its candidate names.
-    unsafe { cudarc::driver::sys::is_culib_present() }
+    !hidden("cuda") && unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
 /// Whether `libnvrtc` can be loaded.
 pub fn nvrtc_library_present() -> bool {
     // SAFETY: as above.
-    unsafe { cudarc::nvrtc::sys::is_culib_present() }
+    !hidden("nvrtc") && unsafe { cudarc::nvrtc::sys::is_culib_present() }
 }
 
 /// Whether `libcublas` can be loaded.
 pub fn cublas_library_present() -> bool {
     // SAFETY: as above.
-    unsafe { cudarc::cublas::sys::is_culib_present() }
+    !hidden("cublas") && unsafe { cudarc::cublas::sys::is_culib_present() }
 }
 
 /// The text of a caught panic payload.

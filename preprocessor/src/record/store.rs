@@ -17,6 +17,11 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot write in {path}: {source} (recording needs a writable data folder)")]
+    NotWritable {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path} is not a valid recording: {message}")]
     Corrupt { path: PathBuf, message: String },
     #[error("cannot write the recording {path}: {source}")]
@@ -115,6 +120,33 @@ impl DataDir {
             Err(e) => return Err(io_err(&path)(e)),
         };
         parse_recording(&path, &text).map(Some)
+    }
+
+    /// Fails unless `data/` and each device folder in it accept a new file (checked before a run,
+    /// so that nothing is measured only to be lost).
+    pub fn check_writable(&self) -> Result<(), StoreError> {
+        let not_writable = |path: &Path| {
+            let path = path.to_path_buf();
+            move |source| StoreError::NotWritable { path, source }
+        };
+        fs::create_dir_all(&self.root).map_err(not_writable(&self.root))?;
+        let mut dirs = vec![self.root.clone()];
+        dirs.extend(self.devices()?.iter().map(|d| self.root.join(d)));
+        for dir in dirs {
+            tempfile::NamedTempFile::new_in(&dir).map_err(not_writable(&dir))?;
+        }
+        Ok(())
+    }
+
+    /// Every recording of `experiments` on every device, parsed: the first that cannot be read.
+    pub fn check_readable(&self, experiments: &[String]) -> Result<usize, StoreError> {
+        let mut read = 0;
+        for device in self.devices()? {
+            for e in experiments {
+                read += usize::from(self.load(&device, e)?.is_some());
+            }
+        }
+        Ok(read)
     }
 
     /// Takes the advisory lock that serialises writers (two builds at once).

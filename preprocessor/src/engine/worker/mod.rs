@@ -212,6 +212,25 @@ impl PointRunner {
         self.expected.clear();
         let lens = super::resolve::buffer_lens(&self.exp, vars)
             .map_err(|e| Failed(FailureKind::Launch, e.to_string()))?;
+        // Buffers the device cannot hold fail here, before their host copies are made (a host
+        // allocation of that size could take the machine's memory down with it).
+        let bytes = self
+            .exp
+            .buffers
+            .iter()
+            .zip(&lens)
+            .fold(0u64, |sum, (spec, (_, len))| {
+                sum.saturating_add((*len as u64).saturating_mul(spec.elem.size_of() as u64))
+            });
+        if self.device.memory_bytes > 0 && bytes > self.device.memory_bytes {
+            return Err(Failed(
+                FailureKind::Launch,
+                format!(
+                    "out of device memory: the buffers need {bytes} bytes, the device has {}",
+                    self.device.memory_bytes
+                ),
+            ));
+        }
         let mut data = BTreeMap::new();
         for (spec, (_, len)) in self.exp.buffers.iter().zip(lens) {
             let d = generate(spec.elem, len, &spec.init, seed_for(SEED, &spec.name))

@@ -1,0 +1,226 @@
+//! Faults that need no GPU, through the binary: a corrupt recording, a read-only `data/`, two
+//! writers at once, and a machine without libcuda or libnvrtc (real here, or simulated with
+//! `GPULAB_HIDE_LIBS`). Nothing is ever lost: recordings stay byte-identical wherever nothing
+//! should change. The same faults on a GPU: tests/gpu_faults.rs.
+
+mod common;
+
+use common::BookCopy;
+use mdbook_gpulab::record::DataDir;
+use mdbook_gpulab::record::store::parse_recording;
+use snapbox::cmd::{Command, cargo_bin};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+fn gpulab(book: &BookCopy, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let mut cmd = Command::new(cargo_bin!("mdbook-gpulab"))
+        .args(args)
+        .arg(&book.root);
+    for (k, v) in env {
+        cmd = cmd.env(k, v);
+    }
+    let out = cmd.output().unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    out
+}
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+/// Every file under `data/`, with its bytes.
+fn snapshot(book: &BookCopy) -> BTreeMap<PathBuf, Vec<u8>> {
+    fn walk(dir: &Path, out: &mut BTreeMap<PathBuf, Vec<u8>>) {
+        for e in std::fs::read_dir(dir).unwrap().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                walk(&p, out);
+            } else if p.file_name().is_some_and(|n| n != ".lock") {
+                out.insert(p.clone(), std::fs::read(&p).unwrap());
+            }
+        }
+    }
+    let mut out = BTreeMap::new();
+    walk(&book.path("data"), &mut out);
+    out
+}
+
+#[test]
+fn record_reports_a_corrupt_recording_and_never_overwrites_it() {
+    let book = BookCopy::new("basic");
+    book.write(
+        "data/test-device/scale.json",
+        "{\"schema\": 1, \"points\": [",
+    );
+    let before = snapshot(&book);
+    let out = gpulab(&book, &["record"], &[]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("data/test-device/scale.json is not a valid recording"),
+        "{err}"
+    );
+    assert!(err.contains("fix or remove it"), "{err}");
+    assert_eq!(before, snapshot(&book), "data/ changed");
+}
+
+/// Makes `dir` and everything in it unwritable, even for root where `chattr +i` works; `None`
+/// (and a loud SKIPPED) when this machine cannot.
+fn make_read_only(book: &BookCopy) -> Option<impl Drop> {
+    struct Undo(Vec<PathBuf>);
+    impl Drop for Undo {
+        fn drop(&mut self) {
+            for p in &self.0 {
+                let _ = std::process::Command::new("chattr")
+                    .arg("-i")
+                    .arg(p)
+                    .status();
+                let _ = std::process::Command::new("chmod")
+                    .arg("u+w")
+                    .arg(p)
+                    .status();
+            }
+        }
+    }
+    let dirs = vec![
+        book.path("data"),
+        book.path("data/test-device"),
+        book.path("data/papers"),
+    ];
+    for d in &dirs {
+        std::process::Command::new("chmod")
+            .arg("a-w")
+            .arg(d)
+            .status()
+            .unwrap();
+    }
+    let undo = Undo(dirs.clone());
+    let probe = book.path("data/test-device/.probe");
+    if std::fs::write(&probe, "x").is_ok() {
+        let _ = std::fs::remove_file(&probe);
+        // root ignores permissions: try the immutable attribute.
+        for d in &dirs {
+            let _ = std::process::Command::new("chattr")
+                .arg("+i")
+                .arg(d)
+                .status();
+        }
+        if std::fs::write(&probe, "x").is_ok() {
+            let _ = std::fs::remove_file(&probe);
+            eprintln!("SKIPPED: cannot make data/ read-only here (root without chattr +i)");
+            return None;
+        }
+    }
+    Some(undo)
+}
+
+#[test]
+fn record_with_a_read_only_data_folder_fails_before_running_anything() {
+    let book = BookCopy::new("basic");
+    let before = snapshot(&book);
+    let Some(_undo) = make_read_only(&book) else {
+        return;
+    };
+    let out = gpulab(&book, &["record"], &[]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("cannot write in") && err.contains("data"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("libcuda"),
+        "checked before looking for a GPU: {err}"
+    );
+    // Reading is fine: the book builds from the read-only recordings.
+    let out = gpulab(&book, &["build", "--mode", "recorded"], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    drop(_undo);
+    assert_eq!(before, snapshot(&book), "data/ changed");
+}
+
+#[test]
+fn two_writers_at_once_lose_no_point() {
+    let book = BookCopy::new("basic");
+    let path = book.path("data/test-device/scale.json");
+    let original = parse_recording(&path, &book.read("data/test-device/scale.json")).unwrap();
+    let template = original.points[0].clone();
+    let writers: Vec<_> = (0..2)
+        .map(|w| {
+            let data = DataDir::new(book.path("data"));
+            let (mut rec, template) = (original.clone(), template.clone());
+            std::thread::spawn(move || {
+                for k in 0..25 {
+                    let mut p = template.clone();
+                    p.params.insert(
+                        "N".into(),
+                        mdbook_gpulab::value::ParamValue::Int(1_000_000 + w * 100 + k),
+                    );
+                    rec.points = vec![p];
+                    let lock = data.lock().unwrap();
+                    data.merge_and_save(&lock, rec.clone()).unwrap();
+                }
+            })
+        })
+        .collect();
+    for w in writers {
+        w.join().unwrap();
+    }
+    let merged = parse_recording(&path, &book.read("data/test-device/scale.json")).unwrap();
+    assert_eq!(
+        merged.points.len(),
+        original.points.len() + 50,
+        "a writer's points were lost"
+    );
+    // The original points are untouched.
+    for p in &original.points {
+        assert!(merged.points.contains(p));
+    }
+}
+
+#[test]
+fn without_libcuda_record_fails_clearly_and_the_book_still_builds() {
+    let book = BookCopy::new("basic");
+    let before = snapshot(&book);
+    let hide = [("GPULAB_HIDE_LIBS", "cuda")];
+    let out = gpulab(&book, &["record"], &hide);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("libcuda"), "{err}");
+    let out = gpulab(&book, &["build"], &hide);
+    assert!(
+        out.status.success(),
+        "auto mode renders the recordings: {}",
+        stderr(&out)
+    );
+    assert!(book.read("out/chapter.html").contains("gpulab-table"));
+    let out = gpulab(&book, &["build", "--mode", "live"], &hide);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("libcuda"), "{}", stderr(&out));
+    let out = Command::new(cargo_bin!("mdbook-gpulab"))
+        .arg("devices")
+        .env("GPULAB_HIDE_LIBS", "cuda")
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("libcuda"));
+    assert_eq!(before, snapshot(&book), "data/ changed");
+}
+
+#[test]
+fn without_libnvrtc_check_skips_loudly_or_fails_when_required() {
+    let book = BookCopy::new("basic");
+    let hide = [("GPULAB_HIDE_LIBS", "nvrtc")];
+    let out = gpulab(&book, &["check"], &hide);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert!(
+        stderr(&out).contains("SKIPPED: compiling"),
+        "{}",
+        stderr(&out)
+    );
+    let out = gpulab(&book, &["check", "--require-nvrtc"], &hide);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("libnvrtc"), "{}", stderr(&out));
+}

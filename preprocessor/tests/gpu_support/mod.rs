@@ -1,0 +1,85 @@
+//! Shared by the GPU end-to-end tests (`gpu_engine.rs`, `gpu_faults.rs`): the faults fixture book,
+//! embedded so that the test executables need no source tree on the GPU machine, and the binary.
+
+#![allow(dead_code)] // each test crate uses a different subset
+
+use serde_json::Value;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+pub const BOOK: &[(&str, &str)] = &[
+    ("book.toml", include_str!("../fixtures/faults/book.toml")),
+    (
+        "src/SUMMARY.md",
+        include_str!("../fixtures/faults/src/SUMMARY.md"),
+    ),
+    (
+        "src/faults.md",
+        include_str!("../fixtures/faults/src/faults.md"),
+    ),
+];
+
+/// The binary under test (see `common::gpu_binary`).
+pub fn binary() -> PathBuf {
+    super::common::gpu_binary()
+}
+
+pub struct Book {
+    _tmp: tempfile::TempDir,
+    pub root: PathBuf,
+}
+
+impl Book {
+    pub fn new() -> Book {
+        let tmp = tempfile::tempdir().expect("temporary folder");
+        let root = tmp.path().join("faults");
+        super::common::write_files(&root, BOOK.iter().chain(super::common::FAULTS_EXPERIMENT));
+        Book { _tmp: tmp, root }
+    }
+
+    pub fn gpulab(&self, args: &[&str]) -> Output {
+        self.gpulab_with(args, &[])
+    }
+
+    /// `gpulab` with extra environment variables (e.g. `GPULAB_HIDE_LIBS`).
+    pub fn gpulab_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+        let out = Command::new(binary())
+            .args(args)
+            .current_dir(&self.root)
+            .env("GPULAB_COMMIT", "gpu-engine-test")
+            .envs(env.iter().copied())
+            .stdin(Stdio::null())
+            .output()
+            .expect("running mdbook-gpulab");
+        eprintln!(
+            "$ mdbook-gpulab {}\n{}{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    }
+
+    /// Writes `text` to `rel` in the book.
+    pub fn write(&self, rel: &str, text: &str) {
+        let p = self.root.join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    /// `data/<device>/faults.json` (the only device this test records on).
+    pub fn recording_path(&self) -> PathBuf {
+        let data = self.root.join("data");
+        let dev = std::fs::read_dir(&data)
+            .expect("data/ written")
+            .filter_map(Result::ok)
+            .find(|e| e.path().is_dir() && e.file_name() != "papers")
+            .expect("a device folder in data/");
+        dev.path().join("faults.json")
+    }
+
+    pub fn recording(&self) -> Value {
+        let text = std::fs::read_to_string(self.recording_path()).expect("faults.json");
+        serde_json::from_str(&text).expect("faults.json is JSON")
+    }
+}
