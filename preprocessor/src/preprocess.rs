@@ -299,6 +299,26 @@ pub fn process_book(
         eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
     }
 
+    for f in found.iter().filter(|f| f.fence.kind == FenceKind::Anchors) {
+        let spec: crate::results::anchors::AnchorsSpec =
+            toml::from_str(&f.fence.body).map_err(|e| {
+                Error::Render(format!("{}: gpulab-anchors: {e}", f.chapter_path.display()))
+            })?;
+        let tables = crate::results::anchors::anchor_tables(
+            &spec,
+            &|name| ws.spec(name).ok(),
+            &mut recordings,
+            &ws.sources,
+        )?;
+        replacements
+            .entry(f.chapter_path.clone())
+            .or_default()
+            .push((
+                f.fence.block.clone(),
+                crate::render::anchors::anchors_html(&tables),
+            ));
+    }
+
     let status = StatusTable::build(&inventory, &status_rows);
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::Status) {
         let status_html = templates

@@ -12,6 +12,7 @@ use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
 use view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance};
 
+pub mod anchors;
 pub mod view;
 
 /// Recordings loaded lazily, once per (device, experiment).

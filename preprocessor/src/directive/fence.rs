@@ -7,12 +7,15 @@ use std::ops::Range;
 pub const DIRECTIVE_INFO: &str = "gpulab";
 /// The info string of the reproduction-status directive.
 pub const STATUS_INFO: &str = "gpulab-status";
+/// The info string of the library-anchors table (rows as TOML `[[row]]`s).
+pub const ANCHORS_INFO: &str = "gpulab-anchors";
 
 /// What a fence asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FenceKind {
     Experiment,
     Status,
+    Anchors,
 }
 
 /// A fenced block found in markdown.
@@ -84,6 +87,7 @@ pub fn find_fences(markdown: &str) -> Vec<Fence> {
                 let kind = match word {
                     DIRECTIVE_INFO => Some(FenceKind::Experiment),
                     STATUS_INFO => Some(FenceKind::Status),
+                    ANCHORS_INFO => Some(FenceKind::Anchors),
                     _ => None,
                 };
                 current = kind.map(|k| (k, range.start, String::new(), None, Vec::new()));

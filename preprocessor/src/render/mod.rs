@@ -3,6 +3,7 @@
 //! Input is a [`DirectiveView`]; output one CommonMark HTML block (no blank lines, no
 //! indentation). Rendering is deterministic: the same view gives the same bytes.
 
+pub mod anchors;
 pub mod chart;
 mod chart_html;
 pub mod claims;

@@ -1,9 +1,8 @@
 //! The legend strip above a chart: one swatch and name per series, wrapped, then a note line.
 
 use super::frame::{Area, FONT, WIDTH, anchored, chart_err, text_px, text_style};
-use super::marker::{series_dash, series_marker};
+use super::marker::{series_marker, stroke_color};
 use crate::render::RenderError;
-use plotters::element::DashedPathElement;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
@@ -61,14 +60,9 @@ pub fn draw(
             Swatch::Line => {
                 // The series' stroke (dashed or not) with its marker in the middle.
                 let line = [(x, y), (x + SWATCH_PX as i32 + 8, y)];
-                let stroke = color.stroke_width(2);
-                match series_dash(i) {
-                    None => area.draw(&PathElement::new(line, stroke)),
-                    Some((dash, gap)) => {
-                        area.draw(&DashedPathElement::new(line, dash, gap, stroke))
-                    }
-                }
-                .map_err(chart_err)?;
+                let stroke = stroke_color(i, *color).stroke_width(2);
+                area.draw(&PathElement::new(line, stroke))
+                    .map_err(chart_err)?;
                 series_marker(i).draw_at(area, (x + SWATCH_PX as i32 / 2 + 4, y), *color)?;
             }
             Swatch::Box => area

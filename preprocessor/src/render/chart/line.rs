@@ -5,7 +5,7 @@ use super::axis::{self, AxisPlan};
 use super::cartesian::{self, Axes};
 use super::frame::{WIDTH, chart_err, with_svg};
 use super::legend::{self, Swatch};
-use super::marker::{series_dash, series_marker};
+use super::marker::{apply_dashes, series_marker, stroke_color};
 use super::palette::series_color;
 use super::tips::{self, Spot};
 use super::{PointValue, Series, ValueAxis, XAxis, XScale};
@@ -97,17 +97,9 @@ pub fn draw(
             let marker = series_marker(i);
             for run in series_runs {
                 if run.len() > 1 {
-                    let stroke = color.stroke_width(2);
-                    match series_dash(i) {
-                        None => plot.draw_series(LineSeries::new(run.iter().copied(), stroke)),
-                        Some((dash, gap)) => plot.draw_series(DashedLineSeries::new(
-                            run.iter().copied(),
-                            dash,
-                            gap,
-                            stroke,
-                        )),
-                    }
-                    .map_err(chart_err)?;
+                    let stroke = stroke_color(i, color).stroke_width(2);
+                    plot.draw_series(LineSeries::new(run.iter().copied(), stroke))
+                        .map_err(chart_err)?;
                 }
                 marker.draw_on(&mut plot, run, color)?;
             }
@@ -126,6 +118,7 @@ pub fn draw(
         }
         Ok(())
     })?;
+    let svg = apply_dashes(svg, series.len(), series_color);
     Ok(Some(tips::append(svg, &spots)))
 }
 

@@ -39,6 +39,33 @@ pub fn series_dash(index: usize) -> Dash {
     DASHES[index % DASHES.len()]
 }
 
+/// The colour a dashed series' strokes are drawn in: one bit off its own, so that
+/// [`apply_dashes`] can find them and give them `stroke-dasharray` (one polyline per run, not one
+/// per dash).
+pub fn stroke_color(index: usize, color: RGBColor) -> RGBColor {
+    match series_dash(index) {
+        Some(_) => RGBColor(color.0, color.1, color.2 ^ 1),
+        None => color,
+    }
+}
+
+/// Rewrites the strokes of the first `count` series drawn in [`stroke_color`] to their own colour
+/// with their dash pattern.
+pub fn apply_dashes(svg: String, count: usize, color: impl Fn(usize) -> RGBColor) -> String {
+    let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
+    let mut svg = svg;
+    for i in 0..count {
+        if let Some((dash, gap)) = series_dash(i) {
+            let own = color(i);
+            svg = svg.replace(
+                &format!("stroke=\"{}\"", hex(stroke_color(i, own))),
+                &format!("stroke=\"{}\" stroke-dasharray=\"{dash} {gap}\"", hex(own)),
+            );
+        }
+    }
+    svg
+}
+
 impl Marker {
     /// Draws the marker at each data point of `plot`.
     pub fn draw_on(

@@ -143,7 +143,12 @@ fn line_chart_has_one_polyline_per_run_and_names() {
     assert_theme_neutral(&chart.svg);
     // Global (solid): one run of 3; Shared (dashed): runs of 2 and 2 around the failure, in dashes.
     assert_eq!(lines_of(&chart.svg, 0), 1);
-    assert!(lines_of(&chart.svg, 1) > 2, "dashed");
+    assert_eq!(lines_of(&chart.svg, 1), 2);
+    assert_eq!(
+        count(&chart.svg, "stroke-dasharray=\"8 4\""),
+        3,
+        "Shared's two runs and its legend swatch are dashed, one polyline each"
+    );
     // Markers: circles for Global, squares for Shared, in the plot and once in the legend.
     assert_eq!(in_plot(&chart.svg, "circle").len(), 3);
     assert_eq!(count(&chart.svg, "<circle"), 4);
@@ -398,7 +403,18 @@ fn series_with_equal_values_stay_distinguishable_without_colour() {
     );
     // Solid, dashed and dotted lines.
     assert_eq!(lines_of(&svg, 0), 1);
-    assert!(lines_of(&svg, 1) > 3 && lines_of(&svg, 2) > lines_of(&svg, 1));
+    assert_eq!(lines_of(&svg, 1), 1);
+    assert_eq!(lines_of(&svg, 2), 1);
+    assert_eq!(
+        count(&svg, "stroke-dasharray=\"8 4\""),
+        2,
+        "line and legend"
+    );
+    assert_eq!(
+        count(&svg, "stroke-dasharray=\"2 4\""),
+        2,
+        "line and legend"
+    );
 }
 
 #[test]

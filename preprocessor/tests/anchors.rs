@@ -1,0 +1,43 @@
+//! The ```` ```gpulab-anchors ```` table: a device's library anchors (as
+//! scripts/library_anchors.py writes them) beside our best recorded kernel, with the ratio.
+
+mod common;
+
+use common::BookCopy;
+
+#[test]
+fn anchors_table_shows_library_and_our_best_with_the_ratio() {
+    let book = BookCopy::new("basic");
+    book.write(
+        "data/test-device/anchors/library.json",
+        r#"{"schema": 1, "device": {"name": "Synthetic Test GPU (not a measurement)", "slug": "test-device"},
+            "provenance": {"commit": "abc1234", "torch_version": "2.11"},
+            "anchors": {"scale": {"label": "Library scale (synthetic)", "value": 10.0, "unit": "GB/s",
+                                  "median_ms": 1.0, "verified": true}}}"#,
+    );
+    let chapter = book.read("src/chapter.md")
+        + "\n```gpulab-anchors\n[[row]]\nanchor = \"scale\"\nexperiment = \"scale\"\nmetric = \"gbps\"\nvariants = [\"naive\", \"grid_stride\"]\nparams = { N = 4096 }\n```\n";
+    book.write("src/chapter.md", &chapter);
+    let mut md = mdbook_driver::MDBook::load(&book.root).unwrap();
+    md.with_preprocessor(mdbook_gpulab::GpuLab::new());
+    md.build().unwrap();
+    let html = book.read("out/chapter.html");
+    let table = &html[html.find("gpulab-anchors").expect("the anchors table")..];
+    assert!(table.contains("Library scale (synthetic)"), "{table}");
+    assert!(table.contains("<td>10 GB/s</td>"), "{table}");
+    // Ours: the faster of the two variants at N = 4096, and its ratio to the library's 10 GB/s.
+    let rec = book.read("data/test-device/scale.json");
+    let rec: serde_json::Value = serde_json::from_str(&rec).unwrap();
+    let best = rec["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["params"]["N"] == 4096 && p["outcome"] == "ok")
+        .map(|p| 8.0 * 4096.0 / (p["timing"]["median_ms"].as_f64().unwrap() / 1e3) / 1e9)
+        .fold(0.0, f64::max);
+    assert!(
+        table.contains(&format!("{:.1} %", 100.0 * best / 10.0)),
+        "{best}: {table}"
+    );
+    assert!(table.contains("commit abc1234"), "{table}");
+}
