@@ -4,6 +4,7 @@
 use crate::claims::{Claim, ClaimData, ClaimGroup, ClaimOutcome};
 use crate::directive::{DeviceSelection, Directive};
 use crate::expr::Num;
+use crate::metrics::{BUILTINS, STAT_SUFFIXES, Source, TIME_MS};
 use crate::papers::PaperTable;
 use crate::plan::PlannedPoint;
 use crate::record::{DataDir, Outcome, Point, PointProvenance, Recording, StoreError};
@@ -336,7 +337,7 @@ pub fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
 /// The median time of a verified, timed point.
 fn ok_time(point: &Point) -> Option<f64> {
     (point.outcome == Outcome::Ok)
-        .then(|| point.metric("time_ms"))
+        .then(|| point.metric(TIME_MS))
         .flatten()
         .filter(|t| t.is_finite() && *t > 0.0)
 }
@@ -382,27 +383,23 @@ impl ClaimData for CellGroups<'_, '_> {
 }
 
 fn metric_names(point: &Point) -> Vec<String> {
-    let mut names: Vec<String> = [
-        "time_ms",
-        "time_ms.min",
-        "time_ms.max",
-        "time_ms.q1",
-        "time_ms.q3",
-        "time_ms.median",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let timing = BUILTINS.iter().filter(|b| b.source == Source::Timing);
+    let mut names: Vec<String> = timing
+        .clone()
+        .map(|b| b.name.to_string())
+        .chain(timing.flat_map(|b| {
+            // `median` last, as before: the plain name already is the median.
+            let mut suffixes = STAT_SUFFIXES.to_vec();
+            suffixes.rotate_left(1);
+            suffixes.into_iter().map(move |s| format!("{}.{s}", b.name))
+        }))
+        .collect();
     names.extend(point.metrics.keys().cloned());
     names.extend(
-        [
-            "registers",
-            "static_shared_bytes",
-            "local_bytes",
-            "blocks_per_sm",
-            "warps_per_sm",
-        ]
-        .map(String::from),
+        BUILTINS
+            .iter()
+            .filter(|b| matches!(b.source, Source::Attribute(_)))
+            .map(|b| b.name.to_string()),
     );
     names
 }

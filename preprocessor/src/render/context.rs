@@ -151,7 +151,7 @@ impl DeviceContext {
             provenance_text: provenance_text(&device.provenance),
             tables,
             charts,
-            claims: claims_html(&device.claims),
+            claims: claims_html(&device.claims, view.paper),
             provenance: provenance_html(
                 &device.provenance,
                 quality_summary(device.cells.iter().filter_map(|c| c.point), device.device)

@@ -11,11 +11,11 @@ use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
 use crate::host_data::HostData;
 use crate::host_data::init::{generate, seed_for};
-use crate::metrics::point_vars;
 use crate::record::{
     Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, PointProvenance,
     Timing, Verification,
 };
+use crate::spec::metrics::point_vars;
 use crate::spec::{Exec, Experiment, Reference, Variant};
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
