@@ -1,10 +1,15 @@
-//! Metrics as values with units: how a metric is labelled (`MetricInfo`), the relative metrics
-//! (`speedup:…`, `pct_of:…`) and the variables a point's expressions may use.
+//! Metrics as values with units: the registry of built-in metrics and device variables
+//! (`metrics/registry.rs`), how a metric is labelled (`MetricInfo`) and the relative metrics
+//! (`speedup:…`, `pct_of:…`).
 
-use crate::expr::Num;
-use crate::record::DeviceRecord;
-use crate::value::{ParamValue, Unit};
-use std::collections::{BTreeMap, HashMap};
+pub mod registry;
+
+pub use registry::{
+    Attribute, BUILTINS, Builtin, DEVICE_VARS, DeviceVar, STAT_SUFFIXES, Source, TIME_MS, builtin,
+    default_label, known_unit,
+};
+
+use crate::value::Unit;
 
 /// How a metric is labelled and formatted.
 #[derive(Debug, Clone, PartialEq)]
@@ -111,38 +116,4 @@ impl RelativeMetric {
             RelativeKind::PctOf => 100.0 * ratio,
         })
     }
-}
-
-/// Expression variables for a point: parameters (with `_X`/`_Y` for `"AxB"` values) and device values.
-pub fn point_vars(
-    params: &BTreeMap<String, ParamValue>,
-    device: Option<&DeviceRecord>,
-) -> HashMap<String, Num> {
-    let mut vars = HashMap::new();
-    for (k, v) in params {
-        match v {
-            ParamValue::Int(i) => {
-                vars.insert(k.clone(), Num::Int(*i));
-            }
-            ParamValue::Float(f) => {
-                vars.insert(k.clone(), Num::Float(*f));
-            }
-            ParamValue::Str(_) => {
-                if let Some((a, b)) = v.as_dim2() {
-                    vars.insert(format!("{k}_X"), Num::Int(a));
-                    vars.insert(format!("{k}_Y"), Num::Int(b));
-                    if let Some(n) = a.checked_mul(b) {
-                        vars.insert(k.clone(), Num::Int(n));
-                    }
-                }
-            }
-        }
-    }
-    vars.insert("WARP".into(), Num::Int(32));
-    if let Some(d) = device {
-        vars.insert("SM_COUNT".into(), Num::Int(d.sm_count as i64));
-        vars.insert("L2_BYTES".into(), Num::Int(d.l2_bytes as i64));
-        vars.insert("MAX_THREADS".into(), Num::Int(1024));
-    }
-    vars
 }

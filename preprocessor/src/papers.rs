@@ -5,8 +5,9 @@
 //! Axis cells parse as [`ParamValue`] (int, else float, else string); metric cells as `f64`;
 //! an empty cell is absent.
 
+use crate::metrics::known_unit;
 use crate::record::store::PAPERS_DIR;
-use crate::value::{ParamValue, Unit, builtin_metric_unit};
+use crate::value::{ParamValue, Unit};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -124,8 +125,8 @@ impl PaperTable {
     pub fn unit_of(&self, metric: &str) -> Option<Unit> {
         let units = parse_units(self.meta.get("units").map(String::as_str));
         match units.get(metric) {
-            Some(text) => Unit::parse(text).or_else(|| builtin_metric_unit(metric)),
-            None => builtin_metric_unit(metric),
+            Some(text) => Unit::parse(text).or_else(|| known_unit(metric)),
+            None => known_unit(metric),
         }
     }
 
@@ -241,7 +242,7 @@ impl Header {
             columns.push(if name == "variant" {
                 after_variant = true;
                 Column::Variant
-            } else if units.contains_key(&name) || builtin_metric_unit(&name).is_some() {
+            } else if units.contains_key(&name) || known_unit(&name).is_some() {
                 Column::Metric(name)
             } else if after_variant {
                 Column::Info

@@ -65,7 +65,7 @@ impl Checker<'_> {
 
 /// The variables of a point without a device: its parameters, `WARP` and the nominal device's.
 pub fn nominal_vars(params: &BTreeMap<String, ParamValue>) -> HashMap<String, Num> {
-    let mut vars = crate::metrics::point_vars(params, None);
+    let mut vars = crate::spec::metrics::point_vars(params, None);
     for (name, value) in NOMINAL_DEVICE_VARS {
         vars.entry(name.to_string()).or_insert(Num::Int(*value));
     }

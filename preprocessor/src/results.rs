@@ -4,6 +4,7 @@
 use crate::claims::{Claim, ClaimData, ClaimGroup, ClaimOutcome};
 use crate::directive::{DeviceSelection, Directive};
 use crate::expr::Num;
+use crate::metrics::{BUILTINS, STAT_SUFFIXES, Source, TIME_MS};
 use crate::papers::PaperTable;
 use crate::plan::PlannedPoint;
 use crate::record::{DataDir, Outcome, Point, PointProvenance, Recording, StoreError};
@@ -333,10 +334,46 @@ pub fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
     }
 }
 
+/// How the directive's relative metrics pair points: `(cells with a relative value, of which the
+/// baseline point comes from another recording run or an unknown one)`. `None` without relative metrics.
+pub fn relative_pairing(cells: &[Cell<'_>], directive: &Directive) -> Option<(usize, usize)> {
+    let wanted = crate::directive::metrics::relative_metrics(directive);
+    if wanted.is_empty() {
+        return None;
+    }
+    let runs: HashMap<(String, String), Option<&str>> = cells
+        .iter()
+        .filter_map(|c| {
+            let p = c.point?;
+            Some(((c.variant.clone(), axes_label(&c.axes)), p.run.as_deref()))
+        })
+        .collect();
+    let (mut paired, mut apart) = (0, 0);
+    for cell in cells {
+        let Some(point) = cell.point else { continue };
+        let at = axes_label(&cell.axes);
+        for (name, rel) in &wanted {
+            if !cell.relative.contains_key(name) {
+                continue;
+            }
+            let base = rel
+                .baseline_of(&cell.variant, &directive.variants)
+                .and_then(|b| runs.get(&(b.to_string(), at.clone())))
+                .copied()
+                .flatten();
+            paired += 1;
+            if base.is_none() || base != point.run.as_deref() {
+                apart += 1;
+            }
+        }
+    }
+    Some((paired, apart))
+}
+
 /// The median time of a verified, timed point.
 fn ok_time(point: &Point) -> Option<f64> {
     (point.outcome == Outcome::Ok)
-        .then(|| point.metric("time_ms"))
+        .then(|| point.metric(TIME_MS))
         .flatten()
         .filter(|t| t.is_finite() && *t > 0.0)
 }
@@ -374,27 +411,23 @@ impl ClaimData for CellGroups<'_, '_> {
 }
 
 fn metric_names(point: &Point) -> Vec<String> {
-    let mut names: Vec<String> = [
-        "time_ms",
-        "time_ms.min",
-        "time_ms.max",
-        "time_ms.q1",
-        "time_ms.q3",
-        "time_ms.median",
-    ]
-    .iter()
-    .map(|s| s.to_string())
-    .collect();
+    let timing = BUILTINS.iter().filter(|b| b.source == Source::Timing);
+    let mut names: Vec<String> = timing
+        .clone()
+        .map(|b| b.name.to_string())
+        .chain(timing.flat_map(|b| {
+            // `median` last, as before: the plain name already is the median.
+            let mut suffixes = STAT_SUFFIXES.to_vec();
+            suffixes.rotate_left(1);
+            suffixes.into_iter().map(move |s| format!("{}.{s}", b.name))
+        }))
+        .collect();
     names.extend(point.metrics.keys().cloned());
     names.extend(
-        [
-            "registers",
-            "static_shared_bytes",
-            "local_bytes",
-            "blocks_per_sm",
-            "warps_per_sm",
-        ]
-        .map(String::from),
+        BUILTINS
+            .iter()
+            .filter(|b| matches!(b.source, Source::Attribute(_)))
+            .map(|b| b.name.to_string()),
     );
     names
 }

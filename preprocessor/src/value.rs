@@ -146,19 +146,4 @@ impl Unit {
     }
 }
 
-/// The unit of a built-in metric name, when the name is one of ours.
-pub fn builtin_metric_unit(name: &str) -> Option<Unit> {
-    Some(match name {
-        "time_ms" => Unit::Millis,
-        "time_s" => Unit::Seconds,
-        "gbps" => Unit::GigabytesPerSec,
-        "gflops" => Unit::GflopsPerSec,
-        "gips" => Unit::Gips,
-        "pct_bw" | "pct_fp32" | "pct_cublas" => Unit::Percent,
-        "cgma" => Unit::FlopPerByte,
-        "speedup" => Unit::Ratio,
-        _ => return None,
-    })
-}
-
 pub use crate::host_data::ElemType;

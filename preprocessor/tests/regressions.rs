@@ -499,7 +499,7 @@ fn szczepanski_cgma_is_not_truncated_by_integer_division() {
         exp.params.iter().cloned().collect();
     params.insert("N".into(), mdbook_gpulab::value::ParamValue::Int(512));
     params.insert("BS".into(), mdbook_gpulab::value::ParamValue::Int(16));
-    let vars = mdbook_gpulab::metrics::point_vars(&params, None);
+    let vars = mdbook_gpulab::spec::metrics::point_vars(&params, None);
     let cgma = |variant: &str| {
         let v = exp.variant(variant).unwrap();
         let (_, e) = v.metrics.iter().find(|(n, _)| n == "cgma").unwrap();

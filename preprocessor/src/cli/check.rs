@@ -3,9 +3,9 @@
 
 use crate::diagnostic::Diagnostic;
 use crate::engine::resolve::kernel_builds;
-use crate::metrics::point_vars;
 use crate::plan::plan;
 use crate::preprocess::report;
+use crate::spec::metrics::point_vars;
 use crate::workspace::{FoundDirective, Workspace};
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};

@@ -2,8 +2,8 @@
 //! JSON, so an independent timer (scripts/fidelity.py) can run exactly what the engine runs.
 
 use crate::engine::resolve::{self, Arg, Scalar};
-use crate::metrics::point_vars;
 use crate::spec::Exec;
+use crate::spec::metrics::point_vars;
 use crate::value::ParamValue;
 use serde_json::json;
 use std::collections::BTreeMap;

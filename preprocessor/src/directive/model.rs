@@ -47,7 +47,7 @@ impl Default for TableSpec {
         TableSpec {
             rows: String::new(),
             columns: "variant".into(),
-            value: "time_ms".into(),
+            value: crate::metrics::TIME_MS.into(),
             title: None,
         }
     }

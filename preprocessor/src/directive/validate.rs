@@ -6,7 +6,9 @@ use super::raw::RawDirective;
 use crate::claims::Claim;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::limits::{MAX_AXIS_VALUES, MAX_POINTS_PER_DIRECTIVE};
-use crate::metrics::{Baseline, PREVIOUS, RelativeMetric};
+use crate::metrics::{
+    BUILTINS, Baseline, PREVIOUS, RelativeMetric, STAT_SUFFIXES, Source, TIME_MS, builtin,
+};
 use crate::source::{SourceFile, with_help};
 use crate::spec::Experiment;
 use crate::spec::validate::param_value;
@@ -14,23 +16,6 @@ use crate::value::ParamValue;
 use std::collections::BTreeSet;
 use std::ops::Range;
 use toml::Spanned;
-
-/// Metric names every experiment has (besides its custom ones).
-pub const BUILTIN_METRICS: &[&str] = &[
-    "time_ms",
-    "gbps",
-    "pct_bw",
-    "gflops",
-    "pct_fp32",
-    "registers",
-    "static_shared_bytes",
-    "local_bytes",
-    "blocks_per_sm",
-    "warps_per_sm",
-    "limiter",
-];
-/// Statistic suffixes a metric may carry.
-pub const STAT_SUFFIXES: &[&str] = &["median", "min", "max", "q1", "q3"];
 
 /// Where the directive body sits in its chapter, for mapping spans.
 pub struct BodyContext<'a> {
@@ -72,7 +57,7 @@ impl Checker<'_> {
 
 /// Names a table/chart field may use: axes and params, `variant`, metrics (with suffixes).
 fn known_metrics(exp: &Experiment) -> BTreeSet<String> {
-    let mut m: BTreeSet<String> = BUILTIN_METRICS.iter().map(|s| s.to_string()).collect();
+    let mut m: BTreeSet<String> = BUILTINS.iter().map(|b| b.name.to_string()).collect();
     m.extend(exp.metrics.custom.iter().map(|c| c.name.clone()));
     m
 }
@@ -80,7 +65,9 @@ fn known_metrics(exp: &Experiment) -> BTreeSet<String> {
 fn is_metric(name: &str, metrics: &BTreeSet<String>) -> bool {
     let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
     metrics.contains(base)
-        && (suffix.is_empty() || (base == "time_ms" && STAT_SUFFIXES.contains(&suffix)))
+        && (suffix.is_empty()
+            || (builtin(base).is_some_and(|b| b.source == Source::Timing)
+                && STAT_SUFFIXES.contains(&suffix)))
 }
 
 /// Checks a relative metric (`speedup:<variant>`, `speedup:previous`, `pct_of:<variant>`): the
@@ -335,7 +322,7 @@ pub fn validate(
         tables.push(TableSpec {
             rows: t.rows.unwrap_or_else(|| first_axis.clone()),
             columns: t.columns.unwrap_or_else(|| "variant".into()),
-            value: t.value.unwrap_or_else(|| "time_ms".into()),
+            value: t.value.unwrap_or_else(|| TIME_MS.into()),
             title: t.title,
         });
     }

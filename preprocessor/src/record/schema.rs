@@ -1,5 +1,6 @@
 //! The serde types of a recording file (schema version 1, documented in DESIGN.md).
 
+use crate::metrics::{Attribute, Source, builtin};
 use crate::value::{ParamValue, Quantity};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -70,6 +71,10 @@ pub struct Point {
     /// What made this point besides the commit and tool version (absent in older recordings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<PointProvenance>,
+    /// The `record` invocation (or live build) that measured this point: relative metrics compare points
+    /// of one run, and the page says when they do not (absent in older recordings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 /// The software and hardware a point was measured with: shown, never compared (see DESIGN.md,
@@ -298,6 +303,7 @@ impl Point {
             attributes: None,
             verification: None,
             provenance: None,
+            run: None,
         }
     }
 
@@ -308,21 +314,24 @@ impl Point {
             return None;
         }
         let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
-        if base == "time_ms" {
+        let source = builtin(base).map(|b| b.source);
+        if source == Some(Source::Timing) {
             return self.timing.as_ref()?.stat(suffix);
         }
         if let Some(q) = self.metrics.get(base) {
             return Some(q.value);
         }
+        let Some(Source::Attribute(attribute)) = source else {
+            return None;
+        };
         let attrs = self.attributes.as_ref()?;
         let occupancy = attrs.occupancy.as_ref();
-        Some(match base {
-            "registers" => attrs.registers as f64,
-            "static_shared_bytes" => attrs.static_shared_bytes as f64,
-            "local_bytes" => attrs.local_bytes as f64,
-            "blocks_per_sm" => occupancy?.blocks_per_sm as f64,
-            "warps_per_sm" => occupancy?.warps_per_sm as f64,
-            _ => return None,
+        Some(match attribute {
+            Attribute::Registers => attrs.registers as f64,
+            Attribute::StaticSharedBytes => attrs.static_shared_bytes as f64,
+            Attribute::LocalBytes => attrs.local_bytes as f64,
+            Attribute::BlocksPerSm => occupancy?.blocks_per_sm as f64,
+            Attribute::WarpsPerSm => occupancy?.warps_per_sm as f64,
         })
     }
 }

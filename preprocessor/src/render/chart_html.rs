@@ -5,6 +5,7 @@ use super::chart::{self, SweepData};
 use super::fields::MetricRef;
 use super::html::escape;
 use crate::directive::{ChartKind, ChartSpec};
+use crate::metrics::TIME_MS;
 use crate::results::view::{DeviceResults, DirectiveView};
 
 /// One `<figure>` per chart (a heat map split by extra fields gives several); a note when
@@ -15,7 +16,7 @@ pub fn charts_html(
     spec: &ChartSpec,
 ) -> Result<Vec<String>, RenderError> {
     let metric_name = match spec.kind {
-        ChartKind::Heatmap => spec.value.as_deref().unwrap_or("time_ms"),
+        ChartKind::Heatmap => spec.value.as_deref().unwrap_or(TIME_MS),
         _ => spec.y.as_str(),
     };
     let metric = MetricRef::resolve(view, metric_name);

@@ -1,8 +1,9 @@
 //! Resolving the fields a table or chart names: axes, `variant`, and metrics with units.
 
 use crate::metrics::RelativeMetric;
+use crate::metrics::{default_label, known_unit};
 use crate::results::view::{Cell, DirectiveView};
-use crate::value::{ParamValue, Unit, builtin_metric_unit};
+use crate::value::{ParamValue, Unit};
 use std::cmp::Ordering;
 
 /// The pseudo-field naming a cell's variant.
@@ -144,10 +145,7 @@ impl MetricRef {
         // `directive::metrics::directive_metric_infos`); `.` never occurs in them.
         let (label, unit) = match view.metrics.get(base) {
             Some(info) => (info.label.clone(), info.unit),
-            None => (
-                default_label(base),
-                builtin_metric_unit(base).unwrap_or(Unit::Count),
-            ),
+            None => (default_label(base), known_unit(base).unwrap_or(Unit::Count)),
         };
         let label = match stat_label(suffix) {
             Some(stat) => format!("{label}, {stat}"),
@@ -174,17 +172,6 @@ impl MetricRef {
     pub fn is_plain(&self) -> bool {
         RelativeMetric::parse(&self.name).is_none()
             && matches!(self.name.split_once('.'), None | Some((_, "median")))
-    }
-}
-
-fn default_label(base: &str) -> String {
-    match base {
-        "time_ms" | "time_s" => "time".into(),
-        "gbps" => "bandwidth".into(),
-        "gflops" => "throughput".into(),
-        "pct_bw" => "of peak bandwidth".into(),
-        "pct_fp32" => "of peak FP32".into(),
-        other => other.replace('_', " "),
     }
 }
 

@@ -1,6 +1,6 @@
 //! What a cell shows for a metric: a value, a failure, a skip, or nothing recorded.
 
-use crate::metrics::RelativeMetric;
+use crate::metrics::{RelativeMetric, Source, builtin};
 use crate::record::{FailureKind, Outcome, Point};
 use crate::results::view::Cell;
 
@@ -49,7 +49,7 @@ impl CellState {
 
     pub fn of_point(point: &Point, metric: &str) -> CellState {
         match point.outcome {
-            Outcome::Ok if metric == "limiter" => {
+            Outcome::Ok if builtin(metric).is_some_and(|b| b.source == Source::Text) => {
                 match point.attributes.as_ref().and_then(|a| a.occupancy.as_ref()) {
                     Some(o) => CellState::Text(o.limiter.clone()),
                     None => CellState::NoValue,

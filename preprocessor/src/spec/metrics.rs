@@ -4,12 +4,12 @@
 
 use super::{CustomMetric, Experiment};
 use crate::expr::{Expr, Num, Truncation};
-use crate::metrics::{MetricInfo, point_vars};
+use crate::metrics::{BUILTINS, DEVICE_VARS, DeviceVar, MetricInfo};
 use crate::record::DeviceRecord;
 use crate::value::{ParamValue, Quantity, Unit};
 use std::collections::{BTreeMap, HashMap};
 
-/// Label and unit of every metric an experiment can show.
+/// Label and unit of every metric an experiment can show: the built-in ones and its custom ones.
 pub fn metric_infos(exp: &Experiment) -> BTreeMap<String, MetricInfo> {
     let mut m = BTreeMap::new();
     let mut add = |name: &str, label: &str, unit: Unit| {
@@ -21,21 +21,51 @@ pub fn metric_infos(exp: &Experiment) -> BTreeMap<String, MetricInfo> {
             },
         );
     };
-    add("time_ms", "time", Unit::Millis);
-    add("gbps", "bandwidth", Unit::GigabytesPerSec);
-    add("pct_bw", "of peak bandwidth", Unit::Percent);
-    add("gflops", "throughput", Unit::GflopsPerSec);
-    add("pct_fp32", "of FP32 peak", Unit::Percent);
-    add("registers", "registers per thread", Unit::Count);
-    add("static_shared_bytes", "static shared memory", Unit::Bytes);
-    add("local_bytes", "local memory per thread", Unit::Bytes);
-    add("blocks_per_sm", "blocks per SM", Unit::Count);
-    add("warps_per_sm", "warps per SM", Unit::Count);
-    add("limiter", "occupancy limited by", Unit::Count);
+    for b in BUILTINS {
+        add(b.name, b.label, b.unit);
+    }
     for c in &exp.metrics.custom {
         add(&c.name, &c.label, c.unit);
     }
     m
+}
+
+/// Expression variables for a point: parameters (with `_X`/`_Y` for `"AxB"` values) and device values.
+pub fn point_vars(
+    params: &BTreeMap<String, ParamValue>,
+    device: Option<&DeviceRecord>,
+) -> HashMap<String, Num> {
+    let mut vars = HashMap::new();
+    for (k, v) in params {
+        match v {
+            ParamValue::Int(i) => {
+                vars.insert(k.clone(), Num::Int(*i));
+            }
+            ParamValue::Float(f) => {
+                vars.insert(k.clone(), Num::Float(*f));
+            }
+            ParamValue::Str(_) => {
+                if let Some((a, b)) = v.as_dim2() {
+                    vars.insert(format!("{k}_X"), Num::Int(a));
+                    vars.insert(format!("{k}_Y"), Num::Int(b));
+                    if let Some(n) = a.checked_mul(b) {
+                        vars.insert(k.clone(), Num::Int(n));
+                    }
+                }
+            }
+        }
+    }
+    for def in DEVICE_VARS {
+        let value = match (def.var, device) {
+            (DeviceVar::Warp, _) => 32,
+            (DeviceVar::SmCount, Some(d)) => d.sm_count as i64,
+            (DeviceVar::L2Bytes, Some(d)) => d.l2_bytes as i64,
+            (DeviceVar::MaxThreads, Some(_)) => 1024,
+            (_, None) => continue,
+        };
+        vars.insert(def.name.into(), Num::Int(value));
+    }
+    vars
 }
 
 fn eval_f64(e: &Expr, vars: &HashMap<String, Num>) -> Option<f64> {

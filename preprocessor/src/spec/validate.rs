@@ -6,6 +6,7 @@ use super::model::*;
 use super::raw::{ExprText, RawSpec, RawVariant};
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::expr::{Division, Expr};
+use crate::metrics::DEVICE_VARS;
 use crate::source::{SourceFile, with_help};
 use crate::value::{ElemType, ParamValue, Unit};
 use std::collections::BTreeSet;
@@ -30,8 +31,6 @@ fn reference_names() -> impl Iterator<Item = &'static str> {
 }
 /// Library calls a variant may run with `library = "…"`.
 pub const LIBRARIES: &[&str] = &["cublas_sgemm"];
-/// Variables every variant expression may use, set from the device at run time.
-pub const DEVICE_VARS: &[&str] = &["SM_COUNT", "L2_BYTES", "WARP", "MAX_THREADS"];
 
 struct Checker<'a> {
     file: &'a SourceFile,
@@ -144,7 +143,7 @@ pub fn validate(
         file,
         diags: Vec::new(),
     };
-    let mut known: BTreeSet<String> = DEVICE_VARS.iter().map(|s| s.to_string()).collect();
+    let mut known: BTreeSet<String> = DEVICE_VARS.iter().map(|d| d.name.to_string()).collect();
 
     let mut params = Vec::new();
     for (pname, value) in &raw.params {

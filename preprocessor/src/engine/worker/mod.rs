@@ -11,11 +11,11 @@ use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
 use crate::host_data::HostData;
 use crate::host_data::init::{generate, seed_for};
-use crate::metrics::point_vars;
 use crate::record::{
     Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, PointProvenance,
     Timing, Verification,
 };
+use crate::spec::metrics::point_vars;
 use crate::spec::{Exec, Experiment, Reference, Variant};
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
@@ -168,6 +168,7 @@ impl PointRunner {
             jp.key.as_str(),
             self.job.commit.clone(),
         );
+        point.run = self.job.run.clone();
         point.provenance = Some(PointProvenance {
             driver_version: self.device.driver_version.clone(),
             cuda_version: self.device.cuda_version.clone(),

@@ -2,6 +2,7 @@
 
 use super::{ChartData, ChartPoint, PointValue, Series, Tip, ValueAxis, XAxis, XScale};
 use crate::directive::{ChartKind, ChartSpec};
+use crate::metrics::TIME_MS;
 use crate::record::DeviceRecord;
 use crate::render::fields::{
     FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields,
@@ -68,7 +69,7 @@ impl SweepData {
                 )]
             }
             ChartKind::Heatmap => {
-                let metric = MetricRef::resolve(view, spec.value.as_deref().unwrap_or("time_ms"));
+                let metric = MetricRef::resolve(view, spec.value.as_deref().unwrap_or(TIME_MS));
                 let facet_fields = varying_fields(view, cells, &[&spec.x, &spec.y]);
                 let mut facets: BTreeMap<Vec<FieldValue>, Vec<&Cell<'_>>> = BTreeMap::new();
                 for cell in cells {

@@ -1,0 +1,212 @@
+//! The registry: every built-in metric (name, label, unit, how it is obtained) and every device
+//! variable, defined once. The directive and spec validators, `Point::metric`, the metric labels
+//! the renderers use and the papers' unit lookup all read these tables; adding a metric is one
+//! row here (plus, for a kernel attribute, the field `Point::metric` reads, which the compiler
+//! asks for).
+
+use crate::value::Unit;
+
+/// The median kernel time in milliseconds: every timed point has it.
+pub const TIME_MS: &str = "time_ms";
+
+/// Statistic suffixes a timing metric may carry (`time_ms.min`); the plain name is the median.
+pub const STAT_SUFFIXES: &[&str] = &["median", "min", "max", "q1", "q3"];
+
+/// How a built-in metric is obtained.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Source {
+    /// A statistic of the point's timing.
+    Timing,
+    /// From the spec's `bytes` or `flops` formula and the time, or as a fraction of the device's
+    /// peak (`spec::metrics::derive`).
+    Derived,
+    /// A kernel attribute read after compiling.
+    Attribute(Attribute),
+    /// Text, not a number (what limits occupancy).
+    Text,
+}
+
+/// The kernel attributes a point records (`record::Attributes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Attribute {
+    Registers,
+    StaticSharedBytes,
+    LocalBytes,
+    BlocksPerSm,
+    WarpsPerSm,
+}
+
+/// One built-in metric.
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub struct Builtin {
+    pub name: &'static str,
+    pub label: &'static str,
+    pub unit: Unit,
+    pub source: Source,
+}
+
+const fn metric(name: &'static str, label: &'static str, unit: Unit, source: Source) -> Builtin {
+    Builtin {
+        name,
+        label,
+        unit,
+        source,
+    }
+}
+
+/// Every built-in metric, in the order the docs list them.
+pub const BUILTINS: &[Builtin] = &[
+    metric(TIME_MS, "time", Unit::Millis, Source::Timing),
+    metric("gbps", "bandwidth", Unit::GigabytesPerSec, Source::Derived),
+    metric(
+        "pct_bw",
+        "of peak bandwidth",
+        Unit::Percent,
+        Source::Derived,
+    ),
+    metric("gflops", "throughput", Unit::GflopsPerSec, Source::Derived),
+    metric("pct_fp32", "of FP32 peak", Unit::Percent, Source::Derived),
+    metric(
+        "registers",
+        "registers per thread",
+        Unit::Count,
+        Source::Attribute(Attribute::Registers),
+    ),
+    metric(
+        "static_shared_bytes",
+        "static shared memory",
+        Unit::Bytes,
+        Source::Attribute(Attribute::StaticSharedBytes),
+    ),
+    metric(
+        "local_bytes",
+        "local memory per thread",
+        Unit::Bytes,
+        Source::Attribute(Attribute::LocalBytes),
+    ),
+    metric(
+        "blocks_per_sm",
+        "blocks per SM",
+        Unit::Count,
+        Source::Attribute(Attribute::BlocksPerSm),
+    ),
+    metric(
+        "warps_per_sm",
+        "warps per SM",
+        Unit::Count,
+        Source::Attribute(Attribute::WarpsPerSm),
+    ),
+    metric("limiter", "occupancy limited by", Unit::Count, Source::Text),
+];
+
+/// The built-in metric called `name`.
+pub fn builtin(name: &str) -> Option<&'static Builtin> {
+    BUILTINS.iter().find(|b| b.name == name)
+}
+
+/// Column names of the papers' tables that are not built-in metrics but whose unit we know
+/// (`data/papers/*/*.csv`; a spec may define them as custom metrics).
+const PAPER_COLUMNS: &[(&str, &str, Unit)] = &[
+    ("time_s", "time", Unit::Seconds),
+    ("gips", "gips", Unit::Gips),
+    ("pct_cublas", "pct cublas", Unit::Percent),
+    ("cgma", "cgma", Unit::FlopPerByte),
+    ("speedup", "speedup", Unit::Ratio),
+];
+
+/// The unit of a metric name that is a measured quantity of ours (a timing or derived built-in
+/// metric, or a known paper column); `None` for counts, text and unknown names.
+pub fn known_unit(name: &str) -> Option<Unit> {
+    match builtin(name) {
+        Some(b) if matches!(b.source, Source::Timing | Source::Derived) => Some(b.unit),
+        Some(_) => None,
+        None => PAPER_COLUMNS
+            .iter()
+            .find(|(n, _, _)| *n == name)
+            .map(|(_, _, u)| *u),
+    }
+}
+
+/// The label of a metric no view describes: the built-in's or paper column's, else the name
+/// with spaces for underscores.
+pub fn default_label(name: &str) -> String {
+    if let Some(b) = builtin(name) {
+        return b.label.to_string();
+    }
+    match PAPER_COLUMNS.iter().find(|(n, _, _)| *n == name) {
+        Some((_, label, _)) => label.to_string(),
+        None => name.replace('_', " "),
+    }
+}
+
+/// A variable every variant expression may use, set from the device at run time.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum DeviceVar {
+    /// Threads per warp (32), known without a device.
+    Warp,
+    SmCount,
+    L2Bytes,
+    MaxThreads,
+}
+
+/// A device variable's name in expressions.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct DeviceVarDef {
+    pub name: &'static str,
+    pub var: DeviceVar,
+}
+
+/// Every device variable.
+pub const DEVICE_VARS: &[DeviceVarDef] = &[
+    DeviceVarDef {
+        name: "SM_COUNT",
+        var: DeviceVar::SmCount,
+    },
+    DeviceVarDef {
+        name: "L2_BYTES",
+        var: DeviceVar::L2Bytes,
+    },
+    DeviceVarDef {
+        name: "WARP",
+        var: DeviceVar::Warp,
+    },
+    DeviceVarDef {
+        name: "MAX_THREADS",
+        var: DeviceVar::MaxThreads,
+    },
+];
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_are_unique_across_metrics_paper_columns_and_device_variables() {
+        let mut names: Vec<&str> = BUILTINS.iter().map(|b| b.name).collect();
+        names.extend(PAPER_COLUMNS.iter().map(|(n, _, _)| *n));
+        names.extend(DEVICE_VARS.iter().map(|d| d.name));
+        let unique: std::collections::BTreeSet<&str> = names.iter().copied().collect();
+        assert_eq!(unique.len(), names.len(), "{names:?}");
+    }
+
+    #[test]
+    fn the_papers_know_units_of_quantities_not_of_counts() {
+        assert_eq!(known_unit(TIME_MS), Some(Unit::Millis));
+        assert_eq!(known_unit("pct_fp32"), Some(Unit::Percent));
+        assert_eq!(known_unit("cgma"), Some(Unit::FlopPerByte));
+        assert_eq!(
+            known_unit("registers"),
+            None,
+            "a paper's count column keeps its own unit"
+        );
+        assert_eq!(known_unit("limiter"), None, "text is not a metric column");
+        assert_eq!(known_unit("occupancy_pct"), None);
+    }
+
+    #[test]
+    fn default_labels_come_from_the_registry() {
+        assert_eq!(default_label("pct_fp32"), "of FP32 peak");
+        assert_eq!(default_label("time_s"), "time");
+        assert_eq!(default_label("occupancy_pct"), "occupancy pct");
+    }
+}
