@@ -92,6 +92,7 @@ fn main() {
             attributes: None,
             verification: None,
             provenance: None,
+            run: None,
         })
         .collect();
     let rec = Recording {

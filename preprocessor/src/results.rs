@@ -336,6 +336,42 @@ pub fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
     }
 }
 
+/// How the directive's relative metrics pair points: `(cells with a relative value, of which the
+/// baseline point comes from another recording run or an unknown one)`. `None` without relative metrics.
+pub fn relative_pairing(cells: &[Cell<'_>], directive: &Directive) -> Option<(usize, usize)> {
+    let wanted = crate::directive::metrics::relative_metrics(directive);
+    if wanted.is_empty() {
+        return None;
+    }
+    let runs: HashMap<(String, String), Option<&str>> = cells
+        .iter()
+        .filter_map(|c| {
+            let p = c.point?;
+            Some(((c.variant.clone(), axes_label(&c.axes)), p.run.as_deref()))
+        })
+        .collect();
+    let (mut paired, mut apart) = (0, 0);
+    for cell in cells {
+        let Some(point) = cell.point else { continue };
+        let at = axes_label(&cell.axes);
+        for (name, rel) in &wanted {
+            if !cell.relative.contains_key(name) {
+                continue;
+            }
+            let base = rel
+                .baseline_of(&cell.variant, &directive.variants)
+                .and_then(|b| runs.get(&(b.to_string(), at.clone())))
+                .copied()
+                .flatten();
+            paired += 1;
+            if base.is_none() || base != point.run.as_deref() {
+                apart += 1;
+            }
+        }
+    }
+    Some((paired, apart))
+}
+
 /// The median time of a verified, timed point.
 fn ok_time(point: &Point) -> Option<f64> {
     (point.outcome == Outcome::Ok)
@@ -356,15 +392,7 @@ impl ClaimData for CellGroups<'_, '_> {
         for cell in self.cells {
             let label = axes_label(&cell.axes);
             let i = *index.entry(label.clone()).or_insert_with(|| {
-                let axes: BTreeMap<String, Num> = cell
-                    .axes
-                    .iter()
-                    .filter_map(|(k, v)| match v {
-                        ParamValue::Int(i) => Some((k.clone(), Num::Int(*i))),
-                        ParamValue::Float(f) => Some((k.clone(), Num::Float(*f))),
-                        ParamValue::Str(_) => None,
-                    })
-                    .collect();
+                let axes = numeric_axes(&cell.axes);
                 groups.push(ClaimGroup {
                     axes,
                     label,
@@ -414,14 +442,30 @@ pub fn axes_label(axes: &BTreeMap<String, ParamValue>) -> String {
         .join(", ")
 }
 
+/// The axis values a claim can use (numbers; string axes are left out).
+pub fn numeric_axes(axes: &BTreeMap<String, ParamValue>) -> BTreeMap<String, Num> {
+    axes.iter()
+        .filter_map(|(k, v)| match v {
+            ParamValue::Int(i) => Some((k.clone(), Num::Int(*i))),
+            ParamValue::Float(f) => Some((k.clone(), Num::Float(*f))),
+            ParamValue::Str(_) => None,
+        })
+        .collect()
+}
+
 fn evaluate_claim(text: &str, cells: &[Cell]) -> ClaimView {
+    evaluate_claim_on(text, &CellGroups { cells })
+}
+
+/// A claim's verdict on any data: our cells, or a paper's table (the self-check).
+pub fn evaluate_claim_on(text: &str, data: &dyn crate::claims::ClaimData) -> ClaimView {
     let (status, detail) = match Claim::parse(text) {
         Err(e) => (
             ClaimStatus::NotEvaluated,
             format!("invalid claim: {}", e.message),
         ),
         Ok(claim) => {
-            let outcome = claim.evaluate(&CellGroups { cells });
+            let outcome = claim.evaluate(data);
             let status = match outcome {
                 ClaimOutcome::Holds { .. } => ClaimStatus::Holds,
                 ClaimOutcome::Fails { .. } => ClaimStatus::Fails,

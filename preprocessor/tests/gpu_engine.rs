@@ -206,17 +206,7 @@ fn ctrl_c_during_a_hung_kernel_leaves_data_untouched() {
     // good, wrong and out_of_bounds at N = 4096 take a few seconds; then `hang` spins for the
     // 8 s watchdog. Interrupt in the middle.
     std::thread::sleep(Duration::from_secs(6));
-    let pid = child.id().to_string();
-    let kill = Command::new("kill").args(["-INT", &pid]).status().unwrap();
-    assert!(kill.success());
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "record ignored Ctrl-C");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = gpu_support::interrupt(&mut child, "INT");
     assert!(!status.success(), "an interrupted record must not exit 0");
     assert_eq!(
         before,
@@ -224,12 +214,5 @@ fn ctrl_c_during_a_hung_kernel_leaves_data_untouched() {
         "data/ changed after Ctrl-C"
     );
     // No worker left behind holding the GPU.
-    let ps = Command::new("pgrep")
-        .args(["-f", "mdbook-gpulab worker"])
-        .output()
-        .unwrap();
-    assert!(
-        String::from_utf8_lossy(&ps.stdout).trim().is_empty(),
-        "a worker survived"
-    );
+    assert!(!gpu_support::worker_left(), "a worker survived");
 }

@@ -172,36 +172,14 @@ fn sigterm_during_record_leaves_recordings_intact_and_the_run_resumes() {
         .expect("spawning record");
     // The first directive's points take several seconds (two of them hang for the 8 s watchdog).
     std::thread::sleep(Duration::from_secs(6));
-    let pid = child.id().to_string();
-    assert!(
-        Command::new("kill")
-            .args(["-TERM", &pid])
-            .status()
-            .unwrap()
-            .success()
-    );
-    let deadline = Instant::now() + Duration::from_secs(30);
-    let status = loop {
-        if let Some(s) = child.try_wait().unwrap() {
-            break s;
-        }
-        assert!(Instant::now() < deadline, "record ignored SIGTERM");
-        std::thread::sleep(Duration::from_millis(100));
-    };
+    let status = gpu_support::interrupt(&mut child, "TERM");
     assert!(!status.success(), "an interrupted record must not exit 0");
     assert_eq!(
         before,
         std::fs::read(book.recording_path()).unwrap(),
         "data/ changed"
     );
-    let ps = Command::new("pgrep")
-        .args(["-f", "mdbook-gpulab worker"])
-        .output()
-        .unwrap();
-    assert!(
-        String::from_utf8_lossy(&ps.stdout).trim().is_empty(),
-        "a worker survived"
-    );
+    assert!(!gpu_support::worker_left(), "a worker survived");
 
     // Resumable: the next record finishes the job and keeps the point recorded before.
     let out = book.gpulab(&["record", "."]);

@@ -8,6 +8,12 @@ source scripts/ci/nvrtc.sh
 echo "== the README's test command"
 cargo test --release
 
+echo "== fuzz: a bounded run over directives, specs, recordings, papers, expressions, claims"
+# Fails on a panic, an input running over 10 s, or more than 1 GiB of live heap (DESIGN.md,
+# "Hostile input, faults and fuzzing"); about a minute on two cores.
+cargo run --release --example fuzz -- --inputs 300000 --seed "${FUZZ_SEED:-1}" \
+  --mem-mb 1024 --timeout-s 10 --findings target/fuzz-findings
+
 echo "== check: every directive and spec valid, every kernel compiles with NVRTC"
 cargo run --release -- check --require-nvrtc
 

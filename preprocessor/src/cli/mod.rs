@@ -12,6 +12,7 @@ mod mdbook_json;
 mod merge;
 mod protocol;
 mod record;
+mod record_report;
 mod run_cell;
 
 use crate::config::Mode;

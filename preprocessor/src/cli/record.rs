@@ -167,6 +167,7 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     let started = std::time::Instant::now();
+    let started_at = chrono::Utc::now();
     let results: Vec<anyhow::Result<(usize, usize)>> = std::thread::scope(|scope| {
         let handles: Vec<_> = recorders
             .iter()
@@ -205,6 +206,9 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
             String::new()
         }
     );
+    for line in super::record_report::report(&ws.data(), &found, &device, started_at) {
+        eprintln!("{line}");
+    }
     if let Some(first) = errors.into_iter().next() {
         return Err(first);
     }

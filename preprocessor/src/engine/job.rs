@@ -69,6 +69,9 @@ pub struct Job {
     pub points: Vec<JobPoint>,
     pub rules: MeasureRules,
     pub commit: Option<String>,
+    /// The recording run's id (one per `record` or live build), stamped on every point.
+    #[serde(default)]
+    pub run: Option<String>,
     /// Per variant, a recorded (size, seconds per run) for the budget rule, when the variant's
     /// smaller sizes run in another shard (see `shard::budget_hints`).
     #[serde(default)]

@@ -168,10 +168,23 @@ impl Recorder {
             experiment: experiment.to_string(),
             points: Vec::new(),
             commit: git_commit(&ws.root),
+            run: Some(run_id().to_string()),
             rules,
             budget_hints: BudgetHints::new(),
         }
     }
+}
+
+/// This process's recording run: its start time and process id, the same for every job it sends.
+pub fn run_id() -> &'static str {
+    static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    RUN.get_or_init(|| {
+        format!(
+            "{}-{}",
+            chrono::Utc::now().format("%Y%m%dT%H%M%SZ"),
+            std::process::id()
+        )
+    })
 }
 
 /// Sets each point's recorded key: its job point's key on the device the worker reported.

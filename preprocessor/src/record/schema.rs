@@ -71,6 +71,10 @@ pub struct Point {
     /// What made this point besides the commit and tool version (absent in older recordings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub provenance: Option<PointProvenance>,
+    /// The `record` invocation (or live build) that measured this point: relative metrics compare points
+    /// of one run, and the page says when they do not (absent in older recordings).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub run: Option<String>,
 }
 
 /// The software and hardware a point was measured with: shown, never compared (see DESIGN.md,
@@ -299,6 +303,7 @@ impl Point {
             attributes: None,
             verification: None,
             provenance: None,
+            run: None,
         }
     }
 

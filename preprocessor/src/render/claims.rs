@@ -1,12 +1,10 @@
 //! The claims list: ✓ holds / ✗ does not hold / – not evaluated, with the claim and its detail.
 
 use super::html::escape;
-use crate::claims::{Claim, ClaimGroup, ClaimOutcome, describe};
-use crate::expr::Num;
+use crate::claims::ClaimGroup;
 use crate::papers::PaperTable;
 use crate::results::view::{ClaimStatus, ClaimView};
-use crate::value::ParamValue;
-use std::collections::BTreeMap;
+use crate::results::{evaluate_claim_on, numeric_axes};
 use std::fmt::Write as _;
 
 /// The self-check: a claim evaluated on the paper's own numbers (its `data/papers` table), so a reader
@@ -14,15 +12,7 @@ use std::fmt::Write as _;
 pub fn on_paper(text: &str, paper: &PaperTable) -> ClaimView {
     let mut groups: Vec<ClaimGroup> = Vec::new();
     for row in &paper.rows {
-        let axes: BTreeMap<String, Num> = row
-            .axes
-            .iter()
-            .filter_map(|(k, v)| match v {
-                ParamValue::Int(i) => Some((k.clone(), Num::Int(*i))),
-                ParamValue::Float(f) => Some((k.clone(), Num::Float(*f))),
-                ParamValue::Str(_) => None,
-            })
-            .collect();
+        let axes = numeric_axes(&row.axes);
         let at = match groups.iter().position(|g| g.axes == axes) {
             Some(i) => i,
             None => {
@@ -36,26 +26,7 @@ pub fn on_paper(text: &str, paper: &PaperTable) -> ClaimView {
                 .insert((row.variant.clone(), metric.clone()), *value);
         }
     }
-    let (status, detail) = match Claim::parse(text) {
-        Err(e) => (
-            ClaimStatus::NotEvaluated,
-            format!("invalid claim: {}", e.message),
-        ),
-        Ok(claim) => {
-            let outcome = claim.evaluate_groups(&groups);
-            let status = match outcome {
-                ClaimOutcome::Holds { .. } => ClaimStatus::Holds,
-                ClaimOutcome::Fails { .. } => ClaimStatus::Fails,
-                ClaimOutcome::NotEvaluated { .. } => ClaimStatus::NotEvaluated,
-            };
-            (status, describe(&outcome))
-        }
-    };
-    ClaimView {
-        text: text.to_string(),
-        status,
-        detail,
-    }
+    evaluate_claim_on(text, &groups)
 }
 
 /// Mark, class suffix and wording of a claim status.

@@ -157,15 +157,28 @@ impl DeviceContext {
             tables,
             charts,
             claims: claims_html(&device.claims, view.paper),
-            provenance: provenance_html(
-                &device.provenance,
-                quality_summary(device.cells.iter().filter_map(|c| c.point), device.device)
-                    .as_deref(),
-            ),
+            provenance: provenance_html(&device.provenance, quality_line(view, device).as_deref()),
             stale: stale_badge_html(device.stale_count(), total).unwrap_or_default(),
             missing: missing_note_html(device.missing_count(), total).unwrap_or_default(),
         })
     }
+}
+
+/// The provenance line's quality part: the concerns' counts and, for relative metrics, whether they
+/// pair points of one recording run.
+fn quality_line(view: &DirectiveView<'_>, device: &DeviceResults<'_>) -> Option<String> {
+    let mut parts = Vec::new();
+    if let Some(q) = quality_summary(device.cells.iter().filter_map(|c| c.point), device.device) {
+        parts.push(q);
+    }
+    if let Some((paired, apart)) = crate::results::relative_pairing(&device.cells, view.directive)
+        && apart > 0
+    {
+        parts.push(format!(
+            "relative values pair points of different (or unrecorded) recording runs at {apart} of {paired} cells"
+        ));
+    }
+    (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
 /// `<experiment>.csv`, with the device slug and metric added when a page offers several.

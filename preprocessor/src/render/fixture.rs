@@ -68,6 +68,7 @@ pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
             ..Verification::default()
         }),
         provenance: None,
+        run: None,
     }
 }
 

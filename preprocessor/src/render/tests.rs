@@ -684,3 +684,25 @@ fn cells_outside_the_sweep_are_not_labelled_not_recorded() {
     );
     assert!(!html.contains("not recorded"), "{html}");
 }
+
+#[test]
+fn relative_values_say_when_they_pair_points_of_different_runs() {
+    let mut fixture = relative_fixture("speedup:global_2d");
+    for p in &mut fixture.points {
+        p.run = Some("20261123T140000Z-1".into());
+    }
+    let html = render(&fixture);
+    assert!(!html.contains("recording runs"), "one run: no note");
+    // The baseline at one size comes from another run: the one cell compared with it says so.
+    let other = fixture
+        .points
+        .iter_mut()
+        .find(|p| p.variant == "global_2d")
+        .unwrap();
+    other.run = Some("20261124T090000Z-2".into());
+    let html = render(&fixture);
+    assert!(
+        html.contains("relative values pair points of different (or unrecorded) recording runs at 1 of 5 cells"),
+        "{html}"
+    );
+}

@@ -5,7 +5,8 @@
 
 use serde_json::Value;
 use std::path::PathBuf;
-use std::process::{Command, Output, Stdio};
+use std::process::{Child, Command, ExitStatus, Output, Stdio};
+use std::time::{Duration, Instant};
 
 pub const BOOK: &[(&str, &str)] = &[
     ("book.toml", include_str!("../fixtures/faults/book.toml")),
@@ -82,4 +83,31 @@ impl Book {
         let text = std::fs::read_to_string(self.recording_path()).expect("faults.json");
         serde_json::from_str(&text).expect("faults.json is JSON")
     }
+}
+
+/// Sends `signal` (`INT`, `TERM`) to `child` and waits for it to exit (at most 30 s).
+pub fn interrupt(child: &mut Child, signal: &str) -> ExitStatus {
+    let pid = child.id().to_string();
+    let kill = Command::new("kill")
+        .args([format!("-{signal}"), pid])
+        .status()
+        .unwrap();
+    assert!(kill.success());
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            return s;
+        }
+        assert!(Instant::now() < deadline, "record ignored SIG{signal}");
+        std::thread::sleep(Duration::from_millis(100));
+    }
+}
+
+/// Whether a worker process is still running (one left behind would hold the GPU).
+pub fn worker_left() -> bool {
+    let ps = Command::new("pgrep")
+        .args(["-f", "mdbook-gpulab worker"])
+        .output()
+        .unwrap();
+    !String::from_utf8_lossy(&ps.stdout).trim().is_empty()
 }

@@ -21,6 +21,7 @@ fn job(n: usize) -> Job {
             .collect(),
         rules: MeasureRules::default(),
         commit: None,
+        run: None,
         budget_hints: Default::default(),
     }
 }

@@ -168,6 +168,7 @@ impl PointRunner {
             jp.key.as_str(),
             self.job.commit.clone(),
         );
+        point.run = self.job.run.clone();
         point.provenance = Some(PointProvenance {
             driver_version: self.device.driver_version.clone(),
             cuda_version: self.device.cuda_version.clone(),
