@@ -38,9 +38,12 @@ impl StatusState {
         }
     }
 
-    /// Whether `--strict` refuses a book with a directive in this state (see the type's docs).
+    /// Whether `--strict` refuses a book with a directive in this state: only a stale recording
+    /// (the page shows numbers of code that is no longer the book's). A failed point is a recorded
+    /// outcome of the current code, shown as failed on the page with its reason, and warned about;
+    /// a pending or partial experiment awaits a GPU run. (Invalid directives fail strict elsewhere.)
     pub fn fails_strict(self) -> bool {
-        matches!(self, StatusState::Stale | StatusState::Failed)
+        matches!(self, StatusState::Stale)
     }
 
     /// The state of several directives together: failed, else stale, else pending when all are,
