@@ -5,7 +5,7 @@ use super::cartesian::{self, Axes};
 use super::categories::categorize;
 use super::frame::{FONT, WIDTH, anchored, chart_err, colored_text, with_svg};
 use super::legend::{self, Swatch};
-use super::palette::series_color;
+use super::palette::{FG, series_color};
 use super::tips::{self, Spot};
 use super::{PointValue, Series, ValueAxis, XAxis};
 use crate::render::RenderError;
@@ -92,7 +92,8 @@ pub fn draw(
                         }
                     }
                     PointValue::Failed => {
-                        let style = anchored(colored_text(FONT, color), HPos::Center, VPos::Bottom);
+                        // In the text colour, not the series colour: readable on every theme.
+                        let style = anchored(colored_text(FONT, FG), HPos::Center, VPos::Bottom);
                         let mark = Text::new("✗".to_string(), ((l + r) / 2.0, base), style);
                         plot.draw_series(std::iter::once(mark)).map_err(chart_err)?;
                     }
