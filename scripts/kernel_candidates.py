@@ -60,11 +60,15 @@ SUM = [
     (256, 4, 0, 2, "flat"), (256, 8, 2, 2, "flat"), (128, 8, 2, 2, "SM*16"),
 ]
 SGEMM_NS = (4096, 8192)
-# (BM, BN, BK, WM, WN, MINB, GROUP)
+# (BM, BN, BK, WM, WN, MINB, GROUP, STAGES): STAGES 0 = sgemm_t (two shared stages filled from
+# registers prefetched during the FMAs), STAGES >= 2 = sgemm_async (cp.async, STAGES shared stages)
 SGEMM = [
-    (128, 128, 8, 64, 32, 2, 1), (128, 128, 16, 64, 32, 2, 1), (128, 128, 8, 64, 32, 2, 8),
-    (128, 128, 16, 64, 32, 2, 8), (128, 128, 16, 64, 32, 1, 8), (128, 128, 8, 32, 64, 2, 8),
-    (128, 256, 8, 64, 64, 1, 8), (256, 128, 8, 64, 32, 1, 8), (128, 256, 8, 64, 64, 1, 1),
+    (128, 128, 8, 64, 32, 2, 1, 0), (128, 128, 16, 64, 32, 2, 1, 0), (128, 128, 8, 64, 32, 2, 8, 0),
+    (128, 128, 16, 64, 32, 2, 8, 0), (128, 128, 16, 64, 32, 1, 8, 0), (128, 128, 8, 32, 64, 2, 8, 0),
+    (128, 256, 8, 64, 64, 1, 8, 0), (256, 128, 8, 64, 32, 1, 8, 0), (128, 256, 8, 64, 64, 1, 1, 0),
+    (128, 128, 8, 64, 64, 2, 8, 0), (128, 128, 16, 64, 64, 2, 8, 0),
+    (128, 128, 8, 64, 32, 2, 8, 3), (128, 128, 8, 64, 32, 2, 8, 4), (128, 128, 16, 64, 32, 1, 8, 2),
+    (128, 256, 8, 64, 64, 1, 8, 3), (128, 128, 8, 64, 64, 2, 8, 4), (128, 128, 8, 64, 32, 1, 8, 3),
 ]
 
 
@@ -88,12 +92,15 @@ def s_label(c):
 
 
 def g_name(c):
-    return "sgemm_t<%d, %d, %d, %d, %d, %d, %d>" % c
+    if c[7]:
+        return "sgemm_async<%d, %d, %d, %d, %d, %d, %d, %d>" % c
+    return "sgemm_t<%d, %d, %d, %d, %d, %d, %d>" % c[:7]
 
 
 def g_label(c):
-    bm, bn, bk, wm, wn, minb, group = c
-    return f"{bm}x{bn}x{bk} w{wm}x{wn} mb{minb} g{group}"
+    bm, bn, bk, wm, wn, minb, group, stages = c
+    feed = f" async{stages}" if stages else ""
+    return f"{bm}x{bn}x{bk} w{wm}x{wn} mb{minb} g{group}{feed}"
 
 
 def plan():
@@ -196,7 +203,7 @@ def self_test():
         bad += not ok
         print(f"  transpose {t_label((t, r, v, sw, cs)):28} {'ok' if ok else 'WRONG'}")
     for cfg in SGEMM:
-        bm_, bn_, bk, wm_, wn_, _, group = cfg
+        bm_, bn_, bk, wm_, wn_, _, group, stages = cfg
         nt = (bm_ // wm_) * (bn_ // wn_) * 32
         n = max(bm_, bn_) * 4 + bm_ * 2   # num_m not a multiple of GROUP: a short last group
         n -= n % (bm_ * bn_ // min(bm_, bn_))
@@ -215,12 +222,17 @@ def self_test():
         la, lb = -(-a4 // nt), -(-b4 // nt)
         ca, cb, cc_ = {}, {}, {}
         for t in range(nt):
-            for p_ in range(la):
+            for p_ in range(0 if stages else la):   # sgemm_t: float4 A loads
                 idx = t + p_ * nt
                 if idx < a4:
                     rr, cc = idx // (bk // 4), idx % (bk // 4)
                     for e in range(4):
                         ca[(cc * 4 + e, rr)] = ca.get((cc * 4 + e, rr), 0) + 1
+            for p_ in range(-(-(bm_ * bk) // nt) if stages else 0):   # sgemm_async: 4-byte A copies
+                idx = t + p_ * nt
+                if idx < bm_ * bk:
+                    key = (idx % bk, idx // bk)
+                    ca[key] = ca.get(key, 0) + 1
             for p_ in range(lb):
                 idx = t + p_ * nt
                 if idx < b4:
@@ -504,7 +516,7 @@ class Bench:
                       lambda: cur((n // 128, n // 128), (256,), (a, b, c, cp.int32(n))), tflops, "TFLOP/s", base)
             best = None
             for cfg in SGEMM:
-                bm, bn, _, wm, wn, _, _ = cfg
+                bm, bn, _, wm, wn = cfg[:5]
                 threads = (bm // wm) * (bn // wn) * 32
                 try:
                     fn = mod.get_function(g_name(cfg))
