@@ -14,7 +14,8 @@ sum 1 GiB); SGEMM flops are 2 N^3.
   transpose  16384 x 16384 floats; baseline copy_vec4_flat (kernels/coalescing/flat_copy.cu) on the
              same 1 GiB; the current tile32 / tile64_vec4 (kernels/transpose_conrad) for reference
   sum        2^28 floats (1 GiB); baselines torch.sum (if PyTorch imports) and cupy.sum; the
-             current reduce_best shape is the candidate LD=0, MODE=0, U=4, 256 threads, SM*8
+             current reduce_best shape is the candidate LD=0, MODE=0, U=4, 256 threads, SM*8; the
+             same candidates again on 2^28 ints (the reduction experiment's type), checked exactly
   sgemm      N = 4096 and 8192; baseline cupy.matmul (CUPY_TF32=0) and torch.mm (allow_tf32 off);
              the ratio is to the faster library; the current sgemm_warptile (BK 16) for reference
 Candidates are template instantiations of scripts/kernel-candidates/{transpose,reduce,sgemm}.cu.
@@ -81,9 +82,12 @@ def t_label(c):
     return f"T{t} {t // v}x{r} v{v} {'swz' if sw else 'pad'}{' cs' if cs else ''}"
 
 
-def s_names(c):
+SUM_TYPES = ("float", "int")
+
+
+def s_names(c, e="float"):
     nt, u, ld, mode, _ = c
-    return ["rsum<%d, %d, %d, %d>" % (nt, u, ld, mode)] + (["rsum_final<%d>" % nt] if mode == 0 else [])
+    return ["rsum<%s, %d, %d, %d, %d>" % (e, nt, u, ld, mode)] + (["rsum_final<%s, %d>" % (e, nt)] if mode == 0 else [])
 
 
 def s_label(c):
@@ -106,8 +110,8 @@ def g_label(c):
 def plan():
     rows = [("transpose", f"{TRANSPOSE_N}^2 f32", "copy_vec4_flat (baseline), tile32, tile64_vec4 (current)")]
     rows += [("transpose", t_label(c), t_name(c)) for c in TRANSPOSE]
-    rows += [("sum", f"2^{SUM_N.bit_length() - 1} f32", "torch.sum, cupy.sum (baselines)")]
-    rows += [("sum", s_label(c), " + ".join(s_names(c))) for c in SUM]
+    rows += [("sum", f"{SUM_N} f32", "torch.sum, cupy.sum (baselines)")]
+    rows += [("sum", s_label(c), " + ".join(s_names(c, e))) for e in SUM_TYPES for c in SUM]
     rows += [("sgemm", f"N = {SGEMM_NS}", "cupy.matmul / torch.mm FP32 (baselines), sgemm_warptile BK16 (current)")]
     rows += [("sgemm", g_label(c), g_name(c)) for c in SGEMM]
     return rows
@@ -121,7 +125,7 @@ def nvrtc_check(lib):
     nv.nvrtcGetErrorString.restype = ctypes.c_char_p
     files = {
         "transpose.cu": [t_name(c) for c in TRANSPOSE],
-        "reduce.cu": sorted({n for c in SUM for n in s_names(c)}),
+        "reduce.cu": sorted({n for c in SUM for e in SUM_TYPES for n in s_names(c, e)}),
         "sgemm.cu": [g_name(c) for c in SGEMM],
         "../../kernels/coalescing/flat_copy.cu": [],
         "../../kernels/transpose_conrad/transpose.cu": [],
@@ -415,48 +419,64 @@ class Bench:
 
     # ------------------------------------------------------------ sum
     def sum(self):
+        base = self.sum_of("float", None)
+        self.sum_of("int", base)
+
+    def sum_of(self, etype, base):
+        """Float: library baselines then candidates; int (what the reduction experiment sums):
+        candidates only, against the float library figure (the same bytes), checked exactly."""
         cp = self.cp
         n = SUM_N
-        x = cp.random.random(n, dtype=cp.float32)
-        ref = float(cp.sum(x, dtype=cp.float64))
-        out = cp.zeros(1, dtype=cp.float32)
+        if etype == "float":
+            x = cp.random.random(n, dtype=cp.float32)
+            ref = float(cp.sum(x, dtype=cp.float64))
+            dt = cp.float32
+        else:
+            x = cp.random.randint(0, 4, n, dtype=cp.int32)   # the experiment's init: sums < 2^31 to 2^28
+            ref = int(cp.sum(x, dtype=cp.int64))
+            dt = cp.int32
+        out = cp.zeros(1, dtype=dt)
         max_grid = max(self.grid_of(c) for c in SUM)
-        partial = cp.zeros(max_grid, dtype=cp.float32)
+        partial = cp.zeros(max_grid, dtype=dt)
         ticket = cp.zeros(1, dtype=cp.uint32)
         gbps = lambda ms: x.nbytes / ms / 1e6  # noqa: E731
-        print(f"\n== sum of {n} f32 (GB/s; % = of the faster library sum, target >= 100 %)")
+        print(f"\n== sum of {n} {etype} (GB/s; % = of the faster library float sum, target >= 100 %)")
         got = {}
 
         def check(get):
             def f():
+                if etype == "int":
+                    v = int(get())
+                    return v == ref, "" if v == ref else f"got {v}, want {ref}"
                 v = float(get())
                 rel = abs(v - ref) / abs(ref)
                 return rel <= 1e-4, f"rel err {rel:.1e}"
             return f
 
-        base = 0.0
-        if self.torch is not None:
-            tx = self.torch.from_dlpack(x)   # zero-copy
+        if etype == "float":
+            base = 0.0
+            if self.torch is not None:
+                tx = self.torch.from_dlpack(x)   # zero-copy
 
-            def run_t():
-                got["t"] = self.torch.sum(tx)
-            self.torch.cuda.synchronize()
-            v = self.case("torch.sum (baseline)", check(lambda: got["t"].item()), run_t, gbps, "GB/s", None)
+                def run_t():
+                    got["t"] = self.torch.sum(tx)
+                self.torch.cuda.synchronize()
+                v = self.case("torch.sum (baseline)", check(lambda: got["t"].item()), run_t, gbps, "GB/s", None)
+                base = max(base, v or 0)
+
+            def run_c():
+                got["c"] = cp.sum(x)
+            v = self.case("cupy.sum (baseline)", check(lambda: got["c"]), run_c, gbps, "GB/s", None)
             base = max(base, v or 0)
-
-        def run_c():
-            got["c"] = cp.sum(x)
-        v = self.case("cupy.sum (baseline)", check(lambda: got["c"]), run_c, gbps, "GB/s", None)
-        base = max(base, v or 0)
-        print(f"  {'':36} library sum = {100 * base / self.peak:.1f} % of theoretical {self.peak:.0f} GB/s")
-        names = sorted({nm for c in SUM for nm in s_names(c)})
+            print(f"  {'':36} library sum = {100 * base / self.peak:.1f} % of theoretical {self.peak:.0f} GB/s")
+        names = sorted({nm for c in SUM for nm in s_names(c, etype)})
         mod = self.module(os.path.join(CAND, "reduce.cu"), names)
         best = None
         for c in SUM:
             nt, u, ld, mode, _ = c
             grid = self.grid_of(c)
             try:
-                fns = [mod.get_function(nm) for nm in s_names(c)]
+                fns = [mod.get_function(nm) for nm in s_names(c, etype)]
             except Exception as e:  # noqa: BLE001
                 self.failed += 1
                 print(f"  {s_label(c):36} COMPILE ERROR {e}")
@@ -473,9 +493,10 @@ class Bench:
             if val and (best is None or val > best[0]):
                 best = (val, s_label(c))
         if best and base:
-            print(f"  best candidate: {best[1]} {best[0]:.0f} GB/s = {100 * best[0] / base:.1f} % of the library")
+            print(f"  best {etype} candidate: {best[1]} {best[0]:.0f} GB/s = {100 * best[0] / base:.1f} % of the library")
         del x, partial
         cp.get_default_memory_pool().free_all_blocks()
+        return base
 
     def grid_of(self, c):
         nt, u, _, _, grid = c
