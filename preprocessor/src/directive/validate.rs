@@ -724,6 +724,14 @@ args = ["x", "y", "N"]
     }
 
     fn check(body: &str) -> Result<Directive, Vec<Diagnostic>> {
+        check_with(body, &|_| None)
+    }
+
+    /// `check` with a paper-table loader that may fail.
+    fn check_with(
+        body: &str,
+        paper_problem: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Directive, Vec<Diagnostic>> {
         let exp = experiment();
         let file = SourceFile::new("chapter.md", body);
         let ctx = BodyContext {
@@ -736,7 +744,7 @@ args = ["x", "y", "N"]
                 line: 1,
             },
         };
-        validate(raw::parse(body).unwrap(), &exp, &ctx, &|_| None)
+        validate(raw::parse(body).unwrap(), &exp, &ctx, paper_problem)
     }
 
     fn errors(body: &str) -> Vec<(String, Option<String>)> {
@@ -751,22 +759,10 @@ args = ["x", "y", "N"]
     /// variants the paper prints in other tables was never checked on the paper's numbers.
     #[test]
     fn paper_check_sets_are_split_on_plus_and_each_table_is_checked() {
-        let exp = experiment();
         let body = "experiment = \"synth\"\naxes = { N = [1, 2] }\n\
                     paper_check = [\"p/t1 + p/t2\", \"p/t3\"]\n";
-        let file = SourceFile::new("chapter.md", body);
-        let ctx = BodyContext {
-            file: &file,
-            body_start: 0,
-            pieces: &[(0, 0)],
-            location: Location {
-                chapter: PathBuf::from("chapter.md"),
-                index: 1,
-                line: 1,
-            },
-        };
         let missing = |id: &str| (id == "p/t2").then(|| "cannot read p/t2.csv".to_string());
-        let errs = validate(raw::parse(body).unwrap(), &exp, &ctx, &missing).unwrap_err();
+        let errs = check_with(body, &missing).unwrap_err();
         assert_eq!(errs.len(), 1, "{errs:?}");
         assert_eq!(errs[0].message, "paper table `p/t2`: cannot read p/t2.csv");
         let d = check(body).unwrap();
