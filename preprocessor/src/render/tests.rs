@@ -722,17 +722,18 @@ fn counter_metrics_render_like_any_metric_and_say_when_they_await_a_gpu_run() {
         (counters::INST_EXECUTED.to_string(), 2e9),
         (counters::INST_EXECUTED_SM_MAX.to_string(), 2e7),
     ]);
+    let counted = |key: &str, at| crate::record::Counters {
+        key: key.into(),
+        recorded_at: at,
+        commit: None,
+        profiler: "Version 2025.3 (synthetic)".into(),
+        settings: String::new(),
+        launches: 1,
+        values: values.clone(),
+    };
     for p in &mut fixture.points {
         if p.variant == "global_2d" && p.params["N"] == crate::value::ParamValue::Int(160) {
-            p.counters = Some(crate::record::Counters {
-                key: p.key.clone(),
-                recorded_at: p.recorded_at,
-                commit: None,
-                profiler: "Version 2025.3 (synthetic)".into(),
-                settings: String::new(),
-                launches: 1,
-                values: values.clone(),
-            });
+            p.counters = Some(counted(&p.key, p.recorded_at));
             let cx = counters::Context {
                 time_ms: p.timing.as_ref().map(|t| t.median_ms),
                 flops: None,
@@ -740,15 +741,7 @@ fn counter_metrics_render_like_any_metric_and_say_when_they_await_a_gpu_run() {
             p.metrics.extend(counters::derive(&values, cx));
         }
         if p.variant == "shared_2d" && p.params["N"] == crate::value::ParamValue::Int(160) {
-            p.counters = Some(crate::record::Counters {
-                key: "older code".into(),
-                recorded_at: p.recorded_at,
-                commit: None,
-                profiler: "Version 2025.3 (synthetic)".into(),
-                settings: String::new(),
-                launches: 1,
-                values: values.clone(),
-            });
+            p.counters = Some(counted("older code", p.recorded_at));
         }
     }
     let mut view = fixture.view();
