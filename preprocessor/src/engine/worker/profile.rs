@@ -4,19 +4,20 @@
 //! flushes caches itself), and nothing is verified or timed (the timing pass did both, on the
 //! same code: its key).
 
-use super::{Failed, PointRunner, emit};
+use super::{Failed, PointRunner, Stopped, emit};
 use crate::engine::job::{JobPoint, Message};
 use crate::engine::sequence::Sequence;
 use crate::spec::Exec;
 use crate::spec::metrics::point_vars;
+use std::process::ExitCode;
 
 /// Runs every point once and reports each as `Profiled`.
 pub(super) fn profile_points(
     runner: &mut PointRunner,
     points: &[JobPoint],
-) -> std::process::ExitCode {
+) -> Result<ExitCode, Stopped> {
     for (index, jp) in points.iter().enumerate() {
-        emit(&Message::Start { index });
+        emit(&Message::Start { index })?;
         let (kernel, launches, error) = match runner.profile(jp) {
             Ok((kernel, launches)) => (kernel, launches, None),
             Err(e) => (String::new(), 0, Some(e)),
@@ -26,13 +27,13 @@ pub(super) fn profile_points(
             kernel,
             launches,
             error,
-        });
+        })?;
         if runner.gpu.is_poisoned() {
             // The rest would fail too; the counter pass records what ran before.
-            return std::process::ExitCode::from(3);
+            return Ok(ExitCode::from(3));
         }
     }
-    std::process::ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 impl PointRunner {
