@@ -164,7 +164,8 @@ impl Recorder {
         super::supervisor::probe_device(&job, self.gpu.as_deref()).map_err(EngineError::Probe)
     }
 
-    fn job(&self, ws: &Workspace, experiment: &str, rules: MeasureRules) -> Job {
+    /// A job of `experiment` for this recorder's workers, with no points yet.
+    pub(crate) fn job(&self, ws: &Workspace, experiment: &str, rules: MeasureRules) -> Job {
         Job {
             root: ws.root.clone(),
             kernels_dir: ws.config.kernels_dir(&ws.root),
@@ -175,6 +176,7 @@ impl Recorder {
             run: Some(run_id().to_string()),
             rules,
             budget_hints: BudgetHints::new(),
+            profile: false,
         }
     }
 }
