@@ -54,12 +54,16 @@ impl Preprocessor for GpuLab {
         }
         let ws = Workspace::new(&ctx.root, &ctx.config.book.src, config);
         let owned;
-        let live = match (&self.live, ws.config.mode) {
-            (_, Mode::Recorded) => None,
-            (Some(l), _) => Some(l.as_ref()),
-            (None, mode) => {
-                owned = crate::engine::live_runner(mode);
-                owned.as_deref()
+        let runs = ws
+            .config
+            .mode
+            .runs_kernels(|| self.live.is_some() || crate::engine::gpu_present());
+        let live = match &self.live {
+            _ if !runs => None,
+            Some(l) => Some(l.as_ref()),
+            None => {
+                owned = crate::engine::live_runner();
+                Some(owned.as_ref())
             }
         };
         let summary = process_book(&ws, &mut book, live)?;

@@ -100,7 +100,6 @@ fn truncated_metrics(found: &[FoundDirective], ws: &Workspace) -> anyhow::Result
     Ok(out)
 }
 
-
 /// Parses every recording of the book's experiments, on every device, as a build would; reports
 /// each one that cannot be read. Returns (recordings read, unreadable ones).
 fn check_recordings(ws: &Workspace, names: &[String]) -> (usize, usize) {

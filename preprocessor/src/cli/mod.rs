@@ -44,8 +44,8 @@ enum Command {
         /// A missing or stale recording is an error.
         #[arg(long)]
         strict: bool,
-        /// auto (run stale points if a GPU is present), recorded, or live.
-        #[arg(long, value_parser = parse_mode)]
+        /// When to run kernels (default: book.toml's `mode`, else auto).
+        #[arg(long, value_enum)]
         mode: Option<Mode>,
     },
     /// Set up an existing mdBook for gpulab: [preprocessor.gpulab], the stylesheet, kernels/ and data/.
@@ -129,17 +129,6 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-}
-
-fn parse_mode(s: &str) -> Result<Mode, String> {
-    match s {
-        "auto" => Ok(Mode::Auto),
-        "recorded" => Ok(Mode::Recorded),
-        "live" => Ok(Mode::Live),
-        _ => Err(format!(
-            "unknown mode `{s}`: expected auto, recorded or live"
-        )),
-    }
 }
 
 /// `sm_90` (or `90`) → `(9, 0)`; `sm_100` → `(10, 0)`.
