@@ -203,9 +203,10 @@ pub fn process_book(
                     .and_then(|()| match &d.paper {
                         Some(id) => ws.paper(id),
                         None => Ok(None),
-                    });
-                let paper = match loaded {
-                    Ok(paper) => paper,
+                    })
+                    .and_then(|paper| Ok((paper, paper_check_tables(ws, d)?)));
+                let (paper, checks) = match loaded {
+                    Ok(loaded) => loaded,
                     Err(e) => {
                         unreadable.push(format!("{where_}: {e}"));
                         let html = templates
@@ -227,6 +228,13 @@ pub fn process_book(
                     paper.as_deref(),
                 );
                 view.code = crate::results::code::code_files(exp, d);
+                view.self_check = crate::results::self_check_sets(
+                    view.paper,
+                    checks
+                        .iter()
+                        .map(|set| set.iter().map(|t| t.as_ref()).collect())
+                        .collect(),
+                );
                 let state = directive_state(&view);
                 let problem = match state {
                     StatusState::Pending => {
@@ -386,6 +394,25 @@ impl std::fmt::Display for BuildSummary {
             self.directives, self.chapters
         )
     }
+}
+
+/// The tables of each `paper_check` entry of a directive, loaded (an entry's tables merge into one
+/// data set for the self-check).
+fn paper_check_tables(
+    ws: &Workspace,
+    d: &crate::directive::Directive,
+) -> std::result::Result<Vec<Vec<std::sync::Arc<crate::papers::PaperTable>>>, String> {
+    d.paper_check
+        .iter()
+        .map(|set| {
+            set.iter()
+                .map(|id| {
+                    ws.paper(id)?
+                        .ok_or_else(|| format!("paper table `{id}` not found"))
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Points whose recording on `device` (the GPU about to run) is missing or stale.

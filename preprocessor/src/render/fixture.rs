@@ -115,6 +115,7 @@ pub fn directive(charts: Vec<ChartSpec>) -> Directive {
         }],
         charts,
         paper: Some("synth2020/table1".into()),
+        paper_check: Vec::new(),
         reproduces: vec!["synth2020:table1".into()],
         expect: vec!["shared_2d.time_ms < global_2d.time_ms".into()],
         devices: DeviceSelection::Default,
@@ -237,6 +238,11 @@ impl Fixture {
                 }],
             }],
             paper: self.with_paper.then_some(&self.paper),
+            self_check: self
+                .with_paper
+                .then(|| vec![&self.paper])
+                .into_iter()
+                .collect(),
             expected_cells: 6,
             code: vec![crate::results::view::CodeFile {
                 name: "kernels/synth_matmul/matmul.cu".into(),
