@@ -160,7 +160,8 @@ impl Recorder {
             .map_err(|e| Error::Engine(e.to_string()))
     }
 
-    fn job(&self, ws: &Workspace, experiment: &str, rules: MeasureRules) -> Job {
+    /// A job of `experiment` for this recorder's workers, with no points yet.
+    pub(crate) fn job(&self, ws: &Workspace, experiment: &str, rules: MeasureRules) -> Job {
         Job {
             root: ws.root.clone(),
             kernels_dir: ws.config.kernels_dir(&ws.root),
@@ -171,6 +172,7 @@ impl Recorder {
             run: Some(run_id().to_string()),
             rules,
             budget_hints: BudgetHints::new(),
+            profile: false,
         }
     }
 }

@@ -2,10 +2,12 @@
 //! the output against its reference, then times it. A point never panics the worker: every
 //! failure becomes a failed point with its message.
 
+mod profile;
+
 use super::expected::{expected, prefix};
 use super::job::{Job, JobPoint, MeasureRules, Message};
 use super::measure::{measure_gpu, measure_host};
-use super::reference::compare;
+use super::reference::compare_within;
 use super::sequence::Sequence;
 use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
@@ -25,7 +27,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 /// Seed of every generated input: the same inputs on every machine and run.
-const SEED: u64 = 0x6770_756c_6162;
+pub(crate) const SEED: u64 = 0x6770_756c_6162;
 
 /// The recording's view of the device.
 pub fn device_record(d: &DeviceInfo) -> DeviceRecord {
@@ -67,13 +69,19 @@ fn emit(msg: &Message) -> Result<(), Stopped> {
 /// The supervisor stopped reading: nothing more can be reported.
 struct Stopped;
 
-/// `mdbook-gpulab worker`: reads a job on stdin, streams messages on stdout.
-pub fn worker_main() -> ExitCode {
-    run_job_from_stdin().unwrap_or(ExitCode::FAILURE)
+/// `mdbook-gpulab worker`: reads a job on stdin (or from `job_file`), streams messages on stdout.
+pub fn worker_main(job_file: Option<&std::path::Path>) -> ExitCode {
+    run_job(job_file).unwrap_or(ExitCode::FAILURE)
 }
 
-fn run_job_from_stdin() -> Result<ExitCode, Stopped> {
-    let job: Job = match serde_json::from_reader(std::io::stdin()) {
+fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
+    let read = match job_file {
+        None => serde_json::from_reader(std::io::stdin()).map_err(|e| e.to_string()),
+        Some(path) => std::fs::read(path)
+            .map_err(|e| format!("{}: {e}", path.display()))
+            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string())),
+    };
+    let job: Job = match read {
         Ok(j) => j,
         Err(e) => {
             emit(&Message::Fatal {
@@ -119,6 +127,9 @@ fn run_job_from_stdin() -> Result<ExitCode, Stopped> {
         expected: HashMap::new(),
         slowest: job.budget_hints.clone().into_iter().collect(),
     };
+    if job.profile {
+        return profile::profile_points(&mut runner, &job.points);
+    }
     for (index, jp) in job.points.iter().enumerate() {
         emit(&Message::Start { index })?;
         let point = runner.run(jp);
@@ -314,7 +325,7 @@ impl PointRunner {
         let want = self.expected_for(&verify, variant, &vars, output.len(), out_spec.elem, jp)?;
         let got = prefix(&output, want.len());
         let tolerance = self.tolerance(&verify, &vars, &want);
-        let cmp = compare(&got, &want, tolerance.value);
+        let cmp = compare_within(&got, &want, &|i, r| tolerance.at(i, r));
         let reference_name = match &verify.reference {
             Reference::Builtin(n) => n.clone(),
             Reference::Variant(v) => format!("variant:{v}"),
@@ -323,8 +334,10 @@ impl PointRunner {
             reference: reference_name,
             max_error: cmp.max_error,
             first_bad_index: cmp.first_bad_index,
-            tolerance: Some(tolerance.value),
+            // A uniform rule's value, else the tolerance of the element closest to its own.
+            tolerance: tolerance.uniform_value().or(cmp.worst.map(|w| w.tolerance)),
             tolerance_rule: Some(tolerance.rule),
+            error_to_tolerance: cmp.worst.map(|w| w.ratio),
         });
         if !cmp.ok {
             return Err(Failed(FailureKind::Verification, cmp.message));
