@@ -87,7 +87,6 @@ pub fn profile(
     let text = serde_json::to_string(&job).map_err(|e| Error::Engine(e.to_string()))?;
     std::fs::write(&job_file, text)
         .map_err(|e| Error::Engine(format!("{}: {e}", job_file.display())))?;
-    let report = dir.join(&req.experiment);
     let exe = std::env::current_exe().map_err(|e| Error::Engine(e.to_string()))?;
     let worker = vec![
         exe.to_string_lossy().into_owned(),
@@ -95,11 +94,13 @@ pub fn profile(
         "--job".into(),
         job_file.to_string_lossy().into_owned(),
     ];
-    let mut cmd = profiler.profile_command(&report, &kernels, &ncu_metrics(&req.groups), &worker);
+    let mut cmd = profiler.profile_command(&kernels, &ncu_metrics(&req.groups), &worker);
     if let Some(gpu) = &recorder.gpu {
         cmd.env("CUDA_VISIBLE_DEVICES", gpu);
     }
     let (stdout, stderr, ok) = run_with_timeout(cmd, TIMEOUT)?;
+    // ncu's output is kept beside the job, for whoever wants to check the mapping by hand.
+    let _ = std::fs::write(dir.join(format!("{}.ncu.txt", req.experiment)), &stdout);
     let (device, ran) = worker_messages(&stdout)?;
     if !ok && ran.is_empty() {
         return Err(Error::Engine(format!(
@@ -116,16 +117,11 @@ pub fn profile(
             r.error.as_deref().unwrap_or_default()
         );
     }
-    let import = profiler
-        .import_command(&report)
-        .output()
-        .map_err(|e| Error::Engine(format!("cannot run ncu --import: {e}")))?;
-    let csv_text = String::from_utf8_lossy(&import.stdout);
-    let rows = csv::parse(&csv_text).map_err(|e| {
+    let rows = csv::parse(&stdout).map_err(|e| {
         Error::Engine(format!(
             "{}: {e}; ncu said: {}",
             req.experiment,
-            tail(&String::from_utf8_lossy(&import.stderr), &stderr)
+            tail(&stderr, &stdout)
         ))
     })?;
     let mapped =
