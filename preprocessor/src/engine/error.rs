@@ -20,9 +20,6 @@ pub enum EngineError {
     /// The worker asked for its device could not answer.
     #[error(transparent)]
     Probe(WorkerError),
-    /// The profiled pass (`record --counters`) could not run or read Nsight Compute.
-    #[error("{0}")]
-    Profile(String),
     #[error("no NVIDIA GPU is visible")]
     NoGpu,
     #[error(transparent)]
