@@ -14,10 +14,26 @@ const BOOK: &str = "features-book";
 
 /// Every directive of the book: (chapter, experiment, a line of its kernel source).
 const DIRECTIVES: &[(&str, &str, &str)] = &[
-    ("references", "stencil", "stencil_shared(const float* x, float* y, float c, int n)"),
-    ("references", "stencil_2d", "laplace(const int* x, int* y, int w, int h)"),
-    ("references", "scan", "segment_scan(const int* x, int* y, int n, int exclusive)"),
-    ("references", "rows_cols", "col_max(const int* x, int* out, int rows, int cols)"),
+    (
+        "references",
+        "stencil",
+        "stencil_shared(const float* x, float* y, float c, int n)",
+    ),
+    (
+        "references",
+        "stencil_2d",
+        "laplace(const int* x, int* y, int w, int h)",
+    ),
+    (
+        "references",
+        "scan",
+        "segment_scan(const int* x, int* y, int n, int exclusive)",
+    ),
+    (
+        "references",
+        "rows_cols",
+        "col_max(const int* x, int* out, int rows, int cols)",
+    ),
 ];
 
 fn run(book: &BookCopy, args: &[&str]) -> (Output, String) {
@@ -62,7 +78,10 @@ fn every_experiment_passes_check_with_its_kernels_checked_against_their_ptx() {
         "{stderr}"
     );
     if nvrtc() {
-        assert!(stderr.contains("all 6 kernel build(s) compiled"), "{stderr}");
+        assert!(
+            stderr.contains("all 6 kernel build(s) compiled"),
+            "{stderr}"
+        );
         assert!(
             stderr.contains("checked 7 kernel variant(s) against their PTX (kernel name, arguments, block, shared memory): 0 problem(s)"),
             "{stderr}"
@@ -116,7 +135,10 @@ fn a_misspelled_key_in_a_spec_is_an_error_with_did_you_mean() {
         stderr.contains("unknown field `ouptut`") && stderr.contains("did you mean `output`?"),
         "{stderr}"
     );
-    assert!(stderr.contains("kernels/stencil/experiment.toml:20"), "{stderr}");
+    assert!(
+        stderr.contains("kernels/stencil/experiment.toml:20"),
+        "{stderr}"
+    );
 }
 
 /// The files the tutorial of book/adding-an-experiment.md writes: each "`path`:" line followed by
@@ -179,7 +201,10 @@ fn the_tutorial_from_an_empty_folder_checks_and_builds() {
         std::fs::write(p, text).unwrap();
     };
     // Step 1, as the chapter's shell commands write it.
-    write("book.toml", "[book]\ntitle = \"My GPU lab\"\nsrc = \"src\"\n");
+    write(
+        "book.toml",
+        "[book]\ntitle = \"My GPU lab\"\nsrc = \"src\"\n",
+    );
     write("src/SUMMARY.md", "# Summary\n\n- [SAXPY](saxpy.md)\n");
     let bin = env!("CARGO_BIN_EXE_mdbook-gpulab");
     let run = |args: &[&str]| {
@@ -189,7 +214,10 @@ fn the_tutorial_from_an_empty_folder_checks_and_builds() {
             .env_remove("GPULAB_REQUIRE_NVRTC")
             .output()
             .unwrap();
-        (out.status.success(), String::from_utf8_lossy(&out.stderr).into_owned())
+        (
+            out.status.success(),
+            String::from_utf8_lossy(&out.stderr).into_owned(),
+        )
     };
     let (ok, stderr) = run(&["install"]);
     assert!(ok, "{stderr}");
@@ -203,7 +231,10 @@ fn the_tutorial_from_an_empty_folder_checks_and_builds() {
     }
     let (ok, stderr) = run(&["build", "--strict"]);
     assert!(ok, "{stderr}");
-    assert!(stderr.contains("experiment `saxpy` awaits a GPU run"), "{stderr}");
+    assert!(
+        stderr.contains("experiment `saxpy` awaits a GPU run"),
+        "{stderr}"
+    );
     let html = std::fs::read_to_string(root.join("book/saxpy.html")).unwrap();
     assert!(html.contains("mdbook-gpulab run saxpy.md#1"), "{html}");
 }
@@ -229,8 +260,14 @@ fn the_worked_examples_quote_the_features_book() {
     let mut quoted = 0;
     for line in section.lines() {
         let code = line.split(" # ").next().unwrap().trim();
-        if code.starts_with("formula") || code.starts_with("verify") || code.starts_with("metrics =") {
-            assert!(specs.contains(&squash(code)), "not in the features book: {code}");
+        if code.starts_with("formula")
+            || code.starts_with("verify")
+            || code.starts_with("metrics =")
+        {
+            assert!(
+                specs.contains(&squash(code)),
+                "not in the features book: {code}"
+            );
             quoted += 1;
         }
     }
