@@ -2,6 +2,7 @@
 //! them, and records the results.
 
 pub mod cpu_baseline;
+pub mod cpus;
 pub mod expected;
 pub mod job;
 pub mod live;

@@ -739,45 +739,63 @@ fn scan<T: Copy + Sync>(
 /// `|out - ref| / max(1, max|ref|)` and must not exceed `tolerance`; a NaN or infinity never passes.
 pub fn compare(output: &HostData, expected: &HostData, tolerance: f64) -> Comparison {
     if output.len() != expected.len() {
-        return Comparison {
-            ok: false,
-            max_error: f64::INFINITY,
-            first_bad_index: Some(output.len().min(expected.len())),
-            message: format!(
-                "output has {} elements, the reference has {}",
-                output.len(),
-                expected.len()
-            ),
-        };
+        return length_mismatch(output, expected);
     }
+    compare_first(output, expected, expected.len(), tolerance)
+}
+
+/// [`compare`] on the first `expected.len()` elements of `output`, which may be longer (a
+/// reduction's output buffer holds more than its result), without copying them.
+pub fn compare_prefix(output: &HostData, expected: &HostData, tolerance: f64) -> Comparison {
+    if output.len() < expected.len() {
+        return length_mismatch(output, expected);
+    }
+    compare_first(output, expected, expected.len(), tolerance)
+}
+
+fn length_mismatch(output: &HostData, expected: &HostData) -> Comparison {
+    Comparison {
+        ok: false,
+        max_error: f64::INFINITY,
+        first_bad_index: Some(output.len().min(expected.len())),
+        message: format!(
+            "output has {} elements, the reference has {}",
+            output.len(),
+            expected.len()
+        ),
+    }
+}
+
+/// Compares the first `n` elements (`n` ≤ both lengths).
+fn compare_first(output: &HostData, expected: &HostData, n: usize, tolerance: f64) -> Comparison {
     let integer = !output.elem_type().is_float() && !expected.elem_type().is_float();
     let (partial, scale) = if integer {
         let p = match (output, expected) {
             (HostData::I32(o), HostData::I32(e)) => {
-                scan(o, e, |x, y| (x as f64 - y as f64).abs(), 0.0)
+                scan(&o[..n], &e[..n], |x, y| (x as f64 - y as f64).abs(), 0.0)
             }
             (HostData::U32(o), HostData::U32(e)) => {
-                scan(o, e, |x, y| (x as f64 - y as f64).abs(), 0.0)
+                scan(&o[..n], &e[..n], |x, y| (x as f64 - y as f64).abs(), 0.0)
             }
             _ => {
                 let (o, e) = (to_f64_vec(output), to_f64_vec(expected));
-                scan(&o, &e, |x, y| (x - y).abs(), 0.0)
+                scan(&o[..n], &e[..n], |x, y| (x - y).abs(), 0.0)
             }
         };
         (p, 1.0)
     } else {
         let max_ref = match expected {
-            HostData::F32(e) => e
+            HostData::F32(e) => e[..n]
                 .par_iter()
                 .map(|&x| x.abs() as f64)
                 .filter(|x| x.is_finite())
                 .reduce(|| 0.0, f64::max),
-            HostData::F64(e) => e
+            HostData::F64(e) => e[..n]
                 .par_iter()
                 .map(|&x| x.abs())
                 .filter(|x| x.is_finite())
                 .reduce(|| 0.0, f64::max),
-            other => to_f64_vec(other)
+            other => to_f64_vec(other)[..n]
                 .iter()
                 .fold(0.0f64, |a, &b| a.max(b.abs())),
         };
@@ -791,18 +809,17 @@ pub fn compare(output: &HostData, expected: &HostData, tolerance: f64) -> Compar
         };
         let p = match (output, expected) {
             (HostData::F32(o), HostData::F32(e)) => {
-                scan(o, e, |x, y| rel(x as f64, y as f64), tolerance)
+                scan(&o[..n], &e[..n], |x, y| rel(x as f64, y as f64), tolerance)
             }
-            (HostData::F64(o), HostData::F64(e)) => scan(o, e, rel, tolerance),
+            (HostData::F64(o), HostData::F64(e)) => scan(&o[..n], &e[..n], rel, tolerance),
             _ => {
                 let (o, e) = (to_f64_vec(output), to_f64_vec(expected));
-                scan(&o, &e, rel, tolerance)
+                scan(&o[..n], &e[..n], rel, tolerance)
             }
         };
         (p, scale)
     };
     let (first_bad, max_error, bad) = partial;
-    let n = output.len();
     let message = match first_bad {
         None if integer => format!("all {n} elements match exactly"),
         None => format!(
@@ -1155,6 +1172,21 @@ mod tests {
             let r = run(name, &[&a], &BTreeMap::new());
             assert!(!matches!(r, Err(ReferenceError::Unknown { .. })), "{name}");
         }
+    }
+
+    /// The worker compares a reduction's longer output buffer in place (no prefix copy).
+    #[test]
+    fn compare_prefix_ignores_the_outputs_tail_and_rejects_a_short_output() {
+        let out = HostData::F32(vec![1.0, 2.0, f32::NAN, 7.0]);
+        let want = HostData::F32(vec![1.0, 2.0]);
+        let c = compare_prefix(&out, &want, 0.0);
+        assert!(c.ok, "{}", c.message);
+        assert!(c.message.contains("all 2 elements"), "{}", c.message);
+        let bad = compare_prefix(&out, &HostData::F32(vec![1.0, 2.5]), 1e-3);
+        assert_eq!((bad.ok, bad.first_bad_index), (false, Some(1)));
+        let short = compare_prefix(&want, &out, 0.0);
+        assert!(!short.ok && short.message.contains("output has 2 elements"));
+        assert!(!compare(&out, &want, 0.0).ok, "compare still wants equal lengths");
     }
 
     #[test]
