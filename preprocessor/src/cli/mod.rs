@@ -12,6 +12,7 @@ mod mdbook_json;
 mod merge;
 mod protocol;
 mod record;
+mod record_estimate;
 mod record_report;
 mod run_cell;
 
@@ -81,6 +82,11 @@ enum Command {
         /// Run a worker on each of these GPUs at once: `all`, or ordinals such as 0,1.
         #[arg(long, value_parser = record::Gpus::parse)]
         gpus: Option<record::Gpus>,
+        /// Predict the run's wall time without a GPU (on the book's first recorded device, or the
+        /// device slug given), per experiment, from the recordings and the engine's cost model.
+        /// With --rerun: a regeneration on a cold cache.
+        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        estimate: Option<String>,
     },
     /// Merge the recordings of other data/ folders (shards from other machines) into this
     /// book's, point by point: the newer recording of a point wins.
@@ -158,6 +164,7 @@ pub fn main() -> ExitCode {
             shard,
             experiment,
             gpus,
+            estimate,
         }) => record::run(
             &dir,
             record::RecordArgs {
@@ -165,6 +172,7 @@ pub fn main() -> ExitCode {
                 shard,
                 only: experiment,
                 gpus,
+                estimate,
             },
         ),
         Some(Command::Merge { sources, dir }) => merge::run(&dir, &sources),

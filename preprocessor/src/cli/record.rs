@@ -57,6 +57,8 @@ pub struct RecordArgs {
     /// Only these experiments (all when empty).
     pub only: Vec<String>,
     pub gpus: Option<Gpus>,
+    /// `--estimate [DEVICE]`: predict the run's time instead (empty: the book's first device).
+    pub estimate: Option<String>,
 }
 
 pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
@@ -71,6 +73,9 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     if !invalid.is_empty() {
         crate::preprocess::report(&invalid);
         anyhow::bail!("fix the invalid directives first (`mdbook-gpulab check`)");
+    }
+    if let Some(device) = &args.estimate {
+        return super::record_estimate::run(&ws, &found, device, &args);
     }
     // Before touching the GPU: every recording this run could merge into parses (a corrupt one
     // is reported and never overwritten), and data/ accepts new files (nothing measured is lost).
@@ -252,7 +257,7 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
 }
 
 /// The job groups to run on `device`: missing or stale points (every point with `--rerun`).
-fn groups_to_run(
+pub(super) fn groups_to_run(
     ws: &Workspace,
     found: &[FoundDirective],
     recordings: &mut Recordings,
@@ -337,7 +342,7 @@ fn device_of(ws: &Workspace, recorders: &[Recorder]) -> anyhow::Result<String> {
 }
 
 /// The point's recordings: on `device` first, then on other GPUs.
-fn recorded_points(
+pub(super) fn recorded_points(
     recordings: &Recordings,
     device: &str,
     experiment: &str,
@@ -370,9 +375,11 @@ fn split_host(ws: &Workspace, groups: Vec<JobGroup>) -> (Vec<JobGroup>, Vec<JobG
 
 /// Splits CPU-baseline groups into (single-threaded, multi-threaded) baselines.
 fn split_threads(ws: &Workspace, groups: Vec<JobGroup>) -> (Vec<JobGroup>, Vec<JobGroup>) {
-    let (single, multi) = split_by(ws, groups, |exec| {
-        matches!(exec, crate::spec::Exec::Cpu(name) if crate::engine::cpu_baseline::is_multithreaded(name))
-    });
+    let (single, multi) = split_by(
+        ws,
+        groups,
+        |exec| matches!(exec, crate::spec::Exec::Cpu(name) if crate::engine::cpu_baseline::is_multithreaded(name)),
+    );
     (single, multi)
 }
 
@@ -427,6 +434,7 @@ mod tests {
             shard: None,
             only: Vec::new(),
             gpus: None,
+            estimate: None,
         };
         for device in devices {
             let all = groups_to_run(&ws, &found, &mut recordings, &device, &args).unwrap();

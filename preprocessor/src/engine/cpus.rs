@@ -119,7 +119,11 @@ mod tests {
         let (gpu, host) = split_for_baseline(&all).unwrap();
         assert_eq!((gpu.len(), host), (15, 15));
         assert!(!gpu.contains(&host));
-        assert_eq!(split_for_baseline(&[0, 1, 2]), None, "too few CPUs to split");
+        assert_eq!(
+            split_for_baseline(&[0, 1, 2]),
+            None,
+            "too few CPUs to split"
+        );
     }
 
     #[test]

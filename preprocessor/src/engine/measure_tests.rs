@@ -81,7 +81,11 @@ fn a_long_verification_run_is_the_first_sample() {
     let s = sample_loop(&mut m, &p, Some(200.0)).unwrap();
     assert_eq!(s.samples, vec![200.0, 200.2, 199.8]);
     assert_eq!(s.stop, StopReason::MinTime);
-    assert_eq!(m.runs_seen, vec![1, 1], "two runs after the verification run");
+    assert_eq!(
+        m.runs_seen,
+        vec![1, 1],
+        "two runs after the verification run"
+    );
     // A 1.5 s kernel under the 2 s timeout: the verification run and one sample (the timeout counts
     // from the verification run's start), where it used to take two samples after it.
     let mut m = Fake::new(vec![1500.0]);

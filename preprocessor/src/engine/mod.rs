@@ -3,6 +3,7 @@
 
 pub mod cpu_baseline;
 pub mod cpus;
+pub mod estimate;
 pub mod expected;
 pub mod job;
 pub mod live;

@@ -120,10 +120,15 @@ impl Recorder {
             .map(|r| r.timeout_s * 4.0 + r.budget_s * 3.0 + 60.0)
             .fold(60.0, f64::max);
         let watchdog = Duration::from_secs_f64(ws.config.watchdog_s.unwrap_or(slowest));
-        let result = run_job(&job, watchdog, &self.place(), &mut |done, _total, variant| {
-            bar.set_position(done as u64);
-            bar.set_message(variant.to_string());
-        });
+        let result = run_job(
+            &job,
+            watchdog,
+            &self.place(),
+            &mut |done, _total, variant| {
+                bar.set_position(done as u64);
+                bar.set_message(variant.to_string());
+            },
+        );
         bar.finish_and_clear();
         let (device, mut points) = match result {
             Ok(r) => r,

@@ -468,7 +468,12 @@ impl PointRunner {
             let mut used: Vec<(String, Option<String>)> = f
                 .variables()
                 .iter()
-                .map(|v| (v.to_string(), vars.get(v.as_str()).map(|n| format!("{n:?}"))))
+                .map(|v| {
+                    (
+                        v.to_string(),
+                        vars.get(v.as_str()).map(|n| format!("{n:?}")),
+                    )
+                })
                 .collect();
             used.sort();
             (f.source(), used)
