@@ -7,7 +7,7 @@ use crate::expr::Num;
 use crate::metrics::{BUILTINS, STAT_SUFFIXES, Source, TIME_MS};
 use crate::papers::PaperTable;
 use crate::plan::PlannedPoint;
-use crate::record::{DataDir, Outcome, Point, PointProvenance, Recording, StoreError};
+use crate::record::{DataDir, Outcome, Point, PointProvenance, Recording, StoreError, TimingMode};
 use crate::spec::Experiment;
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
@@ -74,10 +74,10 @@ impl Recordings {
             .of(&exp.name)
             .into_iter()
             .find(|r| r.device.slug == device);
-        let hot = d.measure.hot.unwrap_or(false);
+        let mode = d.measure.mode.unwrap_or(TimingMode::Cold);
         Ok(points
             .iter()
-            .filter(|p| needs_run(mine.and_then(|r| find_point(r, p)), p, device, hot))
+            .filter(|p| needs_run(mine.and_then(|r| find_point(r, p)), p, device, mode))
             .cloned()
             .collect())
     }
@@ -158,16 +158,16 @@ pub fn needs_run(
     recorded: Option<&Point>,
     planned: &PlannedPoint,
     device: &str,
-    hot: bool,
+    mode: TimingMode,
 ) -> bool {
     let Some(q) = recorded else { return true };
     if q.key != planned.key.on(device) {
         return true;
     }
-    match q.timing.as_ref().map(|t| t.mode.as_str()) {
-        Some("cold") => hot,
-        Some("hot") => !hot,
-        _ => false,
+    match q.timing.as_ref().map(|t| t.mode) {
+        Some(recorded @ (TimingMode::Cold | TimingMode::Hot)) => recorded != mode,
+        // A CPU baseline is timed on the host whatever the directive asks.
+        Some(TimingMode::Host) | None => false,
     }
 }
 

@@ -1,5 +1,6 @@
 //! The validated form of a `gpulab` directive: what to run, which points to show and how.
 
+use crate::record::TimingMode;
 use crate::value::ParamValue;
 use std::path::PathBuf;
 
@@ -83,7 +84,8 @@ pub struct MeasureOverrides {
     pub max_samples: Option<usize>,
     pub min_samples: Option<usize>,
     pub noise: Option<f64>,
-    pub hot: Option<bool>,
+    /// `measure.mode`: cold or hot (never host).
+    pub mode: Option<TimingMode>,
 }
 
 /// A validated `gpulab` directive.

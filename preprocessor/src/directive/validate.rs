@@ -9,6 +9,7 @@ use crate::limits::{MAX_AXIS_VALUES, MAX_POINTS_PER_DIRECTIVE};
 use crate::metrics::{
     BUILTINS, Baseline, PREVIOUS, RelativeMetric, STAT_SUFFIXES, Source, TIME_MS, builtin,
 };
+use crate::record::TimingMode;
 use crate::source::{SourceFile, with_help};
 use crate::spec::Experiment;
 use crate::spec::validate::param_value;
@@ -465,9 +466,9 @@ pub fn validate(
         .map(|m| {
             let span = m.span();
             let m = m.into_inner();
-            let hot = m.mode.as_deref().and_then(|mode| match mode {
-                "cold" => Some(false),
-                "hot" => Some(true),
+            let mode = m.mode.as_deref().and_then(|mode| match mode {
+                "cold" => Some(TimingMode::Cold),
+                "hot" => Some(TimingMode::Hot),
                 other => {
                     c.err(
                         span.clone(),
@@ -493,7 +494,7 @@ pub fn validate(
                 max_samples: m.max_samples,
                 min_samples: m.min_samples,
                 noise: m.noise,
-                hot,
+                mode,
             }
         })
         .unwrap_or_default();

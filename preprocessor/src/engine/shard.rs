@@ -5,7 +5,7 @@
 
 use super::job::{BudgetHints, JobPoint, size_of};
 use super::recorder::JobGroup;
-use crate::record::{Outcome, Point};
+use crate::record::{Outcome, Point, TimingMode};
 use std::collections::{BTreeMap, HashMap};
 
 /// Per-point work outside the timed samples: inputs, reference, verification run (seconds).
@@ -54,10 +54,10 @@ pub fn recorded_cost(recorded: &Point) -> Option<f64> {
             }
             // Hot samples time a batch of runs each.
             let n = (t.samples * t.runs_per_sample.max(1)) as f64;
-            Some(match t.mode.as_str() {
-                "host" => SETUP_S + n * run,
-                "cold" => SETUP_S + (n + 1.0) * run + n * FLUSH_S,
-                _ => SETUP_S + (n + 1.0) * run,
+            Some(match t.mode {
+                TimingMode::Host => SETUP_S + n * run,
+                TimingMode::Cold => SETUP_S + (n + 1.0) * run + n * FLUSH_S,
+                TimingMode::Hot => SETUP_S + (n + 1.0) * run,
             })
         }
     }
@@ -258,7 +258,7 @@ mod tests {
         }
     }
 
-    fn timed(p: &JobPoint, median_ms: f64, samples: usize, mode: &str) -> Point {
+    fn timed(p: &JobPoint, median_ms: f64, samples: usize, mode: TimingMode) -> Point {
         let mut q = Point::new(&p.variant, &p.params, p.key.as_str(), None);
         q.timing = Some(Timing {
             median_ms,
@@ -268,7 +268,7 @@ mod tests {
             q3_ms: median_ms,
             noise: 0.0,
             samples,
-            mode: mode.into(),
+            mode,
             ..Default::default()
         });
         q
@@ -285,9 +285,9 @@ mod tests {
     #[test]
     fn recorded_cost_counts_samples_warmup_and_flushes() {
         let p = jp("a", 1);
-        let cold = recorded_cost(&timed(&p, 100.0, 9, "cold")).unwrap();
+        let cold = recorded_cost(&timed(&p, 100.0, 9, TimingMode::Cold)).unwrap();
         assert!((cold - (SETUP_S + 10.0 * 0.1 + 9.0 * FLUSH_S)).abs() < 1e-12);
-        let host = recorded_cost(&timed(&p, 100.0, 3, "host")).unwrap();
+        let host = recorded_cost(&timed(&p, 100.0, 3, TimingMode::Host)).unwrap();
         assert!((host - (SETUP_S + 0.3)).abs() < 1e-12);
     }
 
@@ -299,7 +299,7 @@ mod tests {
         );
         let rec = |_: &str, p: &JobPoint| {
             if p.variant == "a" && p.params["N"] == ParamValue::Int(100) {
-                vec![timed(p, 1000.0, 1, "host")]
+                vec![timed(p, 1000.0, 1, TimingMode::Host)]
             } else {
                 vec![]
             }
@@ -373,7 +373,7 @@ mod tests {
         let rec = |_: &str, p: &JobPoint| {
             let n = p.params["N"].as_f64().unwrap();
             if n < 400.0 {
-                vec![timed(p, n * 10.0, 1, "host")]
+                vec![timed(p, n * 10.0, 1, TimingMode::Host)]
             } else {
                 vec![]
             }

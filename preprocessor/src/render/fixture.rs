@@ -6,7 +6,9 @@ use crate::directive::{
 };
 use crate::metrics::MetricInfo;
 use crate::papers::PaperTable;
-use crate::record::{DeviceRecord, Failure, FailureKind, Outcome, Point, Timing, Verification};
+use crate::record::{
+    DeviceRecord, Failure, FailureKind, Outcome, Point, Timing, TimingMode, Verification,
+};
 use crate::results::view::{
     Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance,
 };
@@ -55,7 +57,7 @@ pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
             q3_ms: time_ms * 1.05,
             noise: 0.004,
             samples: 10,
-            mode: "cold".into(),
+            mode: TimingMode::Cold,
             throttled: false,
             ..Timing::default()
         }),
