@@ -165,16 +165,19 @@ pub fn main() -> ExitCode {
             experiment,
             gpus,
             estimate,
-        }) => record::run(
-            &dir,
-            record::RecordArgs {
+        }) => {
+            let args = record::RecordArgs {
                 rerun: rerun.map(|r| (!r.is_empty()).then_some(r)),
                 shard,
                 only: experiment,
                 gpus,
                 estimate,
-            },
-        ),
+            };
+            match args.estimate.clone() {
+                Some(device) => record_estimate::run(&dir, &device, &args),
+                None => record::run(&dir, args),
+            }
+        }
         Some(Command::Merge { sources, dir }) => merge::run(&dir, &sources),
         Some(Command::Run {
             target,

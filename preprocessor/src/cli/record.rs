@@ -74,9 +74,6 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
         crate::preprocess::report(&invalid);
         anyhow::bail!("fix the invalid directives first (`mdbook-gpulab check`)");
     }
-    if let Some(device) = &args.estimate {
-        return super::record_estimate::run(&ws, &found, device, &args);
-    }
     // Before touching the GPU: every recording this run could merge into parses (a corrupt one
     // is reported and never overwritten), and data/ accepts new files (nothing measured is lost).
     let mut experiments: Vec<String> = found

@@ -158,7 +158,7 @@ pub fn runs_s(recorded: &Point, p: &Profile) -> f64 {
     }
     let n = t.samples as f64;
     let only = t.samples == 1 && t.stop == Some(crate::stats::StopReason::Timeout);
-    let cold = t.mode == "cold";
+    let cold = t.mode == crate::record::TimingMode::Cold;
     let warm_up = if only || (cold && p.long_first_run_is_sample && batch >= 0.1) {
         0.0
     } else {
@@ -178,11 +178,15 @@ fn reference_s(r: RefWork, p: &Profile) -> f64 {
     }
 }
 
+/// A job of the schedule: experiment, job group (before one job per experiment), lane (0 GPU,
+/// 1 beside, 2 alone).
+type JobKey = (String, Option<usize>, u8);
+
 /// Predicts a regeneration of `points` (in the order `record` plans them) by `p`.
 pub fn estimate(points: &[PointFacts], p: &Profile) -> Estimate {
     let mut out = Estimate::default();
     // Jobs: (experiment, group or none, lane) → the points in it, in order.
-    let mut jobs: Vec<((String, Option<usize>, u8), Vec<&PointFacts>)> = Vec::new();
+    let mut jobs: Vec<(JobKey, Vec<&PointFacts>)> = Vec::new();
     for f in points {
         let lane = match (p.baselines_beside, f.exec) {
             (true, Exec::CpuSingle) => 1,

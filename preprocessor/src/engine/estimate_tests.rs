@@ -1,16 +1,16 @@
 //! The cost model on synthetic points: what each engine change saves.
 
 use super::*;
-use crate::record::Timing;
+use crate::record::{Timing, TimingMode};
 use crate::stats::StopReason;
 
-fn point(median_ms: f64, samples: usize, stop: StopReason, mode: &str) -> Point {
+fn point(median_ms: f64, samples: usize, stop: StopReason, mode: TimingMode) -> Point {
     let mut p = Point::new("v", &Default::default(), "k", None);
     p.timing = Some(Timing {
         median_ms,
         samples,
         stop: Some(stop),
-        mode: mode.into(),
+        mode,
         ..Timing::default()
     });
     p
@@ -41,23 +41,23 @@ fn runs_count_the_warm_up_unless_it_is_a_sample() {
     let old = &ENGINE_16E018A;
     let now = &ENGINE_NOW;
     // 200 ms, 3 samples: 4 runs before, 3 now (the verification run is the first sample).
-    let p = point(200.0, 3, StopReason::MinTime, "cold");
+    let p = point(200.0, 3, StopReason::MinTime, TimingMode::Cold);
     assert!((runs_s(&p, old) - 0.8).abs() < 1e-3);
     assert!((runs_s(&p, now) - 0.6).abs() < 1e-3);
     // A 5 s run past the timeout is its only sample in both.
-    let only = point(5000.0, 1, StopReason::Timeout, "cold");
+    let only = point(5000.0, 1, StopReason::Timeout, TimingMode::Cold);
     assert!((runs_s(&only, old) - 5.0).abs() < 1e-3 && (runs_s(&only, now) - 5.0).abs() < 1e-3);
     // Short kernels and host timings keep their warm-up run.
-    let short = point(1.0, 50, StopReason::Converged, "cold");
+    let short = point(1.0, 50, StopReason::Converged, TimingMode::Cold);
     assert!(runs_s(&short, now) > 0.051);
-    let host = point(200.0, 3, StopReason::Timeout, "host");
+    let host = point(200.0, 3, StopReason::Timeout, TimingMode::Host);
     assert!((runs_s(&host, now) - 0.8).abs() < 1e-3);
 }
 
 #[test]
 fn caching_merging_and_overlap_each_save_what_they_should() {
-    let gpu = point(10.0, 10, StopReason::Converged, "cold");
-    let cpu = point(1000.0, 2, StopReason::Timeout, "host");
+    let gpu = point(10.0, 10, StopReason::Converged, TimingMode::Cold);
+    let cpu = point(1000.0, 2, StopReason::Timeout, TimingMode::Host);
     let points = vec![
         // Two directives (groups) of one experiment at the same size, one buffer set.
         facts(0, 1, Exec::Gpu, gpu.clone()),
@@ -88,7 +88,7 @@ fn caching_merging_and_overlap_each_save_what_they_should() {
 
 #[test]
 fn skipped_points_cost_nothing() {
-    let mut p = point(10.0, 10, StopReason::Converged, "cold");
+    let mut p = point(10.0, 10, StopReason::Converged, TimingMode::Cold);
     p.outcome = Outcome::Skipped;
     let e = estimate(&[facts(0, 1, Exec::Gpu, p)], &ENGINE_NOW);
     assert!((e.total_s() - ENGINE_NOW.job_s).abs() < 1e-9);

@@ -83,7 +83,7 @@ pub(crate) fn sample_loop<M: Measurement>(
     let mut samples: Vec<f64> = Vec::new();
     if let Some(ms) = first_ms
         && plan.first_is_sample
-        && !plan.hot
+        && plan.mode == TimingMode::Cold
         && ms >= FIRST_RUN_SAMPLE_MS
     {
         samples.push(ms);
@@ -262,7 +262,7 @@ pub fn measure_gpu(
         mode: rules.mode,
         max_runs: (MAX_QUEUED_LAUNCHES / launches_per_run).max(1),
         budget_s: rules.budget_s,
-        first_is_sample: !rules.hot,
+        first_is_sample: rules.mode == TimingMode::Cold,
     };
     let sampled = sample_loop(&mut m, &plan, first_ms)?;
     let blocked = m.all_blocked && m.blocked_samples > 0;

@@ -99,7 +99,10 @@ fn a_long_verification_run_is_the_first_sample() {
     assert_eq!((s.samples.len(), s.stop), (10, StopReason::Converged));
     assert_eq!(m.runs_seen.len(), 10);
     // Hot mode never counts the cold verification run.
-    let hot = SamplePlan { hot: true, ..p };
+    let hot = SamplePlan {
+        mode: TimingMode::Hot,
+        ..p
+    };
     let mut m = Fake::new(vec![200.0]);
     let s = sample_loop(&mut m, &hot, Some(200.0)).unwrap();
     assert_eq!(m.runs_seen.len(), s.samples.len());

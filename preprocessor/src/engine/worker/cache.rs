@@ -40,6 +40,7 @@ impl<K: PartialEq, V> ByteLru<K, V> {
         self.entries.iter().map(|(_, _, b)| b).sum()
     }
 
+    #[cfg(test)]
     pub(crate) fn len(&self) -> usize {
         self.entries.len()
     }
