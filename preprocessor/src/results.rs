@@ -107,6 +107,17 @@ pub fn derive_metrics(rec: &mut Recording, exp: &Experiment) {
             }
             _ => BTreeMap::new(),
         };
+        if p.outcome != Outcome::Ok {
+            continue;
+        }
+        if let Some(c) = p.counters.as_ref().filter(|c| c.current_for(&p.key)) {
+            let cx = crate::metrics::counters::Context {
+                time_ms: p.timing.as_ref().map(|t| t.median_ms),
+                flops: crate::spec::metrics::flops_at(exp, &p.variant, &p.params, &device),
+            };
+            p.metrics
+                .extend(crate::metrics::counters::derive(&c.values, cx));
+        }
     }
 }
 
@@ -137,9 +148,26 @@ pub fn directive_view<'a>(
         metrics: crate::directive::metrics::directive_metric_infos(d, exp),
         devices: recs.iter().map(|r| device_results(r, d, points)).collect(),
         paper,
+        self_check: paper.into_iter().map(|p| vec![p]).collect(),
         expected_cells: points.len(),
         code: Vec::new(),
     }
+}
+
+/// The data sets a directive's claims are also evaluated on (the self-check): its `paper` table,
+/// then each `paper_check` set; the `paper` table alone is left out when a set already merges it.
+pub fn self_check_sets<'a>(
+    paper: Option<&'a PaperTable>,
+    checks: Vec<Vec<&'a PaperTable>>,
+) -> Vec<Vec<&'a PaperTable>> {
+    let merged = |p: &PaperTable| checks.iter().flatten().any(|t| t.id == p.id);
+    let mut sets: Vec<Vec<&PaperTable>> = paper
+        .filter(|p| !merged(p))
+        .into_iter()
+        .map(|p| vec![p])
+        .collect();
+    sets.extend(checks);
+    sets
 }
 
 /// Finds the recorded point for a planned one (same variant and parameter values).
@@ -243,6 +271,15 @@ pub fn device_results<'a>(
         (
             "compiled for",
             distinct(made.iter().map(|m| m.code_target.as_deref())),
+        ),
+        (
+            "counters by Nsight Compute",
+            distinct(shown.iter().map(|p| {
+                p.counters
+                    .as_ref()
+                    .filter(|c| c.current_for(&p.key))
+                    .map(|c| c.profiler.as_str())
+            })),
         ),
     ] {
         if let Some(v) = values {
@@ -492,6 +529,31 @@ mod tests {
             .with_ymd_and_hms(2026, 11, day, 12, 0, 0)
             .unwrap();
         p
+    }
+
+    /// Widuch's Table 4 claims name the CPU of Table 2: the directive shows Table 4 and merges it
+    /// with Table 2 for the self-check, and Table 4 alone would repeat each claim as "no data".
+    #[test]
+    fn self_check_leaves_out_the_shown_table_when_a_set_merges_it() {
+        let table = |id: &str| PaperTable {
+            id: id.into(),
+            ..PaperTable::default()
+        };
+        let (t4, t2, t9) = (table("w/table4"), table("w/table2"), table("w/table9"));
+        let ids = |sets: Vec<Vec<&PaperTable>>| -> Vec<Vec<String>> {
+            sets.iter()
+                .map(|s| s.iter().map(|t| t.id.clone()).collect())
+                .collect()
+        };
+        assert_eq!(
+            ids(self_check_sets(Some(&t4), vec![vec![&t4, &t2]])),
+            [["w/table4", "w/table2"]]
+        );
+        assert_eq!(
+            ids(self_check_sets(Some(&t4), vec![vec![&t9]])),
+            [vec!["w/table4"], vec!["w/table9"]]
+        );
+        assert!(self_check_sets(None, Vec::new()).is_empty());
     }
 
     #[test]

@@ -12,6 +12,7 @@ mod mdbook_json;
 mod merge;
 mod protocol;
 mod record;
+mod record_counters;
 mod record_estimate;
 mod record_report;
 mod run_cell;
@@ -44,8 +45,8 @@ enum Command {
         /// A missing or stale recording is an error.
         #[arg(long)]
         strict: bool,
-        /// auto (run stale points if a GPU is present), recorded, or live.
-        #[arg(long, value_parser = parse_mode)]
+        /// When to run kernels (default: book.toml's `mode`, else auto).
+        #[arg(long, value_enum)]
         mode: Option<Mode>,
     },
     /// Set up an existing mdBook for gpulab: [preprocessor.gpulab], the stylesheet, kernels/ and data/.
@@ -82,6 +83,10 @@ enum Command {
         /// Run a worker on each of these GPUs at once: `all`, or ordinals such as 0,1.
         #[arg(long, value_parser = record::Gpus::parse)]
         gpus: Option<record::Gpus>,
+        /// Then profile the points of directives that declare `counters` under Nsight Compute
+        /// (`ncu` on PATH or $NCU) and store their hardware counters; skipped without ncu.
+        #[arg(long)]
+        counters: bool,
         /// Predict the run's wall time without a GPU (on the book's first recorded device, or the
         /// device slug given), per experiment, from the recordings and the engine's cost model.
         /// With --rerun: a regeneration on a cold cache.
@@ -121,9 +126,14 @@ enum Command {
         #[arg(long, default_value = ".")]
         dir: PathBuf,
     },
-    /// Internal: run a job from stdin in a worker process.
+    /// Internal: run a job from stdin (or `--job FILE`) in a worker process.
     #[command(hide = true)]
-    Worker,
+    Worker {
+        /// Read the job from this file instead of stdin (a profiler between us and the worker
+        /// need not pass stdin through).
+        #[arg(long)]
+        job: Option<PathBuf>,
+    },
     /// Print the reproduction status of every `reproduces` id.
     List {
         #[arg(default_value = ".")]
@@ -131,17 +141,6 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-}
-
-fn parse_mode(s: &str) -> Result<Mode, String> {
-    match s {
-        "auto" => Ok(Mode::Auto),
-        "recorded" => Ok(Mode::Recorded),
-        "live" => Ok(Mode::Live),
-        _ => Err(format!(
-            "unknown mode `{s}`: expected auto, recorded or live"
-        )),
-    }
 }
 
 /// Entry point of the binary.
@@ -164,6 +163,7 @@ pub fn main() -> ExitCode {
             shard,
             experiment,
             gpus,
+            counters,
             estimate,
         }) => {
             let args = record::RecordArgs {
@@ -171,6 +171,7 @@ pub fn main() -> ExitCode {
                 shard,
                 only: experiment,
                 gpus,
+                counters,
                 estimate,
             };
             match args.estimate.clone() {
@@ -191,7 +192,9 @@ pub fn main() -> ExitCode {
             assignments,
             dir,
         }) => launch_info::run(&dir, &experiment, &variant, &assignments),
-        Some(Command::Worker) => return crate::engine::worker::worker_main(),
+        Some(Command::Worker { job }) => {
+            return crate::engine::worker::worker_main(job.as_deref());
+        }
     };
     match result {
         Ok(code) => code,

@@ -57,6 +57,8 @@ pub struct RecordArgs {
     /// Only these experiments (all when empty).
     pub only: Vec<String>,
     pub gpus: Option<Gpus>,
+    /// Then the profiled pass (`record_counters`).
+    pub counters: bool,
     /// `--estimate [DEVICE]`: predict the run's time instead (empty: the book's first device).
     pub estimate: Option<String>,
 }
@@ -197,6 +199,7 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     let alone = with_hints(alone);
     if beside.is_empty() && alone.is_empty() && jobs.iter().all(|j| j.is_empty()) {
         eprintln!("nothing to run: every selected point is recorded and current");
+        counters_pass(dir, &args, &recorders)?;
         return Ok(ExitCode::SUCCESS);
     }
     let started = std::time::Instant::now();
@@ -250,7 +253,19 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     if let Some(first) = errors.into_iter().next() {
         return Err(first);
     }
+    counters_pass(dir, &args, &recorders)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--counters`: the profiled pass after the timing pass, on the first GPU (once per sharded
+/// run: in shard 1).
+fn counters_pass(dir: &Path, args: &RecordArgs, recorders: &[Recorder]) -> anyhow::Result<()> {
+    if !args.counters || args.shard.is_some_and(|s| s.index != 0) {
+        return Ok(());
+    }
+    let gpu = recorders.first().and_then(|r| r.gpu.clone());
+    let profiler = crate::engine::counters::ncu::find();
+    super::record_counters::run(dir, &args.only, gpu, &profiler)
 }
 
 /// The job groups to run on `device`: missing or stale points (every point with `--rerun`).
@@ -431,6 +446,7 @@ mod tests {
             shard: None,
             only: Vec::new(),
             gpus: None,
+            counters: false,
             estimate: None,
         };
         for device in devices {

@@ -241,6 +241,7 @@ mod tests {
             shard: None,
             only: Vec::new(),
             gpus: None,
+            counters: false,
             estimate: None,
         };
         let groups = groups_to_run(&ws, &found, &mut recordings, device, &args).unwrap();
@@ -321,6 +322,7 @@ mod tests {
             shard: None,
             only: log.iter().map(|(e, _)| e.clone()).collect(),
             gpus: None,
+            counters: false,
             estimate: None,
         };
         let groups = groups_to_run(&ws, &found, &mut recordings, device, &args).unwrap();

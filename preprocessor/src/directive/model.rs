@@ -101,9 +101,15 @@ pub struct Directive {
     pub tables: Vec<TableSpec>,
     pub charts: Vec<ChartSpec>,
     pub paper: Option<String>,
+    /// More of the paper's own numbers to evaluate the claims on (the self-check), beside `paper`:
+    /// each entry one data set, the tables joined with `+` in the directive merged into it.
+    pub paper_check: Vec<Vec<String>>,
     pub reproduces: Vec<String>,
     pub expect: Vec<String>,
     pub devices: DeviceSelection,
     pub measure: MeasureOverrides,
     pub budget_s: Option<f64>,
+    /// Hardware-counter groups the profiled pass records for this directive's points
+    /// (`record --counters`), in the order written.
+    pub counters: Vec<crate::metrics::counters::Group>,
 }

@@ -15,11 +15,13 @@ pub struct RawDirective {
     pub table: Option<Spanned<OneOrMany<RawTable>>>,
     pub chart: Option<Spanned<OneOrMany<RawChart>>>,
     pub paper: Option<Spanned<String>>,
+    pub paper_check: Option<Spanned<Vec<Spanned<String>>>>,
     pub reproduces: Option<Spanned<OneOrMany<String>>>,
     pub expect: Option<Spanned<Vec<Spanned<String>>>>,
     pub devices: Option<Spanned<String>>,
     pub measure: Option<Spanned<RawMeasure>>,
     pub budget_s: Option<Spanned<f64>>,
+    pub counters: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// One `zip` group: axis names that advance together.

@@ -6,6 +6,7 @@ use super::raw::RawDirective;
 use crate::claims::Claim;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::limits::{MAX_AXIS_VALUES, MAX_POINTS_PER_DIRECTIVE};
+use crate::metrics::counters::{GROUPS, Group};
 use crate::metrics::{
     BUILTINS, Baseline, PREVIOUS, RelativeMetric, STAT_SUFFIXES, Source, TIME_MS, builtin,
 };
@@ -308,6 +309,8 @@ pub fn validate(
         .first()
         .cloned()
         .unwrap_or_else(|| "variant".into());
+    // Metrics shown or claimed, with where: counter metrics need their group declared.
+    let mut used: Vec<(String, Range<usize>)> = Vec::new();
     let mut tables = Vec::new();
     let table_span = raw.table.as_ref().map(|t| t.span()).unwrap_or(0..0);
     for t in raw
@@ -319,6 +322,9 @@ pub fn validate(
             if let Some(s) = s {
                 check_field(&mut c, s, table_span.clone(), metric);
             }
+        }
+        if let Some(v) = &t.value {
+            used.push((v.clone(), table_span.clone()));
         }
         tables.push(TableSpec {
             rows: t.rows.unwrap_or_else(|| first_axis.clone()),
@@ -359,6 +365,12 @@ pub fn validate(
         check_field(&mut c, &ch.x, chart_span.clone(), false);
         let heat = kind == ChartKind::Heatmap;
         check_field(&mut c, &ch.y, chart_span.clone(), !heat);
+        if !heat {
+            used.push((ch.y.clone(), chart_span.clone()));
+        }
+        if let Some(v) = &ch.value {
+            used.push((v.clone(), chart_span.clone()));
+        }
         if let Some(s) = &ch.series {
             check_field(&mut c, s, chart_span.clone(), false);
         }
@@ -396,6 +408,35 @@ pub fn validate(
         p.get_ref().clone()
     });
 
+    let mut paper_check = Vec::new();
+    for entry in raw.paper_check.map(Spanned::into_inner).unwrap_or_default() {
+        let ids: Vec<String> = entry
+            .get_ref()
+            .split('+')
+            .map(|id| id.trim().to_string())
+            .collect();
+        if ids.iter().any(String::is_empty) {
+            c.err(
+                entry.span(),
+                format!("`{}` names an empty paper table", entry.get_ref()),
+                "expected \"<paper>/<table>\" or \"<paper>/<table> + <paper>/<table>\"",
+                None,
+            );
+            continue;
+        }
+        for id in &ids {
+            if let Some(problem) = paper_problem(id) {
+                c.err(
+                    entry.span(),
+                    format!("paper table `{id}`: {problem}"),
+                    "here",
+                    None,
+                );
+            }
+        }
+        paper_check.push(ids);
+    }
+
     let reproduces: Vec<String> = match raw.reproduces {
         None => Vec::new(),
         Some(r) => {
@@ -428,6 +469,7 @@ pub fn validate(
         match Claim::parse(claim.get_ref()) {
             Ok(parsed) => {
                 for (variant, metric) in parsed.result_refs() {
+                    used.push((metric.clone(), claim.span()));
                     if !variants.contains(&variant) {
                         let help = did_you_mean(&variant, variants.iter().map(String::as_str));
                         c.err(claim.span(), format!("claim names variant `{variant}`, which this directive does not show"), "in this claim", help);
@@ -510,6 +552,8 @@ pub fn validate(
         );
     }
 
+    let counters = check_counters(&mut c, raw.counters.as_ref(), &used);
+
     if !c.diags.is_empty() {
         return Err(c.diags);
     }
@@ -523,12 +567,68 @@ pub fn validate(
         tables,
         charts,
         paper,
+        paper_check,
         reproduces,
         expect,
         devices,
         measure,
         budget_s: raw.budget_s.map(Spanned::into_inner),
+        counters,
     })
+}
+
+/// The directive's `counters` groups (each known, none twice), and an error for every metric
+/// it shows or claims whose counter group it does not declare.
+fn check_counters(
+    c: &mut Checker,
+    raw: Option<&Spanned<Vec<Spanned<String>>>>,
+    used: &[(String, Range<usize>)],
+) -> Vec<Group> {
+    let mut groups = Vec::new();
+    let names = || GROUPS.iter().map(|g| g.0);
+    for name in raw.map(|r| r.get_ref().as_slice()).unwrap_or_default() {
+        match Group::parse(name.get_ref()) {
+            Some(g) if !groups.contains(&g) => groups.push(g),
+            Some(_) => c.err(name.span(), "counter group named twice", "again", None),
+            None => {
+                let help = did_you_mean(name.get_ref(), names()).or_else(|| {
+                    Some(format!(
+                        "counter groups: {}",
+                        names().collect::<Vec<_>>().join(", ")
+                    ))
+                });
+                c.err(
+                    name.span(),
+                    format!("unknown counter group `{}`", name.get_ref()),
+                    "unknown group",
+                    help,
+                );
+            }
+        }
+    }
+    let mut reported = BTreeSet::new();
+    for (metric, span) in used {
+        let base = metric.split('.').next().unwrap_or(metric);
+        let Some(Source::Counters(g)) = builtin(base).map(|b| b.source) else {
+            continue;
+        };
+        if groups.contains(&g) || !reported.insert(base.to_string()) {
+            continue;
+        }
+        c.err(
+            span.clone(),
+            format!(
+                "`{base}` comes from the hardware counters `{}`, which this directive does not declare",
+                g.name()
+            ),
+            "counter metric",
+            Some(format!(
+                "add `counters = [\"{}\"]`; `mdbook-gpulab record --counters` then profiles the directive's points under Nsight Compute",
+                g.name()
+            )),
+        );
+    }
+    groups
 }
 
 /// Expands an axis value: a scalar, a list, `{ range = [a, b, step] }` or `{ pow2 = [lo, hi] }`.
@@ -694,6 +794,14 @@ args = ["x", "y", "N"]
     }
 
     fn check(body: &str) -> Result<Directive, Vec<Diagnostic>> {
+        check_with(body, &|_| None)
+    }
+
+    /// `check` with a paper-table loader that may fail.
+    fn check_with(
+        body: &str,
+        paper_problem: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Directive, Vec<Diagnostic>> {
         let exp = experiment();
         let file = SourceFile::new("chapter.md", body);
         let ctx = BodyContext {
@@ -706,7 +814,7 @@ args = ["x", "y", "N"]
                 line: 1,
             },
         };
-        validate(raw::parse(body).unwrap(), &exp, &ctx, &|_| None)
+        validate(raw::parse(body).unwrap(), &exp, &ctx, paper_problem)
     }
 
     fn errors(body: &str) -> Vec<(String, Option<String>)> {
@@ -715,6 +823,28 @@ args = ["x", "y", "N"]
             .into_iter()
             .map(|d| (d.message, d.help))
             .collect()
+    }
+
+    /// The self-check could only read the one `paper` table shown beside ours; a claim whose
+    /// variants the paper prints in other tables was never checked on the paper's numbers.
+    #[test]
+    fn paper_check_sets_are_split_on_plus_and_each_table_is_checked() {
+        let body = "experiment = \"synth\"\naxes = { N = [1, 2] }\n\
+                    paper_check = [\"p/t1 + p/t2\", \"p/t3\"]\n";
+        let missing = |id: &str| (id == "p/t2").then(|| "cannot read p/t2.csv".to_string());
+        let errs = check_with(body, &missing).unwrap_err();
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].message, "paper table `p/t2`: cannot read p/t2.csv");
+        let d = check(body).unwrap();
+        assert_eq!(
+            d.paper_check,
+            vec![
+                vec!["p/t1".to_string(), "p/t2".to_string()],
+                vec!["p/t3".to_string()]
+            ]
+        );
+        let errs = errors("experiment = \"synth\"\npaper_check = [\"p/t1 + \"]\n");
+        assert!(errs[0].0.contains("names an empty paper table"), "{errs:?}");
     }
 
     #[test]
@@ -801,5 +931,41 @@ args = ["x", "y", "N"]
         let errs = errors("experiment = \"synth\"\ntable = { value = \"gbsp\" }\n");
         assert_eq!(errs[0].0, "`gbsp` is not a metric of experiment `synth`");
         assert_eq!(errs[0].1.as_deref(), Some("did you mean `gbps`?"));
+    }
+
+    #[test]
+    fn a_counter_metric_needs_its_counter_group_declared() {
+        let d = check(
+            "experiment = \"synth\"\ncounters = [\"instructions\", \"dram\"]\n\
+             table = { value = \"gips\" }\nexpect = [\"fast.dram_gbs > slow.dram_gbs\"]\n",
+        )
+        .unwrap();
+        assert_eq!(d.counters, [Group::Instructions, Group::Dram]);
+        let errs = errors("experiment = \"synth\"\ntable = { value = \"gips\" }\n");
+        assert_eq!(
+            errs[0].0,
+            "`gips` comes from the hardware counters `instructions`, which this directive does not declare"
+        );
+        assert!(
+            errs[0]
+                .1
+                .as_deref()
+                .unwrap()
+                .contains("counters = [\"instructions\"]")
+        );
+        let errs = errors(
+            "experiment = \"synth\"\ncounters = [\"dram\"]\n\
+             chart = { x = \"N\", y = \"stall_global_pct\" }\n",
+        );
+        assert!(errs[0].0.contains("`warp_states`"), "{errs:?}");
+    }
+
+    #[test]
+    fn unknown_or_repeated_counter_groups_are_errors() {
+        let errs = errors("experiment = \"synth\"\ncounters = [\"instruction\"]\n");
+        assert_eq!(errs[0].0, "unknown counter group `instruction`");
+        assert_eq!(errs[0].1.as_deref(), Some("did you mean `instructions`?"));
+        let errs = errors("experiment = \"synth\"\ncounters = [\"dram\", \"dram\"]\n");
+        assert_eq!(errs[0].0, "counter group named twice");
     }
 }

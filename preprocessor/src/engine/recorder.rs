@@ -189,7 +189,8 @@ impl Recorder {
             .map_err(|e| Error::Engine(e.to_string()))
     }
 
-    fn job(&self, ws: &Workspace, experiment: &str, rules: MeasureRules) -> Job {
+    /// A job of `experiment` for this recorder's workers, with no points yet.
+    pub(crate) fn job(&self, ws: &Workspace, experiment: &str, rules: MeasureRules) -> Job {
         Job {
             root: ws.root.clone(),
             kernels_dir: ws.config.kernels_dir(&ws.root),
@@ -200,6 +201,7 @@ impl Recorder {
             run: Some(run_id().to_string()),
             rules,
             budget_hints: BudgetHints::new(),
+            profile: false,
         }
     }
 }
@@ -397,6 +399,7 @@ mod tests {
             commit: None,
             run: None,
             budget_hints: BudgetHints::new(),
+            profile: false,
         };
         assert_eq!(job.points[1].rules_in(&job).budget_s, 10.0);
         assert_eq!(job.points[0].rules_in(&job).budget_s, 5.0);

@@ -63,13 +63,17 @@ pub fn recorded_cost(recorded: &Point) -> Option<f64> {
     }
 }
 
-/// A point's identity across machines: experiment, variant and parameter values.
+/// A point's identity across machines: experiment, variant and parameter values (typed, in name
+/// order).
 pub fn point_id(experiment: &str, p: &JobPoint) -> String {
-    format!(
-        "{experiment}\u{1f}{}\u{1f}{}",
-        p.variant,
-        serde_json::to_string(&p.params).unwrap_or_default()
-    )
+    let mut id = format!("{experiment}\u{1f}{}", p.variant);
+    for (name, value) in &p.params {
+        id.push('\u{1f}');
+        id.push_str(name);
+        id.push('=');
+        id.push_str(&value.typed_text());
+    }
+    id
 }
 
 /// Predicted cost of each point of `groups` (same order, group by group). `recorded(experiment,
@@ -272,6 +276,24 @@ mod tests {
             ..Default::default()
         });
         q
+    }
+
+    /// The identity names every parameter with its type (it is no longer JSON that could fail to
+    /// serialise into an empty string, making all points one).
+    #[test]
+    fn point_id_tells_types_and_values_apart() {
+        let mut float = jp("a", 4);
+        float.params.insert("N".into(), ParamValue::Float(4.0));
+        let ids = [
+            point_id("e", &jp("a", 4)),
+            point_id("e", &float),
+            point_id("e", &jp("a", 5)),
+            point_id("e", &jp("b", 4)),
+            point_id("f", &jp("a", 4)),
+        ];
+        assert_eq!(ids[0], "e\u{1f}a\u{1f}N=i:4");
+        let distinct: std::collections::BTreeSet<_> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len(), "{ids:?}");
     }
 
     #[test]

@@ -71,6 +71,7 @@ pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
         }),
         provenance: None,
         run: None,
+        counters: None,
     }
 }
 
@@ -115,11 +116,13 @@ pub fn directive(charts: Vec<ChartSpec>) -> Directive {
         }],
         charts,
         paper: Some("synth2020/table1".into()),
+        paper_check: Vec::new(),
         reproduces: vec!["synth2020:table1".into()],
         expect: vec!["shared_2d.time_ms < global_2d.time_ms".into()],
         devices: DeviceSelection::Default,
         measure: MeasureOverrides::default(),
         budget_s: None,
+        counters: Vec::new(),
     }
 }
 
@@ -237,6 +240,11 @@ impl Fixture {
                 }],
             }],
             paper: self.with_paper.then_some(&self.paper),
+            self_check: self
+                .with_paper
+                .then(|| vec![&self.paper])
+                .into_iter()
+                .collect(),
             expected_cells: 6,
             code: vec![crate::results::view::CodeFile {
                 name: "kernels/synth_matmul/matmul.cu".into(),

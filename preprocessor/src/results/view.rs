@@ -80,6 +80,20 @@ impl DeviceResults<'_> {
     pub fn missing_count(&self) -> usize {
         self.cells.iter().filter(|c| c.point.is_none()).count()
     }
+    /// Verified, current points without hardware counters of their code, when the directive
+    /// declares counters (`declares`): the profiled pass has not run on them.
+    pub fn counters_awaiting_count(&self, declares: bool) -> usize {
+        if !declares {
+            return 0;
+        }
+        self.cells
+            .iter()
+            .filter(|c| !c.stale)
+            .filter_map(|c| c.point)
+            .filter(|p| p.outcome == crate::record::Outcome::Ok)
+            .filter(|p| !p.counters.as_ref().is_some_and(|k| k.current_for(&p.key)))
+            .count()
+    }
 }
 
 /// The renderer's whole input for one directive.
@@ -94,6 +108,9 @@ pub struct DirectiveView<'a> {
     /// One entry per device shown; empty when nothing is recorded anywhere.
     pub devices: Vec<DeviceResults<'a>>,
     pub paper: Option<&'a PaperTable>,
+    /// The paper's own numbers the claims are also evaluated on (the self-check): `paper`, then each
+    /// `paper_check` entry (its tables merged). Empty: the paper prints none for this directive.
+    pub self_check: Vec<Vec<&'a PaperTable>>,
     /// Cells the directive asks for (for the "no recording" box and counts).
     pub expected_cells: usize,
     /// The spec and kernel sources behind the output, shown beside it (empty: not shown).

@@ -25,6 +25,7 @@ fn job(n: usize) -> Job {
         commit: None,
         run: None,
         budget_hints: Default::default(),
+        profile: false,
     }
 }
 

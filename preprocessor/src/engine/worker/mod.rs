@@ -2,10 +2,12 @@
 //! the output against its reference, then times it. A point never panics the worker: every
 //! failure becomes a failed point with its message.
 
+mod profile;
+
 use super::expected::expected;
 use super::job::{Job, JobPoint, MeasureRules, Message};
 use super::measure::{measure_gpu, measure_host};
-use super::reference::compare_prefix;
+use super::reference::compare_prefix_within;
 use super::sequence::Sequence;
 use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
@@ -20,6 +22,7 @@ use crate::spec::{Exec, Experiment, Reference, Variant};
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 
 mod cache;
@@ -29,7 +32,7 @@ use cache::ByteLru;
 const HOST_CACHE_BYTES: u64 = 8 << 30;
 
 /// Seed of every generated input: the same inputs on every machine and run.
-const SEED: u64 = 0x6770_756c_6162;
+pub(crate) const SEED: u64 = 0x6770_756c_6162;
 
 /// The recording's view of the device.
 pub fn device_record(d: &DeviceInfo) -> DeviceRecord {
@@ -51,14 +54,28 @@ pub fn device_record(d: &DeviceInfo) -> DeviceRecord {
     }
 }
 
-fn emit(msg: &Message) {
+/// Writes one message to the supervisor as a JSON line. A message that cannot be serialised is
+/// replaced by a `Fatal` saying why (the supervisor reports it, where an empty line would read as
+/// a protocol error); an error writing stdout (the supervisor is gone) ends the worker.
+fn emit(msg: &Message) -> Result<(), Stopped> {
+    let line = serde_json::to_string(msg).or_else(|e| {
+        serde_json::to_string(&Message::Fatal {
+            message: format!("the worker could not serialise its message: {e}"),
+        })
+    });
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{}", serde_json::to_string(msg).unwrap_or_default());
-    let _ = out.flush();
+    let written = match line {
+        Ok(line) => writeln!(out, "{line}").and_then(|()| out.flush()),
+        Err(e) => Err(std::io::Error::other(e)),
+    };
+    written.map_err(|_| Stopped)
 }
 
-/// `mdbook-gpulab worker`: reads a job on stdin, streams messages on stdout.
-pub fn worker_main() -> std::process::ExitCode {
+/// The supervisor stopped reading: nothing more can be reported.
+struct Stopped;
+
+/// `mdbook-gpulab worker`: reads a job on stdin (or from `job_file`), streams messages on stdout.
+pub fn worker_main(job_file: Option<&std::path::Path>) -> ExitCode {
     // Before any thread starts (rayon's pool sizes itself from the CPUs allowed).
     if let Ok(list) = std::env::var(super::supervisor::CPUS_ENV)
         && !list.trim().is_empty()
@@ -66,13 +83,23 @@ pub fn worker_main() -> std::process::ExitCode {
     {
         eprintln!("warning: cannot pin the worker to CPUs {list}: {e}");
     }
-    let job: Job = match serde_json::from_reader(std::io::stdin()) {
+    run_job(job_file).unwrap_or(ExitCode::FAILURE)
+}
+
+fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
+    let read = match job_file {
+        None => serde_json::from_reader(std::io::stdin()).map_err(|e| e.to_string()),
+        Some(path) => std::fs::read(path)
+            .map_err(|e| format!("{}: {e}", path.display()))
+            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string())),
+    };
+    let job: Job = match read {
         Ok(j) => j,
         Err(e) => {
             emit(&Message::Fatal {
                 message: format!("bad job: {e}"),
-            });
-            return std::process::ExitCode::FAILURE;
+            })?;
+            return Ok(ExitCode::FAILURE);
         }
     };
     let gpu = match Gpu::open(0) {
@@ -80,15 +107,15 @@ pub fn worker_main() -> std::process::ExitCode {
         Err(e) => {
             emit(&Message::Fatal {
                 message: e.to_string(),
-            });
-            return std::process::ExitCode::FAILURE;
+            })?;
+            return Ok(ExitCode::FAILURE);
         }
     };
     let device = device_record(gpu.info());
-    emit(&Message::Device(device.clone()));
+    emit(&Message::Device(device.clone()))?;
     if job.points.is_empty() {
         // A probe (`supervisor::probe_device`): the device is the whole answer.
-        return std::process::ExitCode::SUCCESS;
+        return Ok(ExitCode::SUCCESS);
     }
     let exp = match crate::spec::load(&job.root, &job.kernels_dir, &job.experiment) {
         Ok(e) => Arc::new(e),
@@ -98,8 +125,8 @@ pub fn worker_main() -> std::process::ExitCode {
                 .map(|d| d.render(false))
                 .collect::<Vec<_>>()
                 .join("\n");
-            emit(&Message::Fatal { message });
-            return std::process::ExitCode::FAILURE;
+            emit(&Message::Fatal { message })?;
+            return Ok(ExitCode::FAILURE);
         }
     };
     let mut runner = PointRunner {
@@ -115,19 +142,22 @@ pub fn worker_main() -> std::process::ExitCode {
         out_host: None,
         slowest: job.budget_hints.clone().into_iter().collect(),
     };
+    if job.profile {
+        return profile::profile_points(&mut runner, &job.points);
+    }
     for (index, jp) in job.points.iter().enumerate() {
-        emit(&Message::Start { index });
+        emit(&Message::Start { index })?;
         let point = runner.run(jp);
         emit(&Message::Point {
             index,
             point: Box::new(point),
-        });
+        })?;
         if runner.gpu.is_poisoned() {
             // The context is lost (illegal address…): let the parent restart a fresh worker.
-            return std::process::ExitCode::from(3);
+            return Ok(ExitCode::from(3));
         }
     }
-    std::process::ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 /// What a point's buffers hold: each buffer's name and length (the spec fixes its type and
@@ -343,7 +373,7 @@ impl PointRunner {
         };
         let tolerance = self.tolerance(&verify, &vars, &want);
         // The output may be longer than the reference (a reduction's scratch tail).
-        let cmp = compare_prefix(&output, &want, tolerance.value);
+        let cmp = compare_prefix_within(&output, &want, &|i, r| tolerance.at(i, r));
         self.out_host = Some(output);
         let reference_name = match &verify.reference {
             Reference::Builtin(n) => n.clone(),
@@ -353,8 +383,10 @@ impl PointRunner {
             reference: reference_name,
             max_error: cmp.max_error,
             first_bad_index: cmp.first_bad_index,
-            tolerance: Some(tolerance.value),
+            // A uniform rule's value, else the tolerance of the element closest to its own.
+            tolerance: tolerance.uniform_value().or(cmp.worst.map(|w| w.tolerance)),
             tolerance_rule: Some(tolerance.rule),
+            error_to_tolerance: cmp.worst.map(|w| w.ratio),
         });
         if !cmp.ok {
             return Err(Failed(FailureKind::Verification, cmp.message));
