@@ -63,6 +63,21 @@ pub struct RecordArgs {
     pub estimate: Option<String>,
 }
 
+impl RecordArgs {
+    /// `record --rerun` of these experiments (all when empty).
+    #[cfg(test)]
+    pub(super) fn rerun_of(only: Vec<String>) -> RecordArgs {
+        RecordArgs {
+            rerun: Some(None),
+            shard: None,
+            only,
+            gpus: None,
+            counters: false,
+            estimate: None,
+        }
+    }
+}
+
 pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     crate::engine::install_interrupt_handler();
     let (ws, found) = super::book::load(dir)?;
@@ -441,14 +456,7 @@ mod tests {
             !devices.is_empty(),
             "the handbook has no recordings to predict from"
         );
-        let args = RecordArgs {
-            rerun: Some(None),
-            shard: None,
-            only: Vec::new(),
-            gpus: None,
-            counters: false,
-            estimate: None,
-        };
+        let args = RecordArgs::rerun_of(Vec::new());
         for device in devices {
             let all = groups_to_run(&ws, &found, &mut recordings, &device, &args).unwrap();
             let costs = predicted(&all, &recordings, &device);

@@ -1,11 +1,11 @@
 //! The parent side of live runs: groups stale points by experiment and rules, runs each group in a worker,
 //! and merges the results into `data/` atomically under the lock.
 
+use super::EngineError;
 use super::job::{BudgetHints, Job, JobPoint, MeasureRules};
 use super::live::{LiveRunner, Work};
 use super::supervisor::{WorkerError, WorkerPlace, run_job};
 use crate::directive::MeasureOverrides;
-use crate::error::{Error, Result};
 use crate::record::{Outcome, Recording, SCHEMA_VERSION, TimingMode};
 use crate::workspace::Workspace;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -85,7 +85,7 @@ impl Recorder {
         &self,
         ws: &Workspace,
         groups: &[(JobGroup, BudgetHints)],
-    ) -> Result<(usize, usize)> {
+    ) -> Result<(usize, usize), EngineError> {
         let (mut ran, mut failed) = (0, 0);
         for job in merge_groups(groups) {
             let (r, f) = self.record_job(ws, job)?;
@@ -96,7 +96,7 @@ impl Recorder {
     }
 
     /// Runs one experiment's job and merges its points into the recording.
-    fn record_job(&self, ws: &Workspace, merged: MergedJob) -> Result<(usize, usize)> {
+    fn record_job(&self, ws: &Workspace, merged: MergedJob) -> Result<(usize, usize), EngineError> {
         if merged.points.is_empty() {
             return Ok((0, 0));
         }
@@ -133,9 +133,14 @@ impl Recorder {
         let (device, mut points) = match result {
             Ok(r) => r,
             Err(WorkerError::Interrupted) => {
-                return Err(Error::Engine("interrupted: data/ left as it was".into()));
+                return Err(EngineError::Interrupted);
             }
-            Err(e) => return Err(Error::Engine(format!("{experiment}: {e}"))),
+            Err(error) => {
+                return Err(EngineError::Worker {
+                    experiment: experiment.to_string(),
+                    error,
+                });
+            }
         };
         name_device_in_keys(&job.points, &mut points, &device.slug);
         let failed = points
@@ -183,10 +188,9 @@ impl Recorder {
     }
 
     /// The device this recorder's workers open, asked of a worker.
-    pub fn device(&self, ws: &Workspace) -> Result<crate::record::DeviceRecord> {
+    pub fn device(&self, ws: &Workspace) -> Result<crate::record::DeviceRecord, EngineError> {
         let job = self.job(ws, "", MeasureRules::default());
-        super::supervisor::probe_device(&job, &self.place())
-            .map_err(|e| Error::Engine(e.to_string()))
+        super::supervisor::probe_device(&job, &self.place()).map_err(EngineError::Probe)
     }
 
     /// A job of `experiment` for this recorder's workers, with no points yet.
@@ -273,11 +277,11 @@ pub fn job_groups(ws: &Workspace, work: &[Work]) -> Vec<JobGroup> {
 }
 
 impl LiveRunner for Recorder {
-    fn device(&self) -> Result<String> {
-        super::local_device_slug().map_err(|e| Error::Engine(e.to_string()))
+    fn device(&self) -> Result<String, EngineError> {
+        super::local_device_slug()
     }
 
-    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize> {
+    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize, EngineError> {
         let groups: Vec<(JobGroup, BudgetHints)> = job_groups(ws, work)
             .into_iter()
             .map(|g| (g, BudgetHints::new()))

@@ -8,9 +8,9 @@ pub mod csv;
 pub mod mapping;
 pub mod ncu;
 
+use super::EngineError;
 use super::job::{JobPoint, MeasureRules, Message};
 use super::recorder::Recorder;
-use crate::error::{Error, Result};
 use crate::metrics::counters::{Group, ncu_metrics};
 use crate::record::{Counters, Outcome, Point, Recording, SCHEMA_VERSION};
 use crate::spec::Exec;
@@ -55,10 +55,10 @@ pub fn profile(
     recorder: &Recorder,
     profiler: &ncu::Ncu,
     req: &Request,
-) -> Result<usize> {
-    let exp = ws
-        .spec(&req.experiment)
-        .map_err(|_| Error::Engine(format!("{}: the spec does not load", req.experiment)))?;
+) -> Result<usize, EngineError> {
+    let exp = ws.spec(&req.experiment).map_err(|_| {
+        EngineError::Profiler(format!("{}: the spec does not load", req.experiment))
+    })?;
     let points: Vec<JobPoint> = req
         .points
         .iter()
@@ -82,13 +82,14 @@ pub fn profile(
     job.points = points;
     job.profile = true;
     let dir = ws.config.cache_dir(&ws.root).join("counters");
-    std::fs::create_dir_all(&dir).map_err(|e| Error::Engine(format!("{}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir)
+        .map_err(|e| EngineError::Profiler(format!("{}: {e}", dir.display())))?;
     let job_file = dir.join(format!("{}.job.json", req.experiment));
-    let text = serde_json::to_string(&job).map_err(|e| Error::Engine(e.to_string()))?;
+    let text = serde_json::to_string(&job).map_err(|e| EngineError::Profiler(e.to_string()))?;
     std::fs::write(&job_file, text)
-        .map_err(|e| Error::Engine(format!("{}: {e}", job_file.display())))?;
+        .map_err(|e| EngineError::Profiler(format!("{}: {e}", job_file.display())))?;
     let report = dir.join(&req.experiment);
-    let exe = std::env::current_exe().map_err(|e| Error::Engine(e.to_string()))?;
+    let exe = std::env::current_exe().map_err(|e| EngineError::Profiler(e.to_string()))?;
     let worker = vec![
         exe.to_string_lossy().into_owned(),
         "worker".into(),
@@ -102,7 +103,7 @@ pub fn profile(
     let (stdout, stderr, ok) = run_with_timeout(cmd, TIMEOUT)?;
     let (device, ran) = worker_messages(&stdout)?;
     if !ok && ran.is_empty() {
-        return Err(Error::Engine(format!(
+        return Err(EngineError::Profiler(format!(
             "{}: ncu failed: {}",
             req.experiment,
             tail(&stderr, &stdout)
@@ -119,17 +120,17 @@ pub fn profile(
     let import = profiler
         .import_command(&report)
         .output()
-        .map_err(|e| Error::Engine(format!("cannot run ncu --import: {e}")))?;
+        .map_err(|e| EngineError::Profiler(format!("cannot run ncu --import: {e}")))?;
     let csv_text = String::from_utf8_lossy(&import.stdout);
     let rows = csv::parse(&csv_text).map_err(|e| {
-        Error::Engine(format!(
+        EngineError::Profiler(format!(
             "{}: {e}; ncu said: {}",
             req.experiment,
             tail(&String::from_utf8_lossy(&import.stderr), &stderr)
         ))
     })?;
-    let mapped =
-        mapping::map(&rows, &ran).map_err(|e| Error::Engine(format!("{}: {e}", req.experiment)))?;
+    let mapped = mapping::map(&rows, &ran)
+        .map_err(|e| EngineError::Profiler(format!("{}: {e}", req.experiment)))?;
     store(ws, &job.points, &device, &req.experiment, profiler, mapped)
 }
 
@@ -137,13 +138,13 @@ pub fn profile(
 fn run_with_timeout(
     mut cmd: std::process::Command,
     timeout: Duration,
-) -> Result<(String, String, bool)> {
+) -> Result<(String, String, bool), EngineError> {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| Error::Engine(format!("cannot start ncu: {e}")))?;
+        .map_err(|e| EngineError::Profiler(format!("cannot start ncu: {e}")))?;
     let mut out = child.stdout.take();
     let mut err = child.stderr.take();
     let out_thread = std::thread::spawn(move || {
@@ -162,7 +163,10 @@ fn run_with_timeout(
     });
     let started = Instant::now();
     let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| Error::Engine(e.to_string()))? {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|e| EngineError::Profiler(e.to_string()))?
+        {
             break Some(status);
         }
         if started.elapsed() > timeout
@@ -177,7 +181,7 @@ fn run_with_timeout(
     let stdout = out_thread.join().unwrap_or_default();
     let stderr = err_thread.join().unwrap_or_default();
     match status {
-        None => Err(Error::Engine(format!(
+        None => Err(EngineError::Profiler(format!(
             "ncu was stopped after {} s: {}",
             started.elapsed().as_secs(),
             tail(&stderr, &stdout)
@@ -187,7 +191,7 @@ fn run_with_timeout(
 }
 
 /// The worker's messages among ncu's own lines: the device slug and what each point ran.
-fn worker_messages(stdout: &str) -> Result<(String, Vec<Ran>)> {
+fn worker_messages(stdout: &str) -> Result<(String, Vec<Ran>), EngineError> {
     let mut device = None;
     let mut ran = Vec::new();
     for line in stdout.lines() {
@@ -204,12 +208,12 @@ fn worker_messages(stdout: &str) -> Result<(String, Vec<Ran>)> {
                 launches,
                 error,
             }),
-            Ok(Message::Fatal { message }) => return Err(Error::Engine(message)),
+            Ok(Message::Fatal { message }) => return Err(EngineError::Profiler(message)),
             _ => {}
         }
     }
     let device = device.ok_or_else(|| {
-        Error::Engine(format!(
+        EngineError::Profiler(format!(
             "the profiled worker reported no device: {}",
             tail(stdout, "")
         ))
@@ -226,7 +230,7 @@ fn store(
     experiment: &str,
     profiler: &ncu::Ncu,
     mapped: Vec<mapping::Mapped>,
-) -> Result<usize> {
+) -> Result<usize, EngineError> {
     let data = ws.data();
     let lock = data.lock()?;
     let Some(rec) = data.load(device, experiment)? else {
