@@ -22,9 +22,6 @@ pub enum EngineError {
     Probe(WorkerError),
     #[error("no NVIDIA GPU is visible")]
     NoGpu,
-    /// The profiled pass (`record --counters`) could not run the profiler or read what it wrote.
-    #[error("{0}")]
-    Profiler(String),
     #[error(transparent)]
     Gpu(#[from] GpuError),
     #[error(transparent)]

@@ -8,10 +8,10 @@ pub mod csv;
 pub mod mapping;
 pub mod ncu;
 
-use super::EngineError;
 use super::job::{JobPoint, MeasureRules, Message};
 use super::recorder::Recorder;
 use crate::metrics::counters::{Group, ncu_metrics};
+use crate::record::StoreError;
 use crate::record::{Counters, Outcome, Point, Recording, SCHEMA_VERSION};
 use crate::spec::Exec;
 use crate::workspace::Workspace;
@@ -19,6 +19,45 @@ use mapping::Ran;
 use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+/// Why the profiled pass of an experiment stored nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum CountersError {
+    #[error("{0}: the spec does not load")]
+    Spec(String),
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("cannot start ncu: {0}")]
+    Start(String),
+    #[error("ncu was stopped after {seconds} s: {tail}")]
+    Stopped { seconds: u64, tail: String },
+    #[error("{experiment}: ncu failed: {tail}")]
+    Ncu { experiment: String, tail: String },
+    #[error("the profiled worker: {0}")]
+    Worker(String),
+    #[error("{experiment}: {error}; ncu said: {tail}")]
+    Csv {
+        experiment: String,
+        error: csv::CsvError,
+        tail: String,
+    },
+    #[error("{experiment}: {error}")]
+    Mapping {
+        experiment: String,
+        error: mapping::MappingError,
+    },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+type Result<T, E = CountersError> = std::result::Result<T, E>;
+
+fn io(path: &std::path::Path, e: impl std::fmt::Display) -> CountersError {
+    CountersError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
 
 /// The points of one experiment to profile and the counter groups wanted.
 #[derive(Debug, Clone)]
@@ -55,10 +94,10 @@ pub fn profile(
     recorder: &Recorder,
     profiler: &ncu::Ncu,
     req: &Request,
-) -> Result<usize, EngineError> {
-    let exp = ws.spec(&req.experiment).map_err(|_| {
-        EngineError::Profiler(format!("{}: the spec does not load", req.experiment))
-    })?;
+) -> Result<usize> {
+    let exp = ws
+        .spec(&req.experiment)
+        .map_err(|_| CountersError::Spec(req.experiment.clone()))?;
     let points: Vec<JobPoint> = req
         .points
         .iter()
@@ -82,32 +121,30 @@ pub fn profile(
     job.points = points;
     job.profile = true;
     let dir = ws.config.cache_dir(&ws.root).join("counters");
-    std::fs::create_dir_all(&dir)
-        .map_err(|e| EngineError::Profiler(format!("{}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     let job_file = dir.join(format!("{}.job.json", req.experiment));
-    let text = serde_json::to_string(&job).map_err(|e| EngineError::Profiler(e.to_string()))?;
-    std::fs::write(&job_file, text)
-        .map_err(|e| EngineError::Profiler(format!("{}: {e}", job_file.display())))?;
-    let report = dir.join(&req.experiment);
-    let exe = std::env::current_exe().map_err(|e| EngineError::Profiler(e.to_string()))?;
+    let text = serde_json::to_string(&job).map_err(|e| io(&job_file, e))?;
+    std::fs::write(&job_file, text).map_err(|e| io(&job_file, e))?;
+    let exe = std::env::current_exe().map_err(|e| CountersError::Start(e.to_string()))?;
     let worker = vec![
         exe.to_string_lossy().into_owned(),
         "worker".into(),
         "--job".into(),
         job_file.to_string_lossy().into_owned(),
     ];
-    let mut cmd = profiler.profile_command(&report, &kernels, &ncu_metrics(&req.groups), &worker);
+    let mut cmd = profiler.profile_command(&kernels, &ncu_metrics(&req.groups), &worker);
     if let Some(gpu) = &recorder.gpu {
         cmd.env("CUDA_VISIBLE_DEVICES", gpu);
     }
     let (stdout, stderr, ok) = run_with_timeout(cmd, TIMEOUT)?;
+    // ncu's output is kept beside the job, for whoever wants to check the mapping by hand.
+    let _ = std::fs::write(dir.join(format!("{}.ncu.txt", req.experiment)), &stdout);
     let (device, ran) = worker_messages(&stdout)?;
     if !ok && ran.is_empty() {
-        return Err(EngineError::Profiler(format!(
-            "{}: ncu failed: {}",
-            req.experiment,
-            tail(&stderr, &stdout)
-        )));
+        return Err(CountersError::Ncu {
+            experiment: req.experiment.clone(),
+            tail: tail(&stderr, &stdout),
+        });
     }
     for r in ran.iter().filter(|r| r.error.is_some()) {
         eprintln!(
@@ -117,20 +154,15 @@ pub fn profile(
             r.error.as_deref().unwrap_or_default()
         );
     }
-    let import = profiler
-        .import_command(&report)
-        .output()
-        .map_err(|e| EngineError::Profiler(format!("cannot run ncu --import: {e}")))?;
-    let csv_text = String::from_utf8_lossy(&import.stdout);
-    let rows = csv::parse(&csv_text).map_err(|e| {
-        EngineError::Profiler(format!(
-            "{}: {e}; ncu said: {}",
-            req.experiment,
-            tail(&String::from_utf8_lossy(&import.stderr), &stderr)
-        ))
+    let rows = csv::parse(&stdout).map_err(|error| CountersError::Csv {
+        experiment: req.experiment.clone(),
+        error,
+        tail: tail(&stderr, &stdout),
     })?;
-    let mapped = mapping::map(&rows, &ran)
-        .map_err(|e| EngineError::Profiler(format!("{}: {e}", req.experiment)))?;
+    let mapped = mapping::map(&rows, &ran).map_err(|error| CountersError::Mapping {
+        experiment: req.experiment.clone(),
+        error,
+    })?;
     store(ws, &job.points, &device, &req.experiment, profiler, mapped)
 }
 
@@ -138,13 +170,13 @@ pub fn profile(
 fn run_with_timeout(
     mut cmd: std::process::Command,
     timeout: Duration,
-) -> Result<(String, String, bool), EngineError> {
+) -> Result<(String, String, bool)> {
     let mut child = cmd
         .stdin(Stdio::null())
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| EngineError::Profiler(format!("cannot start ncu: {e}")))?;
+        .map_err(|e| CountersError::Start(e.to_string()))?;
     let mut out = child.stdout.take();
     let mut err = child.stderr.take();
     let out_thread = std::thread::spawn(move || {
@@ -165,7 +197,7 @@ fn run_with_timeout(
     let status = loop {
         if let Some(status) = child
             .try_wait()
-            .map_err(|e| EngineError::Profiler(e.to_string()))?
+            .map_err(|e| CountersError::Start(e.to_string()))?
         {
             break Some(status);
         }
@@ -181,17 +213,16 @@ fn run_with_timeout(
     let stdout = out_thread.join().unwrap_or_default();
     let stderr = err_thread.join().unwrap_or_default();
     match status {
-        None => Err(EngineError::Profiler(format!(
-            "ncu was stopped after {} s: {}",
-            started.elapsed().as_secs(),
-            tail(&stderr, &stdout)
-        ))),
+        None => Err(CountersError::Stopped {
+            seconds: started.elapsed().as_secs(),
+            tail: tail(&stderr, &stdout),
+        }),
         Some(s) => Ok((stdout, stderr, s.success())),
     }
 }
 
 /// The worker's messages among ncu's own lines: the device slug and what each point ran.
-fn worker_messages(stdout: &str) -> Result<(String, Vec<Ran>), EngineError> {
+fn worker_messages(stdout: &str) -> Result<(String, Vec<Ran>)> {
     let mut device = None;
     let mut ran = Vec::new();
     for line in stdout.lines() {
@@ -208,15 +239,12 @@ fn worker_messages(stdout: &str) -> Result<(String, Vec<Ran>), EngineError> {
                 launches,
                 error,
             }),
-            Ok(Message::Fatal { message }) => return Err(EngineError::Profiler(message)),
+            Ok(Message::Fatal { message }) => return Err(CountersError::Worker(message)),
             _ => {}
         }
     }
     let device = device.ok_or_else(|| {
-        EngineError::Profiler(format!(
-            "the profiled worker reported no device: {}",
-            tail(stdout, "")
-        ))
+        CountersError::Worker(format!("reported no device: {}", tail(stdout, "")))
     })?;
     Ok((device, ran))
 }
@@ -230,7 +258,7 @@ fn store(
     experiment: &str,
     profiler: &ncu::Ncu,
     mapped: Vec<mapping::Mapped>,
-) -> Result<usize, EngineError> {
+) -> Result<usize> {
     let data = ws.data();
     let lock = data.lock()?;
     let Some(rec) = data.load(device, experiment)? else {
