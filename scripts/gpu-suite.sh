@@ -4,6 +4,8 @@
 #   2. the recordings of the whole handbook (`mdbook-gpulab record`),
 #   3. the library anchors (PyTorch copy/sum/transpose, cuBLAS SGEMM) into data/<slug>/anchors/,
 #   4. the fidelity benchmark (engine vs an independent timer),
+#   5. (STEPS=ncu, not in the default steps) the Nsight Compute check of the recordings
+#      (scripts/ncu_check.py: writes data/<slug>/checks/ncu.json and ncu.log),
 # and writes an archive of data/ plus the logs to $OUT.
 # Binaries are built on a machine with Rust by scripts/build-device-bin.sh into .device-bin/.
 set -uo pipefail
@@ -46,6 +48,13 @@ fi
 
 if [[ $STEPS == *fidelity* ]]; then
   PYTHONUNBUFFERED=1 python3 scripts/fidelity.py 2>&1 | tee "$OUT/fidelity.log"
+fi
+
+# Not in the default steps (it checks the recordings, so it runs after them): STEPS=ncu.
+if [[ $STEPS == *ncu* ]]; then
+  start=$(date +%s)
+  PYTHONUNBUFFERED=1 python3 scripts/ncu_check.py 2>&1 | tee "$OUT/ncu.log"
+  echo "NCU: $(( $(date +%s) - start )) s wall time" | tee -a "$OUT/ncu.log"
 fi
 
 tar czf "$OUT/data.tgz" data
