@@ -57,17 +57,7 @@ pub struct DeviceCheck {
 
 /// Reads a device's check; `None` when it has none.
 pub fn load(data_root: &Path, slug: &str) -> Result<Option<NcuCheckFile>, StoreError> {
-    let path = data_root.join(slug).join("checks").join("ncu.json");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt {
-                path,
-                message: e.to_string(),
-            }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(StoreError::Io { path, source }),
-    }
+    crate::record::store::read_json_if_present(data_root.join(slug).join("checks").join("ncu.json"))
 }
 
 /// Every device with a data folder, with its check or none.
