@@ -64,6 +64,8 @@ POINTS = [
     ("lab3_row_min", "shared", {"ALIGN": 1, "SIZE": 1000}),
     ("lab3_row_sum", "shared", {"ALIGN": 32, "SIZE": 10001}),
     ("lab3_row_sumsq", "shared", {"ALIGN": 1, "SIZE": 1000}),
+    ("latency", "shared", {"LEN": 67108864, "SLEN": 8192, "HOP": 8209, "STEPS": 65539}),
+    ("latency", "global", {"LEN": 67108864, "SLEN": 8192, "HOP": 8209, "STEPS": 65539}),
     ("local_memory", "direct", {"ARR": 4, "TOTAL": 4194304}),
     ("local_memory", "direct", {"ARR": 128, "TOTAL": 67108864}),
     ("matmul_lab3", "shared", {"BS": 16, "N": 1024}),
@@ -404,6 +406,13 @@ def recorded_point(slug, exp, variant, params):
     return rec["device"], None
 
 
+def any_device(slug):
+    """The device block of any recording of `slug`."""
+    folder = os.path.join(ROOT, "data", slug)
+    name = next(f for f in sorted(os.listdir(folder)) if f.endswith(".json"))
+    return json.load(open(os.path.join(folder, name)))["device"]
+
+
 def plan_all(slug):
     """Every point planned against the recordings of `slug`: (plans, problems, notes)."""
     plans, problems, notes = [], [], []
@@ -411,7 +420,13 @@ def plan_all(slug):
         label = f"{exp}/{variant} {params}"
         device, p = recorded_point(slug, exp, variant, params)
         if device is None:
-            notes.append(f"{label}: {exp} is not recorded on {slug}")
+            # Still planned (with this device's variables from another recording), so a spec the script
+            # cannot read fails the dry run before the experiment is ever recorded.
+            try:
+                plan_point(exp, variant, params, any_device(slug))
+                notes.append(f"{label}: planned, but {exp} is not recorded on {slug}")
+            except (PlanError, KeyError, ValueError, OSError, StopIteration) as e:
+                problems.append(f"{label}: cannot plan from the spec: {e}")
             continue
         if p is None:
             problems.append(f"{label}: not in data/{slug}/{exp}.json (was the directive's sweep changed?)")
