@@ -49,18 +49,12 @@ pub fn accumulation_length(
     }
 }
 
-/// The tolerance of an accumulation of `k` terms whose exact results are `expected` (f32 or f64 outputs;
-/// `None` for integers, which compare exactly).
+/// The tolerance of an accumulation of `k` terms whose exact results are `expected`, with the unit
+/// roundoff of `expected`'s float type (`None` for integers, which compare exactly).
 pub fn accumulation(k: usize, expected: &HostData) -> Option<f64> {
-    let (u, values): (f64, Vec<f64>) = match expected {
-        HostData::F32(v) => (
-            f64::from(f32::EPSILON) / 2.0,
-            v.iter().map(|&x| f64::from(x)).collect(),
-        ),
-        HostData::F64(v) => (f64::EPSILON / 2.0, v.clone()),
-        _ => return None,
-    };
-    let finite: Vec<f64> = values.into_iter().filter(|x| x.is_finite()).collect();
+    // The unit roundoff of the output's type: 2⁻²⁴ for f32, 2⁻⁵³ for f64, 2⁻¹¹ for f16, 2⁻⁸ for bf16.
+    let u = expected.elem_type().unit_roundoff()?;
+    let finite: Vec<f64> = expected.as_f64_iter().filter(|x| x.is_finite()).collect();
     if finite.is_empty() {
         return None;
     }

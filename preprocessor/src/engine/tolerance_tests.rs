@@ -137,3 +137,20 @@ fn the_bound_follows_the_formula() {
         "{t}"
     );
 }
+
+#[test]
+fn the_derived_tolerance_uses_the_unit_roundoff_of_the_output_type() {
+    use half::{bf16, f16};
+    let ones = |ty: ElemType| HostData::F64(vec![1.0; 16]).cast(ty);
+    let k = 64;
+    let of = |ty: ElemType| accumulation(k, &ones(ty)).unwrap();
+    // Same values, same K: the bound scales with u (2^-11, 2^-8, 2^-24, 2^-53).
+    let r = of(ElemType::F16) / of(ElemType::F32);
+    assert!((r - 2f64.powi(13)).abs() < 1e-6 * r, "{r}");
+    let r = of(ElemType::BF16) / of(ElemType::F16);
+    assert!((r - 8.0).abs() < 1e-9, "{r}");
+    assert!(of(ElemType::F64) < of(ElemType::F32));
+    assert_eq!(accumulation(k, &HostData::U8(vec![1; 4])), None);
+    assert_eq!(ones(ElemType::F16), HostData::F16(vec![f16::ONE; 16]));
+    assert_eq!(ones(ElemType::BF16), HostData::BF16(vec![bf16::ONE; 16]));
+}

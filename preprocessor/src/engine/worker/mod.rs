@@ -2,6 +2,7 @@
 //! the output against its reference, then times it. A point never panics the worker: every
 //! failure becomes a failed point with its message.
 
+use super::buffer_reset::{Prepare, ResetPlan};
 use super::expected::{expected, prefix};
 use super::job::{Job, JobPoint, MeasureRules, Message};
 use super::measure::{measure_gpu, measure_host};
@@ -18,6 +19,7 @@ use crate::record::{
 use crate::spec::metrics::point_vars;
 use crate::spec::{Exec, Experiment, Reference, Variant};
 use crate::value::ParamValue;
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
@@ -481,26 +483,20 @@ impl PointRunner {
                 }),
             });
         }
-        let buffers = self.device_buffers(&module)?;
-        let mut buffers = buffers;
-        // Verification run: outputs (and scratch) poisoned, so unwritten elements are caught.
-        for spec in self
-            .exp
-            .buffers
-            .iter()
-            .filter(|b| b.output || is_scratch(variant, &b.name))
-        {
-            if let Some(b) = buffers.get_mut(&spec.name) {
-                b.poison().map_err(|e| launch_err(e.to_string()))?;
-            }
-        }
+        let resets = ResetPlan::new(&self.exp, variant);
+        let buffers = RefCell::new(self.device_buffers(&module)?);
+        let pristine = self.pristine(&resets)?;
+        // Verification run: `reset` buffers prepared as before every sample; other outputs (and
+        // scratch) poisoned, so unwritten elements are caught.
+        prepare(&mut buffers.borrow_mut(), &resets.verification, &pristine)
+            .map_err(|e| launch_err(e.to_string()))?;
         // Timed, after an L2 flush: a run longer than the measurement's timeout is its only sample.
         let first_ms = (|| -> Result<f64, String> {
             let gpu_err = |e: crate::gpu::GpuError| e.to_string();
             self.gpu.flush_l2().map_err(gpu_err)?;
             let timer = self.gpu.timer().map_err(gpu_err)?;
             timer.start().map_err(gpu_err)?;
-            seq.launch(&self.gpu, &kernel, &buffers)
+            seq.launch(&self.gpu, &kernel, &buffers.borrow())
                 .map_err(|e| e.to_string())?;
             timer.stop().map_err(gpu_err)?;
             self.gpu.synchronize().map_err(gpu_err)?;
@@ -508,16 +504,52 @@ impl PointRunner {
         })()
         .map_err(launch_err)?;
         let out = buffers
+            .borrow()
             .get(output)
             .ok_or_else(|| launch_err(format!("no buffer `{output}`")))?
             .download()
             .map_err(|e| launch_err(e.to_string()))?;
-        let timing = measure_gpu(&self.gpu, rules, Some(first_ms), seq.len(), &mut || {
-            seq.launch(&self.gpu, &kernel, &buffers)
-                .map_err(sequence_error)
-        })
+        let mut reset = || prepare(&mut buffers.borrow_mut(), &resets.every_sample, &pristine);
+        let per_sample: Option<&mut dyn FnMut() -> Result<(), crate::gpu::GpuError>> =
+            if resets.per_sample() {
+                Some(&mut reset)
+            } else {
+                None
+            };
+        let timing = measure_gpu(
+            &self.gpu,
+            rules,
+            Some(first_ms),
+            seq.len(),
+            &mut || {
+                seq.launch(&self.gpu, &kernel, &buffers.borrow())
+                    .map_err(sequence_error)
+            },
+            per_sample,
+        )
         .map_err(|e| launch_err(e.to_string()))?;
         Ok((out, timing))
+    }
+
+    /// Device copies of the initial contents of the buffers restored before every run.
+    fn pristine(&self, resets: &ResetPlan) -> Result<BTreeMap<String, DeviceBuffer>, Failed> {
+        let host = &self
+            .host
+            .as_ref()
+            .ok_or_else(|| Failed(FailureKind::Launch, "no inputs".into()))?
+            .data;
+        resets
+            .restored()
+            .map(|name| {
+                let copy = self.gpu.upload(&host[name]).map_err(|e| {
+                    Failed(
+                        FailureKind::Launch,
+                        format!("buffer {name} (pristine copy): {e}"),
+                    )
+                })?;
+                Ok((name.to_string(), copy))
+            })
+            .collect()
     }
 
     fn device_buffers(
@@ -632,9 +664,14 @@ impl PointRunner {
         blas.sgemm(n, &a, &b, &mut c).map_err(err)?;
         self.gpu.synchronize().map_err(err)?;
         let out = c.download().map_err(err)?;
-        let timing = measure_gpu(&self.gpu, rules, None, 1, &mut || {
-            blas.sgemm(n, &a, &b, &mut c)
-        })
+        let timing = measure_gpu(
+            &self.gpu,
+            rules,
+            None,
+            1,
+            &mut || blas.sgemm(n, &a, &b, &mut c),
+            None,
+        )
         .map_err(err)?;
         Ok((out, timing))
     }
@@ -648,9 +685,26 @@ fn sequence_error(e: super::sequence::SequenceError) -> crate::gpu::GpuError {
     }
 }
 
-fn is_scratch(variant: &Variant, name: &str) -> bool {
-    variant
-        .passes
-        .as_ref()
-        .is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
+/// Applies one buffer preparation list (see [`ResetPlan`]), stream-ordered before the next launch.
+fn prepare(
+    buffers: &mut BTreeMap<String, DeviceBuffer>,
+    steps: &[(String, Prepare)],
+    pristine: &BTreeMap<String, DeviceBuffer>,
+) -> Result<(), crate::gpu::GpuError> {
+    for (name, step) in steps {
+        let Some(b) = buffers.get_mut(name) else {
+            continue;
+        };
+        match step {
+            Prepare::Poison => b.poison()?,
+            Prepare::Zero => b.zero()?,
+            Prepare::Restore => {
+                let src = pristine.get(name).ok_or_else(|| {
+                    crate::gpu::GpuError::BufferMismatch(format!("no pristine copy of `{name}`"))
+                })?;
+                b.copy_from(src)?;
+            }
+        }
+    }
+    Ok(())
 }
