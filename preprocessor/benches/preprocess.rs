@@ -78,7 +78,7 @@ fn main() {
                 q3_ms: 0.02,
                 noise: 0.004,
                 samples: 10,
-                mode: "cold".into(),
+                mode: mdbook_gpulab::record::TimingMode::Cold,
                 throttled: false,
                 ..Timing::default()
             }),

@@ -3,17 +3,30 @@
 use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
-/// When directives run kernels.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+/// When directives run kernels: `mode` in `book.toml`, `build --mode` on the command line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default, clap::ValueEnum)]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
-    /// Run stale points when a GPU is present, else use recordings.
+    /// Run stale points when a GPU is present, else use the recordings.
     #[default]
     Auto,
     /// Never run kernels; render from `data/`.
     Recorded,
     /// Always run stale points; fail without a GPU.
     Live,
+}
+
+impl Mode {
+    /// Whether a build in this mode runs stale points, given whether a GPU (or a runner standing
+    /// in for one) is here. The one place the mode is decided; `gpu_present` is asked only in
+    /// `auto` mode. In `live` mode a missing GPU then fails the run with a clear message.
+    pub fn runs_kernels(self, gpu_present: impl FnOnce() -> bool) -> bool {
+        match self {
+            Mode::Recorded => false,
+            Mode::Auto => gpu_present(),
+            Mode::Live => true,
+        }
+    }
 }
 
 /// Book-wide options. Unknown keys that mdBook itself uses (`command`, `renderers`, …) are ignored.
@@ -143,5 +156,21 @@ mod tests {
         };
         let p = c.problems();
         assert_eq!(p.len(), 5, "{p:?}");
+    }
+
+    /// `recorded` never looks for a GPU, `live` never asks, `auto` follows the answer.
+    #[test]
+    fn the_mode_decides_whether_kernels_run() {
+        let asked = std::cell::Cell::new(0);
+        let ask = |answer| {
+            asked.set(asked.get() + 1);
+            answer
+        };
+        assert!(!Mode::Recorded.runs_kernels(|| ask(true)));
+        assert!(Mode::Live.runs_kernels(|| ask(false)));
+        assert_eq!(asked.get(), 0);
+        assert!(Mode::Auto.runs_kernels(|| ask(true)));
+        assert!(!Mode::Auto.runs_kernels(|| ask(false)));
+        assert_eq!(asked.get(), 2);
     }
 }

@@ -3,7 +3,10 @@
 //! Format (DESIGN.md): `# key: value` metadata lines, then a header row whose columns are axis
 //! names, `variant`, and metric columns (those named in `# units:` or built-in metric names).
 //! Axis cells parse as [`ParamValue`] (int, else float, else string); metric cells as `f64`;
-//! an empty cell is absent.
+//! an empty cell is absent. `# mirror:` adds a variant read from the printed cells with two axes
+//! swapped ([`mirror`]).
+
+mod mirror;
 
 use crate::metrics::known_unit;
 use crate::record::store::PAPERS_DIR;
@@ -101,6 +104,29 @@ impl PaperTable {
                 text.lines().count().max(1),
                 "no header row (`axis,…,variant,metric,…`)".into(),
             ));
+        }
+        if let Some(line) = meta.get("mirror") {
+            let mirror = mirror::Mirror::parse(line).map_err(|m| syntax(1, m))?;
+            if rows.iter().any(|r| r.variant == mirror.variant) {
+                return Err(syntax(
+                    1,
+                    format!(
+                        "`# mirror:` names `{}`, a variant the table already has",
+                        mirror.variant
+                    ),
+                ));
+            }
+            let derived = mirror.rows(&rows);
+            if derived.is_empty() {
+                return Err(syntax(
+                    1,
+                    format!(
+                        "`# mirror:` finds no `{}` row with both `{}` and `{}`",
+                        mirror.of, mirror.axes.0, mirror.axes.1
+                    ),
+                ));
+            }
+            rows.extend(derived);
         }
         Ok(PaperTable {
             id: id.to_string(),
@@ -478,6 +504,38 @@ N,BLOCK,variant,time_ms,speed,gflops
             rows: Vec::new(),
         };
         assert_eq!(long.citation(), "k, variants_a");
+    }
+
+    /// Kalgin–Baldin's "tall blocks beat their mirror image" could not be evaluated on the article's
+    /// own table: the mirror image of a shape is another cell of the same table.
+    #[test]
+    fn mirror_rows_are_the_printed_cells_with_two_axes_swapped() {
+        // Synthetic numbers.
+        let text = "# mirror: wide = tall with BX, BY swapped\n# units: time_ms=ms\n\
+                    N,BX,BY,variant,time_ms\n64,1,64,tall,1.5\n64,64,1,tall,3.0\n64,2,2,tall,2.0\n";
+        let t = PaperTable::parse("k/shapes", Path::new("p"), text).unwrap();
+        let at = |bx: i64, by: i64| {
+            let axes: BTreeMap<String, ParamValue> = [
+                ("N".to_string(), ParamValue::Int(64)),
+                ("BX".to_string(), ParamValue::Int(bx)),
+                ("BY".to_string(), ParamValue::Int(by)),
+            ]
+            .into_iter()
+            .collect();
+            t.lookup("wide", &axes).map(|r| r.metrics["time_ms"])
+        };
+        assert_eq!(at(1, 64), Some(3.0), "the mirror of 1x64 is the 64x1 cell");
+        assert_eq!(at(64, 1), Some(1.5));
+        assert_eq!(at(2, 2), Some(2.0));
+        assert_eq!(t.rows.len(), 6);
+        let clash =
+            "# mirror: tall = wide with BX, BY swapped\nBX,BY,variant,time_ms\n1,2,tall,1\n";
+        assert!(PaperTable::parse("k/s", Path::new("p"), clash).is_err());
+        let none = "# mirror: m = other with BX, BY swapped\nBX,BY,variant,time_ms\n1,2,tall,1\n";
+        let err = PaperTable::parse("k/s", Path::new("p"), none).unwrap_err();
+        assert!(err.to_string().contains("finds no `other` row"), "{err}");
+        let bad = "# mirror: m naive\nBX,BY,variant,time_ms\n1,2,tall,1\n";
+        assert!(PaperTable::parse("k/s", Path::new("p"), bad).is_err());
     }
 
     #[test]

@@ -54,12 +54,16 @@ impl Preprocessor for GpuLab {
         }
         let ws = Workspace::new(&ctx.root, &ctx.config.book.src, config);
         let owned;
-        let live = match (&self.live, ws.config.mode) {
-            (_, Mode::Recorded) => None,
-            (Some(l), _) => Some(l.as_ref()),
-            (None, mode) => {
-                owned = crate::engine::live_runner(mode);
-                owned.as_deref()
+        let runs = ws
+            .config
+            .mode
+            .runs_kernels(|| self.live.is_some() || crate::engine::gpu_present());
+        let live = match &self.live {
+            _ if !runs => None,
+            Some(l) => Some(l.as_ref()),
+            None => {
+                owned = crate::engine::live_runner();
+                Some(owned.as_ref())
             }
         };
         let summary = process_book(&ws, &mut book, live)?;
@@ -199,9 +203,10 @@ pub fn process_book(
                     .and_then(|()| match &d.paper {
                         Some(id) => ws.paper(id),
                         None => Ok(None),
-                    });
-                let paper = match loaded {
-                    Ok(paper) => paper,
+                    })
+                    .and_then(|paper| Ok((paper, paper_check_tables(ws, d)?)));
+                let (paper, checks) = match loaded {
+                    Ok(loaded) => loaded,
                     Err(e) => {
                         unreadable.push(format!("{where_}: {e}"));
                         let html = templates
@@ -223,6 +228,13 @@ pub fn process_book(
                     paper.as_deref(),
                 );
                 view.code = crate::results::code::code_files(exp, d);
+                view.self_check = crate::results::self_check_sets(
+                    view.paper,
+                    checks
+                        .iter()
+                        .map(|set| set.iter().map(|t| t.as_ref()).collect())
+                        .collect(),
+                );
                 let state = directive_state(&view);
                 let problem = match state {
                     StatusState::Pending => {
@@ -382,6 +394,25 @@ impl std::fmt::Display for BuildSummary {
             self.directives, self.chapters
         )
     }
+}
+
+/// The tables of each `paper_check` entry of a directive, loaded (an entry's tables merge into one
+/// data set for the self-check).
+fn paper_check_tables(
+    ws: &Workspace,
+    d: &crate::directive::Directive,
+) -> std::result::Result<Vec<Vec<std::sync::Arc<crate::papers::PaperTable>>>, String> {
+    d.paper_check
+        .iter()
+        .map(|set| {
+            set.iter()
+                .map(|id| {
+                    ws.paper(id)?
+                        .ok_or_else(|| format!("paper table `{id}` not found"))
+                })
+                .collect()
+        })
+        .collect()
 }
 
 /// Points whose recording on `device` (the GPU about to run) is missing or stale.

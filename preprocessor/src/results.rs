@@ -7,7 +7,7 @@ use crate::expr::Num;
 use crate::metrics::{BUILTINS, STAT_SUFFIXES, Source, TIME_MS};
 use crate::papers::PaperTable;
 use crate::plan::PlannedPoint;
-use crate::record::{DataDir, Outcome, Point, PointProvenance, Recording, StoreError};
+use crate::record::{DataDir, Outcome, Point, PointProvenance, Recording, StoreError, TimingMode};
 use crate::spec::Experiment;
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
@@ -74,10 +74,10 @@ impl Recordings {
             .of(&exp.name)
             .into_iter()
             .find(|r| r.device.slug == device);
-        let hot = d.measure.hot.unwrap_or(false);
+        let mode = d.measure.mode.unwrap_or(TimingMode::Cold);
         Ok(points
             .iter()
-            .filter(|p| needs_run(mine.and_then(|r| find_point(r, p)), p, device, hot))
+            .filter(|p| needs_run(mine.and_then(|r| find_point(r, p)), p, device, mode))
             .cloned()
             .collect())
     }
@@ -137,9 +137,26 @@ pub fn directive_view<'a>(
         metrics: crate::directive::metrics::directive_metric_infos(d, exp),
         devices: recs.iter().map(|r| device_results(r, d, points)).collect(),
         paper,
+        self_check: paper.into_iter().map(|p| vec![p]).collect(),
         expected_cells: points.len(),
         code: Vec::new(),
     }
+}
+
+/// The data sets a directive's claims are also evaluated on (the self-check): its `paper` table,
+/// then each `paper_check` set; the `paper` table alone is left out when a set already merges it.
+pub fn self_check_sets<'a>(
+    paper: Option<&'a PaperTable>,
+    checks: Vec<Vec<&'a PaperTable>>,
+) -> Vec<Vec<&'a PaperTable>> {
+    let merged = |p: &PaperTable| checks.iter().flatten().any(|t| t.id == p.id);
+    let mut sets: Vec<Vec<&PaperTable>> = paper
+        .filter(|p| !merged(p))
+        .into_iter()
+        .map(|p| vec![p])
+        .collect();
+    sets.extend(checks);
+    sets
 }
 
 /// Finds the recorded point for a planned one (same variant and parameter values).
@@ -158,16 +175,16 @@ pub fn needs_run(
     recorded: Option<&Point>,
     planned: &PlannedPoint,
     device: &str,
-    hot: bool,
+    mode: TimingMode,
 ) -> bool {
     let Some(q) = recorded else { return true };
     if q.key != planned.key.on(device) {
         return true;
     }
-    match q.timing.as_ref().map(|t| t.mode.as_str()) {
-        Some("cold") => hot,
-        Some("hot") => !hot,
-        _ => false,
+    match q.timing.as_ref().map(|t| t.mode) {
+        Some(recorded @ (TimingMode::Cold | TimingMode::Hot)) => recorded != mode,
+        // A CPU baseline is timed on the host whatever the directive asks.
+        Some(TimingMode::Host) | None => false,
     }
 }
 
@@ -492,6 +509,31 @@ mod tests {
             .with_ymd_and_hms(2026, 11, day, 12, 0, 0)
             .unwrap();
         p
+    }
+
+    /// Widuch's Table 4 claims name the CPU of Table 2: the directive shows Table 4 and merges it
+    /// with Table 2 for the self-check, and Table 4 alone would repeat each claim as "no data".
+    #[test]
+    fn self_check_leaves_out_the_shown_table_when_a_set_merges_it() {
+        let table = |id: &str| PaperTable {
+            id: id.into(),
+            ..PaperTable::default()
+        };
+        let (t4, t2, t9) = (table("w/table4"), table("w/table2"), table("w/table9"));
+        let ids = |sets: Vec<Vec<&PaperTable>>| -> Vec<Vec<String>> {
+            sets.iter()
+                .map(|s| s.iter().map(|t| t.id.clone()).collect())
+                .collect()
+        };
+        assert_eq!(
+            ids(self_check_sets(Some(&t4), vec![vec![&t4, &t2]])),
+            [["w/table4", "w/table2"]]
+        );
+        assert_eq!(
+            ids(self_check_sets(Some(&t4), vec![vec![&t9]])),
+            [vec!["w/table4"], vec!["w/table9"]]
+        );
+        assert!(self_check_sets(None, Vec::new()).is_empty());
     }
 
     #[test]

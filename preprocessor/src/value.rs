@@ -31,6 +31,16 @@ impl ParamValue {
         Some((a.trim().parse().ok()?, b.trim().parse().ok()?))
     }
 
+    /// The value with its type, so that `4`, `4.0` and `"4"` differ: `i:4`, `f:4.0`, `s:4` (the
+    /// cache key hashes this; shards order points by it).
+    pub fn typed_text(&self) -> String {
+        match self {
+            ParamValue::Int(i) => format!("i:{i}"),
+            ParamValue::Float(f) => format!("f:{f:?}"),
+            ParamValue::Str(s) => format!("s:{s}"),
+        }
+    }
+
     /// Orders values for table rows and chart axes: numbers numerically, then strings
     /// (dimension strings by their product, then lexically).
     pub fn sort_key(&self) -> (u8, f64, String) {

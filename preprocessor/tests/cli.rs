@@ -122,6 +122,19 @@ fn build_recorded_writes_the_chapter() {
     assert!(html.contains("Synthetic Test GPU (not a measurement)"));
 }
 
+/// `--mode` is checked by clap against the modes `book.toml` accepts.
+#[test]
+fn build_rejects_an_unknown_mode_and_lists_the_modes() {
+    let book = BookCopy::new("basic");
+    let assert = on(&book, &["build", "--mode", "offline"]).assert().code(2);
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("invalid value 'offline'")
+            && stderr.contains("[possible values: auto, recorded, live]"),
+        "{stderr}"
+    );
+}
+
 #[test]
 fn build_strict_fails_on_stale_points_warns_on_failed_ones_and_names_the_chapter() {
     let book = BookCopy::new("basic");

@@ -209,6 +209,26 @@ fn without_libcuda_record_fails_clearly_and_the_book_still_builds() {
     assert_eq!(before, snapshot(&book), "data/ changed");
 }
 
+/// Regression (GPU suite, H100, 16e018a): `record` without libcuda refused clearly but had already
+/// created `data/` while checking it was writable; the refusal now comes before data/ is touched.
+#[test]
+fn record_without_libcuda_writes_nothing_into_data() {
+    // A book that has never recorded anything: no data/ at all.
+    let book = BookCopy::new("basic");
+    let chapter = book
+        .read("src/chapter.md")
+        .replace("paper = \"demo/table1\"\n", "");
+    book.write("src/chapter.md", &chapter);
+    std::fs::remove_dir_all(book.path("data")).unwrap();
+    let out = gpulab(&book, &["record"], &[("GPULAB_HIDE_LIBS", "cuda")]);
+    assert!(!out.status.success());
+    assert!(stderr(&out).contains("libcuda"), "{}", stderr(&out));
+    assert!(
+        !book.path("data").exists(),
+        "record created data/ on a machine without a GPU"
+    );
+}
+
 #[test]
 fn without_libnvrtc_check_skips_loudly_or_fails_when_required() {
     let book = BookCopy::new("basic");

@@ -119,7 +119,8 @@ fn device_out_of_memory_fails_the_point_and_nothing_else() {
     );
     book.write(
         "src/faults.md",
-        "# OOM\n\n```gpulab\nexperiment = \"oom\"\naxes = { N = [4096, 137438953472] }\nmeasure = { timeout_s = 0.5 }\n```\n",
+        "# OOM\n\n```gpulab\nexperiment = \"oom\"\naxes = { N = [4096, 137438953472] }\nmeasure = { timeout_s = 0.5 }\n\
+         budget_s = 3600\n```\n",
     );
     let started = Instant::now();
     let out = book.gpulab(&["record", "."]);

@@ -7,7 +7,8 @@ use mdbook_gpulab::directive::fence::FenceKind;
 use mdbook_gpulab::engine::Work;
 use mdbook_gpulab::engine::recorder::job_groups;
 use mdbook_gpulab::plan::{SourceCache, point_key};
-use mdbook_gpulab::record::{Failure, FailureKind, Outcome, Point, Timing};
+use mdbook_gpulab::record::TimingMode::{Cold, Host, Hot};
+use mdbook_gpulab::record::{Failure, FailureKind, Outcome, Point, Timing, TimingMode};
 use mdbook_gpulab::results::needs_run;
 use mdbook_gpulab::workspace::Workspace;
 use std::collections::BTreeMap;
@@ -270,7 +271,7 @@ fn planned(key: &str) -> mdbook_gpulab::plan::PlannedPoint {
 /// The device the `needs_run` tests record on.
 const DEV: &str = "dev";
 
-fn recorded(key: &str, mode: Option<&str>, failure: Option<FailureKind>) -> Point {
+fn recorded(key: &str, mode: Option<TimingMode>, failure: Option<FailureKind>) -> Point {
     let key = mdbook_gpulab::plan::PointKey::from(key).on(DEV);
     let mut p = Point::new("naive", &BTreeMap::new(), &key, None);
     if let Some(mode) = mode {
@@ -282,7 +283,7 @@ fn recorded(key: &str, mode: Option<&str>, failure: Option<FailureKind>) -> Poin
             q3_ms: 1.0,
             noise: 0.0,
             samples: 10,
-            mode: mode.into(),
+            mode,
             throttled: false,
             ..Timing::default()
         });
@@ -302,26 +303,26 @@ fn recorded(key: &str, mode: Option<&str>, failure: Option<FailureKind>) -> Poin
 #[test]
 fn timed_out_point_is_not_rerun_by_every_record() {
     let hung = recorded("k1", None, Some(FailureKind::Timeout));
-    assert!(!needs_run(Some(&hung), &planned("k1"), DEV, false));
+    assert!(!needs_run(Some(&hung), &planned("k1"), DEV, Cold));
     let crashed = recorded("k1", None, Some(FailureKind::Crash));
-    assert!(!needs_run(Some(&crashed), &planned("k1"), DEV, false));
+    assert!(!needs_run(Some(&crashed), &planned("k1"), DEV, Cold));
     // A change to the kernel or spec (a new key) does run it again.
-    assert!(needs_run(Some(&hung), &planned("k2"), DEV, false));
-    assert!(needs_run(None, &planned("k1"), DEV, false));
+    assert!(needs_run(Some(&hung), &planned("k2"), DEV, Cold));
+    assert!(needs_run(None, &planned("k1"), DEV, Cold));
 }
 
 /// Switching a directive to `measure = { mode = "hot" }` kept showing the cold timing: the
 /// measurement mode was not part of what makes a recording current.
 #[test]
 fn hot_directive_reruns_a_cold_recording() {
-    let cold = recorded("k1", Some("cold"), None);
-    assert!(needs_run(Some(&cold), &planned("k1"), DEV, true));
-    assert!(!needs_run(Some(&cold), &planned("k1"), DEV, false));
-    let hot = recorded("k1", Some("hot"), None);
-    assert!(needs_run(Some(&hot), &planned("k1"), DEV, false));
+    let cold = recorded("k1", Some(Cold), None);
+    assert!(needs_run(Some(&cold), &planned("k1"), DEV, Hot));
+    assert!(!needs_run(Some(&cold), &planned("k1"), DEV, Cold));
+    let hot = recorded("k1", Some(Hot), None);
+    assert!(needs_run(Some(&hot), &planned("k1"), DEV, Cold));
     // CPU baselines are timed on the host whatever the directive asks.
-    let host = recorded("k1", Some("host"), None);
-    assert!(!needs_run(Some(&host), &planned("k1"), DEV, true));
+    let host = recorded("k1", Some(Host), None);
+    assert!(!needs_run(Some(&host), &planned("k1"), DEV, Hot));
 }
 
 /// All directives of an experiment ran with the first directive's `measure` rules: a second
@@ -345,8 +346,8 @@ fn directives_with_different_measure_rules_get_separate_jobs() {
     assert_eq!(work.len(), 2, "the faults fixture has two directives");
     let groups = job_groups(&ws, &work);
     assert_eq!(groups.len(), 2, "{groups:#?}");
-    assert!(!groups[0].rules.hot && groups[0].points.len() == 14);
-    assert!(groups[1].rules.hot && groups[1].points.len() == 1);
+    assert!(groups[0].rules.mode == Cold && groups[0].points.len() == 14);
+    assert!(groups[1].rules.mode == Hot && groups[1].points.len() == 1);
     assert_eq!(groups[1].points[0].variant, "good");
 }
 

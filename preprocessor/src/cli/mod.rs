@@ -43,8 +43,8 @@ enum Command {
         /// A missing or stale recording is an error.
         #[arg(long)]
         strict: bool,
-        /// auto (run stale points if a GPU is present), recorded, or live.
-        #[arg(long, value_parser = parse_mode)]
+        /// When to run kernels (default: book.toml's `mode`, else auto).
+        #[arg(long, value_enum)]
         mode: Option<Mode>,
     },
     /// Set up an existing mdBook for gpulab: [preprocessor.gpulab], the stylesheet, kernels/ and data/.
@@ -125,17 +125,6 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
-}
-
-fn parse_mode(s: &str) -> Result<Mode, String> {
-    match s {
-        "auto" => Ok(Mode::Auto),
-        "recorded" => Ok(Mode::Recorded),
-        "live" => Ok(Mode::Live),
-        _ => Err(format!(
-            "unknown mode `{s}`: expected auto, recorded or live"
-        )),
-    }
 }
 
 /// Entry point of the binary.

@@ -1,5 +1,6 @@
 //! The validated form of a `gpulab` directive: what to run, which points to show and how.
 
+use crate::record::TimingMode;
 use crate::value::ParamValue;
 use std::path::PathBuf;
 
@@ -83,7 +84,8 @@ pub struct MeasureOverrides {
     pub max_samples: Option<usize>,
     pub min_samples: Option<usize>,
     pub noise: Option<f64>,
-    pub hot: Option<bool>,
+    /// `measure.mode`: cold or hot (never host).
+    pub mode: Option<TimingMode>,
 }
 
 /// A validated `gpulab` directive.
@@ -99,6 +101,9 @@ pub struct Directive {
     pub tables: Vec<TableSpec>,
     pub charts: Vec<ChartSpec>,
     pub paper: Option<String>,
+    /// More of the paper's own numbers to evaluate the claims on (the self-check), beside `paper`:
+    /// each entry one data set, the tables joined with `+` in the directive merged into it.
+    pub paper_check: Vec<Vec<String>>,
     pub reproduces: Vec<String>,
     pub expect: Vec<String>,
     pub devices: DeviceSelection,

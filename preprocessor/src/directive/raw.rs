@@ -15,6 +15,7 @@ pub struct RawDirective {
     pub table: Option<Spanned<OneOrMany<RawTable>>>,
     pub chart: Option<Spanned<OneOrMany<RawChart>>>,
     pub paper: Option<Spanned<String>>,
+    pub paper_check: Option<Spanned<Vec<Spanned<String>>>>,
     pub reproduces: Option<Spanned<OneOrMany<String>>>,
     pub expect: Option<Spanned<Vec<Spanned<String>>>>,
     pub devices: Option<Spanned<String>>,

@@ -9,6 +9,7 @@ use crate::limits::{MAX_AXIS_VALUES, MAX_POINTS_PER_DIRECTIVE};
 use crate::metrics::{
     BUILTINS, Baseline, PREVIOUS, RelativeMetric, STAT_SUFFIXES, Source, TIME_MS, builtin,
 };
+use crate::record::TimingMode;
 use crate::source::{SourceFile, with_help};
 use crate::spec::Experiment;
 use crate::spec::validate::param_value;
@@ -395,6 +396,35 @@ pub fn validate(
         p.get_ref().clone()
     });
 
+    let mut paper_check = Vec::new();
+    for entry in raw.paper_check.map(Spanned::into_inner).unwrap_or_default() {
+        let ids: Vec<String> = entry
+            .get_ref()
+            .split('+')
+            .map(|id| id.trim().to_string())
+            .collect();
+        if ids.iter().any(String::is_empty) {
+            c.err(
+                entry.span(),
+                format!("`{}` names an empty paper table", entry.get_ref()),
+                "expected \"<paper>/<table>\" or \"<paper>/<table> + <paper>/<table>\"",
+                None,
+            );
+            continue;
+        }
+        for id in &ids {
+            if let Some(problem) = paper_problem(id) {
+                c.err(
+                    entry.span(),
+                    format!("paper table `{id}`: {problem}"),
+                    "here",
+                    None,
+                );
+            }
+        }
+        paper_check.push(ids);
+    }
+
     let reproduces: Vec<String> = match raw.reproduces {
         None => Vec::new(),
         Some(r) => {
@@ -465,9 +495,9 @@ pub fn validate(
         .map(|m| {
             let span = m.span();
             let m = m.into_inner();
-            let hot = m.mode.as_deref().and_then(|mode| match mode {
-                "cold" => Some(false),
-                "hot" => Some(true),
+            let mode = m.mode.as_deref().and_then(|mode| match mode {
+                "cold" => Some(TimingMode::Cold),
+                "hot" => Some(TimingMode::Hot),
                 other => {
                     c.err(
                         span.clone(),
@@ -493,7 +523,7 @@ pub fn validate(
                 max_samples: m.max_samples,
                 min_samples: m.min_samples,
                 noise: m.noise,
-                hot,
+                mode,
             }
         })
         .unwrap_or_default();
@@ -522,6 +552,7 @@ pub fn validate(
         tables,
         charts,
         paper,
+        paper_check,
         reproduces,
         expect,
         devices,
@@ -693,6 +724,14 @@ args = ["x", "y", "N"]
     }
 
     fn check(body: &str) -> Result<Directive, Vec<Diagnostic>> {
+        check_with(body, &|_| None)
+    }
+
+    /// `check` with a paper-table loader that may fail.
+    fn check_with(
+        body: &str,
+        paper_problem: &dyn Fn(&str) -> Option<String>,
+    ) -> Result<Directive, Vec<Diagnostic>> {
         let exp = experiment();
         let file = SourceFile::new("chapter.md", body);
         let ctx = BodyContext {
@@ -705,7 +744,7 @@ args = ["x", "y", "N"]
                 line: 1,
             },
         };
-        validate(raw::parse(body).unwrap(), &exp, &ctx, &|_| None)
+        validate(raw::parse(body).unwrap(), &exp, &ctx, paper_problem)
     }
 
     fn errors(body: &str) -> Vec<(String, Option<String>)> {
@@ -714,6 +753,28 @@ args = ["x", "y", "N"]
             .into_iter()
             .map(|d| (d.message, d.help))
             .collect()
+    }
+
+    /// The self-check could only read the one `paper` table shown beside ours; a claim whose
+    /// variants the paper prints in other tables was never checked on the paper's numbers.
+    #[test]
+    fn paper_check_sets_are_split_on_plus_and_each_table_is_checked() {
+        let body = "experiment = \"synth\"\naxes = { N = [1, 2] }\n\
+                    paper_check = [\"p/t1 + p/t2\", \"p/t3\"]\n";
+        let missing = |id: &str| (id == "p/t2").then(|| "cannot read p/t2.csv".to_string());
+        let errs = check_with(body, &missing).unwrap_err();
+        assert_eq!(errs.len(), 1, "{errs:?}");
+        assert_eq!(errs[0].message, "paper table `p/t2`: cannot read p/t2.csv");
+        let d = check(body).unwrap();
+        assert_eq!(
+            d.paper_check,
+            vec![
+                vec!["p/t1".to_string(), "p/t2".to_string()],
+                vec!["p/t3".to_string()]
+            ]
+        );
+        let errs = errors("experiment = \"synth\"\npaper_check = [\"p/t1 + \"]\n");
+        assert!(errs[0].0.contains("names an empty paper table"), "{errs:?}");
     }
 
     #[test]

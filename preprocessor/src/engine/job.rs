@@ -1,7 +1,7 @@
 //! The job a worker subprocess runs and the messages it streams back, one JSON line each.
 
 use crate::key::PointKey;
-use crate::record::{DeviceRecord, Point};
+use crate::record::{DeviceRecord, Point, TimingMode};
 use crate::value::ParamValue;
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -15,8 +15,8 @@ pub struct MeasureRules {
     pub noise: f64,
     pub min_time_s: f64,
     pub timeout_s: f64,
-    /// Hot mode: no L2 flush, launches batched.
-    pub hot: bool,
+    /// Cold (L2 flushed per sample) or hot (no flush, launches batched).
+    pub mode: TimingMode,
     /// Points whose single run exceeds this are not timed further (CPU baselines, long sequences).
     pub budget_s: f64,
 }
@@ -30,7 +30,7 @@ impl Default for MeasureRules {
             noise: s.noise_target,
             min_time_s: s.min_time_s,
             timeout_s: s.timeout_s,
-            hot: false,
+            mode: TimingMode::Cold,
             budget_s: 20.0,
         }
     }

@@ -4,7 +4,7 @@
 
 use super::job::MeasureRules;
 use crate::gpu::{Blocker, ClockReading, Gpu, GpuError, MAX_QUEUED_LAUNCHES, Timer};
-use crate::record::{Clocks, Timing};
+use crate::record::{Clocks, Timing, TimingMode};
 use crate::stats::{StopReason, StopRule, summarize, throttled_by_clock};
 use std::time::Instant;
 
@@ -35,8 +35,8 @@ pub(crate) trait Measurement {
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub(crate) struct SamplePlan {
     pub rule: StopRule,
-    /// Hot mode: batch runs so a sample lasts at least [`HOT_SAMPLE_MS`].
-    pub hot: bool,
+    /// Hot mode batches runs so a sample lasts at least [`HOT_SAMPLE_MS`].
+    pub mode: TimingMode,
     /// The most runs one sample may batch.
     pub max_runs: usize,
     /// Stop after a sample whose single run exceeds this (seconds).
@@ -83,7 +83,7 @@ pub(crate) fn sample_loop<M: Measurement>(
             continue;
         };
         let ms = batch_ms / runs as f64;
-        if plan.hot && samples.is_empty() && runs == 1 && ms < HOT_SAMPLE_MS {
+        if plan.mode == TimingMode::Hot && samples.is_empty() && runs == 1 && ms < HOT_SAMPLE_MS {
             // Calibration: batch enough runs for a sample of HOT_SAMPLE_MS; this single run is discarded.
             runs = ((HOT_SAMPLE_MS / ms.max(1e-4)).ceil() as usize).clamp(1, plan.max_runs.max(1));
             if runs > 1 {
@@ -244,7 +244,7 @@ pub fn measure_gpu(
         timer: gpu.timer()?,
         // Without the blocking kernel (it failed to load) samples are still taken, marked unblocked.
         blocker: gpu.blocker().ok(),
-        cold: !rules.hot,
+        cold: rules.mode == TimingMode::Cold,
         launches_per_run,
         started: Instant::now(),
         all_blocked: true,
@@ -254,7 +254,7 @@ pub fn measure_gpu(
     };
     let plan = SamplePlan {
         rule: stop_rule(rules),
-        hot: rules.hot,
+        mode: rules.mode,
         max_runs: if m.prepare.is_some() {
             1
         } else {
@@ -264,8 +264,7 @@ pub fn measure_gpu(
     };
     let sampled = sample_loop(&mut m, &plan, first_ms)?;
     let blocked = m.all_blocked && m.blocked_samples > 0;
-    let mode = if rules.hot { "hot" } else { "cold" };
-    let mut t = timing(&sampled, rules, mode, gpu.info().clock_mhz);
+    let mut t = timing(&sampled, rules, rules.mode, gpu.info().clock_mhz);
     t.blocked = blocked;
     Ok(t)
 }
@@ -301,7 +300,7 @@ impl Measurement for HostMeasurement<'_> {
 pub fn measure_host(rules: &MeasureRules, first_ms: Option<f64>, run: &mut dyn FnMut()) -> Timing {
     let plan = SamplePlan {
         rule: stop_rule(rules),
-        hot: false,
+        mode: TimingMode::Host,
         max_runs: 1,
         budget_s: rules.budget_s,
     };
@@ -313,7 +312,7 @@ pub fn measure_host(rules: &MeasureRules, first_ms: Option<f64>, run: &mut dyn F
         Ok(s) => s,
         Err(never) => match never {},
     };
-    let mut t = timing(&sampled, rules, "host", 0);
+    let mut t = timing(&sampled, rules, TimingMode::Host, 0);
     t.cpu = super::cpu_baseline::cpu_model();
     t
 }
@@ -329,7 +328,7 @@ fn stop_rule(rules: &MeasureRules) -> StopRule {
 }
 
 /// The recorded timing of `sampled`; `max_sm_mhz` (0: unknown) decides throttling from the clocks.
-fn timing(sampled: &Sampled, rules: &MeasureRules, mode: &str, max_sm_mhz: u32) -> Timing {
+fn timing(sampled: &Sampled, rules: &MeasureRules, mode: TimingMode, max_sm_mhz: u32) -> Timing {
     let samples = &sampled.samples;
     let s = summarize(samples).unwrap_or(crate::stats::Summary {
         median: f64::NAN,
@@ -353,7 +352,7 @@ fn timing(sampled: &Sampled, rules: &MeasureRules, mode: &str, max_sm_mhz: u32) 
         q3_ms: s.q3,
         noise: s.noise,
         samples: s.samples,
-        mode: mode.to_string(),
+        mode,
         throttled,
         stop: Some(sampled.stop),
         noise_target: Some(rules.noise),

@@ -62,7 +62,7 @@ impl Measurement for Fake {
 fn plan() -> SamplePlan {
     SamplePlan {
         rule: StopRule::default(),
-        hot: false,
+        mode: TimingMode::Cold,
         max_runs: 1,
         budget_s: 20.0,
     }
@@ -113,7 +113,7 @@ fn noisy_short_kernel_stops_when_its_noise_settles_not_at_the_cap() {
 fn hot_mode_batches_short_kernels_and_discards_the_calibration_run() {
     let mut m = Fake::new(vec![0.004]);
     let p = SamplePlan {
-        hot: true,
+        mode: TimingMode::Hot,
         max_runs: 256,
         ..plan()
     };
@@ -127,7 +127,7 @@ fn hot_mode_batches_short_kernels_and_discards_the_calibration_run() {
     // The batch is capped by what may queue behind the blocking kernel.
     let mut m = Fake::new(vec![0.001]);
     let p = SamplePlan {
-        hot: true,
+        mode: TimingMode::Hot,
         max_runs: 100,
         ..plan()
     };
@@ -182,22 +182,22 @@ fn clocks_are_read_before_between_and_after_and_decide_throttling() {
     assert_eq!((c.reads, m.clock_reads), (12, 12));
     let rules = MeasureRules::default();
     assert!(
-        timing(&s, &rules, "cold", 1980).throttled,
+        timing(&s, &rules, TimingMode::Cold, 1980).throttled,
         "1400 < 75 % of 1980"
     );
-    assert!(!timing(&s, &rules, "cold", 1600).throttled);
+    assert!(!timing(&s, &rules, TimingMode::Cold, 1600).throttled);
     // No NVML: no clocks, not throttled.
     let mut m = Fake::new(vec![10.0]);
     let s = sample_loop(&mut m, &plan(), None).unwrap();
     assert_eq!(s.clocks, None);
-    assert!(!timing(&s, &rules, "cold", 1980).throttled);
+    assert!(!timing(&s, &rules, TimingMode::Cold, 1980).throttled);
 }
 
 #[test]
 fn timing_records_the_rule_and_the_stop() {
     let mut m = Fake::new(vec![200.0]);
     let s = sample_loop(&mut m, &plan(), None).unwrap();
-    let t = timing(&s, &MeasureRules::default(), "cold", 0);
+    let t = timing(&s, &MeasureRules::default(), TimingMode::Cold, 0);
     assert_eq!(t.stop, Some(StopReason::MinTime));
     assert_eq!(t.noise_target, Some(0.005));
     assert_eq!(t.min_samples, Some(10));
@@ -238,7 +238,7 @@ fn every_sample_is_prepared_and_runs_once_when_buffers_reset() {
         log: Vec::new(),
     };
     let p = SamplePlan {
-        hot: true,
+        mode: TimingMode::Hot,
         max_runs: 1,
         ..plan()
     };

@@ -17,7 +17,6 @@ pub mod supervisor;
 pub mod tolerance;
 pub mod worker;
 
-use crate::config::Mode;
 pub use live::{LiveRunner, Work};
 
 /// Whether a GPU can run experiments here (libcuda present and a device visible).
@@ -26,17 +25,13 @@ pub fn gpu_present() -> bool {
         && crate::gpu::device_count().map(|n| n > 0).unwrap_or(false)
 }
 
-/// The live runner for a build: none in `recorded` mode; in `auto` mode only when a GPU is
-/// present; in `live` mode always (a missing GPU then fails the run with a clear message).
-pub fn live_runner(mode: Mode) -> Option<Box<dyn LiveRunner>> {
-    match mode {
-        Mode::Recorded => None,
-        Mode::Auto if !gpu_present() => None,
-        _ => Some(Box::new(recorder::Recorder {
-            verbose: true,
-            ..Default::default()
-        })),
-    }
+/// The live runner of a build that runs kernels ([`crate::config::Mode::runs_kernels`] decides
+/// whether it does): the recorder, with progress shown.
+pub fn live_runner() -> Box<dyn LiveRunner> {
+    Box::new(recorder::Recorder {
+        verbose: true,
+        ..Default::default()
+    })
 }
 
 /// The slug of the GPU that would run experiments here, or why there is none.

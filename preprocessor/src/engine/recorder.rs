@@ -6,7 +6,7 @@ use super::live::{LiveRunner, Work};
 use super::supervisor::{WorkerError, run_job};
 use crate::directive::MeasureOverrides;
 use crate::error::{Error, Result};
-use crate::record::{Outcome, Recording, SCHEMA_VERSION};
+use crate::record::{Outcome, Recording, SCHEMA_VERSION, TimingMode};
 use crate::workspace::Workspace;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use std::time::Duration;
@@ -34,7 +34,7 @@ pub fn rules_for(ws: &Workspace, o: &MeasureOverrides, budget_s: Option<f64>) ->
         .max(r.min_samples);
     r.noise = o.noise.or(c.noise).unwrap_or(r.noise);
     r.timeout_s = o.timeout_s.or(c.timeout_s).unwrap_or(r.timeout_s);
-    r.hot = o.hot.unwrap_or(false);
+    r.mode = o.mode.unwrap_or(TimingMode::Cold);
     r.budget_s = budget_s.or(c.budget_s).unwrap_or(r.budget_s);
     r
 }

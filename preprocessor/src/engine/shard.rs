@@ -5,7 +5,7 @@
 
 use super::job::{BudgetHints, JobPoint, size_of};
 use super::recorder::JobGroup;
-use crate::record::{Outcome, Point};
+use crate::record::{Outcome, Point, TimingMode};
 use std::collections::{BTreeMap, HashMap};
 
 /// Per-point work outside the timed samples: inputs, reference, verification run (seconds).
@@ -54,22 +54,26 @@ pub fn recorded_cost(recorded: &Point) -> Option<f64> {
             }
             // Hot samples time a batch of runs each.
             let n = (t.samples * t.runs_per_sample.max(1)) as f64;
-            Some(match t.mode.as_str() {
-                "host" => SETUP_S + n * run,
-                "cold" => SETUP_S + (n + 1.0) * run + n * FLUSH_S,
-                _ => SETUP_S + (n + 1.0) * run,
+            Some(match t.mode {
+                TimingMode::Host => SETUP_S + n * run,
+                TimingMode::Cold => SETUP_S + (n + 1.0) * run + n * FLUSH_S,
+                TimingMode::Hot => SETUP_S + (n + 1.0) * run,
             })
         }
     }
 }
 
-/// A point's identity across machines: experiment, variant and parameter values.
+/// A point's identity across machines: experiment, variant and parameter values (typed, in name
+/// order).
 pub fn point_id(experiment: &str, p: &JobPoint) -> String {
-    format!(
-        "{experiment}\u{1f}{}\u{1f}{}",
-        p.variant,
-        serde_json::to_string(&p.params).unwrap_or_default()
-    )
+    let mut id = format!("{experiment}\u{1f}{}", p.variant);
+    for (name, value) in &p.params {
+        id.push('\u{1f}');
+        id.push_str(name);
+        id.push('=');
+        id.push_str(&value.typed_text());
+    }
+    id
 }
 
 /// Predicted cost of each point of `groups` (same order, group by group). `recorded(experiment,
@@ -258,7 +262,7 @@ mod tests {
         }
     }
 
-    fn timed(p: &JobPoint, median_ms: f64, samples: usize, mode: &str) -> Point {
+    fn timed(p: &JobPoint, median_ms: f64, samples: usize, mode: TimingMode) -> Point {
         let mut q = Point::new(&p.variant, &p.params, p.key.as_str(), None);
         q.timing = Some(Timing {
             median_ms,
@@ -268,10 +272,28 @@ mod tests {
             q3_ms: median_ms,
             noise: 0.0,
             samples,
-            mode: mode.into(),
+            mode,
             ..Default::default()
         });
         q
+    }
+
+    /// The identity names every parameter with its type (it is no longer JSON that could fail to
+    /// serialise into an empty string, making all points one).
+    #[test]
+    fn point_id_tells_types_and_values_apart() {
+        let mut float = jp("a", 4);
+        float.params.insert("N".into(), ParamValue::Float(4.0));
+        let ids = [
+            point_id("e", &jp("a", 4)),
+            point_id("e", &float),
+            point_id("e", &jp("a", 5)),
+            point_id("e", &jp("b", 4)),
+            point_id("f", &jp("a", 4)),
+        ];
+        assert_eq!(ids[0], "e\u{1f}a\u{1f}N=i:4");
+        let distinct: std::collections::BTreeSet<_> = ids.iter().collect();
+        assert_eq!(distinct.len(), ids.len(), "{ids:?}");
     }
 
     #[test]
@@ -285,9 +307,9 @@ mod tests {
     #[test]
     fn recorded_cost_counts_samples_warmup_and_flushes() {
         let p = jp("a", 1);
-        let cold = recorded_cost(&timed(&p, 100.0, 9, "cold")).unwrap();
+        let cold = recorded_cost(&timed(&p, 100.0, 9, TimingMode::Cold)).unwrap();
         assert!((cold - (SETUP_S + 10.0 * 0.1 + 9.0 * FLUSH_S)).abs() < 1e-12);
-        let host = recorded_cost(&timed(&p, 100.0, 3, "host")).unwrap();
+        let host = recorded_cost(&timed(&p, 100.0, 3, TimingMode::Host)).unwrap();
         assert!((host - (SETUP_S + 0.3)).abs() < 1e-12);
     }
 
@@ -299,7 +321,7 @@ mod tests {
         );
         let rec = |_: &str, p: &JobPoint| {
             if p.variant == "a" && p.params["N"] == ParamValue::Int(100) {
-                vec![timed(p, 1000.0, 1, "host")]
+                vec![timed(p, 1000.0, 1, TimingMode::Host)]
             } else {
                 vec![]
             }
@@ -373,7 +395,7 @@ mod tests {
         let rec = |_: &str, p: &JobPoint| {
             let n = p.params["N"].as_f64().unwrap();
             if n < 400.0 {
-                vec![timed(p, n * 10.0, 1, "host")]
+                vec![timed(p, n * 10.0, 1, TimingMode::Host)]
             } else {
                 vec![]
             }

@@ -21,11 +21,7 @@ fn expr(e: &Expr) -> String {
 
 /// A parameter value, tagged with its type (`4` and `4.0` are different inputs).
 pub(super) fn param(v: &ParamValue) -> String {
-    match v {
-        ParamValue::Int(i) => format!("i:{i}"),
-        ParamValue::Float(f) => format!("f:{f:?}"),
-        ParamValue::Str(s) => format!("s:{s}"),
-    }
+    v.typed_text()
 }
 
 /// What every point of the experiment depends on: its name and every buffer (each is allocated

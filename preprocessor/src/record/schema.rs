@@ -143,6 +143,37 @@ impl FailureKind {
     }
 }
 
+/// How a point's samples are taken: the directive's `measure.mode` for GPU points, `Host` for CPU
+/// baselines. Stored as the lowercase name.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum TimingMode {
+    /// The L2 cache flushed before each sample (the default).
+    #[default]
+    Cold,
+    /// No flush; short runs batched so a sample lasts long enough to time.
+    Hot,
+    /// A CPU baseline, timed with the host's wall clock.
+    Host,
+}
+
+impl TimingMode {
+    /// The name in recordings and directives.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            TimingMode::Cold => "cold",
+            TimingMode::Hot => "hot",
+            TimingMode::Host => "host",
+        }
+    }
+}
+
+impl std::fmt::Display for TimingMode {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
 /// Timing statistics of the measured launch sequence, in milliseconds.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct Timing {
@@ -154,8 +185,8 @@ pub struct Timing {
     /// Relative standard deviation of the samples.
     pub noise: f64,
     pub samples: usize,
-    /// "cold" (L2 flushed before each sample), "hot" (batched, no flush) or "host" (CPU baseline).
-    pub mode: String,
+    /// How the samples were taken (on disk: "cold", "hot" or "host").
+    pub mode: TimingMode,
     /// The SM clock fell below 75 % of the device's maximum during the samples, or NVML reported a
     /// thermal or hardware slowdown (recordings before `clocks` existed: a guess from the sample drift).
     #[serde(default)]
@@ -180,7 +211,7 @@ pub struct Timing {
     /// Clocks read through NVML during the samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clocks: Option<Clocks>,
-    /// The host CPU's model (CPU baselines, mode "host").
+    /// The host CPU's model (CPU baselines, [`TimingMode::Host`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<String>,
 }
@@ -196,7 +227,7 @@ impl Default for Timing {
             q3_ms: 0.0,
             noise: 0.0,
             samples: 0,
-            mode: "cold".into(),
+            mode: TimingMode::Cold,
             throttled: false,
             stop: None,
             noise_target: None,
@@ -333,5 +364,22 @@ impl Point {
             Attribute::BlocksPerSm => occupancy?.blocks_per_sm as f64,
             Attribute::WarpsPerSm => occupancy?.warps_per_sm as f64,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The enum keeps the recordings' on-disk strings, and an unknown mode is an error rather than
+    /// a timing of unknown meaning.
+    #[test]
+    fn timing_mode_is_stored_as_its_lowercase_name() {
+        for mode in [TimingMode::Cold, TimingMode::Hot, TimingMode::Host] {
+            let json = serde_json::to_string(&mode).unwrap();
+            assert_eq!(json, format!("\"{}\"", mode.as_str()));
+            assert_eq!(serde_json::from_str::<TimingMode>(&json).unwrap(), mode);
+        }
+        assert!(serde_json::from_str::<TimingMode>("\"warm\"").is_err());
     }
 }

@@ -129,7 +129,18 @@ impl DataDir {
             let path = path.to_path_buf();
             move |source| StoreError::NotWritable { path, source }
         };
-        fs::create_dir_all(&self.root).map_err(not_writable(&self.root))?;
+        // A book that has recorded nothing yet: data/ is created by the first write, not here
+        // (a run refused later, e.g. without a GPU, leaves the book as it was).
+        if !self.root.exists() {
+            let parent = self.root.parent().unwrap_or(Path::new("."));
+            let parent = if parent.as_os_str().is_empty() {
+                Path::new(".")
+            } else {
+                parent
+            };
+            tempfile::NamedTempFile::new_in(parent).map_err(not_writable(parent))?;
+            return Ok(());
+        }
         let mut dirs = vec![self.root.clone()];
         dirs.extend(self.devices()?.iter().map(|d| self.root.join(d)));
         for dir in dirs {

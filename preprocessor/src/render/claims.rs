@@ -7,26 +7,66 @@ use crate::results::view::{ClaimStatus, ClaimView};
 use crate::results::{evaluate_claim_on, numeric_axes};
 use std::fmt::Write as _;
 
-/// The self-check: a claim evaluated on the paper's own numbers (its `data/papers` table), so a reader
-/// sees which claims even the paper's data supports. Rows with the same axis values form one group.
-pub fn on_paper(text: &str, paper: &PaperTable) -> ClaimView {
+/// The self-check: a claim evaluated on the paper's own numbers (its `data/papers` tables, merged
+/// into one data set), so a reader sees which claims even the paper's data supports. Rows with the
+/// same axis values form one group. Two tables giving one cell different numbers leave the claim
+/// not evaluated, saying where.
+pub fn on_paper(text: &str, tables: &[&PaperTable]) -> ClaimView {
     let mut groups: Vec<ClaimGroup> = Vec::new();
-    for row in &paper.rows {
-        let axes = numeric_axes(&row.axes);
-        let at = match groups.iter().position(|g| g.axes == axes) {
-            Some(i) => i,
-            None => {
-                groups.push(ClaimGroup::new(axes));
-                groups.len() - 1
+    for paper in tables {
+        for row in &paper.rows {
+            let axes = numeric_axes(&row.axes);
+            let at = match groups.iter().position(|g| g.axes == axes) {
+                Some(i) => i,
+                None => {
+                    groups.push(ClaimGroup::new(axes));
+                    groups.len() - 1
+                }
+            };
+            for (metric, value) in &row.metrics {
+                let key = (row.variant.clone(), metric.clone());
+                match groups[at].values.get(&key) {
+                    Some(seen) if seen != value => {
+                        return ClaimView {
+                            text: text.to_string(),
+                            status: ClaimStatus::NotEvaluated,
+                            detail: format!(
+                                "the tables disagree: {}.{metric} at {} is {seen} and {value} ({})",
+                                row.variant, groups[at].label, paper.id
+                            ),
+                        };
+                    }
+                    _ => {
+                        groups[at].values.insert(key, *value);
+                    }
+                }
             }
-        };
-        for (metric, value) in &row.metrics {
-            groups[at]
-                .values
-                .insert((row.variant.clone(), metric.clone()), *value);
         }
     }
     evaluate_claim_on(text, &groups)
+}
+
+/// "widuch2010, Table 1 + widuch2010, Table 3, on the NVIDIA GeForce 9600M GT": the citation of a
+/// merged data set and the GPUs it was measured on (a table measured on none, a CPU's, names none).
+fn citations(tables: &[&PaperTable]) -> String {
+    let cited = tables
+        .iter()
+        .map(|t| t.citation())
+        .collect::<Vec<_>>()
+        .join(" + ");
+    let mut gpus: Vec<&str> = Vec::new();
+    for gpu in tables.iter().filter_map(|t| t.gpu()) {
+        let name = gpu.split(" (").next().unwrap_or(gpu).trim();
+        let unnamed = name.is_empty() || name.starts_with("none") || name.starts_with("not ");
+        if !unnamed && !gpus.contains(&name) {
+            gpus.push(name);
+        }
+    }
+    if gpus.is_empty() {
+        cited
+    } else {
+        format!("{cited}, on the {}", gpus.join(" and the "))
+    }
 }
 
 /// Mark, class suffix and wording of a claim status.
@@ -38,9 +78,14 @@ pub fn status_parts(status: ClaimStatus) -> (&'static str, &'static str, &'stati
     }
 }
 
-/// The list as HTML; empty when there are no claims. With the directive's paper table, each claim
-/// also says whether the paper's own numbers support it ([`on_paper`]).
-pub fn claims_html(claims: &[ClaimView], paper: Option<&PaperTable>) -> String {
+/// The list as HTML; empty when there are no claims. Each claim also says whether the paper's own
+/// numbers support it ([`on_paper`]), once per data set of `self_check`; with none, a claim of a
+/// directive that reproduces a paper's item (`of_paper`) says that the paper prints no numbers for it.
+pub fn claims_html(
+    claims: &[ClaimView],
+    self_check: &[Vec<&PaperTable>],
+    of_paper: bool,
+) -> String {
     if claims.is_empty() {
         return String::new();
     }
@@ -60,14 +105,20 @@ pub fn claims_html(claims: &[ClaimView], paper: Option<&PaperTable>) -> String {
                 escape(&claim.detail)
             );
         }
-        if let Some(paper) = paper {
-            let own = on_paper(&claim.text, paper);
+        for tables in self_check {
+            let own = on_paper(&claim.text, tables);
             let (mark, class, _) = status_parts(own.status);
             let _ = write!(
                 out,
                 "<br><span class=\"gpulab-claim-paper gpulab-claim-{class}\">on the paper's own numbers ({}): {mark} {}</span>",
-                escape(&paper.citation()),
+                escape(&citations(tables)),
                 escape(&own.detail)
+            );
+        }
+        if self_check.is_empty() && of_paper {
+            out.push_str(
+                "<br><span class=\"gpulab-claim-paper gpulab-claim-unevaluated\">on the paper's own numbers: – \
+                 none to check: the paper prints no numbers for these quantities</span>",
             );
         }
         out.push_str("</li>\n");
@@ -100,11 +151,11 @@ mod tests {
                 detail: String::new(),
             },
         ];
-        let html = claims_html(&claims, None);
+        let html = claims_html(&claims, &[], false);
         assert!(html.contains("gpulab-claim-holds\"><span class=\"gpulab-claim-mark\" aria-hidden=\"true\">✓</span> <code>a.time_ms &lt; b.time_ms</code> <span class=\"gpulab-claim-status\">holds</span> <span class=\"gpulab-claim-detail\">— holds at 3 of 3 sizes</span>"));
         assert!(html.contains("✗</span> <code>x &gt; 4 where N &gt;= 640</code> <span class=\"gpulab-claim-status\">does not hold</span>"));
         assert!(html.contains("–</span> <code>c ~= d</code> <span class=\"gpulab-claim-status\">not evaluated</span></li>"));
-        assert_eq!(claims_html(&[], None), "");
+        assert_eq!(claims_html(&[], &[], true), "");
         assert!(!html.contains("paper's own numbers"));
     }
 
@@ -115,9 +166,9 @@ mod tests {
             "# units: time_ms=ms\nN,variant,time_ms\n160,a,2.0\n160,b,1.0\n320,a,3.0\n320,b,4.0\n";
         let paper =
             PaperTable::parse("synth2020/t1", std::path::Path::new("t1.csv"), text).unwrap();
-        let holds = on_paper("some: b.time_ms < a.time_ms", &paper);
+        let holds = on_paper("some: b.time_ms < a.time_ms", &[&paper]);
         assert_eq!(holds.status, ClaimStatus::Holds, "{}", holds.detail);
-        let fails = on_paper("b.time_ms < a.time_ms", &paper);
+        let fails = on_paper("b.time_ms < a.time_ms", &[&paper]);
         assert_eq!(fails.status, ClaimStatus::Fails);
         assert!(
             fails
@@ -126,14 +177,107 @@ mod tests {
             "{}",
             fails.detail
         );
-        let absent = on_paper("c.time_ms < a.time_ms", &paper);
+        let absent = on_paper("c.time_ms < a.time_ms", &[&paper]);
         assert_eq!(absent.status, ClaimStatus::NotEvaluated);
         let claims = vec![ClaimView {
             text: "b.time_ms < a.time_ms".into(),
             status: ClaimStatus::Holds,
             detail: String::new(),
         }];
-        let html = claims_html(&claims, Some(&paper));
+        let html = claims_html(&claims, &[vec![&paper]], true);
         assert!(html.contains("<span class=\"gpulab-claim-paper gpulab-claim-fails\">on the paper's own numbers (synth2020, t1): ✗ does not hold at 1 of 2 points"), "{html}");
+    }
+
+    /// A claim whose variants live in different tables of the paper (Widuch's Tables 1 and 3,
+    /// Szczepański's one table per version) was never checked on the paper's numbers.
+    #[test]
+    fn self_check_merges_the_tables_of_one_data_set() {
+        // Synthetic tables.
+        let a = PaperTable::parse(
+            "synth2020/t1",
+            std::path::Path::new("t1.csv"),
+            "N,variant,time_ms\n160,global,4.0\n320,global,9.0\n",
+        )
+        .unwrap();
+        let b = PaperTable::parse(
+            "synth2020/t3",
+            std::path::Path::new("t3.csv"),
+            "N,variant,time_ms\n160,shared,1.0\n320,shared,2.0\n640,shared,5.0\n",
+        )
+        .unwrap();
+        let both = on_paper("shared.time_ms < global.time_ms", &[&a, &b]);
+        assert_eq!(both.status, ClaimStatus::Holds, "{}", both.detail);
+        assert!(both.detail.contains('2'), "two points: {}", both.detail);
+        let alone = on_paper("shared.time_ms < global.time_ms", &[&a]);
+        assert_eq!(alone.status, ClaimStatus::NotEvaluated);
+        let clash = PaperTable::parse(
+            "synth2020/t4",
+            std::path::Path::new("t4.csv"),
+            "N,variant,time_ms\n160,shared,1.5\n",
+        )
+        .unwrap();
+        let disagree = on_paper("shared.time_ms < global.time_ms", &[&b, &clash]);
+        assert_eq!(disagree.status, ClaimStatus::NotEvaluated);
+        assert!(
+            disagree.detail.contains(
+                "the tables disagree: shared.time_ms at N=160 is 1 and 1.5 (synth2020/t4)"
+            ),
+            "{}",
+            disagree.detail
+        );
+        let claims = vec![ClaimView {
+            text: "shared.time_ms < global.time_ms".into(),
+            status: ClaimStatus::Holds,
+            detail: String::new(),
+        }];
+        let gpu = PaperTable::parse(
+            "synth2020/t9",
+            std::path::Path::new("t9.csv"),
+            "# gpu: Synthetic GPU 7 (2 SMs)\nN,variant,time_ms\n160,global,4.0\n",
+        )
+        .unwrap();
+        assert_eq!(
+            citations(&[&a, &gpu]),
+            "synth2020, t1 + synth2020, t9, on the Synthetic GPU 7"
+        );
+        let unstated = PaperTable::parse(
+            "synth2020/t8",
+            std::path::Path::new("t8.csv"),
+            "# gpu: not stated in the text\nN,variant,time_ms\n160,global,4.0\n",
+        )
+        .unwrap();
+        assert_eq!(citations(&[&unstated]), "synth2020, t8", "no GPU named");
+        let html = claims_html(&claims, &[vec![&a, &b], vec![&clash]], true);
+        assert!(
+            html.contains("on the paper's own numbers (synth2020, t1 + synth2020, t3): ✓ holds"),
+            "{html}"
+        );
+        assert!(
+            html.contains("on the paper's own numbers (synth2020, t4): – "),
+            "{html}"
+        );
+        assert!(!html.contains("none to check"), "{html}");
+    }
+
+    /// A paper claim with no paper numbers said nothing about them, as if the check had been forgotten.
+    #[test]
+    fn paper_claims_without_numbers_say_so() {
+        let claims = vec![ClaimView {
+            text: "a.time_ms < b.time_ms".into(),
+            status: ClaimStatus::Holds,
+            detail: String::new(),
+        }];
+        let of_paper = claims_html(&claims, &[], true);
+        assert!(
+            of_paper.contains(
+                "on the paper's own numbers: – none to check: the paper prints no numbers"
+            ),
+            "{of_paper}"
+        );
+        let target = claims_html(&claims, &[], false);
+        assert!(
+            !target.contains("paper's own numbers"),
+            "a project target is no paper claim: {target}"
+        );
     }
 }

@@ -156,7 +156,11 @@ impl DeviceContext {
             provenance_text: provenance_text(&device.provenance),
             tables,
             charts,
-            claims: claims_html(&device.claims, view.paper),
+            claims: claims_html(
+                &device.claims,
+                &view.self_check,
+                !view.directive.reproduces.is_empty(),
+            ),
             provenance: provenance_html(&device.provenance, quality_line(view, device).as_deref()),
             stale: stale_badge_html(device.stale_count(), total).unwrap_or_default(),
             missing: missing_note_html(device.missing_count(), total).unwrap_or_default(),

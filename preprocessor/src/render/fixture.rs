@@ -6,7 +6,9 @@ use crate::directive::{
 };
 use crate::metrics::MetricInfo;
 use crate::papers::PaperTable;
-use crate::record::{DeviceRecord, Failure, FailureKind, Outcome, Point, Timing, Verification};
+use crate::record::{
+    DeviceRecord, Failure, FailureKind, Outcome, Point, Timing, TimingMode, Verification,
+};
 use crate::results::view::{
     Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance,
 };
@@ -55,7 +57,7 @@ pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
             q3_ms: time_ms * 1.05,
             noise: 0.004,
             samples: 10,
-            mode: "cold".into(),
+            mode: TimingMode::Cold,
             throttled: false,
             ..Timing::default()
         }),
@@ -113,6 +115,7 @@ pub fn directive(charts: Vec<ChartSpec>) -> Directive {
         }],
         charts,
         paper: Some("synth2020/table1".into()),
+        paper_check: Vec::new(),
         reproduces: vec!["synth2020:table1".into()],
         expect: vec!["shared_2d.time_ms < global_2d.time_ms".into()],
         devices: DeviceSelection::Default,
@@ -235,6 +238,11 @@ impl Fixture {
                 }],
             }],
             paper: self.with_paper.then_some(&self.paper),
+            self_check: self
+                .with_paper
+                .then(|| vec![&self.paper])
+                .into_iter()
+                .collect(),
             expected_cells: 6,
             code: vec![crate::results::view::CodeFile {
                 name: "kernels/synth_matmul/matmul.cu".into(),

@@ -1,7 +1,7 @@
 //! Concerns, tooltips and the provenance summary on synthetic points.
 
 use super::*;
-use crate::record::{Clocks, Timing};
+use crate::record::{Clocks, Timing, TimingMode};
 use crate::value::{Quantity, Unit};
 use std::collections::BTreeMap;
 
@@ -206,13 +206,13 @@ fn summary_counts_each_concern_or_is_none() {
 fn hot_batches_and_cpu_models_are_named() {
     let t = Timing {
         runs_per_sample: 125,
-        mode: "hot".into(),
+        mode: TimingMode::Hot,
         ..good()
     };
     assert!(sample_summary(&t).contains("125 runs per sample (hot)"));
     let host = Timing {
         cpu: Some("AMD EPYC 9454, 16 threads".into()),
-        mode: "host".into(),
+        mode: TimingMode::Host,
         ..good()
     };
     assert!(sample_summary(&host).ends_with("CPU AMD EPYC 9454, 16 threads"));

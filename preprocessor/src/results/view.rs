@@ -94,6 +94,9 @@ pub struct DirectiveView<'a> {
     /// One entry per device shown; empty when nothing is recorded anywhere.
     pub devices: Vec<DeviceResults<'a>>,
     pub paper: Option<&'a PaperTable>,
+    /// The paper's own numbers the claims are also evaluated on (the self-check): `paper`, then each
+    /// `paper_check` entry (its tables merged). Empty: the paper prints none for this directive.
+    pub self_check: Vec<Vec<&'a PaperTable>>,
     /// Cells the directive asks for (for the "no recording" box and counts).
     pub expected_cells: usize,
     /// The spec and kernel sources behind the output, shown beside it (empty: not shown).

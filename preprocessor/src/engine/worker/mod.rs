@@ -23,6 +23,7 @@ use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
+use std::process::ExitCode;
 use std::sync::Arc;
 
 /// Seed of every generated input: the same inputs on every machine and run.
@@ -48,21 +49,39 @@ pub fn device_record(d: &DeviceInfo) -> DeviceRecord {
     }
 }
 
-fn emit(msg: &Message) {
+/// Writes one message to the supervisor as a JSON line. A message that cannot be serialised is
+/// replaced by a `Fatal` saying why (the supervisor reports it, where an empty line would read as
+/// a protocol error); an error writing stdout (the supervisor is gone) ends the worker.
+fn emit(msg: &Message) -> Result<(), Stopped> {
+    let line = serde_json::to_string(msg).or_else(|e| {
+        serde_json::to_string(&Message::Fatal {
+            message: format!("the worker could not serialise its message: {e}"),
+        })
+    });
     let mut out = std::io::stdout().lock();
-    let _ = writeln!(out, "{}", serde_json::to_string(msg).unwrap_or_default());
-    let _ = out.flush();
+    let written = match line {
+        Ok(line) => writeln!(out, "{line}").and_then(|()| out.flush()),
+        Err(e) => Err(std::io::Error::other(e)),
+    };
+    written.map_err(|_| Stopped)
 }
 
+/// The supervisor stopped reading: nothing more can be reported.
+struct Stopped;
+
 /// `mdbook-gpulab worker`: reads a job on stdin, streams messages on stdout.
-pub fn worker_main() -> std::process::ExitCode {
+pub fn worker_main() -> ExitCode {
+    run_job_from_stdin().unwrap_or(ExitCode::FAILURE)
+}
+
+fn run_job_from_stdin() -> Result<ExitCode, Stopped> {
     let job: Job = match serde_json::from_reader(std::io::stdin()) {
         Ok(j) => j,
         Err(e) => {
             emit(&Message::Fatal {
                 message: format!("bad job: {e}"),
-            });
-            return std::process::ExitCode::FAILURE;
+            })?;
+            return Ok(ExitCode::FAILURE);
         }
     };
     let gpu = match Gpu::open(0) {
@@ -70,15 +89,15 @@ pub fn worker_main() -> std::process::ExitCode {
         Err(e) => {
             emit(&Message::Fatal {
                 message: e.to_string(),
-            });
-            return std::process::ExitCode::FAILURE;
+            })?;
+            return Ok(ExitCode::FAILURE);
         }
     };
     let device = device_record(gpu.info());
-    emit(&Message::Device(device.clone()));
+    emit(&Message::Device(device.clone()))?;
     if job.points.is_empty() {
         // A probe (`supervisor::probe_device`): the device is the whole answer.
-        return std::process::ExitCode::SUCCESS;
+        return Ok(ExitCode::SUCCESS);
     }
     let exp = match crate::spec::load(&job.root, &job.kernels_dir, &job.experiment) {
         Ok(e) => Arc::new(e),
@@ -88,8 +107,8 @@ pub fn worker_main() -> std::process::ExitCode {
                 .map(|d| d.render(false))
                 .collect::<Vec<_>>()
                 .join("\n");
-            emit(&Message::Fatal { message });
-            return std::process::ExitCode::FAILURE;
+            emit(&Message::Fatal { message })?;
+            return Ok(ExitCode::FAILURE);
         }
     };
     let mut runner = PointRunner {
@@ -103,18 +122,18 @@ pub fn worker_main() -> std::process::ExitCode {
         slowest: job.budget_hints.clone().into_iter().collect(),
     };
     for (index, jp) in job.points.iter().enumerate() {
-        emit(&Message::Start { index });
+        emit(&Message::Start { index })?;
         let point = runner.run(jp);
         emit(&Message::Point {
             index,
             point: Box::new(point),
-        });
+        })?;
         if runner.gpu.is_poisoned() {
             // The context is lost (illegal address…): let the parent restart a fresh worker.
-            return std::process::ExitCode::from(3);
+            return Ok(ExitCode::from(3));
         }
     }
-    std::process::ExitCode::SUCCESS
+    Ok(ExitCode::SUCCESS)
 }
 
 /// Host inputs of the current parameter values, shared by every variant at those values.

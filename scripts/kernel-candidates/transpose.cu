@@ -1,0 +1,53 @@
+// Transpose candidates (scripts/kernel_candidates.py): b = a^T, a is rows x cols floats, row-major.
+// One template, instantiated by name: a T x T tile per block of (T/V) x R threads; each thread
+// moves T/R vectors of V floats (all its loads are issued before any shared-memory store, so
+// T/R * V * 4 bytes per thread are in flight). SW = 0: tile rows padded to T + 1 words;
+// SW = 1: no padding, column index XOR-swizzled by the row. CS = 1: streaming stores (__stcs).
+// Needs rows, cols % T == 0.
+template <int V> struct VecT;
+template <> struct VecT<1> { typedef float T; };
+template <> struct VecT<2> { typedef float2 T; };
+template <> struct VecT<4> { typedef float4 T; };
+
+template <int V, int SW>
+__device__ __forceinline__ int swz(int r, int c)
+{
+    return SW ? (c ^ ((r / V) & 31)) : c;
+}
+
+template <int T, int R, int V, int SW, int CS>
+__global__ void __launch_bounds__((T / V) * R)
+transpose_t(const float* __restrict__ a, float* __restrict__ b, int rows, int cols)
+{
+    typedef typename VecT<V>::T vec;
+    constexpr int P = SW ? T : T + 1;
+    __shared__ float tile[T * P];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const size_t r0 = (size_t)blockIdx.y * T, c0 = (size_t)blockIdx.x * T;
+    vec v[T / R];
+#pragma unroll
+    for (int k = 0; k < T / R; ++k)
+        v[k] = *reinterpret_cast<const vec*>(a + (r0 + ty + k * R) * cols + c0 + V * tx);
+#pragma unroll
+    for (int k = 0; k < T / R; ++k) {
+        const int r = ty + k * R;
+        const float* f = reinterpret_cast<const float*>(&v[k]);
+#pragma unroll
+        for (int e = 0; e < V; ++e) tile[r * P + swz<V, SW>(r, V * tx + e)] = f[e];
+    }
+    __syncthreads();
+#pragma unroll
+    for (int k = 0; k < T / R; ++k) {
+        const int c = ty + k * R;
+        vec w;
+        float* f = reinterpret_cast<float*>(&w);
+#pragma unroll
+        for (int e = 0; e < V; ++e) {
+            const int r = V * tx + e;
+            f[e] = tile[r * P + swz<V, SW>(r, c)];
+        }
+        vec* dst = reinterpret_cast<vec*>(b + (c0 + c) * rows + r0 + V * tx);
+        if (CS) __stcs(dst, w);
+        else *dst = w;
+    }
+}

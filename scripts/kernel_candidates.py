@@ -1,0 +1,561 @@
+#!/usr/bin/env python3
+"""Kernel candidates for issue 10 item 5, each against its baseline measured in the same run.
+
+Targets (both GPUs): best transpose >= 95 % of our best copy (copy_vec4_flat); own SGEMM >= 90 % of
+cuBLAS SGEMM (FP32, no TF32) at N = 4096 and 8192; float sum >= PyTorch's sum.
+
+METHOD (the engine's and scripts/library_anchors.py's): every candidate is compiled with
+cupy.RawModule (NVRTC; CuPy picks the architecture), run once and checked against a reference
+(transpose and copy exactly; sum against a float64 sum, relative error <= 1e-4; SGEMM against
+cupy.matmul, max |C - ref| <= 1e-4 x max |ref|), then timed with CUDA events on the default stream:
+before every sample a buffer of twice the L2 size is written (the L2 flush); 3 warm-up runs, the
+median of SAMPLES (default 20). Bytes count what is read plus written (transpose/copy 2 x 1 GiB,
+sum 1 GiB); SGEMM flops are 2 N^3.
+  transpose  16384 x 16384 floats; baseline copy_vec4_flat (kernels/coalescing/flat_copy.cu) on the
+             same 1 GiB; the current tile32 / tile64_vec4 (kernels/transpose_conrad) for reference
+  sum        2^28 floats (1 GiB); baselines torch.sum (if PyTorch imports) and cupy.sum; the
+             current reduce_best shape is the candidate LD=0, MODE=0, U=4, 256 threads, SM*8; the
+             same candidates again on 2^28 ints (the reduction experiment's type), checked exactly
+  sgemm      N = 4096 and 8192; baseline cupy.matmul (CUPY_TF32=0) and torch.mm (allow_tf32 off);
+             the ratio is to the faster library; the current sgemm_warptile (BK 16) for reference
+Candidates are template instantiations of scripts/kernel-candidates/{transpose,reduce,sgemm}.cu.
+Exit status 1 when any candidate fails verification or errors (the others still run).
+
+Run on the GPU machine, from the repository root (about a minute on an H100):
+    python3 scripts/kernel_candidates.py            # everything
+    python3 scripts/kernel_candidates.py --only transpose,sum --samples 30
+    python3 scripts/kernel_candidates.py --dry-run  # the plan, no GPU needed
+    python3 scripts/kernel_candidates.py --self-test   # the kernels' index arithmetic in Python, no GPU
+    python3 scripts/kernel_candidates.py --nvrtc-check /path/libnvrtc.so.13   # compile for sm_90, no GPU
+"""
+import argparse
+import os
+import re
+import statistics
+import sys
+import time
+
+os.environ.setdefault("CUPY_TF32", "0")   # before CuPy loads: cuBLAS SGEMM in plain FP32
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+CAND = os.path.join(HERE, "kernel-candidates")
+OPTS = ("--std=c++17",)
+
+# ---------------------------------------------------------------- the plan
+TRANSPOSE_N = 16384
+# (T, R, V, SW, CS): tile, block rows, floats per vector, swizzle instead of padding, __stcs
+TRANSPOSE = [
+    (32, 8, 1, 0, 0), (32, 8, 1, 1, 0), (32, 8, 1, 0, 1), (32, 4, 1, 1, 1), (32, 8, 2, 1, 1),
+    (64, 8, 1, 0, 0), (64, 8, 1, 1, 0), (64, 8, 1, 1, 1), (64, 16, 1, 1, 1), (64, 4, 1, 1, 1),
+    (64, 8, 2, 0, 0), (64, 8, 2, 1, 0), (64, 8, 2, 1, 1), (64, 4, 2, 1, 1), (64, 16, 2, 1, 1),
+    (64, 16, 4, 0, 0), (64, 16, 4, 1, 1), (64, 8, 4, 1, 1),
+]
+SUM_N = 2**28
+# (NT, U, LD, MODE, grid): threads, float4 loads in flight, load kind, combine mode, grid
+# (grid: "SM*k" = k blocks per SM, "flat" = one pass, each thread exactly U float4)
+SUM = [
+    (256, 4, 0, 0, "SM*8"), (256, 4, 0, 2, "SM*8"), (256, 8, 0, 2, "SM*8"), (256, 8, 0, 1, "SM*8"),
+    (256, 4, 1, 2, "SM*8"), (256, 8, 1, 2, "SM*8"), (256, 4, 2, 2, "SM*8"), (256, 8, 2, 2, "SM*8"),
+    (512, 4, 2, 2, "SM*4"), (1024, 4, 2, 2, "SM*2"), (256, 8, 2, 2, "SM*16"), (256, 4, 0, 2, "SM*32"),
+    (256, 4, 0, 2, "flat"), (256, 8, 2, 2, "flat"), (128, 8, 2, 2, "SM*16"),
+]
+SGEMM_NS = (4096, 8192)
+# (BM, BN, BK, WM, WN, MINB, GROUP, STAGES): STAGES 0 = sgemm_t (two shared stages filled from
+# registers prefetched during the FMAs), STAGES >= 2 = sgemm_async (cp.async, STAGES shared stages)
+SGEMM = [
+    (128, 128, 8, 64, 32, 2, 1, 0), (128, 128, 16, 64, 32, 2, 1, 0), (128, 128, 8, 64, 32, 2, 8, 0),
+    (128, 128, 16, 64, 32, 2, 8, 0), (128, 128, 16, 64, 32, 1, 8, 0), (128, 128, 8, 32, 64, 2, 8, 0),
+    (128, 256, 8, 64, 64, 1, 8, 0), (256, 128, 8, 64, 32, 1, 8, 0), (128, 256, 8, 64, 64, 1, 1, 0),
+    (128, 128, 8, 64, 64, 2, 8, 0), (128, 128, 16, 64, 64, 2, 8, 0),
+    (128, 128, 8, 64, 32, 2, 8, 3), (128, 128, 8, 64, 32, 2, 8, 4), (128, 128, 16, 64, 32, 1, 8, 2),
+    (128, 256, 8, 64, 64, 1, 8, 3), (128, 128, 8, 64, 64, 2, 8, 4), (128, 128, 8, 64, 32, 1, 8, 3),
+]
+
+
+def t_name(c):
+    return "transpose_t<%d, %d, %d, %d, %d>" % c
+
+
+def t_label(c):
+    t, r, v, sw, cs = c
+    return f"T{t} {t // v}x{r} v{v} {'swz' if sw else 'pad'}{' cs' if cs else ''}"
+
+
+SUM_TYPES = ("float", "int")
+
+
+def s_names(c, e="float"):
+    nt, u, ld, mode, _ = c
+    return ["rsum<%s, %d, %d, %d, %d>" % (e, nt, u, ld, mode)] + (["rsum_final<%s, %d>" % (e, nt)] if mode == 0 else [])
+
+
+def s_label(c):
+    nt, u, ld, mode, grid = c
+    return f"x{nt} U{u} {('ld', 'ldcs', 'nc256')[ld]} {('2pass', 'atomic', 'lastblk')[mode]} {grid}"
+
+
+def g_name(c):
+    if c[7]:
+        return "sgemm_async<%d, %d, %d, %d, %d, %d, %d, %d>" % c
+    return "sgemm_t<%d, %d, %d, %d, %d, %d, %d>" % c[:7]
+
+
+def g_label(c):
+    bm, bn, bk, wm, wn, minb, group, stages = c
+    feed = f" async{stages}" if stages else ""
+    return f"{bm}x{bn}x{bk} w{wm}x{wn} mb{minb} g{group}{feed}"
+
+
+def plan():
+    rows = [("transpose", f"{TRANSPOSE_N}^2 f32", "copy_vec4_flat (baseline), tile32, tile64_vec4 (current)")]
+    rows += [("transpose", t_label(c), t_name(c)) for c in TRANSPOSE]
+    rows += [("sum", f"{SUM_N} f32", "torch.sum, cupy.sum (baselines)")]
+    rows += [("sum", s_label(c), " + ".join(s_names(c, e))) for e in SUM_TYPES for c in SUM]
+    rows += [("sgemm", f"N = {SGEMM_NS}", "cupy.matmul / torch.mm FP32 (baselines), sgemm_warptile BK16 (current)")]
+    rows += [("sgemm", g_label(c), g_name(c)) for c in SGEMM]
+    return rows
+
+
+# ---------------------------------------------------------------- compile check without a GPU
+def nvrtc_check(lib):
+    """Compile every candidate file for sm_90 with NVRTC (ctypes), print ptxas's register/spill lines."""
+    import ctypes
+    nv = ctypes.CDLL(lib)
+    nv.nvrtcGetErrorString.restype = ctypes.c_char_p
+    files = {
+        "transpose.cu": [t_name(c) for c in TRANSPOSE],
+        "reduce.cu": sorted({n for c in SUM for e in SUM_TYPES for n in s_names(c, e)}),
+        "sgemm.cu": [g_name(c) for c in SGEMM],
+        "../../kernels/coalescing/flat_copy.cu": [],
+        "../../kernels/transpose_conrad/transpose.cu": [],
+        "../../kernels/sgemm/sgemm.cu": [],
+    }
+    bad = 0
+    for fname, names in files.items():
+        src = open(os.path.join(CAND, fname), "rb").read()
+        prog = ctypes.c_void_p()
+        assert nv.nvrtcCreateProgram(ctypes.byref(prog), src, fname.encode(), 0, None, None) == 0
+        for n in names:
+            nv.nvrtcAddNameExpression(prog, n.encode())
+        opts = [b"--std=c++17", b"--gpu-architecture=sm_90", b"--ptxas-options=-v", b"-DBK=16"]
+        arr = (ctypes.c_char_p * len(opts))(*opts)
+        t0 = time.time()
+        rc = nv.nvrtcCompileProgram(prog, len(opts), arr)
+        size = ctypes.c_size_t()
+        nv.nvrtcGetProgramLogSize(prog, ctypes.byref(size))
+        log = ctypes.create_string_buffer(size.value)
+        nv.nvrtcGetProgramLog(prog, log)
+        text = log.value.decode(errors="replace")
+        print(f"== {fname}: {nv.nvrtcGetErrorString(rc).decode()} in {time.time() - t0:.1f} s")
+        if rc != 0:
+            print(text)
+            bad += 1
+            continue
+        lowered = {}
+        for n in names:
+            low = ctypes.c_char_p()
+            nv.nvrtcGetLoweredName(prog, n.encode(), ctypes.byref(low))
+            lowered[low.value.decode()] = n
+        entry = None
+        for line in text.splitlines():
+            m = re.search(r"entry function '([^']+)'", line)
+            if m:
+                entry = lowered.get(m.group(1), m.group(1))
+            elif "registers" in line:
+                print(f"   {entry:44} {line.split(':', 1)[1].strip()}")
+            elif "spill" in line and " 0 bytes spill stores" not in line:
+                print(f"   {entry:44} SPILLS: {line.strip()}")
+    return bad
+
+
+# ---------------------------------------------------------------- index checks without a GPU
+def self_test():
+    """Replay the kernels' index arithmetic in plain Python for small sizes: every transpose
+    candidate moves every element to its place (and never stores twice to one shared word); every
+    SGEMM candidate's rasterisation, tile loads and output ownership cover each element once."""
+    bad = 0
+    n = 128
+    a = [[r * n + c for c in range(n)] for r in range(n)]
+    for (t, r, v, sw, cs) in TRANSPOSE:
+        p = t if sw else t + 1
+        b = [[-1] * n for _ in range(n)]
+
+        def sz(rr, cc):
+            return cc ^ ((rr // v) & 31) if sw else cc
+        ok = True
+        for by in range(n // t):
+            for bx in range(n // t):
+                r0, c0 = by * t, bx * t
+                tile = [None] * (t * p)
+                for ty in range(r):
+                    for tx in range(t // v):
+                        for k in range(t // r):
+                            row = ty + k * r
+                            for e in range(v):
+                                idx = row * p + sz(row, v * tx + e)
+                                ok &= tile[idx] is None
+                                tile[idx] = a[r0 + row][c0 + v * tx + e]
+                for ty in range(r):
+                    for tx in range(t // v):
+                        for k in range(t // r):
+                            c = ty + k * r
+                            for e in range(v):
+                                rr = v * tx + e
+                                b[c0 + c][r0 + v * tx + e] = tile[rr * p + sz(rr, c)]
+        ok &= all(b[j][i] == a[i][j] for i in range(n) for j in range(n))
+        bad += not ok
+        print(f"  transpose {t_label((t, r, v, sw, cs)):28} {'ok' if ok else 'WRONG'}")
+    for cfg in SGEMM:
+        bm_, bn_, bk, wm_, wn_, _, group, stages = cfg
+        nt = (bm_ // wm_) * (bn_ // wn_) * 32
+        n = max(bm_, bn_) * 4 + bm_ * 2   # num_m not a multiple of GROUP: a short last group
+        n -= n % (bm_ * bn_ // min(bm_, bn_))
+        num_m, num_n = n // bm_, n // bn_
+        seen = []
+        for pid in range(num_m * num_n):
+            if group > 1:
+                ig = group * num_n
+                fm = (pid // ig) * group
+                gsz = min(num_m - fm, group)
+                seen.append((fm + (pid % ig) % gsz, (pid % ig) // gsz))
+            else:
+                seen.append((pid // num_n, pid % num_n))
+        ok = sorted(seen) == [(i, j) for i in range(num_m) for j in range(num_n)]
+        a4, b4 = bm_ * bk // 4, bk * bn_ // 4
+        la, lb = -(-a4 // nt), -(-b4 // nt)
+        ca, cb, cc_ = {}, {}, {}
+        for t in range(nt):
+            for p_ in range(0 if stages else la):   # sgemm_t: float4 A loads
+                idx = t + p_ * nt
+                if idx < a4:
+                    rr, cc = idx // (bk // 4), idx % (bk // 4)
+                    for e in range(4):
+                        ca[(cc * 4 + e, rr)] = ca.get((cc * 4 + e, rr), 0) + 1
+            for p_ in range(-(-(bm_ * bk) // nt) if stages else 0):   # sgemm_async: 4-byte A copies
+                idx = t + p_ * nt
+                if idx < bm_ * bk:
+                    key = (idx % bk, idx // bk)
+                    ca[key] = ca.get(key, 0) + 1
+            for p_ in range(lb):
+                idx = t + p_ * nt
+                if idx < b4:
+                    rr, cc = idx // (bn_ // 4), idx % (bn_ // 4)
+                    for e in range(4):
+                        cb[(rr, cc * 4 + e)] = cb.get((rr, cc * 4 + e), 0) + 1
+            warp, lane = t >> 5, t & 31
+            wm, wn = (warp // (bn_ // wn_)) * wm_, (warp % (bn_ // wn_)) * wn_
+            lm, ln = (lane & 7) * 4, (lane >> 3) * 4
+            for i in range(wm_ // 32):
+                for r in range(4):
+                    for j in range(wn_ // 16):
+                        for q in range(4):
+                            key = (wm + i * 32 + lm + r, wn + j * 16 + ln + q)
+                            cc_[key] = cc_.get(key, 0) + 1
+        ok &= len(ca) == bk * bm_ and set(ca.values()) == {1}
+        ok &= len(cb) == bk * bn_ and set(cb.values()) == {1}
+        ok &= len(cc_) == bm_ * bn_ and set(cc_.values()) == {1}
+        ok &= all(0 <= k[0] < bm_ and 0 <= k[1] < bn_ for k in cc_)
+        bad += not ok
+        print(f"  sgemm {g_label(cfg):32} {'ok' if ok else 'WRONG'} ({nt} threads, N = {n})")
+    return bad
+
+
+# ---------------------------------------------------------------- the GPU run
+def main():
+    global TRANSPOSE_N, SUM_N
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--only", default="transpose,sum,sgemm")
+    ap.add_argument("--samples", type=int, default=20)
+    ap.add_argument("--transpose-n", type=int, default=TRANSPOSE_N, help="matrix side (a multiple of 64)")
+    ap.add_argument("--sum-n", type=int, default=SUM_N, help="floats to sum")
+    ap.add_argument("--dry-run", action="store_true", help="print the plan and exit")
+    ap.add_argument("--self-test", action="store_true", help="replay the index arithmetic on the CPU")
+    ap.add_argument("--nvrtc-check", metavar="LIBNVRTC", help="compile for sm_90 only, no GPU")
+    args = ap.parse_args()
+    TRANSPOSE_N, SUM_N = args.transpose_n, args.sum_n
+    if TRANSPOSE_N % 64:
+        ap.error("--transpose-n must be a multiple of 64")
+    if args.dry_run:
+        for sec, label, what in plan():
+            print(f"{sec:10} {label:34} {what}")
+        return 0
+    if args.self_test:
+        return 1 if self_test() else 0
+    if args.nvrtc_check:
+        return 1 if nvrtc_check(args.nvrtc_check) else 0
+    bench = Bench(args.samples)
+    only = set(args.only.split(","))
+    t0 = time.time()
+    if "transpose" in only:
+        bench.transpose()
+    if "sum" in only:
+        bench.sum()
+    if "sgemm" in only:
+        bench.sgemm()
+    print(f"\n{bench.failed} failed; {time.time() - t0:.0f} s")
+    return 1 if bench.failed else 0
+
+
+class Bench:
+    def __init__(self, samples):
+        import cupy as cp
+        self.cp = cp
+        self.samples = samples
+        self.failed = 0
+        props = cp.cuda.runtime.getDeviceProperties(0)
+        self.sms = props["multiProcessorCount"]
+        l2 = props["l2CacheSize"]
+        clock = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrMemoryClockRate, 0)
+        bus = cp.cuda.runtime.deviceGetAttribute(cp.cuda.runtime.cudaDevAttrGlobalMemoryBusWidth, 0)
+        self.peak = 2 * clock * 1e3 * bus / 8 / 1e9
+        self.flush_buf = cp.empty(2 * l2, dtype=cp.uint8)
+        try:
+            import torch
+            self.torch = torch
+            torch.backends.cuda.matmul.allow_tf32 = False
+            torch.backends.cudnn.allow_tf32 = False
+        except Exception as e:  # noqa: BLE001 - PyTorch is optional, say so
+            print(f"(PyTorch unavailable: {e}; torch baselines skipped)")
+            self.torch = None
+        print(f"{props['name'].decode()}: {self.sms} SMs, L2 {l2 / 2**20:.0f} MiB, theoretical "
+              f"{self.peak:.0f} GB/s; CuPy {cp.__version__}, CUPY_TF32={os.environ['CUPY_TF32']}, "
+              f"median of {samples}, L2 flushed before each sample")
+
+    def module(self, fname, names, opts=()):
+        src = open(fname).read()
+        return self.cp.RawModule(code=src, options=OPTS + tuple(opts), name_expressions=names or None)
+
+    def time_ms(self, run):
+        cp = self.cp
+        start, end = cp.cuda.Event(), cp.cuda.Event()
+        for _ in range(3):
+            run()
+        times = []
+        for _ in range(self.samples):
+            self.flush_buf.fill(1)
+            start.record()
+            run()
+            end.record()
+            end.synchronize()
+            times.append(cp.cuda.get_elapsed_time(start, end))
+        return statistics.median(times)
+
+    def row(self, label, ms, value, unit, base, ok, note=""):
+        ratio = f"{100 * value / base:6.1f}%" if base else "      "
+        flag = "ok" if ok else "FAIL"
+        print(f"  {label:36} {ms:9.4f} ms {value:8.1f} {unit:7} {ratio}  {flag} {note}")
+
+    def case(self, label, setup_check, run, value_of, unit, base):
+        """Run once, verify, time; print a row; return the value (None on failure)."""
+        try:
+            run()
+            self.cp.cuda.Device().synchronize()
+            ok, note = setup_check()
+            ms = self.time_ms(run)
+            value = value_of(ms)
+            self.row(label, ms, value, unit, base, ok, note)
+            if not ok:
+                self.failed += 1
+                return None
+            return value
+        except Exception as e:  # noqa: BLE001 - report and go on to the next candidate
+            self.failed += 1
+            print(f"  {label:36} ERROR {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            return None
+
+    # ------------------------------------------------------------ transpose
+    def transpose(self):
+        cp = self.cp
+        n = TRANSPOSE_N
+        a = cp.random.random((n, n), dtype=cp.float32)
+        b = cp.empty_like(a)
+        moved = 2 * a.nbytes
+        gbps = lambda ms: moved / ms / 1e6  # noqa: E731
+        print(f"\n== transpose {n} x {n} f32 (GB/s; % = of copy_vec4_flat in this run, target >= 95 %)")
+        flat = self.module(os.path.join(ROOT, "kernels/coalescing/flat_copy.cu"), None).get_function("copy_vec4_flat")
+        n4 = n * n // 4
+
+        def check_copy():
+            ok = bool(cp.array_equal(b, a))
+            return ok, ""
+
+        def check_t():
+            ok = bool(cp.array_equal(b, a.T))
+            return ok, ""
+
+        b.fill(-1)
+        base = self.case("copy_vec4_flat (baseline)", check_copy,
+                         lambda: flat(((n4 + 255) // 256,), (256,), (a, b, cp.int64(n4))),
+                         gbps, "GB/s", None)
+        print(f"  {'':36} copy = {100 * (base or 0) / self.peak:.1f} % of theoretical {self.peak:.0f} GB/s")
+        cur = self.module(os.path.join(ROOT, "kernels/transpose_conrad/transpose.cu"), None)
+        t32, t64 = cur.get_function("transpose_tile32"), cur.get_function("transpose_tile64_vec4")
+        best = None
+        for label, fn, grid, block in [("current tile32", t32, (n // 32, n // 32), (32, 8)),
+                                       ("current tile64_vec4", t64, (n // 64, n // 64), (16, 16))]:
+            b.fill(-1)
+            self.case(label, check_t, lambda f=fn, g=grid, k=block: f(g, k, (a, b, cp.int32(n), cp.int32(n))),
+                      gbps, "GB/s", base)
+        mod = self.module(os.path.join(CAND, "transpose.cu"), [t_name(c) for c in TRANSPOSE])
+        for c in TRANSPOSE:
+            t, r, v, _, _ = c
+            b.fill(-1)
+            try:
+                fn = mod.get_function(t_name(c))
+            except Exception as e:  # noqa: BLE001
+                self.failed += 1
+                print(f"  {t_label(c):36} COMPILE ERROR {e}")
+                continue
+            val = self.case(t_label(c), check_t,
+                            lambda f=fn, t=t, r=r, v=v: f((n // t, n // t), (t // v, r), (a, b, cp.int32(n), cp.int32(n))),
+                            gbps, "GB/s", base)
+            if val and (best is None or val > best[0]):
+                best = (val, t_label(c))
+        if best and base:
+            print(f"  best candidate: {best[1]} {best[0]:.0f} GB/s = {100 * best[0] / base:.1f} % of copy")
+        del a, b
+        cp.get_default_memory_pool().free_all_blocks()
+
+    # ------------------------------------------------------------ sum
+    def sum(self):
+        base = self.sum_of("float", None)
+        self.sum_of("int", base)
+
+    def sum_of(self, etype, base):
+        """Float: library baselines then candidates; int (what the reduction experiment sums):
+        candidates only, against the float library figure (the same bytes), checked exactly."""
+        cp = self.cp
+        n = SUM_N
+        if etype == "float":
+            x = cp.random.random(n, dtype=cp.float32)
+            ref = float(cp.sum(x, dtype=cp.float64))
+            dt = cp.float32
+        else:
+            x = cp.random.randint(0, 4, n, dtype=cp.int32)   # the experiment's init: sums < 2^31 to 2^28
+            ref = int(cp.sum(x, dtype=cp.int64))
+            dt = cp.int32
+        out = cp.zeros(1, dtype=dt)
+        max_grid = max(self.grid_of(c) for c in SUM)
+        partial = cp.zeros(max_grid, dtype=dt)
+        ticket = cp.zeros(1, dtype=cp.uint32)
+        gbps = lambda ms: x.nbytes / ms / 1e6  # noqa: E731
+        print(f"\n== sum of {n} {etype} (GB/s; % = of the faster library float sum, target >= 100 %)")
+        got = {}
+
+        def check(get):
+            def f():
+                if etype == "int":
+                    v = int(get())
+                    return v == ref, "" if v == ref else f"got {v}, want {ref}"
+                v = float(get())
+                rel = abs(v - ref) / abs(ref)
+                return rel <= 1e-4, f"rel err {rel:.1e}"
+            return f
+
+        if etype == "float":
+            base = 0.0
+            if self.torch is not None:
+                tx = self.torch.from_dlpack(x)   # zero-copy
+
+                def run_t():
+                    got["t"] = self.torch.sum(tx)
+                self.torch.cuda.synchronize()
+                v = self.case("torch.sum (baseline)", check(lambda: got["t"].item()), run_t, gbps, "GB/s", None)
+                base = max(base, v or 0)
+
+            def run_c():
+                got["c"] = cp.sum(x)
+            v = self.case("cupy.sum (baseline)", check(lambda: got["c"]), run_c, gbps, "GB/s", None)
+            base = max(base, v or 0)
+            print(f"  {'':36} library sum = {100 * base / self.peak:.1f} % of theoretical {self.peak:.0f} GB/s")
+        names = sorted({nm for c in SUM for nm in s_names(c, etype)})
+        mod = self.module(os.path.join(CAND, "reduce.cu"), names)
+        best = None
+        for c in SUM:
+            nt, u, ld, mode, _ = c
+            grid = self.grid_of(c)
+            try:
+                fns = [mod.get_function(nm) for nm in s_names(c, etype)]
+            except Exception as e:  # noqa: BLE001
+                self.failed += 1
+                print(f"  {s_label(c):36} COMPILE ERROR {e}")
+                continue
+
+            def run(fns=fns, nt=nt, mode=mode, grid=grid):
+                if mode == 1:
+                    out.fill(0)
+                fns[0]((grid,), (nt,), (x, partial, out, ticket, cp.int64(n)))
+                if mode == 0:
+                    fns[1]((1,), (nt,), (partial, out, cp.int32(grid)))
+            out.fill(-1)
+            val = self.case(s_label(c), check(lambda: out[0]), run, gbps, "GB/s", base)
+            if val and (best is None or val > best[0]):
+                best = (val, s_label(c))
+        if best and base:
+            print(f"  best {etype} candidate: {best[1]} {best[0]:.0f} GB/s = {100 * best[0] / base:.1f} % of the library")
+        del x, partial
+        cp.get_default_memory_pool().free_all_blocks()
+        return base
+
+    def grid_of(self, c):
+        nt, u, _, _, grid = c
+        if grid == "flat":
+            return -(-SUM_N // (4 * nt * u))
+        return self.sms * int(grid.split("*")[1])
+
+    # ------------------------------------------------------------ sgemm
+    def sgemm(self):
+        cp = self.cp
+        names = [g_name(c) for c in SGEMM]
+        mod = self.module(os.path.join(CAND, "sgemm.cu"), names)
+        cur = self.module(os.path.join(ROOT, "kernels/sgemm/sgemm.cu"), None, ("-DBK=16",)).get_function("sgemm_warptile")
+        for n in SGEMM_NS:
+            a = cp.random.uniform(-1, 1, (n, n), dtype=cp.float32)
+            b = cp.random.uniform(-1, 1, (n, n), dtype=cp.float32)
+            c = cp.empty((n, n), dtype=cp.float32)
+            ref = cp.matmul(a, b)
+            scale = float(cp.abs(ref).max())
+            tflops = lambda ms, n=n: 2 * n**3 / ms / 1e9  # noqa: E731
+            print(f"\n== SGEMM N = {n} (TFLOP/s; % = of the faster FP32 library, target >= 90 %)")
+
+            def check():
+                err = float(cp.abs(c - ref).max()) / scale
+                return err <= 1e-4, f"max err {err:.1e}"
+
+            base = 0.0
+            c.fill(0)
+            v = self.case("cupy.matmul FP32 (baseline)", check, lambda: cp.matmul(a, b, out=c), tflops, "TFLOP/s", None)
+            base = max(base, v or 0)
+            if self.torch is not None:
+                ta, tb, tc = (self.torch.from_dlpack(m) for m in (a, b, c))   # zero-copy
+                c.fill(0)
+                v = self.case("torch.mm FP32 (baseline)", check, lambda: self.torch.mm(ta, tb, out=tc), tflops, "TFLOP/s", None)
+                base = max(base, v or 0)
+            c.fill(0)
+            self.case("current sgemm_warptile BK16", check,
+                      lambda: cur((n // 128, n // 128), (256,), (a, b, c, cp.int32(n))), tflops, "TFLOP/s", base)
+            best = None
+            for cfg in SGEMM:
+                bm, bn, _, wm, wn = cfg[:5]
+                threads = (bm // wm) * (bn // wn) * 32
+                try:
+                    fn = mod.get_function(g_name(cfg))
+                except Exception as e:  # noqa: BLE001
+                    self.failed += 1
+                    print(f"  {g_label(cfg):36} COMPILE ERROR {e}")
+                    continue
+                c.fill(0)
+                val = self.case(g_label(cfg), check,
+                                lambda f=fn, g=(n // bm) * (n // bn), t=threads: f((g,), (t,), (a, b, c, cp.int32(n))),
+                                tflops, "TFLOP/s", base)
+                if val and (best is None or val > best[0]):
+                    best = (val, g_label(cfg))
+            if best and base:
+                print(f"  best candidate: {best[1]} {best[0]:.1f} TFLOP/s = {100 * best[0] / base:.1f} % of the library")
+            del a, b, c, ref
+            cp.get_default_memory_pool().free_all_blocks()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
