@@ -303,12 +303,17 @@ pub struct Verification {
     pub max_error: f64,
     #[serde(default)]
     pub first_bad_index: Option<usize>,
-    /// The tolerance compared against (relative to `max(1, max|ref|)`; 0 for exact).
+    /// The tolerance compared against (relative to `max(1, max|ref|)`; 0 for exact). For a per-element
+    /// rule, the tolerance of the element whose error came closest to its own.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance: Option<f64>,
-    /// Where it came from: "floating-point accumulation, K = 4096, λ = 32" (engine::tolerance) or "spec".
+    /// Where it came from: "floating-point accumulation, K = 4096, λ = 10, per element"
+    /// (engine::tolerance) or "spec".
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub tolerance_rule: Option<String>,
+    /// Floats: the largest ratio of an element's error to its tolerance (≤ 1 passes).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub error_to_tolerance: Option<f64>,
 }
 
 impl Point {

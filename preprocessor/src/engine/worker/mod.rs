@@ -6,7 +6,7 @@ use super::buffer_reset::{Prepare, ResetPlan};
 use super::expected::{expected, prefix};
 use super::job::{Job, JobPoint, MeasureRules, Message};
 use super::measure::{measure_gpu, measure_host};
-use super::reference::compare;
+use super::reference::compare_within;
 use super::sequence::Sequence;
 use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
@@ -27,7 +27,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 /// Seed of every generated input: the same inputs on every machine and run.
-const SEED: u64 = 0x6770_756c_6162;
+pub(crate) const SEED: u64 = 0x6770_756c_6162;
 
 /// The recording's view of the device.
 pub fn device_record(d: &DeviceInfo) -> DeviceRecord {
@@ -316,7 +316,7 @@ impl PointRunner {
         let want = self.expected_for(&verify, variant, &vars, output.len(), out_spec.elem, jp)?;
         let got = prefix(&output, want.len());
         let tolerance = self.tolerance(&verify, &vars, &want);
-        let cmp = compare(&got, &want, tolerance.value);
+        let cmp = compare_within(&got, &want, &|i, r| tolerance.at(i, r));
         let reference_name = match &verify.reference {
             Reference::Builtin(n) => n.clone(),
             Reference::Variant(v) => format!("variant:{v}"),
@@ -325,8 +325,10 @@ impl PointRunner {
             reference: reference_name,
             max_error: cmp.max_error,
             first_bad_index: cmp.first_bad_index,
-            tolerance: Some(tolerance.value),
+            // A uniform rule's value, else the tolerance of the element closest to its own.
+            tolerance: tolerance.uniform_value().or(cmp.worst.map(|w| w.tolerance)),
             tolerance_rule: Some(tolerance.rule),
+            error_to_tolerance: cmp.worst.map(|w| w.ratio),
         });
         if !cmp.ok {
             return Err(Failed(FailureKind::Verification, cmp.message));
