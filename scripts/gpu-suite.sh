@@ -4,6 +4,7 @@
 #   2. the recordings of the whole handbook (`mdbook-gpulab record`),
 #   3. the library anchors (PyTorch copy/sum/transpose, cuBLAS SGEMM) into data/<slug>/anchors/,
 #   4. the fidelity benchmark (engine vs an independent timer),
+#   and, on request (STEPS=counters), the hardware-counter pass (`record --counters`, Nsight Compute),
 # and writes an archive of data/ plus the logs to $OUT.
 # Binaries are built on a machine with Rust by scripts/build-device-bin.sh into .device-bin/.
 set -uo pipefail
@@ -42,6 +43,22 @@ fi
 # Not in the default steps: on a machine with two GPUs (STEPS=fleet), one GPU vs all GPUs.
 if [[ $STEPS == *fleet* ]]; then
   bash scripts/fleet/two-gpu-timing.sh
+fi
+
+# Not in the default steps (STEPS=counters): the profiled pass. `record --counters` first times any
+# stale point (normally none), then runs the points of the directives that declare `counters` once
+# each under Nsight Compute and stores their hardware counters on the recorded points. Set NCU when
+# ncu is not on PATH. The reports (.ncu-rep) and the worker jobs are copied to $OUT/ncu-reports.
+if [[ $STEPS == *counters* ]]; then
+  if [ -z "${NCU:-}" ] && ! command -v ncu >/dev/null; then
+    for c in /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
+      [ -x "$c" ] && export NCU=$c && break
+    done
+  fi
+  start=$(date +%s)
+  mdbook-gpulab record . --counters ${COUNTER_ARGS:-} 2>&1 | tee "$OUT/counters.log"
+  echo "COUNTERS: $(( $(date +%s) - start )) s wall time (timing pass of stale points + profiled pass)" | tee -a "$OUT/counters.log"
+  cp -r .cache/gpulab/counters "$OUT/ncu-reports" 2>/dev/null || true
 fi
 
 if [[ $STEPS == *fidelity* ]]; then

@@ -19,6 +19,10 @@ sum 1 GiB); SGEMM flops are 2 N^3.
   sgemm      N = 4096 and 8192; baseline cupy.matmul (CUPY_TF32=0) and torch.mm (allow_tf32 off);
              the ratio is to the faster library; the current sgemm_warptile (BK 16) for reference
 Candidates are template instantiations of scripts/kernel-candidates/{transpose,reduce,sgemm}.cu.
+Rows named "book <variant>" time the handbook's own versions of the winners and of the follow-ups
+aimed at the misses (kernels/transpose_conrad/transpose_fast.cu, kernels/reduction/reduce_lastblk.cu,
+kernels/sgemm/sgemm_tuned.cu, compiled with the defines their experiment.toml gives), launched as
+the experiments launch them; --self-test replays the templates' arithmetic, which theirs repeats.
 Exit status 1 when any candidate fails verification or errors (the others still run).
 
 Run on the GPU machine, from the repository root (about a minute on an H100):
@@ -51,6 +55,16 @@ TRANSPOSE = [
     (64, 8, 2, 0, 0), (64, 8, 2, 1, 0), (64, 8, 2, 1, 1), (64, 4, 2, 1, 1), (64, 16, 2, 1, 1),
     (64, 16, 4, 0, 0), (64, 16, 4, 1, 1), (64, 8, 4, 1, 1),
 ]
+# (TR, TC): transpose_multi, TR/64 x TC/64 tiles of transpose_t<64, 16, 2, 1, 1> per block (32 x 16
+# threads, dynamic shared memory 4 * TR * TC bytes): longer DRAM runs, more bytes in flight
+TRANSPOSE_MULTI = [(128, 64), (64, 128), (128, 128)]
+# The book's versions (kernels/transpose_conrad/transpose_fast.cu), the same arithmetic as
+# transpose_t<64, 16, 2, 1, 1> and transpose_multi: (variant, kernel, defines, TR, TC)
+TRANSPOSE_BOOK = [
+    ("tile64_v2", "transpose_tile64_v2", (), 64, 64),
+    ("tile128x64_v2", "transpose_multi", ("-DTR=128", "-DTC=64"), 128, 64),
+    ("tile128_v2", "transpose_multi", ("-DTR=128", "-DTC=128"), 128, 128),
+]
 SUM_N = 2**28
 # (NT, U, LD, MODE, grid): threads, float4 loads in flight, load kind, combine mode, grid
 # (grid: "SM*k" = k blocks per SM, "flat" = one pass, each thread exactly U float4)
@@ -70,7 +84,19 @@ SGEMM = [
     (128, 128, 8, 64, 64, 2, 8, 0), (128, 128, 16, 64, 64, 2, 8, 0),
     (128, 128, 8, 64, 32, 2, 8, 3), (128, 128, 8, 64, 32, 2, 8, 4), (128, 128, 16, 64, 32, 1, 8, 2),
     (128, 256, 8, 64, 64, 1, 8, 3), (128, 128, 8, 64, 64, 2, 8, 4), (128, 128, 8, 64, 32, 1, 8, 3),
+    # issue 10 follow-up for the H100: the winner's warp tile in 128 x 64 blocks of 4 warps, 4 per SM
+    (128, 64, 8, 64, 32, 4, 1, 0), (128, 64, 8, 64, 32, 4, 8, 0),
 ]
+# The book's versions (kernels/sgemm/sgemm_tuned.cu's sgemm_warptile_bk8 = sgemm_t<BM, BN, 8, 64,
+# 32, MINB, GROUP>): (variant, defines, BM, BN, threads)
+SGEMM_BOOK = [
+    ("warptile_bk8", (), 128, 128, 256),
+    ("warptile_bk8_g8", ("-DGROUP=8",), 128, 128, 256),
+    ("warptile_128x64", ("-DBN=64", "-DMINB=4"), 128, 64, 128),
+]
+# The book's sum (kernels/reduction/reduce_lastblk.cu's reduce_lastblock = rsum<int, 256, 4, 0, 2>)
+# on min(SM*32, ceil(n / 1024)) blocks, as the reduction experiment launches it
+SUM_BOOK_GRID_PER_SM = 32
 
 
 def t_name(c):
@@ -80,6 +106,15 @@ def t_name(c):
 def t_label(c):
     t, r, v, sw, cs = c
     return f"T{t} {t // v}x{r} v{v} {'swz' if sw else 'pad'}{' cs' if cs else ''}"
+
+
+def m_name(c):
+    return "transpose_multi<%d, %d>" % c
+
+
+def m_label(c):
+    tr, tc = c
+    return f"T64 x{tr // 64}x{tc // 64} ({tr}x{tc}) v2 swz cs"
 
 
 SUM_TYPES = ("float", "int")
@@ -110,10 +145,14 @@ def g_label(c):
 def plan():
     rows = [("transpose", f"{TRANSPOSE_N}^2 f32", "copy_vec4_flat (baseline), tile32, tile64_vec4 (current)")]
     rows += [("transpose", t_label(c), t_name(c)) for c in TRANSPOSE]
+    rows += [("transpose", m_label(c), m_name(c)) for c in TRANSPOSE_MULTI]
+    rows += [("transpose", f"book {v}", f"transpose_fast.cu {k} {' '.join(d)}") for v, k, d, _, _ in TRANSPOSE_BOOK]
     rows += [("sum", f"{SUM_N} f32", "torch.sum, cupy.sum (baselines)")]
     rows += [("sum", s_label(c), " + ".join(s_names(c, e))) for e in SUM_TYPES for c in SUM]
+    rows += [("sum", "book best_lastblock", "reduce_lastblk.cu reduce_lastblock (int)")]
     rows += [("sgemm", f"N = {SGEMM_NS}", "cupy.matmul / torch.mm FP32 (baselines), sgemm_warptile BK16 (current)")]
     rows += [("sgemm", g_label(c), g_name(c)) for c in SGEMM]
+    rows += [("sgemm", f"book {v}", f"sgemm_tuned.cu sgemm_warptile_bk8 {' '.join(d)}") for v, d, _, _, _ in SGEMM_BOOK]
     return rows
 
 
@@ -124,21 +163,26 @@ def nvrtc_check(lib):
     nv = ctypes.CDLL(lib)
     nv.nvrtcGetErrorString.restype = ctypes.c_char_p
     files = {
-        "transpose.cu": [t_name(c) for c in TRANSPOSE],
+        "transpose.cu": [t_name(c) for c in TRANSPOSE] + [m_name(c) for c in TRANSPOSE_MULTI],
         "reduce.cu": sorted({n for c in SUM for e in SUM_TYPES for n in s_names(c, e)}),
         "sgemm.cu": [g_name(c) for c in SGEMM],
         "../../kernels/coalescing/flat_copy.cu": [],
         "../../kernels/transpose_conrad/transpose.cu": [],
         "../../kernels/sgemm/sgemm.cu": [],
     }
+    builds = [(f, names, ()) for f, names in files.items()]
+    builds += [("../../kernels/transpose_conrad/transpose_fast.cu", [], d) for _, _, d, _, _ in TRANSPOSE_BOOK[1:]]
+    builds += [("../../kernels/reduction/reduce_lastblk.cu", [], ())]
+    builds += [("../../kernels/sgemm/sgemm_tuned.cu", [], d) for _, d, _, _, _ in SGEMM_BOOK]
     bad = 0
-    for fname, names in files.items():
+    for fname, names, defines in builds:
         src = open(os.path.join(CAND, fname), "rb").read()
         prog = ctypes.c_void_p()
         assert nv.nvrtcCreateProgram(ctypes.byref(prog), src, fname.encode(), 0, None, None) == 0
         for n in names:
             nv.nvrtcAddNameExpression(prog, n.encode())
         opts = [b"--std=c++17", b"--gpu-architecture=sm_90", b"--ptxas-options=-v", b"-DBK=16"]
+        opts += [d.encode() for d in defines]
         arr = (ctypes.c_char_p * len(opts))(*opts)
         t0 = time.time()
         rc = nv.nvrtcCompileProgram(prog, len(opts), arr)
@@ -147,7 +191,7 @@ def nvrtc_check(lib):
         log = ctypes.create_string_buffer(size.value)
         nv.nvrtcGetProgramLog(prog, log)
         text = log.value.decode(errors="replace")
-        print(f"== {fname}: {nv.nvrtcGetErrorString(rc).decode()} in {time.time() - t0:.1f} s")
+        print(f"== {fname} {' '.join(defines)}: {nv.nvrtcGetErrorString(rc).decode()} in {time.time() - t0:.1f} s")
         if rc != 0:
             print(text)
             bad += 1
@@ -206,6 +250,14 @@ def self_test():
         ok &= all(b[j][i] == a[i][j] for i in range(n) for j in range(n))
         bad += not ok
         print(f"  transpose {t_label((t, r, v, sw, cs)):28} {'ok' if ok else 'WRONG'}")
+    for tr, tc in TRANSPOSE_MULTI:   # also the book's transpose_multi (and, at 64 x 64, tile64_v2)
+        ok = self_test_multi(tr, tc)
+        bad += not ok
+        print(f"  transpose {m_label((tr, tc)):28} {'ok' if ok else 'WRONG'}")
+    for n_, grid in [(1 << 12, 3), (4099, 5), (4103, 17), (1 << 14, 32), (1001, 64), (3, 2), (1 << 16, 3), (65543, 3), (67987, 3)]:
+        ok = self_test_sum(n_, grid)
+        bad += not ok
+        print(f"  sum n = {n_}, {grid} blocks of 256: {'ok' if ok else 'WRONG'}")
     for cfg in SGEMM:
         bm_, bn_, bk, wm_, wn_, _, group, stages = cfg
         nt = (bm_ // wm_) * (bn_ // wn_) * 32
@@ -259,6 +311,67 @@ def self_test():
         bad += not ok
         print(f"  sgemm {g_label(cfg):32} {'ok' if ok else 'WRONG'} ({nt} threads, N = {n})")
     return bad
+
+
+def self_test_multi(tr, tc):
+    """transpose_multi<TR, TC>'s index arithmetic on a rectangular matrix (rows != cols): every
+    element lands at its transposed place, no shared word is written twice or read unwritten."""
+    rows, cols = 2 * tr, 3 * tc
+    a = [[r * cols + c for c in range(cols)] for r in range(rows)]
+    b = [[None] * rows for _ in range(cols)]
+    ok = True
+
+    def swz(r, c):
+        return r * 64 + (c ^ ((r >> 1) & 31))
+    for by in range(rows // tr):
+        for bx in range(cols // tc):
+            r0, c0 = by * tr, bx * tc
+            tiles = [None] * (tr * tc)
+            for ty in range(16):
+                for tx in range(32):
+                    for i in range(tr // 64):
+                        for j in range(tc // 64):
+                            base = (i * (tc // 64) + j) * 4096
+                            for k in range(4):
+                                r = ty + 16 * k
+                                for e in range(2):
+                                    idx = base + swz(r, 2 * tx + e)
+                                    ok &= tiles[idx] is None
+                                    tiles[idx] = a[r0 + 64 * i + r][c0 + 64 * j + 2 * tx + e]
+            for ty in range(16):
+                for tx in range(32):
+                    for j in range(tc // 64):
+                        for k in range(4):
+                            for i in range(tr // 64):
+                                base = (i * (tc // 64) + j) * 4096
+                                c = ty + 16 * k
+                                for e in range(2):
+                                    val = tiles[base + swz(2 * tx + e, c)]
+                                    ok &= val is not None
+                                    b[c0 + 64 * j + c][r0 + 64 * i + 2 * tx + e] = val
+    return ok and all(b[j][i] == a[i][j] for i in range(rows) for j in range(cols))
+
+
+def self_test_sum(n, grid, nt=256, u=4):
+    """rsum's (and reduce_lastblock's) grid-stride loops: every element is added exactly once."""
+    seen = [0] * (n + 4 * u * grid * nt)   # room to notice a read past the end
+    n4, nthreads = n >> 2, grid * nt
+    for gtid in range(nthreads):
+        i = gtid
+        while i + (u - 1) * nthreads < n4:
+            for q in range(u):
+                for e in range(4):
+                    seen[4 * (i + q * nthreads) + e] += 1
+            i += u * nthreads
+        while i < n4:
+            for e in range(4):
+                seen[4 * i + e] += 1
+            i += nthreads
+        j = 4 * n4 + gtid
+        while j < n:
+            seen[j] += 1
+            j += nthreads
+    return all(x == 1 for x in seen[:n]) and not any(seen[n:])
 
 
 # ---------------------------------------------------------------- the GPU run
@@ -397,7 +510,8 @@ class Bench:
             b.fill(-1)
             self.case(label, check_t, lambda f=fn, g=grid, k=block: f(g, k, (a, b, cp.int32(n), cp.int32(n))),
                       gbps, "GB/s", base)
-        mod = self.module(os.path.join(CAND, "transpose.cu"), [t_name(c) for c in TRANSPOSE])
+        mod = self.module(os.path.join(CAND, "transpose.cu"),
+                          [t_name(c) for c in TRANSPOSE] + [m_name(c) for c in TRANSPOSE_MULTI])
         for c in TRANSPOSE:
             t, r, v, _, _ = c
             b.fill(-1)
@@ -412,6 +526,27 @@ class Bench:
                             gbps, "GB/s", base)
             if val and (best is None or val > best[0]):
                 best = (val, t_label(c))
+        multi = [(m_label(c), lambda c=c: mod.get_function(m_name(c)), c[0], c[1]) for c in TRANSPOSE_MULTI]
+        book = os.path.join(ROOT, "kernels/transpose_conrad/transpose_fast.cu")
+        multi += [(f"book {v}", lambda k=k, d=d: self.module(book, None, d).get_function(k), tr, tc)
+                  for v, k, d, tr, tc in TRANSPOSE_BOOK]
+        for label, get, tr, tc in multi:   # 32 x 16 threads, dynamic shared memory (static in tile64_v2)
+            b.fill(-1)
+            try:
+                fn = get()
+                smem = 4 * tr * tc if fn.attributes["shared_size_bytes"] == 0 else 0
+                if smem > 48 * 1024:
+                    fn.max_dynamic_shared_size_bytes = smem
+            except Exception as e:  # noqa: BLE001
+                self.failed += 1
+                print(f"  {label:36} COMPILE ERROR {e}")
+                continue
+            val = self.case(label, check_t,
+                            lambda f=fn, tr=tr, tc=tc, sm=smem: f((n // tc, n // tr), (32, 16), (a, b, cp.int32(n), cp.int32(n)),
+                                                                   shared_mem=sm),
+                            gbps, "GB/s", base)
+            if val and (best is None or val > best[0]):
+                best = (val, label)
         if best and base:
             print(f"  best candidate: {best[1]} {best[0]:.0f} GB/s = {100 * best[0] / base:.1f} % of copy")
         del a, b
@@ -436,7 +571,7 @@ class Bench:
             ref = int(cp.sum(x, dtype=cp.int64))
             dt = cp.int32
         out = cp.zeros(1, dtype=dt)
-        max_grid = max(self.grid_of(c) for c in SUM)
+        max_grid = max([self.grid_of(c) for c in SUM] + [self.sms * SUM_BOOK_GRID_PER_SM])
         partial = cp.zeros(max_grid, dtype=dt)
         ticket = cp.zeros(1, dtype=cp.uint32)
         gbps = lambda ms: x.nbytes / ms / 1e6  # noqa: E731
@@ -492,6 +627,19 @@ class Bench:
             val = self.case(s_label(c), check(lambda: out[0]), run, gbps, "GB/s", base)
             if val and (best is None or val > best[0]):
                 best = (val, s_label(c))
+        if etype == "int":   # the book's reduce_lastblock, launched as the reduction experiment does
+            try:
+                fn = self.module(os.path.join(ROOT, "kernels/reduction/reduce_lastblk.cu"), None).get_function("reduce_lastblock")
+                grid = min(self.sms * SUM_BOOK_GRID_PER_SM, -(-n // 1024))
+                ticket.fill(0)
+                out.fill(-1)
+                val = self.case("book best_lastblock", check(lambda: out[0]),
+                                lambda: fn((grid,), (256,), (x, partial, out, ticket, cp.int64(n))), gbps, "GB/s", base)
+                if val and (best is None or val > best[0]):
+                    best = (val, "book best_lastblock")
+            except Exception as e:  # noqa: BLE001
+                self.failed += 1
+                print(f"  {'book best_lastblock':36} COMPILE ERROR {e}")
         if best and base:
             print(f"  best {etype} candidate: {best[1]} {best[0]:.0f} GB/s = {100 * best[0] / base:.1f} % of the library")
         del x, partial
@@ -536,6 +684,20 @@ class Bench:
             self.case("current sgemm_warptile BK16", check,
                       lambda: cur((n // 128, n // 128), (256,), (a, b, c, cp.int32(n))), tflops, "TFLOP/s", base)
             best = None
+            book = os.path.join(ROOT, "kernels/sgemm/sgemm_tuned.cu")
+            for v, d, bm, bn, threads in SGEMM_BOOK:
+                try:
+                    fn = self.module(book, None, d).get_function("sgemm_warptile_bk8")
+                except Exception as e:  # noqa: BLE001
+                    self.failed += 1
+                    print(f"  {'book ' + v:36} COMPILE ERROR {e}")
+                    continue
+                c.fill(0)
+                val = self.case(f"book {v}", check,
+                                lambda f=fn, g=(n // bm) * (n // bn), t=threads: f((g,), (t,), (a, b, c, cp.int32(n))),
+                                tflops, "TFLOP/s", base)
+                if val and (best is None or val > best[0]):
+                    best = (val, f"book {v}")
             for cfg in SGEMM:
                 bm, bn, _, wm, wn = cfg[:5]
                 threads = (bm // wm) * (bn // wn) * 32

@@ -93,6 +93,7 @@ fn main() {
             verification: None,
             provenance: None,
             run: None,
+            counters: None,
         })
         .collect();
     let rec = Recording {

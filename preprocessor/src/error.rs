@@ -1,9 +1,11 @@
-//! The library's typed errors; `anyhow` is used only at the command-line edge.
+//! The typed errors of the layers below the engine (invalid input, the store, reading files); the
+//! engine's [`crate::engine::EngineError`] and a build's [`crate::preprocess::BuildError`] wrap
+//! it. `anyhow` is used only at the command-line edge.
 
 use crate::diagnostic::Diagnostic;
 use std::path::PathBuf;
 
-/// Everything that can go wrong in the library, by kind.
+/// What can go wrong below the engine, by kind.
 #[derive(Debug, thiserror::Error)]
 pub enum Error {
     /// A directive or spec is invalid; the diagnostics point into the source.
@@ -13,13 +15,6 @@ pub enum Error {
     Store(#[from] crate::record::StoreError),
     #[error("{path}: {message}")]
     Io { path: PathBuf, message: String },
-    #[error("{0}")]
-    Render(String),
-    /// `--strict`: a directive has no recording (or a stale one).
-    #[error("{0}")]
-    Strict(String),
-    #[error("{0}")]
-    Engine(String),
 }
 
 fn render_all(diags: &[Diagnostic]) -> String {

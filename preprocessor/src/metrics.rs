@@ -2,6 +2,7 @@
 //! (`metrics/registry.rs`), how a metric is labelled (`MetricInfo`) and the relative metrics
 //! (`speedup:…`, `pct_of:…`).
 
+pub mod counters;
 pub mod registry;
 
 pub use registry::{

@@ -6,7 +6,7 @@ use crate::diagnostic::Diagnostic;
 use crate::directive::fence::FenceKind;
 use crate::directive::validate::point_count;
 use crate::engine::{LiveRunner, Work};
-use crate::error::{Error, Result};
+use crate::error::Error;
 use crate::limits::MAX_POINTS_PER_BOOK;
 use crate::plan::{PlannedPoint, plan};
 use crate::render::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
@@ -18,6 +18,12 @@ use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
 use std::collections::HashMap;
 use std::path::PathBuf;
+
+pub mod error;
+pub use error::BuildError;
+
+/// The outcome of a build step.
+pub type Result<T, E = BuildError> = std::result::Result<T, E>;
 
 /// Command-line overrides of the book's `[preprocessor.gpulab]` options.
 #[derive(Debug, Clone, Default)]
@@ -129,8 +135,7 @@ pub fn process_book(
     book: &mut Book,
     live: Option<&dyn LiveRunner>,
 ) -> Result<BuildSummary> {
-    let templates =
-        Templates::load(Some(&ws.root.join("theme"))).map_err(|e| Error::Render(e.to_string()))?;
+    let templates = Templates::load(Some(&ws.root.join("theme")))?;
     let found = scan_book(ws, book);
 
     let mut invalid: Vec<Diagnostic> = Vec::new();
@@ -140,7 +145,7 @@ pub fn process_book(
         }
     }
     if !invalid.is_empty() && ws.config.strict {
-        return Err(Error::Invalid(invalid));
+        return Err(Error::Invalid(invalid).into());
     }
     report(&invalid);
 
@@ -210,8 +215,7 @@ pub fn process_book(
                     Err(e) => {
                         unreadable.push(format!("{where_}: {e}"));
                         let html = templates
-                            .render_error("Unreadable data for this gpulab directive", &e)
-                            .map_err(|e| Error::Render(e.to_string()))?;
+                            .render_error("Unreadable data for this gpulab directive", &e)?;
                         replacements
                             .entry(f.chapter_path.clone())
                             .or_default()
@@ -265,7 +269,7 @@ pub fn process_book(
                 } else {
                     render_directive_html(&view, &templates)
                 };
-                rendered.map_err(|e| Error::Render(e.to_string()))?
+                rendered?
             }
             (Err(diags), _) if f.fence.kind == FenceKind::Experiment => {
                 let message = diags
@@ -273,9 +277,7 @@ pub fn process_book(
                     .map(|d| d.render(false))
                     .collect::<Vec<_>>()
                     .join("\n");
-                templates
-                    .render_error("Invalid gpulab directive", &message)
-                    .map_err(|e| Error::Render(e.to_string()))?
+                templates.render_error("Invalid gpulab directive", &message)?
             }
             _ => continue, // status blocks are filled in below
         };
@@ -286,8 +288,7 @@ pub fn process_book(
     }
 
     // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
-    let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))
-        .map_err(|e| Error::Render(e.to_string()))?;
+    let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
     unreadable.extend(
         inventory.check_reproduces(
             status_rows
@@ -296,14 +297,9 @@ pub fn process_book(
         ),
     );
     if (!problems.is_empty() || !unreadable.is_empty()) && ws.config.strict {
-        let all: Vec<&String> = unreadable.iter().chain(&problems).collect();
-        return Err(Error::Strict(format!(
-            "--strict: {}",
-            all.iter()
-                .map(|s| s.as_str())
-                .collect::<Vec<_>>()
-                .join("; ")
-        )));
+        return Err(BuildError::Strict(
+            unreadable.iter().chain(&problems).cloned().collect(),
+        ));
     }
     for u in &unreadable {
         eprintln!("error: {u}");
@@ -314,8 +310,9 @@ pub fn process_book(
 
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::Anchors) {
         let spec: crate::results::anchors::AnchorsSpec =
-            toml::from_str(&f.fence.body).map_err(|e| {
-                Error::Render(format!("{}: gpulab-anchors: {e}", f.chapter_path.display()))
+            toml::from_str(&f.fence.body).map_err(|error| BuildError::Anchors {
+                chapter: f.chapter_path.clone(),
+                error,
             })?;
         let tables = crate::results::anchors::anchor_tables(
             &spec,
@@ -334,9 +331,7 @@ pub fn process_book(
 
     let status = StatusTable::build(&inventory, &status_rows);
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::Status) {
-        let status_html = templates
-            .render_status_from(&status, &f.chapter_path)
-            .map_err(|e| Error::Render(e.to_string()))?;
+        let status_html = templates.render_status_from(&status, &f.chapter_path)?;
         replacements
             .entry(f.chapter_path.clone())
             .or_default()

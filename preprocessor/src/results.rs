@@ -107,6 +107,17 @@ pub fn derive_metrics(rec: &mut Recording, exp: &Experiment) {
             }
             _ => BTreeMap::new(),
         };
+        if p.outcome != Outcome::Ok {
+            continue;
+        }
+        if let Some(c) = p.counters.as_ref().filter(|c| c.current_for(&p.key)) {
+            let cx = crate::metrics::counters::Context {
+                time_ms: p.timing.as_ref().map(|t| t.median_ms),
+                flops: crate::spec::metrics::flops_at(exp, &p.variant, &p.params, &device),
+            };
+            p.metrics
+                .extend(crate::metrics::counters::derive(&c.values, cx));
+        }
     }
 }
 
@@ -260,6 +271,15 @@ pub fn device_results<'a>(
         (
             "compiled for",
             distinct(made.iter().map(|m| m.code_target.as_deref())),
+        ),
+        (
+            "counters by Nsight Compute",
+            distinct(shown.iter().map(|p| {
+                p.counters
+                    .as_ref()
+                    .filter(|c| c.current_for(&p.key))
+                    .map(|c| c.profiler.as_str())
+            })),
         ),
     ] {
         if let Some(v) = values {

@@ -51,3 +51,53 @@ transpose_t(const float* __restrict__ a, float* __restrict__ b, int rows, int co
         else *dst = w;
     }
 }
+
+// Several 64 x 64 tiles per block (the issue-10 follow-up aimed at the H200): TR / 64 tiles down
+// and TC / 64 across, each moved as transpose_t<64, 16, 2, 1, 1> moves its one tile (32 x 16
+// threads, float2, swizzled, __stcs), every load of the block issued before the first
+// shared-memory store (TR * TC / 64 bytes in flight per thread). Dynamic shared memory:
+// 4 * TR * TC bytes; registers capped for 4 blocks per SM (3 above 128 x 64).
+// kernels/transpose_conrad/transpose_fast.cu's transpose_multi is this with -D.
+template <int TR, int TC>
+__global__ void __launch_bounds__(512, TR * TC > 128 * 64 ? 3 : 4)
+transpose_multi(const float* __restrict__ a, float* __restrict__ b, int rows, int cols)
+{
+    constexpr int TI = TR / 64, TJ = TC / 64;
+    extern __shared__ float tiles[];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const size_t r0 = (size_t)blockIdx.y * TR, c0 = (size_t)blockIdx.x * TC;
+    float2 v[TI][TJ][4];
+#pragma unroll
+    for (int i = 0; i < TI; ++i)
+#pragma unroll
+        for (int j = 0; j < TJ; ++j)
+#pragma unroll
+            for (int k = 0; k < 4; ++k)
+                v[i][j][k] = *reinterpret_cast<const float2*>(
+                    a + (r0 + 64 * i + ty + 16 * k) * cols + c0 + 64 * j + 2 * tx);
+#pragma unroll
+    for (int i = 0; i < TI; ++i)
+#pragma unroll
+        for (int j = 0; j < TJ; ++j) {
+            float* tile = tiles + (i * TJ + j) * 64 * 64;
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const int r = ty + 16 * k;
+                tile[r * 64 + swz<2, 1>(r, 2 * tx)] = v[i][j][k].x;
+                tile[r * 64 + swz<2, 1>(r, 2 * tx + 1)] = v[i][j][k].y;
+            }
+        }
+    __syncthreads();
+#pragma unroll
+    for (int j = 0; j < TJ; ++j)
+#pragma unroll
+        for (int k = 0; k < 4; ++k)
+#pragma unroll
+            for (int i = 0; i < TI; ++i) {
+                const float* tile = tiles + (i * TJ + j) * 64 * 64;
+                const int c = ty + 16 * k;
+                const float2 w = make_float2(tile[(2 * tx) * 64 + swz<2, 1>(2 * tx, c)],
+                                             tile[(2 * tx + 1) * 64 + swz<2, 1>(2 * tx + 1, c)]);
+                __stcs(reinterpret_cast<float2*>(b + (c0 + 64 * j + c) * rows + r0 + 64 * i + 2 * tx), w);
+            }
+}

@@ -12,6 +12,7 @@ mod mdbook_json;
 mod merge;
 mod protocol;
 mod record;
+mod record_counters;
 mod record_report;
 mod run_cell;
 
@@ -81,6 +82,10 @@ enum Command {
         /// Run a worker on each of these GPUs at once: `all`, or ordinals such as 0,1.
         #[arg(long, value_parser = record::Gpus::parse)]
         gpus: Option<record::Gpus>,
+        /// Then profile the points of directives that declare `counters` under Nsight Compute
+        /// (`ncu` on PATH or $NCU) and store their hardware counters; skipped without ncu.
+        #[arg(long)]
+        counters: bool,
     },
     /// Merge the recordings of other data/ folders (shards from other machines) into this
     /// book's, point by point: the newer recording of a point wins.
@@ -115,9 +120,14 @@ enum Command {
         #[arg(long, default_value = ".")]
         dir: PathBuf,
     },
-    /// Internal: run a job from stdin in a worker process.
+    /// Internal: run a job from stdin (or `--job FILE`) in a worker process.
     #[command(hide = true)]
-    Worker,
+    Worker {
+        /// Read the job from this file instead of stdin (a profiler between us and the worker
+        /// need not pass stdin through).
+        #[arg(long)]
+        job: Option<PathBuf>,
+    },
     /// Print the reproduction status of every `reproduces` id.
     List {
         #[arg(default_value = ".")]
@@ -147,6 +157,7 @@ pub fn main() -> ExitCode {
             shard,
             experiment,
             gpus,
+            counters,
         }) => record::run(
             &dir,
             record::RecordArgs {
@@ -154,6 +165,7 @@ pub fn main() -> ExitCode {
                 shard,
                 only: experiment,
                 gpus,
+                counters,
             },
         ),
         Some(Command::Merge { sources, dir }) => merge::run(&dir, &sources),
@@ -169,7 +181,9 @@ pub fn main() -> ExitCode {
             assignments,
             dir,
         }) => launch_info::run(&dir, &experiment, &variant, &assignments),
-        Some(Command::Worker) => return crate::engine::worker::worker_main(),
+        Some(Command::Worker { job }) => {
+            return crate::engine::worker::worker_main(job.as_deref());
+        }
     };
     match result {
         Ok(code) => code,

@@ -57,6 +57,8 @@ pub struct RecordArgs {
     /// Only these experiments (all when empty).
     pub only: Vec<String>,
     pub gpus: Option<Gpus>,
+    /// Then the profiled pass (`record_counters`).
+    pub counters: bool,
 }
 
 pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
@@ -164,6 +166,7 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     let host = with_hints(host);
     if host.is_empty() && jobs.iter().all(|j| j.is_empty()) {
         eprintln!("nothing to run: every selected point is recorded and current");
+        counters_pass(dir, &args, &recorders)?;
         return Ok(ExitCode::SUCCESS);
     }
     let started = std::time::Instant::now();
@@ -212,7 +215,19 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     if let Some(first) = errors.into_iter().next() {
         return Err(first);
     }
+    counters_pass(dir, &args, &recorders)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// `--counters`: the profiled pass after the timing pass, on the first GPU (once per sharded
+/// run: in shard 1).
+fn counters_pass(dir: &Path, args: &RecordArgs, recorders: &[Recorder]) -> anyhow::Result<()> {
+    if !args.counters || args.shard.is_some_and(|s| s.index != 0) {
+        return Ok(());
+    }
+    let gpu = recorders.first().and_then(|r| r.gpu.clone());
+    let profiler = crate::engine::counters::ncu::find();
+    super::record_counters::run(dir, &args.only, gpu, &profiler)
 }
 
 /// The job groups to run on `device`: missing or stale points (every point with `--rerun`).
@@ -379,6 +394,7 @@ mod tests {
             shard: None,
             only: Vec::new(),
             gpus: None,
+            counters: false,
         };
         for device in devices {
             let all = groups_to_run(&ws, &found, &mut recordings, &device, &args).unwrap();

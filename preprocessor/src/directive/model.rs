@@ -109,4 +109,7 @@ pub struct Directive {
     pub devices: DeviceSelection,
     pub measure: MeasureOverrides,
     pub budget_s: Option<f64>,
+    /// Hardware-counter groups the profiled pass records for this directive's points
+    /// (`record --counters`), in the order written.
+    pub counters: Vec<crate::metrics::counters::Group>,
 }

@@ -21,6 +21,7 @@ pub struct RawDirective {
     pub devices: Option<Spanned<String>>,
     pub measure: Option<Spanned<RawMeasure>>,
     pub budget_s: Option<Spanned<f64>>,
+    pub counters: Option<Spanned<Vec<Spanned<String>>>>,
 }
 
 /// One `zip` group: axis names that advance together.

@@ -6,6 +6,7 @@ use super::raw::RawDirective;
 use crate::claims::Claim;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::limits::{MAX_AXIS_VALUES, MAX_POINTS_PER_DIRECTIVE};
+use crate::metrics::counters::{GROUPS, Group};
 use crate::metrics::{
     BUILTINS, Baseline, PREVIOUS, RelativeMetric, STAT_SUFFIXES, Source, TIME_MS, builtin,
 };
@@ -308,6 +309,8 @@ pub fn validate(
         .first()
         .cloned()
         .unwrap_or_else(|| "variant".into());
+    // Metrics shown or claimed, with where: counter metrics need their group declared.
+    let mut used: Vec<(String, Range<usize>)> = Vec::new();
     let mut tables = Vec::new();
     let table_span = raw.table.as_ref().map(|t| t.span()).unwrap_or(0..0);
     for t in raw
@@ -319,6 +322,9 @@ pub fn validate(
             if let Some(s) = s {
                 check_field(&mut c, s, table_span.clone(), metric);
             }
+        }
+        if let Some(v) = &t.value {
+            used.push((v.clone(), table_span.clone()));
         }
         tables.push(TableSpec {
             rows: t.rows.unwrap_or_else(|| first_axis.clone()),
@@ -359,6 +365,12 @@ pub fn validate(
         check_field(&mut c, &ch.x, chart_span.clone(), false);
         let heat = kind == ChartKind::Heatmap;
         check_field(&mut c, &ch.y, chart_span.clone(), !heat);
+        if !heat {
+            used.push((ch.y.clone(), chart_span.clone()));
+        }
+        if let Some(v) = &ch.value {
+            used.push((v.clone(), chart_span.clone()));
+        }
         if let Some(s) = &ch.series {
             check_field(&mut c, s, chart_span.clone(), false);
         }
@@ -457,6 +469,7 @@ pub fn validate(
         match Claim::parse(claim.get_ref()) {
             Ok(parsed) => {
                 for (variant, metric) in parsed.result_refs() {
+                    used.push((metric.clone(), claim.span()));
                     if !variants.contains(&variant) {
                         let help = did_you_mean(&variant, variants.iter().map(String::as_str));
                         c.err(claim.span(), format!("claim names variant `{variant}`, which this directive does not show"), "in this claim", help);
@@ -539,6 +552,8 @@ pub fn validate(
         );
     }
 
+    let counters = check_counters(&mut c, raw.counters.as_ref(), &used);
+
     if !c.diags.is_empty() {
         return Err(c.diags);
     }
@@ -558,7 +573,62 @@ pub fn validate(
         devices,
         measure,
         budget_s: raw.budget_s.map(Spanned::into_inner),
+        counters,
     })
+}
+
+/// The directive's `counters` groups (each known, none twice), and an error for every metric
+/// it shows or claims whose counter group it does not declare.
+fn check_counters(
+    c: &mut Checker,
+    raw: Option<&Spanned<Vec<Spanned<String>>>>,
+    used: &[(String, Range<usize>)],
+) -> Vec<Group> {
+    let mut groups = Vec::new();
+    let names = || GROUPS.iter().map(|g| g.0);
+    for name in raw.map(|r| r.get_ref().as_slice()).unwrap_or_default() {
+        match Group::parse(name.get_ref()) {
+            Some(g) if !groups.contains(&g) => groups.push(g),
+            Some(_) => c.err(name.span(), "counter group named twice", "again", None),
+            None => {
+                let help = did_you_mean(name.get_ref(), names()).or_else(|| {
+                    Some(format!(
+                        "counter groups: {}",
+                        names().collect::<Vec<_>>().join(", ")
+                    ))
+                });
+                c.err(
+                    name.span(),
+                    format!("unknown counter group `{}`", name.get_ref()),
+                    "unknown group",
+                    help,
+                );
+            }
+        }
+    }
+    let mut reported = BTreeSet::new();
+    for (metric, span) in used {
+        let base = metric.split('.').next().unwrap_or(metric);
+        let Some(Source::Counters(g)) = builtin(base).map(|b| b.source) else {
+            continue;
+        };
+        if groups.contains(&g) || !reported.insert(base.to_string()) {
+            continue;
+        }
+        c.err(
+            span.clone(),
+            format!(
+                "`{base}` comes from the hardware counters `{}`, which this directive does not declare",
+                g.name()
+            ),
+            "counter metric",
+            Some(format!(
+                "add `counters = [\"{}\"]`; `mdbook-gpulab record --counters` then profiles the directive's points under Nsight Compute",
+                g.name()
+            )),
+        );
+    }
+    groups
 }
 
 /// Expands an axis value: a scalar, a list, `{ range = [a, b, step] }` or `{ pow2 = [lo, hi] }`.
@@ -861,5 +931,41 @@ args = ["x", "y", "N"]
         let errs = errors("experiment = \"synth\"\ntable = { value = \"gbsp\" }\n");
         assert_eq!(errs[0].0, "`gbsp` is not a metric of experiment `synth`");
         assert_eq!(errs[0].1.as_deref(), Some("did you mean `gbps`?"));
+    }
+
+    #[test]
+    fn a_counter_metric_needs_its_counter_group_declared() {
+        let d = check(
+            "experiment = \"synth\"\ncounters = [\"instructions\", \"dram\"]\n\
+             table = { value = \"gips\" }\nexpect = [\"fast.dram_gbs > slow.dram_gbs\"]\n",
+        )
+        .unwrap();
+        assert_eq!(d.counters, [Group::Instructions, Group::Dram]);
+        let errs = errors("experiment = \"synth\"\ntable = { value = \"gips\" }\n");
+        assert_eq!(
+            errs[0].0,
+            "`gips` comes from the hardware counters `instructions`, which this directive does not declare"
+        );
+        assert!(
+            errs[0]
+                .1
+                .as_deref()
+                .unwrap()
+                .contains("counters = [\"instructions\"]")
+        );
+        let errs = errors(
+            "experiment = \"synth\"\ncounters = [\"dram\"]\n\
+             chart = { x = \"N\", y = \"stall_global_pct\" }\n",
+        );
+        assert!(errs[0].0.contains("`warp_states`"), "{errs:?}");
+    }
+
+    #[test]
+    fn unknown_or_repeated_counter_groups_are_errors() {
+        let errs = errors("experiment = \"synth\"\ncounters = [\"instruction\"]\n");
+        assert_eq!(errs[0].0, "unknown counter group `instruction`");
+        assert_eq!(errs[0].1.as_deref(), Some("did you mean `instructions`?"));
+        let errs = errors("experiment = \"synth\"\ncounters = [\"dram\", \"dram\"]\n");
+        assert_eq!(errs[0].0, "counter group named twice");
     }
 }

@@ -76,6 +76,10 @@ pub struct Job {
     /// smaller sizes run in another shard (see `shard::budget_hints`).
     #[serde(default)]
     pub budget_hints: BudgetHints,
+    /// The profiled pass (`record --counters`): each point's launch sequence runs once, under the
+    /// profiler that started the worker, unverified and untimed; answered with `Profiled`.
+    #[serde(default)]
+    pub profile: bool,
 }
 
 /// What a worker prints on stdout, one per line.
@@ -88,6 +92,14 @@ pub enum Message {
     Start { index: usize },
     /// A point finished (ok, failed or skipped).
     Point { index: usize, point: Box<Point> },
+    /// A point's launch sequence ran once for the profiler (`Job::profile`): `launches` launches
+    /// of `kernel`, or why it could not run.
+    Profiled {
+        index: usize,
+        kernel: String,
+        launches: usize,
+        error: Option<String>,
+    },
     /// The worker cannot run at all (no GPU, no libcuda): the whole job fails with this.
     Fatal { message: String },
 }

@@ -1,7 +1,7 @@
 //! The seam between a book build and the live engine: the work a build asks for and the
 //! runner that does it.
 
-use crate::error::Result;
+use super::EngineError;
 use crate::plan::PlannedPoint;
 use crate::workspace::Workspace;
 use std::sync::Arc;
@@ -9,9 +9,9 @@ use std::sync::Arc;
 /// Runs stale points on a GPU and writes their recordings (the live engine implements it).
 pub trait LiveRunner {
     /// The slug of the GPU it records on: that device's recordings decide what must run.
-    fn device(&self) -> Result<String>;
+    fn device(&self) -> Result<String, EngineError>;
     /// Refreshes the recordings of `work`; returns how many points ran.
-    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize>;
+    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize, EngineError>;
 }
 
 /// One directive's points that need running.

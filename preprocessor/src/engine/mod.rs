@@ -2,7 +2,9 @@
 //! them, and records the results.
 
 pub mod buffer_reset;
+pub mod counters;
 pub mod cpu_baseline;
+pub mod error;
 pub mod expected;
 pub mod job;
 pub mod live;
@@ -17,6 +19,7 @@ pub mod supervisor;
 pub mod tolerance;
 pub mod worker;
 
+pub use error::EngineError;
 pub use live::{LiveRunner, Work};
 
 /// Whether a GPU can run experiments here (libcuda present and a device visible).
@@ -35,12 +38,12 @@ pub fn live_runner() -> Box<dyn LiveRunner> {
 }
 
 /// The slug of the GPU that would run experiments here, or why there is none.
-pub fn local_device_slug() -> anyhow::Result<String> {
+pub fn local_device_slug() -> Result<String, EngineError> {
     let devices = crate::gpu::devices()?;
     devices
         .first()
         .map(|d| d.slug.clone())
-        .ok_or_else(|| anyhow::anyhow!("no NVIDIA GPU is visible"))
+        .ok_or(EngineError::NoGpu)
 }
 
 /// Ctrl-C stops the run: the worker is killed and no partial recording is written.

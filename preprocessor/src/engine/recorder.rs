@@ -1,11 +1,11 @@
 //! The parent side of live runs: groups stale points by experiment and rules, runs each group in a worker,
 //! and merges the results into `data/` atomically under the lock.
 
+use super::EngineError;
 use super::job::{BudgetHints, Job, JobPoint, MeasureRules};
 use super::live::{LiveRunner, Work};
 use super::supervisor::{WorkerError, run_job};
 use crate::directive::MeasureOverrides;
-use crate::error::{Error, Result};
 use crate::record::{Outcome, Recording, SCHEMA_VERSION, TimingMode};
 use crate::workspace::Workspace;
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
@@ -81,7 +81,7 @@ impl Recorder {
         ws: &Workspace,
         group: &JobGroup,
         budget_hints: BudgetHints,
-    ) -> Result<(usize, usize)> {
+    ) -> Result<(usize, usize), EngineError> {
         if group.points.is_empty() {
             return Ok((0, 0));
         }
@@ -118,9 +118,14 @@ impl Recorder {
         let (device, mut points) = match result {
             Ok(r) => r,
             Err(WorkerError::Interrupted) => {
-                return Err(Error::Engine("interrupted: data/ left as it was".into()));
+                return Err(EngineError::Interrupted);
             }
-            Err(e) => return Err(Error::Engine(format!("{experiment}: {e}"))),
+            Err(error) => {
+                return Err(EngineError::Worker {
+                    experiment: experiment.to_string(),
+                    error,
+                });
+            }
         };
         name_device_in_keys(&job.points, &mut points, &device.slug);
         let failed = points
@@ -154,13 +159,13 @@ impl Recorder {
     }
 
     /// The device this recorder's workers open, asked of a worker.
-    pub fn device(&self, ws: &Workspace) -> Result<crate::record::DeviceRecord> {
+    pub fn device(&self, ws: &Workspace) -> Result<crate::record::DeviceRecord, EngineError> {
         let job = self.job(ws, "", MeasureRules::default());
-        super::supervisor::probe_device(&job, self.gpu.as_deref())
-            .map_err(|e| Error::Engine(e.to_string()))
+        super::supervisor::probe_device(&job, self.gpu.as_deref()).map_err(EngineError::Probe)
     }
 
-    fn job(&self, ws: &Workspace, experiment: &str, rules: MeasureRules) -> Job {
+    /// A job of `experiment` for this recorder's workers, with no points yet.
+    pub(crate) fn job(&self, ws: &Workspace, experiment: &str, rules: MeasureRules) -> Job {
         Job {
             root: ws.root.clone(),
             kernels_dir: ws.config.kernels_dir(&ws.root),
@@ -171,6 +176,7 @@ impl Recorder {
             run: Some(run_id().to_string()),
             rules,
             budget_hints: BudgetHints::new(),
+            profile: false,
         }
     }
 }
@@ -246,11 +252,11 @@ pub fn job_groups(ws: &Workspace, work: &[Work]) -> Vec<JobGroup> {
 }
 
 impl LiveRunner for Recorder {
-    fn device(&self) -> Result<String> {
-        super::local_device_slug().map_err(|e| Error::Engine(e.to_string()))
+    fn device(&self) -> Result<String, EngineError> {
+        super::local_device_slug()
     }
 
-    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize> {
+    fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize, EngineError> {
         let mut total = 0;
         for g in job_groups(ws, work) {
             total += self.record_group(ws, &g, BudgetHints::new())?.0;

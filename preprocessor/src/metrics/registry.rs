@@ -4,6 +4,7 @@
 //! row here (plus, for a kernel attribute, the field `Point::metric` reads, which the compiler
 //! asks for).
 
+use super::counters::Group;
 use crate::value::Unit;
 
 /// The median kernel time in milliseconds: every timed point has it.
@@ -24,6 +25,9 @@ pub enum Source {
     Attribute(Attribute),
     /// Text, not a number (what limits occupancy).
     Text,
+    /// From the hardware counters of the profiled pass (`record --counters`) of this group, which
+    /// the directive must declare (`metrics::counters::derive`).
+    Counters(Group),
 }
 
 /// The kernel attributes a point records (`record::Attributes`).
@@ -97,6 +101,84 @@ pub const BUILTINS: &[Builtin] = &[
         Source::Attribute(Attribute::WarpsPerSm),
     ),
     metric("limiter", "occupancy limited by", Unit::Count, Source::Text),
+    metric(
+        "instructions",
+        "warp instructions executed",
+        Unit::Count,
+        Source::Counters(Group::Instructions),
+    ),
+    metric(
+        "gips",
+        "warp instructions per second, whole GPU",
+        Unit::Gips,
+        Source::Counters(Group::Instructions),
+    ),
+    metric(
+        "gips_sm",
+        "warp instructions per second, busiest SM",
+        Unit::Gips,
+        Source::Counters(Group::Instructions),
+    ),
+    metric(
+        "dram_bytes",
+        "DRAM bytes read + written (counted)",
+        Unit::Bytes,
+        Source::Counters(Group::Dram),
+    ),
+    metric(
+        "dram_gbs",
+        "achieved DRAM bandwidth (counted)",
+        Unit::GigabytesPerSec,
+        Source::Counters(Group::Dram),
+    ),
+    metric(
+        "cgma_dram",
+        "FLOP per DRAM byte (counted)",
+        Unit::FlopPerByte,
+        Source::Counters(Group::Dram),
+    ),
+    metric(
+        "bank_conflicts",
+        "shared-memory bank conflicts (counted)",
+        Unit::Count,
+        Source::Counters(Group::SharedBankConflicts),
+    ),
+    metric(
+        "conflicts_per_request",
+        "bank conflicts per shared-memory request",
+        Unit::Count,
+        Source::Counters(Group::SharedBankConflicts),
+    ),
+    metric(
+        "shared_ld_ways",
+        "wavefronts per shared load (counted conflict degree)",
+        Unit::Count,
+        Source::Counters(Group::SharedBankConflicts),
+    ),
+    metric(
+        "stall_global_pct",
+        "warp cycles waiting for global memory",
+        Unit::Percent,
+        Source::Counters(Group::WarpStates),
+    ),
+    metric(
+        "stall_shared_pct",
+        "warp cycles waiting for shared memory",
+        Unit::Percent,
+        Source::Counters(Group::WarpStates),
+    ),
+    metric(
+        "stall_sync_pct",
+        "warp cycles waiting at barriers",
+        Unit::Percent,
+        Source::Counters(Group::WarpStates),
+    ),
+    metric(
+        "issue_pct",
+        "warp cycles issuing or ready (compute)",
+        Unit::Percent,
+        Source::Counters(Group::WarpStates),
+    ),
 ];
 
 /// The built-in metric called `name`.
@@ -108,7 +190,6 @@ pub fn builtin(name: &str) -> Option<&'static Builtin> {
 /// (`data/papers/*/*.csv`; a spec may define them as custom metrics).
 const PAPER_COLUMNS: &[(&str, &str, Unit)] = &[
     ("time_s", "time", Unit::Seconds),
-    ("gips", "gips", Unit::Gips),
     ("pct_cublas", "pct cublas", Unit::Percent),
     ("cgma", "cgma", Unit::FlopPerByte),
     ("speedup", "speedup", Unit::Ratio),
@@ -119,6 +200,7 @@ const PAPER_COLUMNS: &[(&str, &str, Unit)] = &[
 pub fn known_unit(name: &str) -> Option<Unit> {
     match builtin(name) {
         Some(b) if matches!(b.source, Source::Timing | Source::Derived) => Some(b.unit),
+        Some(b) if matches!(b.source, Source::Counters(_)) && b.unit != Unit::Count => Some(b.unit),
         Some(_) => None,
         None => PAPER_COLUMNS
             .iter()

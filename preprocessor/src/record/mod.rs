@@ -6,7 +6,7 @@ pub mod schema;
 pub mod store;
 
 pub use schema::{
-    Attributes, Clocks, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point,
+    Attributes, Clocks, Counters, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point,
     PointProvenance, Recording, SCHEMA_VERSION, Timing, TimingMode, Verification,
 };
 pub use store::{DataDir, StoreError};

@@ -75,6 +75,38 @@ pub struct Point {
     /// of one run, and the page says when they do not (absent in older recordings).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub run: Option<String>,
+    /// Hardware counters from the profiled pass (`record --counters`), absent until one ran. Never
+    /// part of the key, never a timing: the profiler replays the kernel under its own conditions.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counters: Option<Counters>,
+}
+
+/// Hardware counters of one point, from one profiled run of its launch sequence under Nsight
+/// Compute, with their provenance.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Counters {
+    /// The point's key when profiled: counters whose key is not the point's are of other code and
+    /// are ignored (`Counters::current_for`).
+    pub key: String,
+    pub recorded_at: chrono::DateTime<chrono::Utc>,
+    #[serde(default)]
+    pub commit: Option<String>,
+    /// `ncu --version`'s last line ("Version 2025.3.0.0 (build …)").
+    pub profiler: String,
+    /// The profiler's replay and cache/clock settings ("--cache-control all --clock-control none").
+    pub settings: String,
+    /// Kernel launches profiled and combined (a `loop` or `passes` has several).
+    pub launches: usize,
+    /// Values by ncu metric name (`smsp__inst_executed.sum`, …), combined over the launches
+    /// (`metrics::counters::combine_of`).
+    pub values: BTreeMap<String, f64>,
+}
+
+impl Counters {
+    /// Whether these counters were measured on the code the point's key names now.
+    pub fn current_for(&self, point_key: &str) -> bool {
+        self.key == point_key
+    }
 }
 
 /// The software and hardware a point was measured with: shown, never compared (see DESIGN.md,
@@ -340,6 +372,7 @@ impl Point {
             verification: None,
             provenance: None,
             run: None,
+            counters: None,
         }
     }
 

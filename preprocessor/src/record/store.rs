@@ -208,6 +208,8 @@ impl DataDir {
             for p in fresh.points.drain(..) {
                 match points.iter_mut().find(|q| same_point(q, &p)) {
                     Some(slot) if wins(slot, &p) => {
+                        let mut p = p;
+                        keep_counters(slot, &mut p);
                         *slot = p;
                         taken += 1;
                     }
@@ -226,6 +228,19 @@ impl DataDir {
         sort_points(&mut fresh.points);
         write_atomic(&path, &to_pretty_json(&path, &fresh)?)?;
         Ok((path, taken))
+    }
+}
+
+/// A re-timed point keeps the stored point's counters when they were measured on the same code
+/// (same key) and it brings none: the timing pass never discards what the profiled pass recorded.
+fn keep_counters(stored: &mut Point, fresh: &mut Point) {
+    if fresh.counters.is_none()
+        && stored
+            .counters
+            .as_ref()
+            .is_some_and(|c| c.current_for(&fresh.key))
+    {
+        fresh.counters = stored.counters.take();
     }
 }
 
@@ -377,6 +392,38 @@ mod tests {
         data.merge_and_save(&lock, recording(&[("a", 1, 100)]))
             .unwrap();
         assert_eq!(keys(&data), ["a1:100"]);
+    }
+
+    #[test]
+    fn a_retimed_point_keeps_counters_of_its_own_key_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = DataDir::new(dir.path());
+        let lock = data.lock().unwrap();
+        let mut profiled = recording(&[("v", 1, 10), ("v", 2, 10)]);
+        for p in &mut profiled.points {
+            p.counters = Some(crate::record::Counters {
+                key: p.key.clone(),
+                recorded_at: p.recorded_at,
+                commit: None,
+                profiler: "ncu".into(),
+                settings: String::new(),
+                launches: 1,
+                values: std::collections::BTreeMap::from([(
+                    "smsp__inst_executed.sum".to_string(),
+                    7.0,
+                )]),
+            });
+        }
+        data.merge_and_save(&lock, profiled).unwrap();
+        // Re-timed: N=1 at the same key, N=2 at a new key (other code).
+        let mut fresh = recording(&[("v", 1, 20), ("v", 2, 20)]);
+        fresh.points[0].key = "10".into();
+        fresh.points[1].key = "changed".into();
+        data.merge_and_save(&lock, fresh).unwrap();
+        let rec = data.load("synthetic-gpu", "e").unwrap().unwrap();
+        assert_eq!(rec.points[0].recorded_at.timestamp(), 20, "the new timing");
+        assert!(rec.points[0].counters.is_some(), "same key: kept");
+        assert!(rec.points[1].counters.is_none(), "other code: dropped");
     }
 
     #[test]

@@ -4,7 +4,9 @@ use super::RenderError;
 use super::chart_html::charts_html;
 use super::claims::claims_html;
 use super::fields::variant_label;
-use super::provenance::{missing_note_html, provenance_html, provenance_text, stale_badge_html};
+use super::provenance::{
+    counters_note_html, missing_note_html, provenance_html, provenance_text, stale_badge_html,
+};
 use super::quality::quality_summary;
 use super::table::TableModel;
 use super::table_html::table_html;
@@ -163,7 +165,16 @@ impl DeviceContext {
             ),
             provenance: provenance_html(&device.provenance, quality_line(view, device).as_deref()),
             stale: stale_badge_html(device.stale_count(), total).unwrap_or_default(),
-            missing: missing_note_html(device.missing_count(), total).unwrap_or_default(),
+            missing: [
+                missing_note_html(device.missing_count(), total),
+                counters_note_html(
+                    device.counters_awaiting_count(!view.directive.counters.is_empty()),
+                    total,
+                ),
+            ]
+            .into_iter()
+            .flatten()
+            .collect(),
         })
     }
 }

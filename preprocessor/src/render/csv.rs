@@ -32,7 +32,10 @@ pub fn table_csv(model: &TableModel) -> String {
                 CellState::Failed(_) => "failed".into(),
                 CellState::Text(t) => t.clone(),
                 CellState::Skipped(_) => "skipped".into(),
-                CellState::NoValue | CellState::Missing | CellState::OutsideSweep => String::new(),
+                CellState::NoValue
+                | CellState::Missing
+                | CellState::OutsideSweep
+                | CellState::AwaitingCounters => String::new(),
             });
             if with_paper {
                 fields.push(cell.paper.map(|p| csv_number(p.value)).unwrap_or_default());

@@ -71,6 +71,7 @@ pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
         }),
         provenance: None,
         run: None,
+        counters: None,
     }
 }
 
@@ -121,6 +122,7 @@ pub fn directive(charts: Vec<ChartSpec>) -> Directive {
         devices: DeviceSelection::Default,
         measure: MeasureOverrides::default(),
         budget_s: None,
+        counters: Vec::new(),
     }
 }
 

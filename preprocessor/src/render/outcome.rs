@@ -22,6 +22,9 @@ pub enum CellState {
     OutsideSweep,
     /// A textual attribute (the occupancy limiter).
     Text(String),
+    /// A metric of the hardware counters (`gips`, …) of a verified point whose counters are not
+    /// recorded yet (or were recorded on older code): the profiled pass has not run.
+    AwaitingCounters,
 }
 
 impl CellState {
@@ -57,6 +60,9 @@ impl CellState {
             }
             Outcome::Ok => match point.metric(metric) {
                 Some(v) if v.is_finite() => CellState::Value(v),
+                _ if is_counter_metric(metric) && !has_current_counters(point) => {
+                    CellState::AwaitingCounters
+                }
                 _ => CellState::NoValue,
             },
             Outcome::Failed => CellState::Failed(failure_text(point)),
@@ -70,6 +76,19 @@ impl CellState {
             _ => None,
         }
     }
+}
+
+fn is_counter_metric(metric: &str) -> bool {
+    let base = metric.split('.').next().unwrap_or(metric);
+    builtin(base).is_some_and(|b| matches!(b.source, Source::Counters(_)))
+}
+
+/// Whether `point` holds hardware counters measured on its current code.
+pub fn has_current_counters(point: &Point) -> bool {
+    point
+        .counters
+        .as_ref()
+        .is_some_and(|c| c.current_for(&point.key))
 }
 
 /// "wrong result: max error 3 (first bad index 17)" — the failure kind's label, message and index.

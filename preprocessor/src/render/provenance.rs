@@ -58,6 +58,17 @@ pub fn missing_note_html(missing: usize, total: usize) -> Option<String> {
     })
 }
 
+/// A note when verified points of a directive that declares `counters` have none recorded yet.
+pub fn counters_note_html(awaiting: usize, total: usize) -> Option<String> {
+    (awaiting > 0).then(|| {
+        format!(
+            "<p class=\"gpulab-missing-note\">hardware counters of {awaiting} of {total} point{} not recorded yet \
+             (awaiting a GPU run); run <code>mdbook-gpulab record --counters</code> on a GPU machine with Nsight Compute</p>",
+            plural(total)
+        )
+    })
+}
+
 fn plural(n: usize) -> &'static str {
     if n == 1 { "" } else { "s" }
 }

@@ -115,6 +115,16 @@ fn write_cell(out: &mut String, cell: &TableCell, unit: Unit) {
                 Some(format!("not run: {reason}")),
             )
         }
+        CellState::AwaitingCounters => {
+            classes.push("gpulab-pending");
+            (
+                "awaiting counters".to_string(),
+                Some(
+                    "hardware counters not recorded yet: awaiting a GPU run (mdbook-gpulab record --counters)"
+                        .to_string(),
+                ),
+            )
+        }
         CellState::Missing => {
             classes.push("gpulab-pending");
             (

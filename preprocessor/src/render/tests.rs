@@ -706,3 +706,67 @@ fn relative_values_say_when_they_pair_points_of_different_runs() {
         "{html}"
     );
 }
+
+/// A directive that declares counters: a point with counters of its own key shows its GIPS, one
+/// without (or with counters of older code) says it awaits a GPU run, never a number.
+#[test]
+fn counter_metrics_render_like_any_metric_and_say_when_they_await_a_gpu_run() {
+    use crate::metrics::counters::{self, Group};
+    let mut fixture = Fixture::new();
+    fixture.directive.counters = vec![Group::Instructions];
+    fixture.directive.tables[0].value = "gips".into();
+    fixture.directive.charts.clear();
+    fixture.with_paper = false;
+    // SYNTHETIC counters: 2·10⁹ warp instructions at global_2d N=160 (median 2 ms) → 1000 GIPS.
+    let values = std::collections::BTreeMap::from([
+        (counters::INST_EXECUTED.to_string(), 2e9),
+        (counters::INST_EXECUTED_SM_MAX.to_string(), 2e7),
+    ]);
+    let counted = |key: &str, at| crate::record::Counters {
+        key: key.into(),
+        recorded_at: at,
+        commit: None,
+        profiler: "Version 2025.3 (synthetic)".into(),
+        settings: String::new(),
+        launches: 1,
+        values: values.clone(),
+    };
+    for p in &mut fixture.points {
+        if p.variant == "global_2d" && p.params["N"] == crate::value::ParamValue::Int(160) {
+            p.counters = Some(counted(&p.key, p.recorded_at));
+            let cx = counters::Context {
+                time_ms: p.timing.as_ref().map(|t| t.median_ms),
+                flops: None,
+            };
+            p.metrics.extend(counters::derive(&values, cx));
+        }
+        if p.variant == "shared_2d" && p.params["N"] == crate::value::ParamValue::Int(160) {
+            p.counters = Some(counted("older code", p.recorded_at));
+        }
+    }
+    let mut view = fixture.view();
+    view.metrics.insert(
+        "gips".into(),
+        crate::metrics::MetricInfo {
+            label: "warp instructions per second, whole GPU".into(),
+            unit: crate::value::Unit::Gips,
+        },
+    );
+    let templates = Templates::builtin().unwrap();
+    let html = render_directive_html(&view, &templates).unwrap();
+    assert!(
+        html.contains(&format!(">1{THOUSANDS_SEP}000</td>")),
+        "{html}"
+    );
+    assert!(
+        html.contains(
+            "title=\"hardware counters not recorded yet: awaiting a GPU run (mdbook-gpulab record --counters)\">awaiting counters</td>"
+        ),
+        "{html}"
+    );
+    // global_2d@320 is stale (not counted), shared_2d@640 failed: 3 of 6 await counters.
+    assert!(
+        html.contains("hardware counters of 3 of 6 points not recorded yet (awaiting a GPU run)"),
+        "{html}"
+    );
+}

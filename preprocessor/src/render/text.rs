@@ -75,6 +75,7 @@ pub fn text_table(
                 CellState::Value(v) => super::format::format_value(v, unit),
                 CellState::Text(t) => t,
                 CellState::NoValue => "-".into(),
+                CellState::AwaitingCounters => "awaiting counters".into(),
             });
             if cell.is_some_and(|c| c.stale) {
                 line.last_mut().expect("just pushed").push_str(" (stale)");

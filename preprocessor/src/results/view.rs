@@ -80,6 +80,20 @@ impl DeviceResults<'_> {
     pub fn missing_count(&self) -> usize {
         self.cells.iter().filter(|c| c.point.is_none()).count()
     }
+    /// Verified, current points without hardware counters of their code, when the directive
+    /// declares counters (`declares`): the profiled pass has not run on them.
+    pub fn counters_awaiting_count(&self, declares: bool) -> usize {
+        if !declares {
+            return 0;
+        }
+        self.cells
+            .iter()
+            .filter(|c| !c.stale)
+            .filter_map(|c| c.point)
+            .filter(|p| p.outcome == crate::record::Outcome::Ok)
+            .filter(|p| !p.counters.as_ref().is_some_and(|k| k.current_for(&p.key)))
+            .count()
+    }
 }
 
 /// The renderer's whole input for one directive.

@@ -127,6 +127,18 @@ pub fn metric_truncations(
         .collect()
 }
 
+/// The work of `variant` at `params` by the spec's `flops` formula (for the counter metrics).
+pub fn flops_at(
+    exp: &Experiment,
+    variant: &str,
+    params: &BTreeMap<String, ParamValue>,
+    device: &DeviceRecord,
+) -> Option<f64> {
+    let vars = point_vars(params, Some(device));
+    variant_formula(exp, variant, "flops", exp.metrics.flops.as_ref())
+        .and_then(|e| eval_f64(e, &vars))
+}
+
 /// Metrics of one timed point: `gbps`/`pct_bw` from `bytes`, `gflops`/`pct_fp32` from `flops`,
 /// and the custom formulas (which may use `time_s`).
 pub fn derive(

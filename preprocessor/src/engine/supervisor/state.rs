@@ -102,6 +102,8 @@ impl<'j> Supervision<'j> {
                 self.running = None;
             }
             Message::Fatal { message } => return Next::Abort(WorkerError::Fatal(message)),
+            // Only a profiling job answers so, and the counter pass reads it, not the supervisor.
+            Message::Profiled { .. } => {}
         }
         Next::Read
     }

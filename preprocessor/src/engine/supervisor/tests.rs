@@ -23,6 +23,7 @@ fn job(n: usize) -> Job {
         commit: None,
         run: None,
         budget_hints: Default::default(),
+        profile: false,
     }
 }
 

@@ -2,6 +2,8 @@
 //! the output against its reference, then times it. A point never panics the worker: every
 //! failure becomes a failed point with its message.
 
+mod profile;
+
 use super::buffer_reset::{Prepare, ResetPlan};
 use super::expected::{expected, prefix};
 use super::job::{Job, JobPoint, MeasureRules, Message};
@@ -69,13 +71,19 @@ fn emit(msg: &Message) -> Result<(), Stopped> {
 /// The supervisor stopped reading: nothing more can be reported.
 struct Stopped;
 
-/// `mdbook-gpulab worker`: reads a job on stdin, streams messages on stdout.
-pub fn worker_main() -> ExitCode {
-    run_job_from_stdin().unwrap_or(ExitCode::FAILURE)
+/// `mdbook-gpulab worker`: reads a job on stdin (or from `job_file`), streams messages on stdout.
+pub fn worker_main(job_file: Option<&std::path::Path>) -> ExitCode {
+    run_job(job_file).unwrap_or(ExitCode::FAILURE)
 }
 
-fn run_job_from_stdin() -> Result<ExitCode, Stopped> {
-    let job: Job = match serde_json::from_reader(std::io::stdin()) {
+fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
+    let read = match job_file {
+        None => serde_json::from_reader(std::io::stdin()).map_err(|e| e.to_string()),
+        Some(path) => std::fs::read(path)
+            .map_err(|e| format!("{}: {e}", path.display()))
+            .and_then(|bytes| serde_json::from_slice(&bytes).map_err(|e| e.to_string())),
+    };
+    let job: Job = match read {
         Ok(j) => j,
         Err(e) => {
             emit(&Message::Fatal {
@@ -121,6 +129,9 @@ fn run_job_from_stdin() -> Result<ExitCode, Stopped> {
         expected: HashMap::new(),
         slowest: job.budget_hints.clone().into_iter().collect(),
     };
+    if job.profile {
+        return profile::profile_points(&mut runner, &job.points);
+    }
     for (index, jp) in job.points.iter().enumerate() {
         emit(&Message::Start { index })?;
         let point = runner.run(jp);

@@ -143,6 +143,7 @@ impl SweepData {
                 CellState::Failed(_) => PointValue::Failed,
                 CellState::Skipped(_) => PointValue::Skipped,
                 CellState::NoValue
+                | CellState::AwaitingCounters
                 | CellState::Missing
                 | CellState::OutsideSweep
                 | CellState::Text(_) => PointValue::Missing,

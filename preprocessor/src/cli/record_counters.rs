@@ -1,0 +1,154 @@
+//! `record --counters`: after the timing pass, the profiled pass (`engine::counters`) for the
+//! points of every directive that declares `counters` and lacks them (verified, current points
+//! only); skipped with a message when Nsight Compute is not installed.
+
+use crate::engine::counters::{self, Request, ncu::Ncu};
+use crate::engine::job::JobPoint;
+use crate::engine::recorder::Recorder;
+use crate::plan::plan;
+use crate::results::{Recordings, find_point};
+use crate::workspace::{FoundDirective, Workspace};
+use std::path::Path;
+
+/// The profiled pass over the book at `dir` (`only`: these experiments, all when empty), on
+/// `gpu` (a CUDA ordinal) or the environment's GPU, with `profiler` or the reason there is none.
+pub fn run(
+    dir: &Path,
+    only: &[String],
+    gpu: Option<String>,
+    profiler: &Result<Ncu, String>,
+) -> anyhow::Result<()> {
+    let (ws, found) = super::book::load(dir)?;
+    let declaring = declaring(&found, only);
+    if declaring.is_empty() {
+        eprintln!("counters: no directive declares `counters`; nothing to profile");
+        return Ok(());
+    }
+    let profiler = match profiler {
+        Ok(p) => p,
+        Err(why) => {
+            let points: usize = declaring
+                .iter()
+                .filter_map(|(d, exp)| plan(d, exp, &ws.sources).ok())
+                .map(|p| p.len())
+                .sum();
+            eprintln!(
+                "counters: skipped: {why}. {} directive(s) declare counters ({points} planned point(s)); \
+                 their pages show \"awaiting a GPU run\" until `mdbook-gpulab record --counters` runs where ncu is installed",
+                declaring.len()
+            );
+            return Ok(());
+        }
+    };
+    let recorder = Recorder {
+        verbose: true,
+        gpu,
+        bars: None,
+    };
+    let device = recorder.device(&ws)?.slug;
+    let mut recordings = Recordings::new(ws.data())?;
+    let requests = requests(&ws, &declaring, &mut recordings, &device)?;
+    if requests.is_empty() {
+        eprintln!("counters: every verified, current point that declares counters has them");
+        return Ok(());
+    }
+    eprintln!("counters: profiling under {}", profiler.version);
+    let mut errors = Vec::new();
+    for req in &requests {
+        let started = std::time::Instant::now();
+        match counters::profile(&ws, &recorder, profiler, req) {
+            Ok(n) => eprintln!(
+                "counters: {n} of {} point(s) of `{}` recorded in {:.1} s ({})",
+                req.points.len(),
+                req.experiment,
+                started.elapsed().as_secs_f64(),
+                req.groups
+                    .iter()
+                    .map(|g| g.name())
+                    .collect::<Vec<_>>()
+                    .join(", ")
+            ),
+            Err(e) => {
+                eprintln!("counters: {e}");
+                errors.push(e);
+            }
+        }
+    }
+    match errors.into_iter().next() {
+        Some(e) => Err(e.into()),
+        None => Ok(()),
+    }
+}
+
+type Declaring<'a> = Vec<(&'a crate::directive::Directive, &'a crate::spec::Experiment)>;
+
+/// The valid directives that declare counters, of the `only` experiments.
+fn declaring<'a>(found: &'a [FoundDirective], only: &[String]) -> Declaring<'a> {
+    found
+        .iter()
+        .filter_map(|f| f.parsed.as_ref().ok())
+        .filter(|(d, exp)| !d.counters.is_empty() && (only.is_empty() || only.contains(&exp.name)))
+        .map(|(d, exp)| (d, exp.as_ref()))
+        .collect()
+}
+
+/// One request per experiment: the points of its declaring directives that want counters on
+/// `device` (`counters::wants`), each once, and the union of those directives' groups.
+fn requests(
+    ws: &Workspace,
+    declaring: &Declaring,
+    recordings: &mut Recordings,
+    device: &str,
+) -> anyhow::Result<Vec<Request>> {
+    let mut out: Vec<Request> = Vec::new();
+    for (d, exp) in declaring {
+        recordings.preload(exp)?;
+        let rec = recordings
+            .of(&exp.name)
+            .into_iter()
+            .find(|r| r.device.slug == device);
+        for p in plan(d, exp, &ws.sources)? {
+            let recorded = rec.and_then(|r| find_point(r, &p));
+            if !counters::wants(recorded, &p.key.on(device), &d.counters) {
+                continue;
+            }
+            let i = match out.iter().position(|r| r.experiment == exp.name) {
+                Some(i) => i,
+                None => {
+                    out.push(Request {
+                        experiment: exp.name.clone(),
+                        groups: Vec::new(),
+                        points: Vec::new(),
+                    });
+                    out.len() - 1
+                }
+            };
+            let req = &mut out[i];
+            if !req
+                .points
+                .iter()
+                .any(|q| q.variant == p.variant && q.params == p.params)
+            {
+                req.points.push(JobPoint {
+                    variant: p.variant.clone(),
+                    params: p.params.clone(),
+                    key: p.key.clone(),
+                });
+            }
+        }
+    }
+    // Every group any declaring directive of the experiment wants: a point profiled again gets
+    // all of them (its stored counters are replaced as a whole).
+    for req in &mut out {
+        for (d, exp) in declaring {
+            if exp.name == req.experiment {
+                for g in &d.counters {
+                    if !req.groups.contains(g) {
+                        req.groups.push(*g);
+                    }
+                }
+            }
+        }
+    }
+    Ok(out)
+}

@@ -1,0 +1,235 @@
+//! ncu's launches matched with the job's points: the worker ran the points in job order, each
+//! reporting its kernel and how many launches it made, so the profiled launches (in ncu's ID
+//! order, the engine's own helper kernels left out) are dealt to the points in that order, and
+//! every launch's kernel name must be the one its point reported.
+
+use super::csv::LaunchRow;
+use crate::metrics::counters::{Combine, GPU_TIME, combine_of};
+use std::collections::{BTreeMap, BTreeSet};
+
+/// What the worker reported for one point of the profiled job.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Ran {
+    /// The point's index in the job.
+    pub index: usize,
+    pub kernel: String,
+    pub launches: usize,
+    /// Why it did not run (its launches, if any, cannot be told apart from the next point's).
+    pub error: Option<String>,
+}
+
+/// A point's combined counters.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Mapped {
+    pub index: usize,
+    pub launches: usize,
+    pub values: BTreeMap<String, f64>,
+}
+
+/// Why the launches could not be dealt to the points: nothing of the job is stored then.
+#[derive(Debug, thiserror::Error, PartialEq)]
+pub enum MappingError {
+    #[error(
+        "profiled launch {id} is `{found}` but point {index} launched `{expected}`: the profile does not follow the job's order"
+    )]
+    KernelMismatch {
+        id: u64,
+        index: usize,
+        expected: String,
+        found: String,
+    },
+    #[error("point {index} made {want} launch(es) of `{kernel}` but ncu profiled {got}")]
+    Missing {
+        index: usize,
+        kernel: String,
+        want: usize,
+        got: usize,
+    },
+    #[error("ncu profiled {0} launch(es) more than the points made (first ID {1})")]
+    Extra(usize, u64),
+}
+
+/// Deals `rows` to the points of `ran` (in job order). Rows of kernels that no point launched
+/// (the engine's helpers) are ignored. Points after the first that failed to run are left out:
+/// a failed sequence may have launched part of its kernels.
+pub fn map(rows: &[LaunchRow], ran: &[Ran]) -> Result<Vec<Mapped>, MappingError> {
+    let ours: BTreeSet<&str> = ran.iter().map(|r| r.kernel.as_str()).collect();
+    let mut rows = rows.iter().filter(|r| ours.contains(base_name(&r.kernel)));
+    let mut out = Vec::new();
+    for r in ran {
+        if r.error.is_some() {
+            return Ok(out);
+        }
+        let mut mine = Vec::with_capacity(r.launches);
+        for got in 0..r.launches {
+            let Some(row) = rows.next() else {
+                return Err(MappingError::Missing {
+                    index: r.index,
+                    kernel: r.kernel.clone(),
+                    want: r.launches,
+                    got,
+                });
+            };
+            if base_name(&row.kernel) != r.kernel {
+                return Err(MappingError::KernelMismatch {
+                    id: row.id,
+                    index: r.index,
+                    expected: r.kernel.clone(),
+                    found: row.kernel.clone(),
+                });
+            }
+            mine.push(row);
+        }
+        if !mine.is_empty() {
+            out.push(Mapped {
+                index: r.index,
+                launches: mine.len(),
+                values: combine(&mine),
+            });
+        }
+    }
+    let extra: Vec<&LaunchRow> = rows.collect();
+    if let Some(first) = extra.first() {
+        return Err(MappingError::Extra(extra.len(), first.id));
+    }
+    Ok(out)
+}
+
+/// The function name of a kernel as ncu prints it (`k(float *, int)` → `k`).
+fn base_name(kernel: &str) -> &str {
+    kernel.split('(').next().unwrap_or(kernel).trim()
+}
+
+/// One point's launches combined per metric ([`combine_of`]); a metric missing from any launch
+/// is left out (a partial sum would be a wrong count).
+fn combine(rows: &[&LaunchRow]) -> BTreeMap<String, f64> {
+    let names: BTreeSet<&String> = rows.iter().flat_map(|r| r.values.keys()).collect();
+    let weight = |r: &LaunchRow| r.values.get(GPU_TIME).copied().unwrap_or(1.0).max(0.0);
+    let mut out = BTreeMap::new();
+    for name in names {
+        let Some(values) = rows
+            .iter()
+            .map(|r| r.values.get(name).copied())
+            .collect::<Option<Vec<f64>>>()
+        else {
+            continue;
+        };
+        let value = match combine_of(name) {
+            Combine::Sum => values.iter().sum(),
+            Combine::Max => values.iter().cloned().fold(f64::MIN, f64::max),
+            Combine::TimeWeighted => {
+                let total: f64 = rows.iter().map(|r| weight(r)).sum();
+                if total > 0.0 {
+                    rows.iter()
+                        .zip(&values)
+                        .map(|(r, v)| weight(r) * v)
+                        .sum::<f64>()
+                        / total
+                } else {
+                    values.iter().sum::<f64>() / values.len() as f64
+                }
+            }
+        };
+        out.insert(name.clone(), value);
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::csv::parse;
+    use super::*;
+
+    const FIXTURE: &str = include_str!("../../../tests/fixtures/ncu/raw.csv");
+
+    fn ran(index: usize, kernel: &str, launches: usize) -> Ran {
+        Ran {
+            index,
+            kernel: kernel.into(),
+            launches,
+            error: None,
+        }
+    }
+
+    #[test]
+    fn launches_go_to_points_in_order_and_helper_kernels_are_ignored() {
+        let rows = parse(FIXTURE).unwrap();
+        let job = [
+            ran(0, "MatrixMulKernel_2", 1),
+            ran(1, "MatrixMulKernel_3", 2),
+            ran(2, "MatrixMulKernel_5", 1),
+        ];
+        let mapped = map(&rows, &job).unwrap();
+        assert_eq!(mapped.len(), 3);
+        assert_eq!(mapped[0].values["smsp__inst_executed.sum"], 1_234_567.0);
+        // Two launches: counts add, the per-SM maximum is the larger, the percentage is
+        // weighted by duration (1 µs at 20 %, 3 µs at 40 %).
+        let two = &mapped[1];
+        assert_eq!(two.launches, 2);
+        assert_eq!(two.values["smsp__inst_executed.sum"], 10_000.0);
+        assert_eq!(two.values["sm__inst_executed.max"], 700.0);
+        assert_eq!(two.values["dram__bytes_read.sum"], 300_000.0);
+        assert_eq!(two.values["gpu__time_duration.sum"], 4_000.0);
+        let pct = two.values["smsp__warp_issue_stalled_barrier_per_warp_active.pct"];
+        assert!((pct - 35.0).abs() < 1e-9, "{pct}");
+        assert!(!mapped[2].values.contains_key("dram__bytes_write.sum"));
+    }
+
+    #[test]
+    fn a_launch_of_another_kernel_than_the_point_reported_is_an_error() {
+        let rows = parse(FIXTURE).unwrap();
+        let job = [
+            ran(0, "MatrixMulKernel_2", 1),
+            ran(1, "MatrixMulKernel_5", 1),
+            ran(2, "MatrixMulKernel_3", 2),
+        ];
+        assert!(matches!(
+            map(&rows, &job),
+            Err(MappingError::KernelMismatch {
+                id: 2,
+                index: 1,
+                ..
+            })
+        ));
+    }
+
+    #[test]
+    fn too_few_or_too_many_launches_are_errors() {
+        let rows = parse(FIXTURE).unwrap();
+        let short = [
+            ran(0, "MatrixMulKernel_2", 1),
+            ran(1, "MatrixMulKernel_3", 3),
+        ];
+        assert!(matches!(
+            map(&rows, &short),
+            Err(MappingError::Missing {
+                index: 1,
+                want: 3,
+                got: 2,
+                ..
+            })
+        ));
+        let missing = [ran(0, "MatrixMulKernel_2", 2)];
+        assert!(matches!(
+            map(&rows[..1], &missing),
+            Err(MappingError::Missing {
+                want: 2,
+                got: 1,
+                ..
+            })
+        ));
+        let extra = [ran(0, "MatrixMulKernel_3", 1)];
+        assert_eq!(map(&rows, &extra), Err(MappingError::Extra(1, 3)));
+    }
+
+    #[test]
+    fn points_after_a_failed_one_are_left_out() {
+        let rows = parse(FIXTURE).unwrap();
+        let mut failed = ran(1, "MatrixMulKernel_3", 0);
+        failed.error = Some("launch failed".into());
+        let job = [ran(0, "MatrixMulKernel_2", 1), failed];
+        let mapped = map(&rows, &job).unwrap();
+        assert_eq!(mapped.len(), 1);
+        assert_eq!(mapped[0].index, 0);
+    }
+}

@@ -1,0 +1,342 @@
+//! The profiled pass (`record --counters`): the points of directives that declare `counters` run
+//! once more, one launch sequence each, in a worker started under Nsight Compute; the report's
+//! launches are matched with the points (`mapping`) and their counters stored on the recorded
+//! points with their provenance. Timings are never touched: the profiler replays kernels under its
+//! own conditions, so its numbers are counts beside the timing, not a timing.
+
+pub mod csv;
+pub mod mapping;
+pub mod ncu;
+
+use super::job::{JobPoint, MeasureRules, Message};
+use super::recorder::Recorder;
+use crate::error::{Error, Result};
+use crate::metrics::counters::{Group, ncu_metrics};
+use crate::record::{Counters, Outcome, Point, Recording, SCHEMA_VERSION};
+use crate::spec::Exec;
+use crate::workspace::Workspace;
+use mapping::Ran;
+use std::io::Read;
+use std::process::Stdio;
+use std::time::{Duration, Instant};
+
+/// The points of one experiment to profile and the counter groups wanted.
+#[derive(Debug, Clone)]
+pub struct Request {
+    pub experiment: String,
+    pub groups: Vec<Group>,
+    pub points: Vec<JobPoint>,
+}
+
+/// Whether the recorded point `p` (at its current key `key`) needs the profiled pass for
+/// `groups`: it is recorded, verified and current, and lacks counters of this code or one of the
+/// groups' metrics.
+pub fn wants(p: Option<&Point>, key: &str, groups: &[Group]) -> bool {
+    let Some(p) = p else { return false };
+    if p.outcome != Outcome::Ok || p.key != key {
+        return false;
+    }
+    match p.counters.as_ref().filter(|c| c.current_for(key)) {
+        None => true,
+        Some(c) => groups
+            .iter()
+            .flat_map(|g| g.metrics())
+            .any(|m| !c.values.contains_key(&m)),
+    }
+}
+
+/// How long a profiled job may run before it is stopped (ncu replays every kernel several times).
+const TIMEOUT: Duration = Duration::from_secs(1800);
+
+/// Profiles `req`'s points on `recorder`'s GPU and stores their counters; returns how many points
+/// got counters. A point that cannot be matched with its launches gets none (and says why).
+pub fn profile(
+    ws: &Workspace,
+    recorder: &Recorder,
+    profiler: &ncu::Ncu,
+    req: &Request,
+) -> Result<usize> {
+    let exp = ws
+        .spec(&req.experiment)
+        .map_err(|_| Error::Engine(format!("{}: the spec does not load", req.experiment)))?;
+    let points: Vec<JobPoint> = req
+        .points
+        .iter()
+        .filter(|p| {
+            exp.variant(&p.variant)
+                .is_some_and(|v| matches!(v.exec, Exec::Kernel { .. }))
+        })
+        .cloned()
+        .collect();
+    let kernels: Vec<String> = points
+        .iter()
+        .filter_map(|p| match &exp.variant(&p.variant)?.exec {
+            Exec::Kernel { function, .. } => Some(function.clone()),
+            _ => None,
+        })
+        .collect();
+    if points.is_empty() {
+        return Ok(0);
+    }
+    let mut job = recorder.job(ws, &req.experiment, MeasureRules::default());
+    job.points = points;
+    job.profile = true;
+    let dir = ws.config.cache_dir(&ws.root).join("counters");
+    std::fs::create_dir_all(&dir).map_err(|e| Error::Engine(format!("{}: {e}", dir.display())))?;
+    let job_file = dir.join(format!("{}.job.json", req.experiment));
+    let text = serde_json::to_string(&job).map_err(|e| Error::Engine(e.to_string()))?;
+    std::fs::write(&job_file, text)
+        .map_err(|e| Error::Engine(format!("{}: {e}", job_file.display())))?;
+    let report = dir.join(&req.experiment);
+    let exe = std::env::current_exe().map_err(|e| Error::Engine(e.to_string()))?;
+    let worker = vec![
+        exe.to_string_lossy().into_owned(),
+        "worker".into(),
+        "--job".into(),
+        job_file.to_string_lossy().into_owned(),
+    ];
+    let mut cmd = profiler.profile_command(&report, &kernels, &ncu_metrics(&req.groups), &worker);
+    if let Some(gpu) = &recorder.gpu {
+        cmd.env("CUDA_VISIBLE_DEVICES", gpu);
+    }
+    let (stdout, stderr, ok) = run_with_timeout(cmd, TIMEOUT)?;
+    let (device, ran) = worker_messages(&stdout)?;
+    if !ok && ran.is_empty() {
+        return Err(Error::Engine(format!(
+            "{}: ncu failed: {}",
+            req.experiment,
+            tail(&stderr, &stdout)
+        )));
+    }
+    for r in ran.iter().filter(|r| r.error.is_some()) {
+        eprintln!(
+            "counters: {} point {}: {}",
+            req.experiment,
+            r.index,
+            r.error.as_deref().unwrap_or_default()
+        );
+    }
+    let import = profiler
+        .import_command(&report)
+        .output()
+        .map_err(|e| Error::Engine(format!("cannot run ncu --import: {e}")))?;
+    let csv_text = String::from_utf8_lossy(&import.stdout);
+    let rows = csv::parse(&csv_text).map_err(|e| {
+        Error::Engine(format!(
+            "{}: {e}; ncu said: {}",
+            req.experiment,
+            tail(&String::from_utf8_lossy(&import.stderr), &stderr)
+        ))
+    })?;
+    let mapped =
+        mapping::map(&rows, &ran).map_err(|e| Error::Engine(format!("{}: {e}", req.experiment)))?;
+    store(ws, &job.points, &device, &req.experiment, profiler, mapped)
+}
+
+/// Runs `cmd` to the end (killed after `timeout`): (stdout, stderr, success).
+fn run_with_timeout(
+    mut cmd: std::process::Command,
+    timeout: Duration,
+) -> Result<(String, String, bool)> {
+    let mut child = cmd
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|e| Error::Engine(format!("cannot start ncu: {e}")))?;
+    let mut out = child.stdout.take();
+    let mut err = child.stderr.take();
+    let out_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(o) = out.as_mut() {
+            let _ = o.read_to_string(&mut s);
+        }
+        s
+    });
+    let err_thread = std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(e) = err.as_mut() {
+            let _ = e.read_to_string(&mut s);
+        }
+        s
+    });
+    let started = Instant::now();
+    let status = loop {
+        if let Some(status) = child.try_wait().map_err(|e| Error::Engine(e.to_string()))? {
+            break Some(status);
+        }
+        if started.elapsed() > timeout
+            || super::supervisor::INTERRUPTED.load(std::sync::atomic::Ordering::SeqCst)
+        {
+            let _ = child.kill();
+            let _ = child.wait();
+            break None;
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    let stdout = out_thread.join().unwrap_or_default();
+    let stderr = err_thread.join().unwrap_or_default();
+    match status {
+        None => Err(Error::Engine(format!(
+            "ncu was stopped after {} s: {}",
+            started.elapsed().as_secs(),
+            tail(&stderr, &stdout)
+        ))),
+        Some(s) => Ok((stdout, stderr, s.success())),
+    }
+}
+
+/// The worker's messages among ncu's own lines: the device slug and what each point ran.
+fn worker_messages(stdout: &str) -> Result<(String, Vec<Ran>)> {
+    let mut device = None;
+    let mut ran = Vec::new();
+    for line in stdout.lines() {
+        match serde_json::from_str::<Message>(line) {
+            Ok(Message::Device(d)) => device = Some(d.slug),
+            Ok(Message::Profiled {
+                index,
+                kernel,
+                launches,
+                error,
+            }) => ran.push(Ran {
+                index,
+                kernel,
+                launches,
+                error,
+            }),
+            Ok(Message::Fatal { message }) => return Err(Error::Engine(message)),
+            _ => {}
+        }
+    }
+    let device = device.ok_or_else(|| {
+        Error::Engine(format!(
+            "the profiled worker reported no device: {}",
+            tail(stdout, "")
+        ))
+    })?;
+    Ok((device, ran))
+}
+
+/// Stores the mapped counters on the recorded points (under the data lock), each only if the
+/// point is still the one profiled (same key).
+fn store(
+    ws: &Workspace,
+    job: &[JobPoint],
+    device: &str,
+    experiment: &str,
+    profiler: &ncu::Ncu,
+    mapped: Vec<mapping::Mapped>,
+) -> Result<usize> {
+    let data = ws.data();
+    let lock = data.lock()?;
+    let Some(rec) = data.load(device, experiment)? else {
+        return Ok(0);
+    };
+    let commit = super::recorder::git_commit(&ws.root);
+    let now = chrono::Utc::now();
+    let mut changed = Vec::new();
+    for m in mapped {
+        let Some(jp) = job.get(m.index) else { continue };
+        let key = jp.key.on(device);
+        let Some(p) = rec
+            .points
+            .iter()
+            .find(|p| p.variant == jp.variant && p.params == jp.params && p.key == key)
+        else {
+            continue;
+        };
+        let mut p = p.clone();
+        p.counters = Some(Counters {
+            key,
+            recorded_at: now,
+            commit: commit.clone(),
+            profiler: profiler.version.clone(),
+            settings: ncu::settings_text(),
+            launches: m.launches,
+            values: m.values,
+        });
+        changed.push(p);
+    }
+    let n = changed.len();
+    if n > 0 {
+        data.merge_and_save(
+            &lock,
+            Recording {
+                schema: SCHEMA_VERSION,
+                experiment: experiment.to_string(),
+                device: rec.device.clone(),
+                points: changed,
+            },
+        )?;
+    }
+    Ok(n)
+}
+
+/// The last lines of what a process said, for an error message.
+fn tail(first: &str, second: &str) -> String {
+    let text = if first.trim().is_empty() {
+        second
+    } else {
+        first
+    };
+    let lines: Vec<&str> = text.lines().filter(|l| !l.trim().is_empty()).collect();
+    lines[lines.len().saturating_sub(8)..].join("\n")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::BTreeMap;
+
+    fn point(key: &str) -> Point {
+        Point::new("v", &BTreeMap::new(), key, None)
+    }
+
+    #[test]
+    fn only_current_verified_points_without_current_counters_are_profiled() {
+        let groups = [Group::Instructions];
+        assert!(
+            !wants(None, "k", &groups),
+            "nothing recorded: time it first"
+        );
+        let mut p = point("k");
+        assert!(wants(Some(&p), "k", &groups));
+        assert!(!wants(Some(&p), "new", &groups), "stale: re-time it first");
+        p.outcome = Outcome::Failed;
+        assert!(!wants(Some(&p), "k", &groups), "failed: nothing to count");
+        let mut p = point("k");
+        p.counters = Some(Counters {
+            key: "k".into(),
+            recorded_at: p.recorded_at,
+            commit: None,
+            profiler: "ncu".into(),
+            settings: String::new(),
+            launches: 1,
+            values: groups[0].metrics().into_iter().map(|m| (m, 1.0)).collect(),
+        });
+        assert!(!wants(Some(&p), "k", &groups), "has them");
+        assert!(wants(Some(&p), "k", &[Group::Dram]), "another group");
+        p.counters.as_mut().unwrap().key = "old".into();
+        assert!(wants(Some(&p), "k", &groups), "counters of older code");
+    }
+
+    #[test]
+    fn worker_lines_are_read_among_the_profilers() {
+        let device =
+            serde_json::to_string(&Message::Device(crate::record::fixture::device())).unwrap();
+        let profiled = serde_json::to_string(&Message::Profiled {
+            index: 0,
+            kernel: "k".into(),
+            launches: 2,
+            error: None,
+        })
+        .unwrap();
+        let out = format!(
+            "==PROF== Connected to process 7\n{device}\n{profiled}\n==PROF== Disconnected\n"
+        );
+        let (slug, ran) = worker_messages(&out).unwrap();
+        assert_eq!(slug, crate::record::fixture::device().slug);
+        assert_eq!(ran[0].launches, 2);
+        assert!(worker_messages("==PROF== Error: no device\n").is_err());
+    }
+}

@@ -1,0 +1,167 @@
+//! Nsight Compute on this machine: where it is (`$NCU`, else `ncu` on PATH), its version, and the
+//! two command lines of the profiled pass (profile a worker into a report; export the report's
+//! raw page as CSV). Every flag is written here, once.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Environment variable naming the `ncu` binary to use.
+pub const NCU_ENV: &str = "NCU";
+
+/// The profiler's cache and clock settings, recorded with every point's counters. Caches are
+/// flushed before each replay pass (the timing pass measures cold too: DRAM bytes are a cold
+/// run's); clocks are left to the driver, as in the timing pass (counts do not depend on them).
+pub const SETTINGS: &[&str] = &["--cache-control", "all", "--clock-control", "none"];
+
+/// A usable `ncu`.
+#[derive(Debug, Clone)]
+pub struct Ncu {
+    pub path: PathBuf,
+    /// The last line of `ncu --version` ("Version 2025.3.0.0 (build …)").
+    pub version: String,
+}
+
+/// `$NCU` when set, else `ncu` on PATH; `Err` says why there is none (the pass is then skipped).
+pub fn find() -> Result<Ncu, String> {
+    let path = match std::env::var_os(NCU_ENV).filter(|v| !v.is_empty()) {
+        Some(p) => PathBuf::from(p),
+        None => on_path("ncu").ok_or_else(|| {
+            format!("Nsight Compute (`ncu`) is not on PATH (set {NCU_ENV}=/path/to/ncu)")
+        })?,
+    };
+    let out = Command::new(&path)
+        .arg("--version")
+        .output()
+        .map_err(|e| format!("cannot run {} --version: {e}", path.display()))?;
+    if !out.status.success() {
+        return Err(format!(
+            "{} --version failed: {}",
+            path.display(),
+            String::from_utf8_lossy(&out.stderr).trim()
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let version = text
+        .lines()
+        .rev()
+        .find(|l| !l.trim().is_empty())
+        .unwrap_or("unknown version")
+        .trim()
+        .to_string();
+    Ok(Ncu { path, version })
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    std::env::split_paths(&std::env::var_os("PATH")?)
+        .map(|dir| dir.join(name))
+        .find(|p| p.is_file())
+}
+
+impl Ncu {
+    /// `ncu … -o <report> <worker…>`: profiles `kernels` (by exact function name; other kernels run
+    /// unprofiled) of the worker, collecting `metrics`, into `report` (`.ncu-rep` is added).
+    pub fn profile_command(
+        &self,
+        report: &Path,
+        kernels: &[String],
+        metrics: &[String],
+        worker: &[String],
+    ) -> Command {
+        let mut cmd = Command::new(&self.path);
+        cmd.args(["--target-processes", "all", "--replay-mode", "kernel"])
+            .args(SETTINGS)
+            .arg("--kernel-name")
+            .arg(kernel_filter(kernels))
+            .arg("--metrics")
+            .arg(metrics.join(","))
+            .arg("--force-overwrite")
+            .arg("--export")
+            .arg(report)
+            .args(worker);
+        cmd
+    }
+
+    /// `ncu --import <report>.ncu-rep --csv --page raw --print-units base`.
+    pub fn import_command(&self, report: &Path) -> Command {
+        let mut cmd = Command::new(&self.path);
+        cmd.arg("--import").arg(report_file(report)).args([
+            "--csv",
+            "--page",
+            "raw",
+            "--print-units",
+            "base",
+        ]);
+        cmd
+    }
+}
+
+/// The file ncu writes for `--export <report>`.
+pub fn report_file(report: &Path) -> PathBuf {
+    let mut s = report.as_os_str().to_owned();
+    s.push(".ncu-rep");
+    PathBuf::from(s)
+}
+
+/// `regex:^(a|b)$` over the kernels' function names (plain C identifiers: nothing to escape).
+fn kernel_filter(kernels: &[String]) -> String {
+    let mut k: Vec<&str> = kernels.iter().map(String::as_str).collect();
+    k.sort();
+    k.dedup();
+    format!("regex:^({})$", k.join("|"))
+}
+
+/// The settings as recorded on the points.
+pub fn settings_text() -> String {
+    format!("--replay-mode kernel {}", SETTINGS.join(" "))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_profile_command_names_only_our_kernels_and_the_metrics() {
+        let ncu = Ncu {
+            path: "ncu".into(),
+            version: "Version 2025.3".into(),
+        };
+        let cmd = ncu.profile_command(
+            Path::new("/tmp/r"),
+            &["k2".into(), "k1".into(), "k2".into()],
+            &["a__b.sum".into(), "c__d.max".into()],
+            &["gpulab".into(), "worker".into()],
+        );
+        let args: Vec<String> = cmd
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        let at = |flag: &str| &args[args.iter().position(|a| a == flag).unwrap() + 1];
+        assert_eq!(at("--kernel-name"), "regex:^(k1|k2)$");
+        assert_eq!(at("--metrics"), "a__b.sum,c__d.max");
+        assert_eq!(at("--cache-control"), "all");
+        assert_eq!(at("--export"), "/tmp/r");
+        assert_eq!(&args[args.len() - 2..], ["gpulab", "worker"]);
+        let import = ncu.import_command(Path::new("/tmp/r"));
+        let args: Vec<String> = import
+            .get_args()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(args[1], "/tmp/r.ncu-rep");
+    }
+
+    #[test]
+    fn an_ncu_that_does_not_exist_is_reported_not_run() {
+        // SAFETY (test): no other test reads NCU.
+        let err = {
+            let old = std::env::var_os(NCU_ENV);
+            unsafe { std::env::set_var(NCU_ENV, "/nonexistent/ncu") };
+            let r = find();
+            match old {
+                Some(v) => unsafe { std::env::set_var(NCU_ENV, v) },
+                None => unsafe { std::env::remove_var(NCU_ENV) },
+            }
+            r.unwrap_err()
+        };
+        assert!(err.contains("/nonexistent/ncu"), "{err}");
+    }
+}

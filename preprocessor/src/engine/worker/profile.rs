@@ -1,0 +1,63 @@
+//! The worker's profiled run (`Job::profile`, `record --counters`): each point's launch sequence
+//! runs exactly once, for the profiler that started this worker to count. No L2 flush, no
+//! blocking kernel, no reference: the point's own kernel is the only thing launched (the profiler
+//! flushes caches itself), and nothing is verified or timed (the timing pass did both, on the
+//! same code: its key).
+
+use super::{Failed, PointRunner, Stopped, emit};
+use crate::engine::job::{JobPoint, Message};
+use crate::engine::sequence::Sequence;
+use crate::spec::Exec;
+use crate::spec::metrics::point_vars;
+use std::process::ExitCode;
+
+/// Runs every point once and reports each as `Profiled`.
+pub(super) fn profile_points(
+    runner: &mut PointRunner,
+    points: &[JobPoint],
+) -> Result<ExitCode, Stopped> {
+    for (index, jp) in points.iter().enumerate() {
+        emit(&Message::Start { index })?;
+        let (kernel, launches, error) = match runner.profile(jp) {
+            Ok((kernel, launches)) => (kernel, launches, None),
+            Err(e) => (String::new(), 0, Some(e)),
+        };
+        emit(&Message::Profiled {
+            index,
+            kernel,
+            launches,
+            error,
+        })?;
+        if runner.gpu.is_poisoned() {
+            // The rest would fail too; the counter pass records what ran before.
+            return Ok(ExitCode::from(3));
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+impl PointRunner {
+    /// One run of `jp`'s launch sequence: (kernel function, launches).
+    fn profile(&mut self, jp: &JobPoint) -> Result<(String, usize), String> {
+        let message = |Failed(_, m): Failed| m;
+        let exp = self.exp.clone();
+        let variant = exp
+            .variant(&jp.variant)
+            .ok_or_else(|| format!("no variant `{}` in the spec", jp.variant))?;
+        let Exec::Kernel { function, source } = &variant.exec else {
+            return Err("not a kernel variant: counters are recorded for kernels only".into());
+        };
+        let vars = point_vars(&jp.params, Some(&self.device));
+        self.inputs(&jp.params, &vars).map_err(message)?;
+        let options = crate::engine::resolve::defines(variant, &vars).map_err(|e| e.to_string())?;
+        let (module, _) = self.module(source, options).map_err(message)?;
+        let kernel = module.function(function).map_err(|e| e.to_string())?;
+        let seq = Sequence::plan(variant, &vars).map_err(|e| e.to_string())?;
+        let buffers = self.device_buffers(&module).map_err(message)?;
+        self.gpu.synchronize().map_err(|e| e.to_string())?;
+        seq.launch(&self.gpu, &kernel, &buffers)
+            .map_err(|e| e.to_string())?;
+        self.gpu.synchronize().map_err(|e| e.to_string())?;
+        Ok((function.clone(), seq.len()))
+    }
+}
