@@ -128,6 +128,7 @@ fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
         host: None,
         expected: HashMap::new(),
         slowest: job.budget_hints.clone().into_iter().collect(),
+        after_samples: None,
     };
     if job.profile {
         return profile::profile_points(&mut runner, &job.points);
@@ -165,6 +166,8 @@ struct PointRunner {
     expected: HashMap<String, HostData>,
     /// Per variant: the largest parameter product run and its single-run time, for the budget.
     slowest: HashMap<String, (f64, f64)>,
+    /// The output after the timed samples of the last kernel run with `reset` buffers.
+    after_samples: Option<HostData>,
 }
 
 struct Failed(FailureKind, String);
@@ -323,6 +326,7 @@ impl PointRunner {
             Exec::Cpu(name) => self.run_cpu(name, &verify, &vars, &rules)?,
             Exec::Library(name) => self.run_library(name, &verify, &vars, &rules)?,
         };
+        let after_samples = self.after_samples.take();
         // Verification (before trusting the timing).
         let want = self.expected_for(&verify, variant, &vars, output.len(), out_spec.elem, jp)?;
         let got = prefix(&output, want.len());
@@ -338,11 +342,27 @@ impl PointRunner {
             first_bad_index: cmp.first_bad_index,
             // A uniform rule's value, else the tolerance of the element closest to its own.
             tolerance: tolerance.uniform_value().or(cmp.worst.map(|w| w.tolerance)),
-            tolerance_rule: Some(tolerance.rule),
+            tolerance_rule: Some(tolerance.rule.clone()),
             error_to_tolerance: cmp.worst.map(|w| w.ratio),
         });
         if !cmp.ok {
             return Err(Failed(FailureKind::Verification, cmp.message));
+        }
+        // With `reset` buffers, the last timed sample started from the same contents as the verified
+        // run, so its output must verify too: this checks that every sample was reset.
+        if let Some(after) = after_samples {
+            let again = compare_within(&prefix(&after, want.len()), &want, &|i, r| {
+                tolerance.at(i, r)
+            });
+            if !again.ok {
+                return Err(Failed(
+                    FailureKind::Verification,
+                    format!(
+                        "the output after the timed samples (buffers reset before each) differs: {}",
+                        again.message
+                    ),
+                ));
+            }
         }
         Ok(timing)
     }
@@ -516,6 +536,7 @@ impl PointRunner {
             });
         }
         let resets = ResetPlan::new(&self.exp, variant);
+        self.after_samples = None;
         let buffers = RefCell::new(self.device_buffers(&module)?);
         let pristine = self.pristine(&resets)?;
         // Verification run: `reset` buffers prepared as before every sample; other outputs (and
@@ -560,6 +581,15 @@ impl PointRunner {
             per_sample,
         )
         .map_err(|e| launch_err(e.to_string()))?;
+        if resets.per_sample() {
+            let after = buffers
+                .borrow()
+                .get(output)
+                .ok_or_else(|| launch_err(format!("no buffer `{output}`")))?
+                .download()
+                .map_err(|e| launch_err(e.to_string()))?;
+            self.after_samples = Some(after);
+        }
         Ok((out, timing))
     }
 
