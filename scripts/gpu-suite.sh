@@ -48,7 +48,7 @@ fi
 # Not in the default steps (STEPS=counters): the profiled pass. `record --counters` first times any
 # stale point (normally none), then runs the points of the directives that declare `counters` once
 # each under Nsight Compute and stores their hardware counters on the recorded points. Set NCU when
-# ncu is not on PATH. The reports (.ncu-rep) and the worker jobs are copied to $OUT/ncu-reports.
+# ncu is not on PATH. ncu's output (<experiment>.ncu.txt) and the worker jobs go to $OUT/ncu-reports.
 if [[ $STEPS == *counters* ]]; then
   if [ -z "${NCU:-}" ] && ! command -v ncu >/dev/null; then
     for c in /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do

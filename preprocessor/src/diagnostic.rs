@@ -168,6 +168,15 @@ pub fn suggest<'a>(name: &str, candidates: impl IntoIterator<Item = &'a str>) ->
     best.map(|(_, c)| c)
 }
 
+/// `diags` without repeats (the same text at the same place), in order.
+pub fn dedup(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
+    let mut seen = std::collections::BTreeSet::new();
+    diags
+        .into_iter()
+        .filter(|d| seen.insert(d.render(false)))
+        .collect()
+}
+
 /// "did you mean `axes`?" for the closest candidate, if any is close enough (see [`suggest`]).
 pub fn did_you_mean<'a>(
     name: &str,

@@ -16,8 +16,45 @@ pub const MAX_LAUNCHES: i64 = 1_000_000;
 pub const MAX_BLOCK: [u64; 3] = [1024, 1024, 64];
 pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
 pub const MAX_GRID: [u64; 3] = [(1 << 31) - 1, 65_535, 65_535];
-/// Dynamic shared memory a block may ask for (the H100's and H200's opt-in maximum).
+/// Dynamic shared memory a block may ask for (the H100's and H200's opt-in maximum, 227 KiB).
 pub const MAX_SHARED_BYTES: u64 = 232_448;
+/// The architecture `check` compiles for when none is named (`--arch`): the handbook's H100/H200.
+pub const DEFAULT_CHECK_ARCH: (u32, u32) = (9, 0);
+
+/// Per-block limits of a GPU architecture, for `check` without a GPU (a live run reads the
+/// device's own).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ArchLimits {
+    /// Threads per block (every architecture since compute capability 2.0).
+    pub threads_per_block: u64,
+    /// Static `__shared__` bytes per block: 48 KiB everywhere (ptxas refuses more).
+    pub static_shared: u64,
+    /// Static + dynamic shared bytes per block once a kernel opts in
+    /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, which the engine sets for a launch that
+    /// needs it); `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN` on a real device.
+    pub shared_optin: u64,
+}
+
+/// The limits of compute capability `arch` (the CUDA C++ Programming Guide's table of technical
+/// specifications per compute capability), or `None` for one this table does not know.
+pub fn arch_limits(arch: (u32, u32)) -> Option<ArchLimits> {
+    let kib = |k: u64| k * 1024;
+    let shared_optin = match arch {
+        (7, 0) | (7, 2) => kib(96),
+        (7, 5) => kib(64),
+        (8, 0) | (8, 7) => kib(163),
+        (8, 6) | (8, 9) => kib(99),
+        (9, 0) | (10, 0) => kib(227),
+        (12, 0) => kib(99),
+        _ => return None,
+    };
+    Some(ArchLimits {
+        threads_per_block: MAX_THREADS_PER_BLOCK,
+        static_shared: kib(48),
+        shared_optin,
+    })
+}
+
 /// Longest `measure.timeout_s` / `budget_s` accepted, seconds.
 pub const MAX_SECONDS: f64 = 24.0 * 3600.0;
 /// Most timed samples a point may ask for.
@@ -92,6 +129,16 @@ pub fn mul_count(a: u64, b: u64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_default_check_arch_has_the_h100s_opt_in_maximum() {
+        let l = arch_limits(DEFAULT_CHECK_ARCH).unwrap();
+        assert_eq!(l.shared_optin, MAX_SHARED_BYTES);
+        assert_eq!(l.static_shared, 49_152);
+        assert_eq!(l.threads_per_block, 1024);
+        assert_eq!(arch_limits((8, 6)).unwrap().shared_optin, 101_376);
+        assert_eq!(arch_limits((6, 1)), None);
+    }
 
     #[test]
     fn measure_rules_that_cannot_work_are_refused() {

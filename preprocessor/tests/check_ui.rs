@@ -1,7 +1,9 @@
 //! `check` diagnostics as UI tests, one case per diagnostic (like rustc's UI tests): each
 //! `tests/ui/<case>.toml` edits a copy of a fixture book and runs the binary; its stderr must
-//! equal `tests/ui/<case>.stderr` (the book's temporary root is written `$BOOK`). Update the
-//! expected files with `SNAPSHOTS=overwrite cargo test --test check_ui`.
+//! equal `tests/ui/<case>.stderr` (the book's temporary root is written `$BOOK`, NVRTC's version
+//! `$NVRTC`). Update the expected files with `SNAPSHOTS=overwrite cargo test --test check_ui`.
+//! A case with `nvrtc = true` compiles kernels: where libnvrtc is missing it is skipped, loudly
+//! (and fails under `GPULAB_REQUIRE_NVRTC`, as in CI).
 
 mod common;
 
@@ -23,6 +25,9 @@ struct Case {
     /// Files written whole into the copy (a new kernel, a new chapter).
     #[serde(default, rename = "write")]
     writes: Vec<Write>,
+    /// The case compiles kernels with NVRTC (checks against PTX).
+    #[serde(default)]
+    nvrtc: bool,
 }
 
 #[derive(Deserialize)]
@@ -43,6 +48,19 @@ struct Write {
 fn run_case(case_path: &Path) -> Result<(), String> {
     let case: Case = toml::from_str(&std::fs::read_to_string(case_path).unwrap())
         .map_err(|e| format!("{}: {e}", case_path.display()))?;
+    if case.nvrtc && !mdbook_gpulab::gpu::nvrtc_library_present() {
+        if std::env::var_os("GPULAB_REQUIRE_NVRTC").is_some() {
+            return Err(format!(
+                "{}: needs NVRTC, and GPULAB_REQUIRE_NVRTC is set but libnvrtc is missing",
+                case_path.display()
+            ));
+        }
+        eprintln!(
+            "\n*** SKIPPED {}: needs NVRTC (libnvrtc.so.13 on LD_LIBRARY_PATH: `source scripts/ci/nvrtc.sh`) ***\n",
+            case_path.display()
+        );
+        return Ok(());
+    }
     let book = BookCopy::new(&case.fixture);
     for w in &case.writes {
         book.write(&w.file, &w.text);
@@ -58,6 +76,12 @@ fn run_case(case_path: &Path) -> Result<(), String> {
         .expect("running mdbook-gpulab");
     let stderr =
         String::from_utf8_lossy(&out.stderr).replace(&book.root.display().to_string(), "$BOOK");
+    let stderr = match mdbook_gpulab::gpu::nvrtc_version() {
+        Ok((major, minor)) if case.nvrtc => {
+            stderr.replace(&format!("NVRTC {major}.{minor} "), "NVRTC $NVRTC ")
+        }
+        _ => stderr,
+    };
     let expected_path = case_path.with_extension("stderr");
     if std::env::var("SNAPSHOTS").as_deref() == Ok("overwrite") {
         std::fs::write(&expected_path, &stderr).unwrap();

@@ -1,20 +1,21 @@
-//! `mdbook-gpulab check`: validates every directive and spec, and compiles every kernel build the
-//! book needs with NVRTC (no GPU required), reporting errors at the `.cu` file and line.
+//! `mdbook-gpulab check`: validates every directive, spec and recording, then hands the kernels to
+//! `check_kernels` (NVRTC, no GPU required).
 
 use crate::diagnostic::Diagnostic;
-use crate::engine::resolve::kernel_builds;
 use crate::plan::plan;
 use crate::preprocess::report;
-use crate::spec::metrics::point_vars;
 use crate::workspace::{FoundDirective, Workspace};
 use std::collections::BTreeSet;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
-/// The architecture kernels are checked for when no GPU is present (the handbook's H100).
-const CHECK_ARCH: (u32, u32) = (9, 0);
-
-pub fn run(dir: &Path, compile: bool, require_nvrtc: bool) -> anyhow::Result<ExitCode> {
+/// Checks the book at `dir`; compiles its kernels for `arch` (compute capability) unless `!compile`.
+pub fn run(
+    dir: &Path,
+    compile: bool,
+    require_nvrtc: bool,
+    arch: (u32, u32),
+) -> anyhow::Result<ExitCode> {
     let (ws, found) = super::book::load(dir)?;
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut directives = 0;
@@ -31,7 +32,7 @@ pub fn run(dir: &Path, compile: bool, require_nvrtc: bool) -> anyhow::Result<Exi
         }
     }
     let mut failed = !diags.is_empty();
-    report(&dedup(diags));
+    report(&crate::diagnostic::dedup(diags));
     let (recordings, unreadable) = check_recordings(&ws, &names);
     failed |= unreadable > 0;
     eprintln!(
@@ -60,72 +61,7 @@ pub fn run(dir: &Path, compile: bool, require_nvrtc: bool) -> anyhow::Result<Exi
             ExitCode::SUCCESS
         });
     }
-    // Every distinct (source, function, options) the book's points need.
-    let mut builds: BTreeSet<(PathBuf, String, Vec<String>)> = BTreeSet::new();
-    for f in &found {
-        let Ok((d, exp)) = &f.parsed else { continue };
-        for p in plan(d, exp, &ws.sources)? {
-            let Some(v) = exp.variant(&p.variant) else {
-                continue;
-            };
-            let vars = point_vars(&p.params, None);
-            match kernel_builds(v, &vars) {
-                Ok(Some(b)) => {
-                    builds.insert(b);
-                }
-                Ok(None) => {}
-                Err(e) => {
-                    eprintln!("error: {}: {e}", exp.name);
-                    failed = true;
-                }
-            }
-        }
-    }
-    match nvrtc_available() {
-        Err(why) if require_nvrtc => {
-            eprintln!("error: {why}");
-            return Ok(ExitCode::FAILURE);
-        }
-        Err(why) => {
-            eprintln!("SKIPPED: compiling {} kernel build(s): {why}", builds.len());
-            return Ok(if failed {
-                ExitCode::FAILURE
-            } else {
-                ExitCode::SUCCESS
-            });
-        }
-        Ok(version) => eprintln!(
-            "compiling {} kernel build(s) with NVRTC {version} for sm_{}{}",
-            builds.len(),
-            CHECK_ARCH.0,
-            CHECK_ARCH.1
-        ),
-    }
-    let mut compile_errors = 0;
-    for (source, function, options) in &builds {
-        let text = ws.sources.read(source)?;
-        let shown = source.strip_prefix(&ws.root).unwrap_or(source);
-        match crate::gpu::compile(&text, &shown.to_string_lossy(), options, CHECK_ARCH) {
-            Ok(_) => {}
-            Err(e) => {
-                compile_errors += 1;
-                eprintln!(
-                    "error: compiling `{function}` from {} with {}:\n{e}",
-                    shown.display(),
-                    options.join(" ")
-                );
-            }
-        }
-    }
-    if compile_errors > 0 {
-        eprintln!(
-            "{compile_errors} of {} kernel build(s) failed to compile",
-            builds.len()
-        );
-        failed = true;
-    } else {
-        eprintln!("all {} kernel build(s) compiled", builds.len());
-    }
+    failed |= super::check_kernels::run(&ws, &found, arch, require_nvrtc)?;
     Ok(if failed {
         ExitCode::FAILURE
     } else {
@@ -162,24 +98,6 @@ fn truncated_metrics(found: &[FoundDirective], ws: &Workspace) -> anyhow::Result
         }
     }
     Ok(out)
-}
-
-fn dedup(diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
-    let mut seen = BTreeSet::new();
-    diags
-        .into_iter()
-        .filter(|d| seen.insert(d.render(false)))
-        .collect()
-}
-
-/// NVRTC's version, or why it cannot be used (checked before cudarc, which panics otherwise).
-fn nvrtc_available() -> Result<String, String> {
-    if !crate::gpu::nvrtc_library_present() {
-        return Err("libnvrtc.so.13 not found (install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` and add its lib folder to LD_LIBRARY_PATH)".into());
-    }
-    crate::gpu::nvrtc_version()
-        .map(|(a, b)| format!("{a}.{b}"))
-        .map_err(|e| e.to_string())
 }
 
 /// Parses every recording of the book's experiments, on every device, as a build would; reports

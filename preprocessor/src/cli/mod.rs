@@ -4,6 +4,7 @@
 mod book;
 mod build;
 mod check;
+mod check_kernels;
 mod devices;
 mod install;
 mod launch_info;
@@ -64,6 +65,9 @@ enum Command {
         /// Fail when libnvrtc is missing instead of skipping the compile step.
         #[arg(long)]
         require_nvrtc: bool,
+        /// The GPU architecture to compile and check for (`sm_90`, the default; `sm_80`, …).
+        #[arg(long, value_parser = parse_arch, default_value = "sm_90")]
+        arch: (u32, u32),
     },
     /// Run every missing or stale point on this machine's GPU and write data/.
     Record {
@@ -137,6 +141,15 @@ enum Command {
     },
 }
 
+/// `sm_90` (or `90`) → `(9, 0)`; `sm_100` → `(10, 0)`.
+fn parse_arch(s: &str) -> Result<(u32, u32), String> {
+    let digits = s.strip_prefix("sm_").unwrap_or(s);
+    match (digits.len(), digits.parse::<u32>()) {
+        (2..=3, Ok(n)) => Ok((n / 10, n % 10)),
+        _ => Err(format!("`{s}` is not an architecture like sm_90")),
+    }
+}
+
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
     let cli = Cli::parse();
@@ -148,7 +161,8 @@ pub fn main() -> ExitCode {
             dir,
             no_compile,
             require_nvrtc,
-        }) => check::run(&dir, !no_compile, require_nvrtc),
+            arch,
+        }) => check::run(&dir, !no_compile, require_nvrtc, arch),
         Some(Command::List { dir, json }) => list::run(&dir, json),
         Some(Command::Install { dir }) => install::run(&dir),
         Some(Command::Record {

@@ -173,7 +173,7 @@ impl Gpu {
         let local_bytes = kernel.attribute(CU_FUNC_ATTRIBUTE_LOCAL_SIZE_BYTES)?;
         let max_threads_per_block = kernel.attribute(CU_FUNC_ATTRIBUTE_MAX_THREADS_PER_BLOCK)?;
         let const_bytes = kernel.attribute(CU_FUNC_ATTRIBUTE_CONST_SIZE_BYTES)?;
-        if dynamic_shared > 48 * 1024 && dynamic_shared <= self.info().max_shared_per_block_optin {
+        if dynamic_shared <= self.info().max_shared_per_block_optin {
             kernel.allow_dynamic_shared(dynamic_shared)?;
         }
         let mut blocks: c_int = 0;

@@ -28,6 +28,8 @@ pub struct Image {
     log: String,
     source_name: String,
     options: Vec<String>,
+    /// The PTX NVRTC wrote on the way to a cubin (or the image itself), for `check`'s signature checks.
+    ptx: Option<String>,
 }
 
 impl Image {
@@ -46,6 +48,7 @@ impl Image {
             log: String::new(),
             source_name: source_name.to_string(),
             options: options.to_vec(),
+            ptx: None,
         }
     }
 
@@ -75,11 +78,11 @@ impl Image {
     pub fn options(&self) -> &[String] {
         &self.options
     }
-    /// The PTX text, for a PTX image.
+    /// The PTX text: the image itself, or the PTX a cubin was made from (not kept in the cache).
     pub fn ptx(&self) -> Option<&str> {
         match self.kind {
             ImageKind::Ptx => std::str::from_utf8(&self.bytes).ok(),
-            ImageKind::Cubin => None,
+            ImageKind::Cubin => self.ptx.as_deref(),
         }
     }
 }
@@ -172,6 +175,12 @@ pub fn compile(
         let status =
             unsafe { sys::nvrtcCompileProgram(program.0, ptrs.len() as c_int, ptrs.as_ptr()) };
         let log = program.log()?;
+        // Written before ptxas runs: present when only ptxas failed (too much shared memory).
+        let ptx = program
+            .ptx()
+            .ok()
+            .filter(|p| !p.is_empty())
+            .and_then(|p| String::from_utf8(p).ok());
         if status != nvrtcResult::NVRTC_SUCCESS {
             if status == nvrtcResult::NVRTC_ERROR_COMPILATION || !log.trim().is_empty() {
                 return Err(CompileError::Failed {
@@ -179,6 +188,7 @@ pub fn compile(
                     diagnostics: parse_log(&log),
                     log,
                     options: opts.clone(),
+                    ptx,
                 });
             }
             return Err(nvrtc_error("nvrtcCompileProgram", status));
@@ -194,6 +204,7 @@ pub fn compile(
             log,
             source_name: source_name.to_string(),
             options: opts.clone(),
+            ptx,
         })
     })
 }
@@ -460,6 +471,21 @@ extern "C" __global__ void vector_add(const float* a, const float* b, float* c, 
                 .any(|o| o == "--include-path=kernels/va")
         );
         assert!(image.warnings().is_empty(), "{}", image.log());
+        // The PTX the cubin was made from comes with it (for `check`'s signature checks).
+        assert!(image.ptx().unwrap().contains(".entry vector_add"));
+    }
+
+    #[test]
+    fn a_ptxas_failure_keeps_the_ptx() {
+        if !nvrtc_or_skip("a_ptxas_failure_keeps_the_ptx") {
+            return;
+        }
+        let src = r#"extern "C" __global__ void big(float* y) {
+            __shared__ float s[16384];
+            s[threadIdx.x] = 1; __syncthreads(); y[threadIdx.x] = s[threadIdx.x ^ 3]; }"#;
+        let err = compile(src, "big.cu", &[], (9, 0)).unwrap_err();
+        assert!(err.to_string().contains("too much shared data"), "{err}");
+        assert!(err.ptx().unwrap().contains(".entry big"));
     }
 
     #[test]

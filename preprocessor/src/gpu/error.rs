@@ -162,6 +162,8 @@ pub enum CompileError {
         log: String,
         diagnostics: Vec<Diagnostic>,
         options: Vec<String>,
+        /// The PTX, when only the step after it (ptxas) failed.
+        ptx: Option<String>,
     },
     #[error("NVRTC cannot compile for sm_{}{} (it supports: {})", .arch.0, .arch.1, format_archs(.supported))]
     UnsupportedArch {
@@ -190,6 +192,14 @@ impl CompileError {
         match self {
             CompileError::Failed { diagnostics, .. } => diagnostics,
             _ => &[],
+        }
+    }
+
+    /// The PTX NVRTC wrote before the failure, if any.
+    pub fn ptx(&self) -> Option<&str> {
+        match self {
+            CompileError::Failed { ptx, .. } => ptx.as_deref(),
+            _ => None,
         }
     }
 }

@@ -87,8 +87,9 @@ impl Gpu {
                     info.max_shared_per_block_optin
                 )));
             }
-            kernel.allow_dynamic_shared(shared_bytes)?;
         }
+        // Opts in whenever static + dynamic shared memory exceed 48 KiB (not only the dynamic part).
+        kernel.allow_dynamic_shared(shared_bytes)?;
         let mut slots: Vec<Slot> = args
             .iter()
             .map(|a| match *a {

@@ -41,7 +41,8 @@ pub struct Kernel {
     raw: Arc<RawModule>,
     func: CUfunction,
     name: String,
-    /// The dynamic shared memory limit last set on this function (48 KiB is the default).
+    /// The dynamic shared memory this function may use: the driver's default (48 KiB less its
+    /// static shared memory) until a launch needs more and opts in.
     dynamic_shared_limit: AtomicU32,
 }
 
@@ -64,12 +65,21 @@ impl Module {
         })?;
         // SAFETY: the module is loaded.
         match unsafe { result::module::get_function(self.raw.module, c_name) } {
-            Ok(func) => Ok(Kernel {
-                raw: self.raw.clone(),
-                func,
-                name: name.to_string(),
-                dynamic_shared_limit: AtomicU32::new(48 * 1024),
-            }),
+            Ok(func) => {
+                // The driver's default: 48 KiB less the kernel's static shared memory (0, forcing
+                // an explicit opt-in for any dynamic shared memory, if it cannot be read).
+                let attr =
+                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+                // SAFETY: `func` was just returned by the driver for a loaded module.
+                let default = unsafe { result::function::get_function_attribute(func, attr) }
+                    .map_or(0, |v| v.max(0) as u32);
+                Ok(Kernel {
+                    raw: self.raw.clone(),
+                    func,
+                    name: name.to_string(),
+                    dynamic_shared_limit: AtomicU32::new(default),
+                })
+            }
             Err(e) if e.0 == CUresult::CUDA_ERROR_NOT_FOUND => Err(GpuError::KernelNotFound {
                 name: name.to_string(),
                 available: self.kernel_names(),
@@ -180,7 +190,9 @@ impl Kernel {
         self.func
     }
 
-    /// Allows `bytes` of dynamic shared memory (sets the attribute only when it must grow past 48 KiB).
+    /// Allows `bytes` of dynamic shared memory: sets `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`
+    /// only when `bytes` exceeds the current limit (the driver refuses it when `bytes` plus the
+    /// kernel's static shared memory exceed the device's opt-in maximum).
     pub(crate) fn allow_dynamic_shared(&self, bytes: u32) -> Result<(), GpuError> {
         if bytes <= self.dynamic_shared_limit.load(Ordering::Relaxed) {
             return Ok(());

@@ -49,7 +49,7 @@ pub enum StateClass {
     Other,
 }
 
-/// Every warp state ncu reports, with its class.
+/// Every warp state ncu reports on sm_90 (`ncu --query-metrics --chip gh100`), with its class.
 pub const WARP_STATES: &[(&str, StateClass)] = &[
     ("long_scoreboard", StateClass::Global),
     ("lg_throttle", StateClass::Global),
@@ -68,6 +68,7 @@ pub const WARP_STATES: &[(&str, StateClass)] = &[
     ("imc_miss", StateClass::Other),
     ("tex_throttle", StateClass::Other),
     ("sleeping", StateClass::Other),
+    ("gmma", StateClass::Other),
     ("misc", StateClass::Other),
 ];
 

@@ -1,6 +1,11 @@
-//! Nsight Compute's raw CSV (`ncu --import <report> --csv --page raw`) read into one row per
-//! profiled launch: its ID (launch order), kernel name and metric values in base units. Columns
-//! are found by their header, so ncu versions that add or reorder columns read the same.
+//! Nsight Compute's CSV (`ncu --csv --metrics …`) read into one row per profiled launch: its ID
+//! (launch order), kernel name and metric values in base units (bytes, nanoseconds,
+//! instructions, %). Both of ncu's layouts are read: the details page (one line per launch and
+//! metric, with `Metric Name`, `Metric Unit`, `Metric Value`; what `ncu --csv` prints) and the raw
+//! page (one line per launch, a column per metric, units on the second line). Columns are found by
+//! their header, so versions that add or reorder columns read the same. Only lines that start
+//! with a quote are CSV: ncu quotes every field, and its `==PROF==` lines and the profiled
+//! program's own output (the worker's JSON messages) share the stream.
 
 use std::collections::BTreeMap;
 
@@ -10,15 +15,15 @@ pub struct LaunchRow {
     /// ncu's launch ID: the order in which the process launched the kernels it profiled.
     pub id: u64,
     pub kernel: String,
-    /// Metric values by ncu name, in base units (bytes, nanoseconds, instructions, %); a metric
-    /// ncu printed as `n/a` or left empty is absent.
+    /// Metric values by ncu name, in base units; a metric ncu printed as `n/a` or left empty is
+    /// absent.
     pub values: BTreeMap<String, f64>,
 }
 
 /// Why the CSV could not be read.
 #[derive(Debug, thiserror::Error, PartialEq)]
 pub enum CsvError {
-    #[error("ncu's CSV has no header line (is the report empty? {0})")]
+    #[error("ncu printed no CSV header (no kernel profiled? {0})")]
     NoHeader(String),
     #[error("ncu's CSV has no `{0}` column")]
     NoColumn(&'static str),
@@ -29,17 +34,18 @@ pub enum CsvError {
 /// The header names ncu has used for the kernel's name, newest first.
 const KERNEL_COLUMNS: &[&str] = &["Kernel Name", "Function Name", "Demangled Name", "Name"];
 
-/// Parses ncu's raw-page CSV; `==PROF==` lines and blank lines around it are skipped.
+/// Parses ncu's CSV out of its output (details or raw page).
 pub fn parse(text: &str) -> Result<Vec<LaunchRow>, CsvError> {
     let mut lines = text
         .lines()
         .enumerate()
-        .filter(|(_, l)| !l.trim().is_empty() && !l.starts_with("=="));
-    let Some((_, header)) = lines.next() else {
+        .filter(|(_, l)| l.starts_with('"'))
+        .map(|(n, l)| (n + 1, l));
+    let Some((header_line, header)) = lines.next() else {
         return Err(CsvError::NoHeader(first_words(text)));
     };
     let header = split(header).map_err(|m| CsvError::Line {
-        line: 1,
+        line: header_line,
         message: m,
     })?;
     let col = |name: &str| header.iter().position(|h| h == name);
@@ -48,16 +54,24 @@ pub fn parse(text: &str) -> Result<Vec<LaunchRow>, CsvError> {
         .iter()
         .find_map(|n| col(n))
         .ok_or(CsvError::NoColumn("Kernel Name"))?;
-    // Metric columns are ncu metric names: `unit__counter.rollup`.
-    let metric_cols: Vec<(usize, &String)> = header
-        .iter()
-        .enumerate()
-        .filter(|(_, h)| h.contains("__"))
-        .collect();
-    let mut units: BTreeMap<usize, String> = BTreeMap::new();
-    let mut rows = Vec::new();
-    for (n, line) in lines {
-        let line_no = n + 1;
+    let mut launches: BTreeMap<u64, LaunchRow> = BTreeMap::new();
+    let mut layout = match (col("Metric Name"), col("Metric Value")) {
+        (Some(name), Some(value)) => Layout::Details {
+            name,
+            value,
+            unit: col("Metric Unit"),
+        },
+        _ => Layout::Raw {
+            // Metric columns are ncu metric names: `unit__counter.rollup`.
+            metrics: header
+                .iter()
+                .enumerate()
+                .filter(|(_, h)| h.contains("__"))
+                .map(|(i, h)| (i, h.clone(), String::new()))
+                .collect(),
+        },
+    };
+    for (line_no, line) in lines {
         let err = |message: String| CsvError::Line {
             line: line_no,
             message,
@@ -72,31 +86,54 @@ pub fn parse(text: &str) -> Result<Vec<LaunchRow>, CsvError> {
         }
         let id_text = fields[id_col].trim();
         if id_text.is_empty() {
-            // The units line under the header.
-            units = metric_cols
-                .iter()
-                .map(|(i, _)| (*i, fields[*i].trim().to_string()))
-                .collect();
+            // The raw page's units line under the header.
+            if let Layout::Raw { metrics } = &mut layout {
+                for (i, _, unit) in metrics.iter_mut() {
+                    *unit = fields[*i].trim().to_string();
+                }
+            }
             continue;
         }
         let id = id_text
             .parse::<u64>()
             .map_err(|_| err(format!("launch ID `{id_text}` is not a number")))?;
-        let mut values = BTreeMap::new();
-        for (i, name) in &metric_cols {
-            let unit = units.get(i).map(String::as_str).unwrap_or("");
-            if let Some(v) = number(&fields[*i]) {
-                values.insert((*name).clone(), v * scale(unit));
-            }
-        }
-        rows.push(LaunchRow {
+        let row = launches.entry(id).or_insert_with(|| LaunchRow {
             id,
             kernel: fields[kernel_col].trim().to_string(),
-            values,
+            values: BTreeMap::new(),
         });
+        match &layout {
+            Layout::Details { name, value, unit } => {
+                let unit = unit.map(|u| fields[u].trim()).unwrap_or("");
+                if let Some(v) = number(&fields[*value]) {
+                    row.values
+                        .insert(fields[*name].trim().to_string(), v * scale(unit));
+                }
+            }
+            Layout::Raw { metrics } => {
+                for (i, name, unit) in metrics {
+                    if let Some(v) = number(&fields[*i]) {
+                        row.values.insert(name.clone(), v * scale(unit));
+                    }
+                }
+            }
+        }
     }
-    rows.sort_by_key(|r| r.id);
-    Ok(rows)
+    Ok(launches.into_values().collect())
+}
+
+/// Where the metrics are in a line.
+enum Layout {
+    /// One line per launch and metric.
+    Details {
+        name: usize,
+        value: usize,
+        unit: Option<usize>,
+    },
+    /// One line per launch: (column, metric name, unit from the units line).
+    Raw {
+        metrics: Vec<(usize, String, String)>,
+    },
 }
 
 fn first_words(text: &str) -> String {
@@ -120,32 +157,29 @@ fn number(field: &str) -> Option<f64> {
         .filter(|v| v.is_finite())
 }
 
-/// The factor from a unit ncu printed to its base unit: `Kbyte` → 1000, `usecond` → 1000 (to
-/// nanoseconds), `byte`, `nsecond`, `inst`, `%` → 1.
+/// The factor from a unit ncu printed to its base unit: durations to nanoseconds (`ns`, `us`,
+/// `usecond`, `ms`, …), sizes to bytes (`Kbyte`, `KB`, …); `byte`, `inst`, `%`, `hz` and the
+/// empty unit of a plain count are 1.
 fn scale(unit: &str) -> f64 {
-    const BASES: &[(&str, f64)] = &[
-        ("second", 1e9), // to nanoseconds, ncu's base for durations
-        ("byte", 1.0),
-        ("inst", 1.0),
-        ("cycle", 1.0),
-        ("warp", 1.0),
-        ("request", 1.0),
+    const DURATIONS: &[(&str, f64)] = &[
+        ("ns", 1.0),
+        ("nsecond", 1.0),
+        ("us", 1e3),
+        ("usecond", 1e3),
+        ("ms", 1e6),
+        ("msecond", 1e6),
+        ("s", 1e9),
+        ("second", 1e9),
     ];
-    const PREFIXES: &[(&str, f64)] = &[
-        ("n", 1e-9),
-        ("u", 1e-6),
-        ("m", 1e-3),
-        ("", 1.0),
-        ("K", 1e3),
-        ("M", 1e6),
-        ("G", 1e9),
-        ("T", 1e12),
-    ];
-    for (base, to_base) in BASES {
+    if let Some((_, f)) = DURATIONS.iter().find(|(u, _)| *u == unit) {
+        return *f;
+    }
+    const PREFIXES: &[(&str, f64)] = &[("K", 1e3), ("M", 1e6), ("G", 1e9), ("T", 1e12)];
+    for base in ["byte", "B"] {
         if let Some(prefix) = unit.strip_suffix(base)
             && let Some((_, p)) = PREFIXES.iter().find(|(s, _)| *s == prefix)
         {
-            return p * to_base;
+            return *p;
         }
     }
     1.0
@@ -198,9 +232,10 @@ fn split(line: &str) -> Result<Vec<String>, String> {
 mod tests {
     use super::*;
 
-    /// A SYNTHETIC export in the layout of `ncu --import r.ncu-rep --csv --page raw`: the
-    /// committed fixture, `tests/fixtures/ncu/raw.csv`, is the same shape.
+    /// A SYNTHETIC file in the raw-page layout (`tests/fixtures/ncu/raw.csv`).
     const FIXTURE: &str = include_str!("../../../tests/fixtures/ncu/raw.csv");
+    /// Real output of ncu 2025.3.1 on the H100 (`tests/fixtures/ncu/h100-probe.csv`).
+    const PROBE: &str = include_str!("../../../tests/fixtures/ncu/h100-probe.csv");
 
     #[test]
     fn the_fixture_reads_as_launches_in_id_order_with_base_units() {
@@ -222,9 +257,27 @@ mod tests {
         );
     }
 
+    /// ncu 2025.3.1's own output on the H100 (the coordinator's probe, device-notes): the details
+    /// layout, thousands separators, `ns`, the program's output and ==PROF== lines in between.
     #[test]
-    fn prof_lines_and_unquoted_fields_are_read() {
-        let text = "==PROF== Connected to process 1\nID,Kernel Name,a__b.sum\n,,inst\n1,\"k, with comma\",\"1,024\"\n0,k,5\n";
+    fn ncu_2025_3_output_on_the_h100_reads_as_launches() {
+        let rows = parse(PROBE).unwrap();
+        let copy = rows.iter().find(|r| r.kernel == "copy").unwrap();
+        assert_eq!(copy.id, 1);
+        assert_eq!(copy.values["dram__bytes_read.sum"], 67_123_456.0);
+        assert_eq!(copy.values["gpu__time_duration.sum"], 55_936.0);
+        let bank = rows.iter().find(|r| r.kernel == "bank").unwrap();
+        assert_eq!(
+            bank.values["l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum"],
+            31.0
+        );
+        assert_eq!(bank.values["smsp__inst_executed.sum"], 20.0);
+        assert!(rows.windows(2).all(|w| w[0].id < w[1].id));
+    }
+
+    #[test]
+    fn prof_lines_and_the_programs_output_are_not_csv() {
+        let text = "==PROF== Connected to process 1\n{\"start\":{\"index\":0}}\n\"ID\",\"Kernel Name\",\"a__b.sum\"\n\"\",\"\",\"inst\"\n\"1\",\"k, with comma\",\"1,024\"\n\"0\",\"k\",\"5\"\n";
         let rows = parse(text).unwrap();
         assert_eq!(rows[0].id, 0);
         assert_eq!(rows[1].kernel, "k, with comma");

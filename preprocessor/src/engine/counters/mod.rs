@@ -10,8 +10,8 @@ pub mod ncu;
 
 use super::job::{JobPoint, MeasureRules, Message};
 use super::recorder::Recorder;
-use crate::error::{Error, Result};
 use crate::metrics::counters::{Group, ncu_metrics};
+use crate::record::StoreError;
 use crate::record::{Counters, Outcome, Point, Recording, SCHEMA_VERSION};
 use crate::spec::Exec;
 use crate::workspace::Workspace;
@@ -19,6 +19,45 @@ use mapping::Ran;
 use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
+
+/// Why the profiled pass of an experiment stored nothing.
+#[derive(Debug, thiserror::Error)]
+pub enum CountersError {
+    #[error("{0}: the spec does not load")]
+    Spec(String),
+    #[error("{path}: {message}")]
+    Io { path: String, message: String },
+    #[error("cannot start ncu: {0}")]
+    Start(String),
+    #[error("ncu was stopped after {seconds} s: {tail}")]
+    Stopped { seconds: u64, tail: String },
+    #[error("{experiment}: ncu failed: {tail}")]
+    Ncu { experiment: String, tail: String },
+    #[error("the profiled worker: {0}")]
+    Worker(String),
+    #[error("{experiment}: {error}; ncu said: {tail}")]
+    Csv {
+        experiment: String,
+        error: csv::CsvError,
+        tail: String,
+    },
+    #[error("{experiment}: {error}")]
+    Mapping {
+        experiment: String,
+        error: mapping::MappingError,
+    },
+    #[error(transparent)]
+    Store(#[from] StoreError),
+}
+
+type Result<T, E = CountersError> = std::result::Result<T, E>;
+
+fn io(path: &std::path::Path, e: impl std::fmt::Display) -> CountersError {
+    CountersError::Io {
+        path: path.display().to_string(),
+        message: e.to_string(),
+    }
+}
 
 /// The points of one experiment to profile and the counter groups wanted.
 #[derive(Debug, Clone)]
@@ -58,7 +97,7 @@ pub fn profile(
 ) -> Result<usize> {
     let exp = ws
         .spec(&req.experiment)
-        .map_err(|_| Error::Engine(format!("{}: the spec does not load", req.experiment)))?;
+        .map_err(|_| CountersError::Spec(req.experiment.clone()))?;
     let points: Vec<JobPoint> = req
         .points
         .iter()
@@ -82,31 +121,30 @@ pub fn profile(
     job.points = points;
     job.profile = true;
     let dir = ws.config.cache_dir(&ws.root).join("counters");
-    std::fs::create_dir_all(&dir).map_err(|e| Error::Engine(format!("{}: {e}", dir.display())))?;
+    std::fs::create_dir_all(&dir).map_err(|e| io(&dir, e))?;
     let job_file = dir.join(format!("{}.job.json", req.experiment));
-    let text = serde_json::to_string(&job).map_err(|e| Error::Engine(e.to_string()))?;
-    std::fs::write(&job_file, text)
-        .map_err(|e| Error::Engine(format!("{}: {e}", job_file.display())))?;
-    let report = dir.join(&req.experiment);
-    let exe = std::env::current_exe().map_err(|e| Error::Engine(e.to_string()))?;
+    let text = serde_json::to_string(&job).map_err(|e| io(&job_file, e))?;
+    std::fs::write(&job_file, text).map_err(|e| io(&job_file, e))?;
+    let exe = std::env::current_exe().map_err(|e| CountersError::Start(e.to_string()))?;
     let worker = vec![
         exe.to_string_lossy().into_owned(),
         "worker".into(),
         "--job".into(),
         job_file.to_string_lossy().into_owned(),
     ];
-    let mut cmd = profiler.profile_command(&report, &kernels, &ncu_metrics(&req.groups), &worker);
+    let mut cmd = profiler.profile_command(&kernels, &ncu_metrics(&req.groups), &worker);
     if let Some(gpu) = &recorder.gpu {
         cmd.env("CUDA_VISIBLE_DEVICES", gpu);
     }
     let (stdout, stderr, ok) = run_with_timeout(cmd, TIMEOUT)?;
+    // ncu's output is kept beside the job, for whoever wants to check the mapping by hand.
+    let _ = std::fs::write(dir.join(format!("{}.ncu.txt", req.experiment)), &stdout);
     let (device, ran) = worker_messages(&stdout)?;
     if !ok && ran.is_empty() {
-        return Err(Error::Engine(format!(
-            "{}: ncu failed: {}",
-            req.experiment,
-            tail(&stderr, &stdout)
-        )));
+        return Err(CountersError::Ncu {
+            experiment: req.experiment.clone(),
+            tail: tail(&stderr, &stdout),
+        });
     }
     for r in ran.iter().filter(|r| r.error.is_some()) {
         eprintln!(
@@ -116,20 +154,15 @@ pub fn profile(
             r.error.as_deref().unwrap_or_default()
         );
     }
-    let import = profiler
-        .import_command(&report)
-        .output()
-        .map_err(|e| Error::Engine(format!("cannot run ncu --import: {e}")))?;
-    let csv_text = String::from_utf8_lossy(&import.stdout);
-    let rows = csv::parse(&csv_text).map_err(|e| {
-        Error::Engine(format!(
-            "{}: {e}; ncu said: {}",
-            req.experiment,
-            tail(&String::from_utf8_lossy(&import.stderr), &stderr)
-        ))
+    let rows = csv::parse(&stdout).map_err(|error| CountersError::Csv {
+        experiment: req.experiment.clone(),
+        error,
+        tail: tail(&stderr, &stdout),
     })?;
-    let mapped =
-        mapping::map(&rows, &ran).map_err(|e| Error::Engine(format!("{}: {e}", req.experiment)))?;
+    let mapped = mapping::map(&rows, &ran).map_err(|error| CountersError::Mapping {
+        experiment: req.experiment.clone(),
+        error,
+    })?;
     store(ws, &job.points, &device, &req.experiment, profiler, mapped)
 }
 
@@ -143,7 +176,7 @@ fn run_with_timeout(
         .stdout(Stdio::piped())
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(|e| Error::Engine(format!("cannot start ncu: {e}")))?;
+        .map_err(|e| CountersError::Start(e.to_string()))?;
     let mut out = child.stdout.take();
     let mut err = child.stderr.take();
     let out_thread = std::thread::spawn(move || {
@@ -162,7 +195,10 @@ fn run_with_timeout(
     });
     let started = Instant::now();
     let status = loop {
-        if let Some(status) = child.try_wait().map_err(|e| Error::Engine(e.to_string()))? {
+        if let Some(status) = child
+            .try_wait()
+            .map_err(|e| CountersError::Start(e.to_string()))?
+        {
             break Some(status);
         }
         if started.elapsed() > timeout
@@ -177,11 +213,10 @@ fn run_with_timeout(
     let stdout = out_thread.join().unwrap_or_default();
     let stderr = err_thread.join().unwrap_or_default();
     match status {
-        None => Err(Error::Engine(format!(
-            "ncu was stopped after {} s: {}",
-            started.elapsed().as_secs(),
-            tail(&stderr, &stdout)
-        ))),
+        None => Err(CountersError::Stopped {
+            seconds: started.elapsed().as_secs(),
+            tail: tail(&stderr, &stdout),
+        }),
         Some(s) => Ok((stdout, stderr, s.success())),
     }
 }
@@ -204,15 +239,12 @@ fn worker_messages(stdout: &str) -> Result<(String, Vec<Ran>)> {
                 launches,
                 error,
             }),
-            Ok(Message::Fatal { message }) => return Err(Error::Engine(message)),
+            Ok(Message::Fatal { message }) => return Err(CountersError::Worker(message)),
             _ => {}
         }
     }
     let device = device.ok_or_else(|| {
-        Error::Engine(format!(
-            "the profiled worker reported no device: {}",
-            tail(stdout, "")
-        ))
+        CountersError::Worker(format!("reported no device: {}", tail(stdout, "")))
     })?;
     Ok((device, ran))
 }

@@ -1,8 +1,7 @@
 //! Nsight Compute on this machine: where it is (`$NCU`, else `ncu` on PATH), its version, and the
-//! two command lines of the profiled pass (profile a worker into a report; export the report's
-//! raw page as CSV). Every flag is written here, once.
+//! command line of the profiled pass. Every flag is written here, once.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::Command;
 
 /// Environment variable naming the `ncu` binary to use.
@@ -58,11 +57,11 @@ fn on_path(name: &str) -> Option<PathBuf> {
 }
 
 impl Ncu {
-    /// `ncu … -o <report> <worker…>`: profiles `kernels` (by exact function name; other kernels run
-    /// unprofiled) of the worker, collecting `metrics`, into `report` (`.ncu-rep` is added).
+    /// `ncu … --csv <worker…>`: profiles `kernels` (by exact function name; other kernels run
+    /// unprofiled) of the worker, collecting `metrics`, and prints the results as CSV on its
+    /// standard output after the worker's own lines (read by `csv::parse`).
     pub fn profile_command(
         &self,
-        report: &Path,
         kernels: &[String],
         metrics: &[String],
         worker: &[String],
@@ -74,32 +73,10 @@ impl Ncu {
             .arg(kernel_filter(kernels))
             .arg("--metrics")
             .arg(metrics.join(","))
-            .arg("--force-overwrite")
-            .arg("--export")
-            .arg(report)
+            .arg("--csv")
             .args(worker);
         cmd
     }
-
-    /// `ncu --import <report>.ncu-rep --csv --page raw --print-units base`.
-    pub fn import_command(&self, report: &Path) -> Command {
-        let mut cmd = Command::new(&self.path);
-        cmd.arg("--import").arg(report_file(report)).args([
-            "--csv",
-            "--page",
-            "raw",
-            "--print-units",
-            "base",
-        ]);
-        cmd
-    }
-}
-
-/// The file ncu writes for `--export <report>`.
-pub fn report_file(report: &Path) -> PathBuf {
-    let mut s = report.as_os_str().to_owned();
-    s.push(".ncu-rep");
-    PathBuf::from(s)
 }
 
 /// `regex:^(a|b)$` over the kernels' function names (plain C identifiers: nothing to escape).
@@ -126,7 +103,6 @@ mod tests {
             version: "Version 2025.3".into(),
         };
         let cmd = ncu.profile_command(
-            Path::new("/tmp/r"),
             &["k2".into(), "k1".into(), "k2".into()],
             &["a__b.sum".into(), "c__d.max".into()],
             &["gpulab".into(), "worker".into()],
@@ -139,14 +115,9 @@ mod tests {
         assert_eq!(at("--kernel-name"), "regex:^(k1|k2)$");
         assert_eq!(at("--metrics"), "a__b.sum,c__d.max");
         assert_eq!(at("--cache-control"), "all");
-        assert_eq!(at("--export"), "/tmp/r");
+        assert_eq!(at("--clock-control"), "none");
+        assert!(args.contains(&"--csv".to_string()));
         assert_eq!(&args[args.len() - 2..], ["gpulab", "worker"]);
-        let import = ncu.import_command(Path::new("/tmp/r"));
-        let args: Vec<String> = import
-            .get_args()
-            .map(|a| a.to_string_lossy().into_owned())
-            .collect();
-        assert_eq!(args[1], "/tmp/r.ncu-rep");
     }
 
     #[test]

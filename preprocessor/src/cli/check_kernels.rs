@@ -1,0 +1,154 @@
+//! `check`'s kernel step: every kernel build the book's points need, compiled with NVRTC for the
+//! target architecture (no GPU required; compile errors at the `.cu` file and line), and every
+//! kernel variant checked against the PTX of its build (`kernel_check`: kernel name, arguments,
+//! block shape, shared memory).
+
+use crate::engine::resolve::kernel_builds;
+use crate::kernel_check::{PointAt, SpecText, Target, check_variant};
+use crate::plan::{PlannedPoint, plan};
+use crate::preprocess::report;
+use crate::spec::Experiment;
+use crate::spec::metrics::point_vars;
+use crate::workspace::{FoundDirective, Workspace};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::Arc;
+
+/// One compilation: (source, function, NVRTC options).
+type Build = (PathBuf, String, Vec<String>);
+
+/// The variants that use one build, each with its planned points.
+type Uses = BTreeMap<(String, String), (Arc<Experiment>, Vec<PlannedPoint>)>;
+
+/// Compiles and checks every kernel; returns whether anything failed.
+pub(super) fn run(
+    ws: &Workspace,
+    found: &[FoundDirective],
+    arch: (u32, u32),
+    require_nvrtc: bool,
+) -> anyhow::Result<bool> {
+    let mut failed = false;
+    let mut builds: BTreeMap<Build, Uses> = BTreeMap::new();
+    for f in found {
+        let Ok((d, exp)) = &f.parsed else { continue };
+        for p in plan(d, exp, &ws.sources)? {
+            let Some(v) = exp.variant(&p.variant) else {
+                continue;
+            };
+            match kernel_builds(v, &point_vars(&p.params, None)) {
+                Ok(Some(b)) => builds
+                    .entry(b)
+                    .or_default()
+                    .entry((exp.name.clone(), p.variant.clone()))
+                    .or_insert_with(|| (exp.clone(), Vec::new()))
+                    .1
+                    .push(p),
+                Ok(None) => {}
+                Err(e) => {
+                    eprintln!("error: {}: {e}", exp.name);
+                    failed = true;
+                }
+            }
+        }
+    }
+    match nvrtc_available() {
+        Err(why) if require_nvrtc => {
+            eprintln!("error: {why}");
+            return Ok(true);
+        }
+        Err(why) => {
+            eprintln!(
+                "SKIPPED: compiling {} kernel build(s) and checking them against their PTX: {why}",
+                builds.len()
+            );
+            return Ok(failed);
+        }
+        Ok(version) => eprintln!(
+            "compiling {} kernel build(s) with NVRTC {version} for sm_{}{}",
+            builds.len(),
+            arch.0,
+            arch.1
+        ),
+    }
+    let target = Target {
+        arch,
+        limits: crate::limits::arch_limits(arch),
+    };
+    if target.limits.is_none() {
+        eprintln!(
+            "warning: the per-block limits of sm_{}{} are not known: shared memory NOT checked",
+            arch.0, arch.1
+        );
+    }
+    let mut specs: BTreeMap<String, SpecText> = BTreeMap::new();
+    let (mut compile_errors, mut problems, mut checked) = (0, 0, BTreeSet::new());
+    for ((source, function, options), uses) in &builds {
+        let text = ws.sources.read(source)?;
+        let shown = source.strip_prefix(&ws.root).unwrap_or(source);
+        let ptx = match crate::gpu::compile(&text, &shown.to_string_lossy(), options, arch) {
+            Ok(image) => image.ptx().map(crate::ptx::parse),
+            Err(e) => {
+                compile_errors += 1;
+                eprintln!(
+                    "error: compiling `{function}` from {} with {}:\n{e}",
+                    shown.display(),
+                    options.join(" ")
+                );
+                e.ptx().map(crate::ptx::parse)
+            }
+        };
+        let Some(module) = ptx else { continue };
+        let mut diags = Vec::new();
+        for ((exp_name, variant), (exp, points)) in uses {
+            let Some(v) = exp.variant(variant) else {
+                continue;
+            };
+            let spec = specs
+                .entry(exp_name.clone())
+                .or_insert_with(|| spec_text(ws, exp));
+            let points: Vec<PointAt> = points
+                .iter()
+                .map(|p| PointAt {
+                    params: &p.params,
+                    axes: &p.axes,
+                })
+                .collect();
+            diags.extend(check_variant(&ws.root, target, spec, v, &module, &points));
+            checked.insert((exp_name.clone(), variant.clone()));
+        }
+        let diags = crate::diagnostic::dedup(diags);
+        problems += diags.len();
+        report(&diags);
+    }
+    if compile_errors > 0 {
+        eprintln!(
+            "{compile_errors} of {} kernel build(s) failed to compile",
+            builds.len()
+        );
+        failed = true;
+    } else {
+        eprintln!("all {} kernel build(s) compiled", builds.len());
+    }
+    eprintln!(
+        "checked {} kernel variant(s) against their PTX (kernel name, arguments, block, shared memory): {problems} problem(s)",
+        checked.len()
+    );
+    Ok(failed || problems > 0)
+}
+
+/// An experiment's spec text, shown relative to the book's root.
+fn spec_text(ws: &Workspace, exp: &Experiment) -> SpecText {
+    let path = exp.dir.join("experiment.toml");
+    let shown = path.strip_prefix(&ws.root).unwrap_or(&path).to_path_buf();
+    SpecText::new(shown, &std::fs::read_to_string(&path).unwrap_or_default())
+}
+
+/// NVRTC's version, or why it cannot be used (checked before cudarc, which panics otherwise).
+fn nvrtc_available() -> Result<String, String> {
+    if !crate::gpu::nvrtc_library_present() {
+        return Err("libnvrtc.so.13 not found (install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` and add its lib folder to LD_LIBRARY_PATH)".into());
+    }
+    crate::gpu::nvrtc_version()
+        .map(|(a, b)| format!("{a}.{b}"))
+        .map_err(|e| e.to_string())
+}
