@@ -5,6 +5,8 @@
 #   3. the library anchors (PyTorch copy/sum/transpose, cuBLAS SGEMM) into data/<slug>/anchors/,
 #   4. the fidelity benchmark (engine vs an independent timer),
 #   and, on request (STEPS=counters), the hardware-counter pass (`record --counters`, Nsight Compute),
+#   and (STEPS=features) the fixture books of issue 14's features (features-book, types) checked,
+#   recorded and built with --strict,
 # and writes an archive of data/ plus the logs to $OUT.
 # Binaries are built on a machine with Rust by scripts/build-device-bin.sh into .device-bin/.
 set -uo pipefail
@@ -59,6 +61,28 @@ if [[ $STEPS == *counters* ]]; then
   mdbook-gpulab record . --counters ${COUNTER_ARGS:-} 2>&1 | tee "$OUT/counters.log"
   echo "COUNTERS: $(( $(date +%s) - start )) s wall time (timing pass of stale points + profiled pass)" | tee -a "$OUT/counters.log"
   cp -r .cache/gpulab/counters "$OUT/ncu-reports" 2>/dev/null || true
+fi
+
+# Not in the default steps (STEPS=features): the fixture books of issue 14's features (one
+# experiment per feature: features-book; the element types and `reset` of the types fixture),
+# each checked, recorded on this GPU and built with --strict. Every point must verify: look for
+# `FEATURES <book>: recorded N point(s), 0 failed … strict build: ok` for each book.
+if [[ $STEPS == *features* ]]; then
+  : > "$OUT/features.log"
+  for FB in preprocessor/tests/fixtures/features-book preprocessor/tests/fixtures/types; do
+    [ -f "$FB/book.toml" ] || { echo "FEATURES $FB: missing" | tee -a "$OUT/features.log"; continue; }
+    name=$(basename "$FB")
+    start=$(date +%s)
+    echo "== $FB" | tee -a "$OUT/features.log"
+    mdbook-gpulab check "$FB" --require-nvrtc 2>&1 | tee -a "$OUT/features.log"
+    check=${PIPESTATUS[0]}
+    mdbook-gpulab record "$FB" 2>&1 | tee "$OUT/features-$name-record.log" | tee -a "$OUT/features.log"
+    if mdbook-gpulab build "$FB" --strict --mode recorded >> "$OUT/features.log" 2>&1; then strict=ok; else strict=FAILED; fi
+    mdbook-gpulab list "$FB" >> "$OUT/features.log" 2>&1 || true
+    tar czf "$OUT/features-$name-data.tgz" -C "$FB" data
+    summary=$(grep -E '^recorded [0-9]+ point\(s\), [0-9]+ failed' "$OUT/features-$name-record.log" | tail -n 1)
+    echo "FEATURES $name: ${summary:-no record summary (see features.log)}; check exit $check; strict build: $strict; $(( $(date +%s) - start )) s" | tee -a "$OUT/features.log"
+  done
 fi
 
 if [[ $STEPS == *fidelity* ]]; then

@@ -66,13 +66,18 @@ impl Module {
         // SAFETY: the module is loaded.
         match unsafe { result::module::get_function(self.raw.module, c_name) } {
             Ok(func) => {
-                // The driver's default: 48 KiB less the kernel's static shared memory (0, forcing
-                // an explicit opt-in for any dynamic shared memory, if it cannot be read).
-                let attr =
-                    sys::CUfunction_attribute::CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES;
+                // Without an opt-in a block gets 48 KiB of shared memory in all, static and
+                // dynamic: the limit starts at the lower of that remainder and the driver's
+                // default, so that a launch needing more opts in (0, forcing an opt-in for any
+                // dynamic shared memory, when the attributes cannot be read).
+                use sys::CUfunction_attribute::*;
                 // SAFETY: `func` was just returned by the driver for a loaded module.
-                let default = unsafe { result::function::get_function_attribute(func, attr) }
+                let attr = |a| unsafe { result::function::get_function_attribute(func, a) };
+                let default = attr(CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES)
                     .map_or(0, |v| v.max(0) as u32);
+                let static_bytes = attr(CU_FUNC_ATTRIBUTE_SHARED_SIZE_BYTES)
+                    .map_or(48 * 1024, |v| v.max(0) as u32);
+                let default = default.min((48 * 1024u32).saturating_sub(static_bytes));
                 Ok(Kernel {
                     raw: self.raw.clone(),
                     func,
