@@ -470,9 +470,19 @@ pub fn directive_status(
     recordings: &Recordings,
 ) -> DirectiveStatus {
     let d = view.directive;
-    let mut all = d.clone();
-    all.devices = crate::directive::DeviceSelection::All;
-    let every = directive_view(&all, exp, points, recordings, None, None);
+    // The claims on every device: the view itself when it already shows every device; nothing to
+    // evaluate when the directive has no claims.
+    let all;
+    let every_device;
+    let every = if d.expect.is_empty() || d.devices == crate::directive::DeviceSelection::All {
+        view
+    } else {
+        let mut on_all = d.clone();
+        on_all.devices = crate::directive::DeviceSelection::All;
+        all = on_all;
+        every_device = directive_view(&all, exp, points, recordings, None, None);
+        &every_device
+    };
     let claims = every
         .devices
         .iter()

@@ -296,11 +296,18 @@ pub fn device_results<'a>(
         tool_version: newest.map(|p| p.tool_version.clone()).unwrap_or_default(),
         details,
     };
-    let claims = directive
-        .expect
-        .iter()
-        .map(|text| evaluate_claim(text, &cells))
-        .collect();
+    // The claims' data is built once for all of the directive's claims (it holds every metric
+    // of every cell), and not at all for a directive without claims.
+    let claims = if directive.expect.is_empty() {
+        Vec::new()
+    } else {
+        let groups = CellGroups { cells: &cells }.groups();
+        directive
+            .expect
+            .iter()
+            .map(|text| evaluate_claim_on_groups(text, &groups))
+            .collect()
+    };
     DeviceResults {
         device: &rec.device,
         cells,
@@ -490,19 +497,20 @@ pub fn numeric_axes(axes: &BTreeMap<String, ParamValue>) -> BTreeMap<String, Num
         .collect()
 }
 
-fn evaluate_claim(text: &str, cells: &[Cell]) -> ClaimView {
-    evaluate_claim_on(text, &CellGroups { cells })
-}
-
 /// A claim's verdict on any data: our cells, or a paper's table (the self-check).
 pub fn evaluate_claim_on(text: &str, data: &dyn crate::claims::ClaimData) -> ClaimView {
+    evaluate_claim_on_groups(text, &data.groups())
+}
+
+/// A claim's verdict on groups already built (several claims on one directive's data).
+fn evaluate_claim_on_groups(text: &str, groups: &[crate::claims::ClaimGroup]) -> ClaimView {
     let (status, detail) = match Claim::parse(text) {
         Err(e) => (
             ClaimStatus::NotEvaluated,
             format!("invalid claim: {}", e.message),
         ),
         Ok(claim) => {
-            let outcome = claim.evaluate(data);
+            let outcome = claim.evaluate_groups(groups);
             let status = match outcome {
                 ClaimOutcome::Holds { .. } => ClaimStatus::Holds,
                 ClaimOutcome::Fails { .. } => ClaimStatus::Fails,

@@ -511,3 +511,86 @@ fn github_workflow_steps_record_shards_on_runners_and_merge_them() {
     assert_eq!(merge.steps[4].uses, "actions/upload-artifact@v4");
     merged_all(&book, &log, &["runner1", "runner2"]);
 }
+
+/// Issue 11, item 3 without a second GPU: scripts/fleet/two-shards.sh records the handbook once
+/// in one process and once as two `--shard K/2` processes at once (here with the fake worker and
+/// no nvidia-smi: both "on GPU 0"), merges the shards under the lock and finds the merge equal to
+/// the single-process recording, point by point and key by key.
+#[test]
+fn two_shards_script_merges_to_the_single_process_recording() {
+    let book = handbook_with_scripts();
+    let bin_dir = book.path("fake-bin");
+    std::fs::create_dir_all(&bin_dir).unwrap();
+    std::os::unix::fs::symlink(
+        env!("CARGO_BIN_EXE_mdbook-gpulab"),
+        bin_dir.join("mdbook-gpulab"),
+    )
+    .unwrap();
+    let out_dir = book.path("out");
+    let out = Command::new("bash")
+        .arg(book.path("scripts/fleet/two-shards.sh"))
+        .current_dir(&book.root)
+        .env("BIN", &bin_dir)
+        .env("OUT", &out_dir)
+        .env("EXPERIMENTS", "all")
+        .env("GPULAB_WORKER", fake_worker())
+        .env("GPULAB_COMMIT", "fleet-test")
+        .env_remove("CUDA_VISIBLE_DEVICES")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ok = stdout
+        .lines()
+        .find(|l| l.starts_with("SHARDS OK: "))
+        .unwrap_or_else(|| panic!("{stdout}"));
+    let n: usize = ok
+        .split("recording's ")
+        .nth(1)
+        .and_then(|s| s.split_whitespace().next())
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
+    assert!(n > 500, "{ok}");
+    assert!(
+        stdout.contains("two shards at once on GPU 0 and GPU 0"),
+        "{stdout}"
+    );
+    // The check fails when a point is lost.
+    let merged = out_dir.join("shards-merged-data.tgz");
+    assert!(merged.exists());
+    let single = book.path("single-data");
+    let lossy = book.path("lossy-data");
+    for (dir, tgz) in [
+        (&single, "shards-single-data.tgz"),
+        (&lossy, "shards-merged-data.tgz"),
+    ] {
+        std::fs::create_dir_all(dir).unwrap();
+        let status = Command::new("tar")
+            .args(["xzf"])
+            .arg(out_dir.join(tgz))
+            .arg("-C")
+            .arg(dir)
+            .status()
+            .unwrap();
+        assert!(status.success());
+    }
+    let file = lossy.join("data/fake-gpu/reduction.json");
+    let mut rec: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    rec["points"].as_array_mut().unwrap().pop();
+    std::fs::write(&file, rec.to_string()).unwrap();
+    let check = Command::new("python3")
+        .arg(book.path("scripts/fleet/compare_points.py"))
+        .arg(single.join("data"))
+        .arg(lossy.join("data"))
+        .arg("all")
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&check.stdout);
+    assert!(!check.status.success(), "{text}");
+    assert!(text.contains("SHARDS FAILED: 1 missing"), "{text}");
+}

@@ -14,6 +14,7 @@ mod merge;
 mod protocol;
 mod record;
 mod record_counters;
+mod record_estimate;
 mod record_report;
 mod run_cell;
 
@@ -90,6 +91,11 @@ enum Command {
         /// (`ncu` on PATH or $NCU) and store their hardware counters; skipped without ncu.
         #[arg(long)]
         counters: bool,
+        /// Predict the run's wall time without a GPU (on the book's first recorded device, or the
+        /// device slug given), per experiment, from the recordings and the engine's cost model.
+        /// With --rerun: a regeneration on a cold cache.
+        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        estimate: Option<String>,
     },
     /// Merge the recordings of other data/ folders (shards from other machines) into this
     /// book's, point by point: the newer recording of a point wins.
@@ -172,16 +178,21 @@ pub fn main() -> ExitCode {
             experiment,
             gpus,
             counters,
-        }) => record::run(
-            &dir,
-            record::RecordArgs {
+            estimate,
+        }) => {
+            let args = record::RecordArgs {
                 rerun: rerun.map(|r| (!r.is_empty()).then_some(r)),
                 shard,
                 only: experiment,
                 gpus,
                 counters,
-            },
-        ),
+                estimate,
+            };
+            match args.estimate.clone() {
+                Some(device) => record_estimate::run(&dir, &device, &args),
+                None => record::run(&dir, args),
+            }
+        }
         Some(Command::Merge { sources, dir }) => merge::run(&dir, &sources),
         Some(Command::Run {
             target,

@@ -59,6 +59,23 @@ pub struct RecordArgs {
     pub gpus: Option<Gpus>,
     /// Then the profiled pass (`record_counters`).
     pub counters: bool,
+    /// `--estimate [DEVICE]`: predict the run's time instead (empty: the book's first device).
+    pub estimate: Option<String>,
+}
+
+impl RecordArgs {
+    /// `record --rerun` of these experiments (all when empty).
+    #[cfg(test)]
+    pub(super) fn rerun_of(only: Vec<String>) -> RecordArgs {
+        RecordArgs {
+            rerun: Some(None),
+            shard: None,
+            only,
+            gpus: None,
+            counters: false,
+            estimate: None,
+        }
+    }
 }
 
 pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
@@ -111,19 +128,49 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
         );
         mine = groups;
     }
-    // With several workers at once, CPU baselines run afterwards, alone: timed while other
-    // workers generate inputs and compute references, they would record a busy host's times.
-    let (mine, host) = if recorders.len() > 1 {
-        split_host(&ws, mine)
-    } else {
-        (mine, Vec::new())
+    // CPU baselines are not timed beside another worker's CPU work (input generation, CPU
+    // references): a single-threaded one runs beside the GPU work on a CPU of its own, the GPU
+    // workers pinned to the others; a multi-threaded one runs after the GPU work, alone
+    // (DESIGN.md, "CPU baselines beside GPU work").
+    let (mine, host) = split_host(&ws, mine);
+    let (beside, alone) = split_threads(&ws, host);
+    let cpus = crate::engine::cpus::allowed()
+        .and_then(|c| crate::engine::cpus::split_for_baseline(&c))
+        .filter(|_| !beside.is_empty());
+    let (beside, alone) = match &cpus {
+        Some(_) => (beside, alone),
+        None => (Vec::new(), [beside, alone].concat()),
     };
-    if !host.is_empty() {
-        let predicted: f64 = shard::costs_of(&host, &costs).iter().flatten().sum();
-        eprintln!(
-            "CPU baselines: {} point(s), predicted {predicted:.0} s, run after the GPU work, alone",
-            count(&host)
-        );
+    let mut recorders = recorders;
+    let beside_recorder = cpus.as_ref().map(|(gpu_cpus, host_cpu)| {
+        for r in &mut recorders {
+            r.cpus = Some(crate::engine::cpus::format_list(gpu_cpus));
+        }
+        Recorder {
+            cpus: Some(host_cpu.to_string()),
+            ..recorders[0].clone()
+        }
+    });
+    let alone_recorder = Recorder {
+        cpus: None,
+        ..recorders[0].clone()
+    };
+    for (what, groups, cpu) in [
+        (
+            "single-threaded, beside the GPU work on CPU",
+            &beside,
+            beside_recorder.as_ref().and_then(|r| r.cpus.clone()),
+        ),
+        ("multi-threaded, after the GPU work, alone", &alone, None),
+    ] {
+        if !groups.is_empty() {
+            let predicted: f64 = shard::costs_of(groups, &costs).iter().flatten().sum();
+            eprintln!(
+                "CPU baselines: {} point(s), {what}{}, predicted {predicted:.0} s",
+                count(groups),
+                cpu.map(|c| format!(" {c}")).unwrap_or_default()
+            );
+        }
     }
     let per_gpu: Vec<Vec<JobGroup>> = if recorders.len() > 1 {
         shard::split(&mine, &shard::costs_of(&mine, &costs), recorders.len())
@@ -163,8 +210,9 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
             .collect()
     };
     let jobs: Vec<Vec<(JobGroup, BudgetHints)>> = per_gpu.into_iter().map(with_hints).collect();
-    let host = with_hints(host);
-    if host.is_empty() && jobs.iter().all(|j| j.is_empty()) {
+    let beside = with_hints(beside);
+    let alone = with_hints(alone);
+    if beside.is_empty() && alone.is_empty() && jobs.iter().all(|j| j.is_empty()) {
         eprintln!("nothing to run: every selected point is recorded and current");
         counters_pass(dir, &args, &recorders)?;
         return Ok(ExitCode::SUCCESS);
@@ -172,11 +220,16 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     let started = std::time::Instant::now();
     let started_at = chrono::Utc::now();
     let results: Vec<anyhow::Result<(usize, usize)>> = std::thread::scope(|scope| {
-        let handles: Vec<_> = recorders
+        let mut handles: Vec<_> = recorders
             .iter()
             .zip(&jobs)
             .map(|(r, groups)| scope.spawn(|| run_groups(&ws, r, groups)))
             .collect();
+        if let Some(r) = &beside_recorder
+            && !beside.is_empty()
+        {
+            handles.push(scope.spawn(|| run_groups(&ws, r, &beside)));
+        }
         handles
             .into_iter()
             .map(|h| {
@@ -186,8 +239,8 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
             .collect()
     });
     let mut results = results;
-    if !host.is_empty() {
-        results.push(run_groups(&ws, &recorders[0], &host));
+    if !alone.is_empty() {
+        results.push(run_groups(&ws, &alone_recorder, &alone));
     }
     let (mut ran, mut failed) = (0, 0);
     let mut errors = Vec::new();
@@ -231,7 +284,7 @@ fn counters_pass(dir: &Path, args: &RecordArgs, recorders: &[Recorder]) -> anyho
 }
 
 /// The job groups to run on `device`: missing or stale points (every point with `--rerun`).
-fn groups_to_run(
+pub(super) fn groups_to_run(
     ws: &Workspace,
     found: &[FoundDirective],
     recordings: &mut Recordings,
@@ -290,6 +343,7 @@ fn recorders(gpus: &Option<Gpus>) -> anyhow::Result<Vec<Recorder>> {
             verbose: true,
             gpu: Some(g),
             bars: bars.clone(),
+            cpus: None,
         })
         .collect())
 }
@@ -315,7 +369,7 @@ fn device_of(ws: &Workspace, recorders: &[Recorder]) -> anyhow::Result<String> {
 }
 
 /// The point's recordings: on `device` first, then on other GPUs.
-fn recorded_points(
+pub(super) fn recorded_points(
     recordings: &Recordings,
     device: &str,
     experiment: &str,
@@ -338,24 +392,37 @@ fn run_groups(
     recorder: &Recorder,
     groups: &[(JobGroup, BudgetHints)],
 ) -> anyhow::Result<(usize, usize)> {
-    let (mut ran, mut failed) = (0, 0);
-    for (g, hints) in groups {
-        let (r, f) = recorder.record_group(ws, g, hints.clone())?;
-        ran += r;
-        failed += f;
-    }
-    Ok((ran, failed))
+    Ok(recorder.record_groups(ws, groups)?)
 }
 
 /// Splits the groups into (GPU points, CPU-baseline points).
 fn split_host(ws: &Workspace, groups: Vec<JobGroup>) -> (Vec<JobGroup>, Vec<JobGroup>) {
+    split_by(ws, groups, |exec| matches!(exec, crate::spec::Exec::Cpu(_)))
+}
+
+/// Splits CPU-baseline groups into (single-threaded, multi-threaded) baselines.
+fn split_threads(ws: &Workspace, groups: Vec<JobGroup>) -> (Vec<JobGroup>, Vec<JobGroup>) {
+    let (single, multi) = split_by(
+        ws,
+        groups,
+        |exec| matches!(exec, crate::spec::Exec::Cpu(name) if crate::engine::cpu_baseline::is_multithreaded(name)),
+    );
+    (single, multi)
+}
+
+/// Splits the groups' points into (those whose variant's execution is not `pick`ed, those that are).
+fn split_by(
+    ws: &Workspace,
+    groups: Vec<JobGroup>,
+    pick: impl Fn(&crate::spec::Exec) -> bool,
+) -> (Vec<JobGroup>, Vec<JobGroup>) {
     let (mut gpu, mut host) = (Vec::new(), Vec::new());
     for g in groups {
         let exp = ws.spec(&g.experiment).ok();
         let on_host = |p: &JobPoint| {
             exp.as_ref()
                 .and_then(|e| e.variant(&p.variant))
-                .is_some_and(|v| matches!(v.exec, crate::spec::Exec::Cpu(_)))
+                .is_some_and(|v| pick(&v.exec))
         };
         let (h, d): (Vec<JobPoint>, Vec<JobPoint>) = g.points.iter().cloned().partition(on_host);
         for (points, out) in [(d, &mut gpu), (h, &mut host)] {
@@ -389,13 +456,7 @@ mod tests {
             !devices.is_empty(),
             "the handbook has no recordings to predict from"
         );
-        let args = RecordArgs {
-            rerun: Some(None),
-            shard: None,
-            only: Vec::new(),
-            gpus: None,
-            counters: false,
-        };
+        let args = RecordArgs::rerun_of(Vec::new());
         for device in devices {
             let all = groups_to_run(&ws, &found, &mut recordings, &device, &args).unwrap();
             let costs = predicted(&all, &recordings, &device);

@@ -44,6 +44,7 @@ pub fn run(
         verbose: true,
         gpu,
         bars: None,
+        cpus: None,
     };
     let device = recorder.device(&ws)?.slug;
     let mut recordings = Recordings::new(ws.data())?;
@@ -129,11 +130,8 @@ fn requests(
                 .iter()
                 .any(|q| q.variant == p.variant && q.params == p.params)
             {
-                req.points.push(JobPoint {
-                    variant: p.variant.clone(),
-                    params: p.params.clone(),
-                    key: p.key.clone(),
-                });
+                req.points
+                    .push(JobPoint::new(&p.variant, &p.params, &p.key));
             }
         }
     }

@@ -70,18 +70,14 @@ pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<Exit
         if gpu {
             let job: Vec<JobPoint> = points
                 .iter()
-                .map(|p| JobPoint {
-                    variant: p.variant.clone(),
-                    params: p.params.clone(),
-                    key: p.key.clone(),
-                })
+                .map(|p| JobPoint::new(&p.variant, &p.params, &p.key))
                 .collect();
             let group = JobGroup {
                 experiment: exp.name.clone(),
                 rules: rules_for(&ws, &d.measure, d.budget_s),
                 points: job,
             };
-            recorder.record_group(&ws, &group, Default::default())?;
+            recorder.record_groups(&ws, &[(group, Default::default())])?;
             shown_directive.devices = DeviceSelection::Slug(crate::engine::local_device_slug()?);
         }
         let mut recordings = Recordings::new(ws.data())?;

@@ -62,7 +62,7 @@ pub fn run_into(
                     });
                 }
             }
-            let threads = name.ends_with("_threads");
+            let threads = is_multithreaded(name);
             match (name.contains("_i32_"), inputs[0], inputs[1]) {
                 (true, HostData::I32(a), HostData::I32(b)) => {
                     let c = reuse_i32(out, nn);
@@ -236,6 +236,12 @@ fn transpose<T: Copy + Send + Sync + Default>(
             }
         }
     }
+}
+
+/// Whether the baseline `name` spreads over every core (the `*_threads` ones); the `*_naive`
+/// ones run on one thread.
+pub fn is_multithreaded(name: &str) -> bool {
+    name.ends_with("_threads")
 }
 
 /// The host CPU's model from `/proc/cpuinfo` (`None` where it cannot be read).

@@ -42,8 +42,30 @@ pub struct JobPoint {
     pub variant: String,
     pub params: BTreeMap<String, ParamValue>,
     /// The key without the device: the recorder names the device the worker ran on
-    /// (`Recorder::record_group`), so the worker's points carry `key.as_str()` until then.
+    /// (`Recorder::record_groups`), so the worker's points carry `key.as_str()` until then.
     pub key: PointKey,
+    /// This point's rules when they differ from the job's: one job runs every directive's
+    /// points of an experiment (`Recorder::record_groups`), so inputs and CPU references are
+    /// computed once, while each directive's `measure` and `budget_s` still apply to its own points.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub rules: Option<MeasureRules>,
+}
+
+impl JobPoint {
+    /// A point that follows its job's rules.
+    pub fn new(variant: &str, params: &BTreeMap<String, ParamValue>, key: &PointKey) -> JobPoint {
+        JobPoint {
+            variant: variant.to_string(),
+            params: params.clone(),
+            key: key.clone(),
+            rules: None,
+        }
+    }
+
+    /// The rules this point is measured by in `job`.
+    pub fn rules_in<'a>(&'a self, job: &'a Job) -> &'a MeasureRules {
+        self.rules.as_ref().unwrap_or(&job.rules)
+    }
 }
 
 /// The product of a point's numeric parameters: the size proxy of the budget rule (and of the

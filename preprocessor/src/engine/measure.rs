@@ -10,6 +10,10 @@ use std::time::Instant;
 
 /// A hot-mode sample lasts at least this long (ms): short kernels are run several times per sample.
 pub(crate) const HOT_SAMPLE_MS: f64 = 0.5;
+/// A cold verification run at least this long (ms) is its own warm-up and counts as the first
+/// sample: launch latency, lazy loading and clock ramps are far below 0.1 % of it, and a second run
+/// of a long kernel only to warm it up costs a tenth of a full regeneration (issue 11).
+pub(crate) const FIRST_RUN_SAMPLE_MS: f64 = 100.0;
 /// Clocks are read at most this often during sampling (seconds of wall time), and always before the first
 /// and after the last sample.
 const CLOCK_EVERY_S: f64 = 0.01;
@@ -41,6 +45,10 @@ pub(crate) struct SamplePlan {
     pub max_runs: usize,
     /// Stop after a sample whose single run exceeds this (seconds).
     pub budget_s: f64,
+    /// The verification run (`first_ms`) counts as the first sample when it lasts at least
+    /// [`FIRST_RUN_SAMPLE_MS`] (cold GPU timing; not hot batches, nor host timings, whose first
+    /// run allocates and faults in the output).
+    pub first_is_sample: bool,
 }
 
 /// What the loop measured: per-run sample times (ms), why it stopped, runs per sample, clocks.
@@ -53,8 +61,9 @@ pub(crate) struct Sampled {
 }
 
 /// The sampling loop. `first_ms`: the time of a cold run just made (the verification run); when it
-/// alone reaches the timeout it is the only sample (a second run would only repeat it past the timeout),
-/// otherwise it served as the warm-up and is not a sample.
+/// alone reaches the timeout it is the only sample (a second run would only repeat it past the timeout);
+/// when it lasts [`FIRST_RUN_SAMPLE_MS`] and the plan allows, it is the first sample (and the timeout
+/// counts from its start); otherwise it served as the warm-up and is not a sample.
 pub(crate) fn sample_loop<M: Measurement>(
     m: &mut M,
     plan: &SamplePlan,
@@ -72,11 +81,27 @@ pub(crate) fn sample_loop<M: Measurement>(
             clocks: clocks.finish(),
         });
     }
-    let started = m.now_s();
+    let mut started = m.now_s();
     let mut last_read = started;
     clocks.read(m);
     let mut runs = 1usize;
     let mut samples: Vec<f64> = Vec::new();
+    if let Some(ms) = first_ms
+        && plan.first_is_sample
+        && plan.mode == TimingMode::Cold
+        && ms >= FIRST_RUN_SAMPLE_MS
+    {
+        samples.push(ms);
+        started -= ms * 1e-3;
+        if let Some(stop) = plan.rule.check(&samples, m.now_s() - started) {
+            return Ok(Sampled {
+                samples,
+                stop,
+                runs,
+                clocks: clocks.finish(),
+            });
+        }
+    }
     loop {
         m.prepare()?;
         let Some(batch_ms) = m.sample(runs)? else {
@@ -261,6 +286,7 @@ pub fn measure_gpu(
             (MAX_QUEUED_LAUNCHES / launches_per_run).max(1)
         },
         budget_s: rules.budget_s,
+        first_is_sample: rules.mode == TimingMode::Cold,
     };
     let sampled = sample_loop(&mut m, &plan, first_ms)?;
     let blocked = m.all_blocked && m.blocked_samples > 0;
@@ -303,6 +329,7 @@ pub fn measure_host(rules: &MeasureRules, first_ms: Option<f64>, run: &mut dyn F
         mode: TimingMode::Host,
         max_runs: 1,
         budget_s: rules.budget_s,
+        first_is_sample: false,
     };
     let mut m = HostMeasurement {
         started: Instant::now(),

@@ -65,7 +65,47 @@ fn plan() -> SamplePlan {
         mode: TimingMode::Cold,
         max_runs: 1,
         budget_s: 20.0,
+        first_is_sample: false,
     }
+}
+
+/// Issue 11: a 200 ms kernel ran 4 times (the verification run, then 3 samples); its
+/// verification run is now the first sample, so it runs 3 times and stops by the same rule.
+#[test]
+fn a_long_verification_run_is_the_first_sample() {
+    let p = SamplePlan {
+        first_is_sample: true,
+        ..plan()
+    };
+    let mut m = Fake::new(vec![200.2, 199.8]);
+    let s = sample_loop(&mut m, &p, Some(200.0)).unwrap();
+    assert_eq!(s.samples, vec![200.0, 200.2, 199.8]);
+    assert_eq!(s.stop, StopReason::MinTime);
+    assert_eq!(
+        m.runs_seen,
+        vec![1, 1],
+        "two runs after the verification run"
+    );
+    // A 1.5 s kernel under the 2 s timeout: the verification run and one sample (the timeout counts
+    // from the verification run's start), where it used to take two samples after it.
+    let mut m = Fake::new(vec![1500.0]);
+    let s = sample_loop(&mut m, &p, Some(1500.0)).unwrap();
+    assert_eq!((s.samples.len(), s.stop), (2, StopReason::Timeout));
+    assert_eq!(m.runs_seen, vec![1]);
+    // A short verification run is still only the warm-up: the noise target and the sample counts
+    // of short kernels are unchanged.
+    let mut m = Fake::new(vec![10.0]);
+    let s = sample_loop(&mut m, &p, Some(10.0)).unwrap();
+    assert_eq!((s.samples.len(), s.stop), (10, StopReason::Converged));
+    assert_eq!(m.runs_seen.len(), 10);
+    // Hot mode never counts the cold verification run.
+    let hot = SamplePlan {
+        mode: TimingMode::Hot,
+        ..p
+    };
+    let mut m = Fake::new(vec![200.0]);
+    let s = sample_loop(&mut m, &hot, Some(200.0)).unwrap();
+    assert_eq!(m.runs_seen.len(), s.samples.len());
 }
 
 #[test]

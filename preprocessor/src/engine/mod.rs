@@ -4,7 +4,9 @@
 pub mod buffer_reset;
 pub mod counters;
 pub mod cpu_baseline;
+pub mod cpus;
 pub mod error;
+pub mod estimate;
 pub mod expected;
 pub mod job;
 pub mod live;

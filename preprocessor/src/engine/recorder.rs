@@ -4,7 +4,7 @@
 use super::EngineError;
 use super::job::{BudgetHints, Job, JobPoint, MeasureRules};
 use super::live::{LiveRunner, Work};
-use super::supervisor::{WorkerError, run_job};
+use super::supervisor::{WorkerError, WorkerPlace, run_job};
 use crate::directive::MeasureOverrides;
 use crate::record::{Outcome, Recording, SCHEMA_VERSION, TimingMode};
 use crate::workspace::Workspace;
@@ -20,6 +20,9 @@ pub struct Recorder {
     pub gpu: Option<String>,
     /// Progress bars of several recorders at once (`record --gpus`).
     pub bars: Option<indicatif::MultiProgress>,
+    /// The CPUs its workers may use (`0-13`, `15`: a Linux CPU list), so that a CPU baseline timed
+    /// beside GPU work has cores of its own (`cli::record`); `None`: every CPU.
+    pub cpus: Option<String>,
 }
 
 /// The book's measurement defaults with a directive's overrides applied.
@@ -74,25 +77,34 @@ fn progress_bar(total: usize) -> ProgressBar {
 }
 
 impl Recorder {
-    /// Runs and records one job group's points; returns (points run, points failed).
-    /// `budget_hints`: see `shard::budget_hints` (empty when the group is not sharded).
-    pub fn record_group(
+    /// Runs and records job groups; returns (points run, points failed). The groups of one
+    /// experiment run as one job (each point with its own group's rules, see [`merge_groups`]),
+    /// so inputs and CPU references shared by several directives are computed once.
+    /// `budget_hints`: see `shard::budget_hints` (empty when a group is not sharded).
+    pub fn record_groups(
         &self,
         ws: &Workspace,
-        group: &JobGroup,
-        budget_hints: BudgetHints,
+        groups: &[(JobGroup, BudgetHints)],
     ) -> Result<(usize, usize), EngineError> {
-        if group.points.is_empty() {
+        let (mut ran, mut failed) = (0, 0);
+        for job in merge_groups(groups) {
+            let (r, f) = self.record_job(ws, job)?;
+            ran += r;
+            failed += f;
+        }
+        Ok((ran, failed))
+    }
+
+    /// Runs one experiment's job and merges its points into the recording.
+    fn record_job(&self, ws: &Workspace, merged: MergedJob) -> Result<(usize, usize), EngineError> {
+        if merged.points.is_empty() {
             return Ok((0, 0));
         }
-        let experiment = group.experiment.as_str();
-        // Parameter-major order: every variant at the same values runs back to back, so inputs
-        // and the CPU reference are computed once per values; sizes ascend for the budget.
-        let mut points = group.points.clone();
-        points.sort_by(|a, b| crate::value::params_order(&a.params, &b.params));
-        let mut job = self.job(ws, experiment, group.rules.clone());
-        job.points = points;
-        job.budget_hints = budget_hints;
+        let started = std::time::Instant::now();
+        let experiment = merged.experiment.as_str();
+        let mut job = self.job(ws, experiment, merged.rules.clone());
+        job.points = merged.points;
+        job.budget_hints = merged.budget_hints;
         let mut bar = progress_bar(job.points.len());
         if let Some(multi) = &self.bars {
             bar = multi.add(bar);
@@ -101,14 +113,17 @@ impl Recorder {
             Some(g) => format!("gpu {g}: {experiment}"),
             None => experiment.to_string(),
         });
-        let watchdog =
-            Duration::from_secs_f64(ws.config.watchdog_s.unwrap_or(
-                (job.rules.timeout_s * 4.0 + job.rules.budget_s * 3.0 + 60.0).max(60.0),
-            ));
+        let slowest = job
+            .points
+            .iter()
+            .map(|p| p.rules_in(&job))
+            .map(|r| r.timeout_s * 4.0 + r.budget_s * 3.0 + 60.0)
+            .fold(60.0, f64::max);
+        let watchdog = Duration::from_secs_f64(ws.config.watchdog_s.unwrap_or(slowest));
         let result = run_job(
             &job,
             watchdog,
-            self.gpu.as_deref(),
+            &self.place(),
             &mut |done, _total, variant| {
                 bar.set_position(done as u64);
                 bar.set_message(variant.to_string());
@@ -150,18 +165,32 @@ impl Recorder {
                 .as_ref()
                 .map(|g| format!(" on GPU {g}"))
                 .unwrap_or_default();
+            let cpus = self
+                .cpus
+                .as_ref()
+                .map(|c| format!(" (CPUs {c})"))
+                .unwrap_or_default();
             eprintln!(
-                "recorded {ran} point(s) of `{experiment}` ({failed} failed){on} in {}",
-                path.display()
+                "recorded {ran} point(s) of `{experiment}` ({failed} failed){on}{cpus} in {} in {:.1} s",
+                path.display(),
+                started.elapsed().as_secs_f64()
             );
         }
         Ok((ran, failed))
     }
 
+    /// Where this recorder's workers run (GPU, CPUs).
+    fn place(&self) -> WorkerPlace {
+        WorkerPlace {
+            gpu: self.gpu.clone(),
+            cpus: self.cpus.clone(),
+        }
+    }
+
     /// The device this recorder's workers open, asked of a worker.
     pub fn device(&self, ws: &Workspace) -> Result<crate::record::DeviceRecord, EngineError> {
         let job = self.job(ws, "", MeasureRules::default());
-        super::supervisor::probe_device(&job, self.gpu.as_deref()).map_err(EngineError::Probe)
+        super::supervisor::probe_device(&job, &self.place()).map_err(EngineError::Probe)
     }
 
     /// A job of `experiment` for this recorder's workers, with no points yet.
@@ -230,11 +259,7 @@ pub fn job_groups(ws: &Workspace, work: &[Work]) -> Vec<JobGroup> {
             if queued {
                 continue;
             }
-            let point = JobPoint {
-                variant: p.variant.clone(),
-                params: p.params.clone(),
-                key: p.key.clone(),
-            };
+            let point = JobPoint::new(&p.variant, &p.params, &p.key);
             match groups
                 .iter_mut()
                 .find(|g| g.experiment == w.experiment.name && g.rules == rules)
@@ -257,10 +282,130 @@ impl LiveRunner for Recorder {
     }
 
     fn refresh(&self, ws: &Workspace, work: &[Work]) -> Result<usize, EngineError> {
-        let mut total = 0;
-        for g in job_groups(ws, work) {
-            total += self.record_group(ws, &g, BudgetHints::new())?.0;
+        let groups: Vec<(JobGroup, BudgetHints)> = job_groups(ws, work)
+            .into_iter()
+            .map(|g| (g, BudgetHints::new()))
+            .collect();
+        Ok(self.record_groups(ws, &groups)?.0)
+    }
+}
+
+/// One worker job: every point of an experiment from several job groups.
+#[derive(Debug, Clone, PartialEq)]
+pub struct MergedJob {
+    pub experiment: String,
+    /// The first group's rules; a point of another group carries its own (`JobPoint::rules`).
+    pub rules: MeasureRules,
+    pub points: Vec<JobPoint>,
+    pub budget_hints: BudgetHints,
+}
+
+/// The groups of each experiment merged into one job (experiments in their first group's
+/// order). Points are sorted parameter-major: every variant at the same values runs back to
+/// back, so inputs and the CPU reference are computed once per values, and sizes ascend for
+/// the budget rule. A variant's budget hint is the first group's that has one.
+pub fn merge_groups(groups: &[(JobGroup, BudgetHints)]) -> Vec<MergedJob> {
+    let mut jobs: Vec<MergedJob> = Vec::new();
+    for (g, hints) in groups {
+        let i = match jobs.iter().position(|j| j.experiment == g.experiment) {
+            Some(i) => i,
+            None => {
+                jobs.push(MergedJob {
+                    experiment: g.experiment.clone(),
+                    rules: g.rules.clone(),
+                    points: Vec::new(),
+                    budget_hints: BudgetHints::new(),
+                });
+                jobs.len() - 1
+            }
+        };
+        let job = &mut jobs[i];
+        let own = (g.rules != job.rules).then(|| g.rules.clone());
+        job.points.extend(g.points.iter().map(|p| JobPoint {
+            rules: own.clone(),
+            ..p.clone()
+        }));
+        for (variant, hint) in hints {
+            job.budget_hints.entry(variant.clone()).or_insert(*hint);
         }
-        Ok(total)
+    }
+    for job in &mut jobs {
+        job.points
+            .sort_by(|a, b| crate::value::params_order(&a.params, &b.params));
+    }
+    jobs
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::value::ParamValue;
+
+    fn group(exp: &str, budget_s: f64, ns: &[i64]) -> JobGroup {
+        JobGroup {
+            experiment: exp.into(),
+            rules: MeasureRules {
+                budget_s,
+                ..MeasureRules::default()
+            },
+            points: ns
+                .iter()
+                .map(|&n| {
+                    JobPoint::new(
+                        &format!("v{budget_s}"),
+                        &[("N".to_string(), ParamValue::Int(n))].into(),
+                        &"k".into(),
+                    )
+                })
+                .collect(),
+        }
+    }
+
+    /// Regression (issue 11): the CPU reference of matmul_widuch was computed twice per size,
+    /// once in the GPU directives' job and again in the CPU directive's job (other rules).
+    #[test]
+    fn groups_of_one_experiment_become_one_job_with_each_points_rules() {
+        let groups = vec![
+            (group("a", 5.0, &[640, 160]), BudgetHints::new()),
+            (group("b", 5.0, &[1]), BudgetHints::new()),
+            (
+                group("a", 10.0, &[320]),
+                [("v10".to_string(), (1.0, 2.0))].into(),
+            ),
+        ];
+        let jobs = merge_groups(&groups);
+        assert_eq!(jobs.len(), 2, "one job per experiment");
+        let a = &jobs[0];
+        assert_eq!((a.experiment.as_str(), a.rules.budget_s), ("a", 5.0));
+        let order: Vec<(i64, Option<f64>)> = a
+            .points
+            .iter()
+            .map(|p| {
+                (
+                    p.params["N"].as_f64().unwrap() as i64,
+                    p.rules.as_ref().map(|r| r.budget_s),
+                )
+            })
+            .collect();
+        assert_eq!(
+            order,
+            vec![(160, None), (320, Some(10.0)), (640, None)],
+            "parameter-major, the second directive's points keep their rules"
+        );
+        assert_eq!(a.budget_hints.get("v10"), Some(&(1.0, 2.0)));
+        let job = Job {
+            root: "r".into(),
+            kernels_dir: "k".into(),
+            cache_dir: "c".into(),
+            experiment: "a".into(),
+            points: a.points.clone(),
+            rules: a.rules.clone(),
+            commit: None,
+            run: None,
+            budget_hints: BudgetHints::new(),
+            profile: false,
+        };
+        assert_eq!(job.points[1].rules_in(&job).budget_s, 10.0);
+        assert_eq!(job.points[0].rules_in(&job).budget_s, 5.0);
     }
 }

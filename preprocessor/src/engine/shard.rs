@@ -247,11 +247,11 @@ mod tests {
     use crate::value::ParamValue;
 
     fn jp(variant: &str, n: i64) -> JobPoint {
-        JobPoint {
-            variant: variant.into(),
-            params: [("N".to_string(), ParamValue::Int(n))].into(),
-            key: "k".into(),
-        }
+        JobPoint::new(
+            variant,
+            &[("N".to_string(), ParamValue::Int(n))].into(),
+            &"k".into(),
+        )
     }
 
     fn group(exp: &str, points: Vec<JobPoint>) -> JobGroup {

@@ -32,16 +32,27 @@ pub enum WorkerError {
     Interrupted,
 }
 
+/// Where a worker runs: its GPU (CUDA_VISIBLE_DEVICES) and the CPUs it may use
+/// ([`CPUS_ENV`]); `None`: the environment's.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct WorkerPlace {
+    pub gpu: Option<String>,
+    pub cpus: Option<String>,
+}
+
+/// Environment variable with the CPUs a worker pins itself to (a Linux CPU list, `0-13,15`).
+pub const CPUS_ENV: &str = "GPULAB_WORKER_CPUS";
+
 /// Progress callback: (points done, points total, the point about to run with the failures so far).
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
 
 /// Runs `job` in worker subprocesses, returning the device and one point per job point.
 /// `watchdog` is how long a point may run without a result before its worker is killed.
-/// `gpu`, when given, is the CUDA_VISIBLE_DEVICES of the workers (one GPU of several).
+/// `place`: the workers' GPU (one of several) and CPUs, when given.
 pub fn run_job(
     job: &Job,
     watchdog: Duration,
-    gpu: Option<&str>,
+    place: &WorkerPlace,
     progress: Progress,
 ) -> Result<(DeviceRecord, Vec<Point>), WorkerError> {
     let total = job.points.len();
@@ -52,7 +63,7 @@ pub fn run_job(
         }
         let Some(sub) = state.next_run() else { break };
         let input = serde_json::to_string(&sub).map_err(WorkerError::Encode)?;
-        let mut child = spawn(gpu)?;
+        let mut child = spawn(place)?;
         if let Some(mut stdin) = child.stdin.take() {
             let _ = stdin.write_all(input.as_bytes());
         }
@@ -127,7 +138,7 @@ pub fn run_job(
 /// (`compute-sanitizer mdbook-gpulab worker`) or a fake worker in tests. Split on whitespace.
 pub const WORKER_ENV: &str = "GPULAB_WORKER";
 
-fn spawn(gpu: Option<&str>) -> Result<Child, WorkerError> {
+fn spawn(place: &WorkerPlace) -> Result<Child, WorkerError> {
     let mut cmd = match std::env::var(WORKER_ENV) {
         Ok(line) if !line.trim().is_empty() => {
             let mut words = line.split_whitespace();
@@ -141,8 +152,11 @@ fn spawn(gpu: Option<&str>) -> Result<Child, WorkerError> {
             cmd
         }
     };
-    if let Some(gpu) = gpu {
+    if let Some(gpu) = &place.gpu {
         cmd.env("CUDA_VISIBLE_DEVICES", gpu);
+    }
+    if let Some(cpus) = &place.cpus {
+        cmd.env(CPUS_ENV, cpus);
     }
     cmd.stdin(Stdio::piped())
         .stdout(Stdio::piped())
@@ -151,13 +165,13 @@ fn spawn(gpu: Option<&str>) -> Result<Child, WorkerError> {
         .map_err(WorkerError::Spawn)
 }
 
-/// The device a worker opens (on `gpu`, as CUDA_VISIBLE_DEVICES, when given): a job with no
-/// points, answered by the worker's first message.
-pub fn probe_device(job: &Job, gpu: Option<&str>) -> Result<DeviceRecord, WorkerError> {
+/// The device a worker opens (at `place`): a job with no points, answered by the worker's first
+/// message.
+pub fn probe_device(job: &Job, place: &WorkerPlace) -> Result<DeviceRecord, WorkerError> {
     let mut empty = job.clone();
     empty.points.clear();
     let input = serde_json::to_string(&empty).map_err(WorkerError::Encode)?;
-    let mut child = spawn(gpu)?;
+    let mut child = spawn(place)?;
     if let Some(mut stdin) = child.stdin.take() {
         let _ = stdin.write_all(input.as_bytes());
     }

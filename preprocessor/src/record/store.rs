@@ -270,30 +270,38 @@ fn to_pretty_json(path: &Path, rec: &Recording) -> Result<String, StoreError> {
 
 /// Parses recording text, checking the schema version first for a helpful message.
 pub fn parse_recording(path: &Path, text: &str) -> Result<Recording, StoreError> {
-    let value: serde_json::Value = serde_json::from_str(text).map_err(|e| StoreError::Corrupt {
+    let corrupt = |message: String| StoreError::Corrupt {
         path: path.to_path_buf(),
-        message: e.to_string(),
-    })?;
-    match value.get("schema").and_then(|v| v.as_u64()) {
-        Some(v) if v == SCHEMA_VERSION as u64 => {}
-        Some(found) => {
-            return Err(StoreError::WrongSchema {
-                path: path.to_path_buf(),
-                found,
-                expected: SCHEMA_VERSION,
-            });
-        }
-        None => {
-            return Err(StoreError::Corrupt {
-                path: path.to_path_buf(),
-                message: "no `schema` version field".into(),
-            });
+        message,
+    };
+    let wrong_schema = |found: u64| StoreError::WrongSchema {
+        path: path.to_path_buf(),
+        found,
+        expected: SCHEMA_VERSION,
+    };
+    // One pass straight into the types (the build reads every recording); only a file that does
+    // not parse is read again, for its schema version, so that an old or new schema is named as
+    // such rather than as a missing field.
+    match serde_json::from_str::<Recording>(text) {
+        Ok(rec) if rec.schema == SCHEMA_VERSION => Ok(rec),
+        Ok(rec) => Err(wrong_schema(u64::from(rec.schema))),
+        Err(e) => {
+            #[derive(serde::Deserialize)]
+            struct SchemaOnly {
+                schema: Option<serde_json::Value>,
+            }
+            match serde_json::from_str::<SchemaOnly>(text) {
+                Err(_) => Err(corrupt(e.to_string())),
+                Ok(SchemaOnly { schema: None }) => Err(corrupt("no `schema` version field".into())),
+                Ok(SchemaOnly {
+                    schema: Some(version),
+                }) => match version.as_u64() {
+                    Some(found) if found != u64::from(SCHEMA_VERSION) => Err(wrong_schema(found)),
+                    _ => Err(corrupt(e.to_string())),
+                },
+            }
         }
     }
-    serde_json::from_value(value).map_err(|e| StoreError::Corrupt {
-        path: path.to_path_buf(),
-        message: e.to_string(),
-    })
 }
 
 /// Writes `text` to `path` through a temporary file in the same folder and a rename, so a

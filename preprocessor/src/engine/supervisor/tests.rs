@@ -13,10 +13,12 @@ fn job(n: usize) -> Job {
         cache_dir: "book/.cache".into(),
         experiment: "synth".into(),
         points: (0..n)
-            .map(|i| JobPoint {
-                variant: format!("v{i}"),
-                params: BTreeMap::new(),
-                key: format!("key{i}").as_str().into(),
+            .map(|i| {
+                JobPoint::new(
+                    &format!("v{i}"),
+                    &BTreeMap::new(),
+                    &format!("key{i}").as_str().into(),
+                )
             })
             .collect(),
         rules: MeasureRules::default(),

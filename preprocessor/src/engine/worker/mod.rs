@@ -5,10 +5,10 @@
 mod profile;
 
 use super::buffer_reset::{Prepare, ResetPlan};
-use super::expected::{expected, prefix};
+use super::expected::expected;
 use super::job::{Job, JobPoint, MeasureRules, Message};
 use super::measure::{measure_gpu, measure_host};
-use super::reference::compare_within;
+use super::reference::compare_prefix_within;
 use super::sequence::Sequence;
 use crate::expr::Num;
 use crate::gpu::{DeviceBuffer, DeviceInfo, Gpu, Image, Kernel, Module};
@@ -20,13 +20,18 @@ use crate::record::{
 };
 use crate::spec::metrics::point_vars;
 use crate::spec::{Exec, Experiment, Reference, Variant};
-use crate::value::ParamValue;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+
+mod cache;
+use cache::ByteLru;
+
+/// Host inputs and CPU references kept for later points (each cache; bytes).
+const HOST_CACHE_BYTES: u64 = 8 << 30;
 
 /// Seed of every generated input: the same inputs on every machine and run.
 pub(crate) const SEED: u64 = 0x6770_756c_6162;
@@ -73,6 +78,13 @@ struct Stopped;
 
 /// `mdbook-gpulab worker`: reads a job on stdin (or from `job_file`), streams messages on stdout.
 pub fn worker_main(job_file: Option<&std::path::Path>) -> ExitCode {
+    // Before any thread starts (rayon's pool sizes itself from the CPUs allowed).
+    if let Ok(list) = std::env::var(super::supervisor::CPUS_ENV)
+        && !list.trim().is_empty()
+        && let Err(e) = super::cpus::parse_list(&list).and_then(|c| super::cpus::pin(&c))
+    {
+        eprintln!("warning: cannot pin the worker to CPUs {list}: {e}");
+    }
     run_job(job_file).unwrap_or(ExitCode::FAILURE)
 }
 
@@ -126,7 +138,10 @@ fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
         job: job.clone(),
         modules: HashMap::new(),
         host: None,
-        expected: HashMap::new(),
+        host_cache: ByteLru::new(HOST_CACHE_BYTES),
+        expected: ByteLru::new(HOST_CACHE_BYTES),
+        device_inputs: None,
+        out_host: None,
         slowest: job.budget_hints.clone().into_iter().collect(),
         after_samples: None,
     };
@@ -148,10 +163,21 @@ fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Host inputs of the current parameter values, shared by every variant at those values.
+/// What a point's buffers hold: each buffer's name and length (the spec fixes its type and
+/// initialiser). Points whose parameters differ only in launch shape (a block size) share it.
+type BufferSet = Vec<(String, usize)>;
+
+/// The host inputs of one buffer set.
 struct HostInputs {
-    params: BTreeMap<String, ParamValue>,
-    data: BTreeMap<String, HostData>,
+    set: BufferSet,
+    data: Arc<BTreeMap<String, HostData>>,
+}
+
+/// The current buffer set on the device, uploaded once: each point's buffers are copied from it
+/// on the device (as fresh as an upload, without a host-to-device copy per point).
+struct DeviceInputs {
+    set: BufferSet,
+    pristine: BTreeMap<String, DeviceBuffer>,
 }
 
 struct PointRunner {
@@ -161,9 +187,16 @@ struct PointRunner {
     job: Job,
     /// Loaded modules with their compiled code's provenance (hash, target).
     modules: HashMap<(PathBuf, Vec<String>), (Arc<Module>, CompiledCode)>,
+    /// The current point's host inputs.
     host: Option<HostInputs>,
-    /// Expected outputs by (reference identity, params).
-    expected: HashMap<String, HostData>,
+    /// Host inputs of recent buffer sets.
+    host_cache: ByteLru<BufferSet, Arc<BTreeMap<String, HostData>>>,
+    /// Expected outputs by reference identity (`expected_key`).
+    expected: ByteLru<String, Arc<HostData>>,
+    device_inputs: Option<DeviceInputs>,
+    /// The last verified output's host buffer, reused by the next download of its type and
+    /// length (a fresh allocation of hundreds of MiB costs its page faults on every point).
+    out_host: Option<HostData>,
     /// Per variant: the largest parameter product run and its single-run time, for the budget.
     slowest: HashMap<String, (f64, f64)>,
     /// The output after the timed samples of the last kernel run with `reset` buffers.
@@ -235,28 +268,26 @@ impl PointRunner {
         point
     }
 
-    fn inputs(
-        &mut self,
-        params: &BTreeMap<String, ParamValue>,
-        vars: &HashMap<String, Num>,
-    ) -> Result<(), Failed> {
-        if self.host.as_ref().is_some_and(|h| &h.params == params) {
-            return Ok(());
-        }
-        self.host = None;
-        self.expected.clear();
+    fn inputs(&mut self, vars: &HashMap<String, Num>) -> Result<(), Failed> {
         let lens = super::resolve::buffer_lens(&self.exp, vars)
             .map_err(|e| Failed(FailureKind::Launch, e.to_string()))?;
-        // Buffers the device cannot hold fail here, before their host copies are made (a host
-        // allocation of that size could take the machine's memory down with it).
-        let bytes = self
+        let set: BufferSet = self
             .exp
             .buffers
             .iter()
             .zip(&lens)
-            .fold(0u64, |sum, (spec, (_, len))| {
-                sum.saturating_add((*len as u64).saturating_mul(spec.elem.size_of() as u64))
-            });
+            .map(|(spec, (_, len))| (spec.name.clone(), *len))
+            .collect();
+        if self.host.as_ref().is_some_and(|h| h.set == set) {
+            return Ok(());
+        }
+        if let Some(data) = self.host_cache.get(&set).cloned() {
+            self.host = Some(HostInputs { set, data });
+            return Ok(());
+        }
+        // Buffers the device cannot hold fail here, before their host copies are made (a host
+        // allocation of that size could take the machine's memory down with it).
+        let bytes = self.set_bytes(&set);
         if self.device.memory_bytes > 0 && bytes > self.device.memory_bytes {
             return Err(Failed(
                 FailureKind::Launch,
@@ -272,11 +303,21 @@ impl PointRunner {
                 .map_err(|e| Failed(FailureKind::Launch, format!("buffer {}: {e}", spec.name)))?;
             data.insert(spec.name.clone(), d);
         }
-        self.host = Some(HostInputs {
-            params: params.clone(),
-            data,
-        });
+        let data = Arc::new(data);
+        self.host_cache.insert(set.clone(), data.clone(), bytes);
+        self.host = Some(HostInputs { set, data });
         Ok(())
+    }
+
+    /// Bytes of a buffer set's buffers.
+    fn set_bytes(&self, set: &BufferSet) -> u64 {
+        self.exp
+            .buffers
+            .iter()
+            .zip(set)
+            .fold(0u64, |sum, (spec, (_, len))| {
+                sum.saturating_add((*len as u64).saturating_mul(spec.elem.size_of() as u64))
+            })
     }
 
     fn run_inner(&mut self, jp: &JobPoint, point: &mut Point) -> Result<Timing, Failed> {
@@ -291,19 +332,19 @@ impl PointRunner {
         let size = super::job::size_of(&jp.params);
         if let Some((s, t)) = self.slowest.get(&jp.variant)
             && size > *s
-            && *t * (size / s.max(1.0)) > self.job.rules.budget_s
+            && *t * (size / s.max(1.0)) > jp.rules_in(&self.job).budget_s
         {
             return Err(Failed(
                 FailureKind::Budget,
                 format!(
                     "predicted {:.1} s per run, over the {:.0} s budget",
                     t * size / s.max(1.0),
-                    self.job.rules.budget_s
+                    jp.rules_in(&self.job).budget_s
                 ),
             ));
         }
         let vars = point_vars(&jp.params, Some(&self.device));
-        self.inputs(&jp.params, &vars)?;
+        self.inputs(&vars)?;
         let verify = exp.verify_for(variant).clone();
         let out_spec = exp.buffer(&verify.output).ok_or_else(|| {
             Failed(
@@ -311,7 +352,7 @@ impl PointRunner {
                 "verify.output is not a buffer".into(),
             )
         })?;
-        let rules = self.job.rules.clone();
+        let rules = jp.rules_in(&self.job).clone();
 
         let (output, timing) = match &variant.exec {
             Exec::Kernel { function, source } => self.run_kernel(
@@ -328,10 +369,18 @@ impl PointRunner {
         };
         let after_samples = self.after_samples.take();
         // Verification (before trusting the timing).
-        let want = self.expected_for(&verify, variant, &vars, output.len(), out_spec.elem, jp)?;
-        let got = prefix(&output, want.len());
+        let want = self.expected_for(&verify, variant, &vars, output.len(), out_spec.elem, jp);
+        let want = match want {
+            Ok(w) => w,
+            Err(e) => {
+                self.out_host = Some(output);
+                return Err(e);
+            }
+        };
         let tolerance = self.tolerance(&verify, &vars, &want);
-        let cmp = compare_within(&got, &want, &|i, r| tolerance.at(i, r));
+        // The output may be longer than the reference (a reduction's scratch tail).
+        let cmp = compare_prefix_within(&output, &want, &|i, r| tolerance.at(i, r));
+        self.out_host = Some(output);
         let reference_name = match &verify.reference {
             Reference::Builtin(n) => n.clone(),
             Reference::Variant(v) => format!("variant:{v}"),
@@ -351,9 +400,7 @@ impl PointRunner {
         // With `reset` buffers, the last timed sample started from the same contents as the verified
         // run, so its output must verify too: this checks that every sample was reset.
         if let Some(after) = after_samples {
-            let again = compare_within(&prefix(&after, want.len()), &want, &|i, r| {
-                tolerance.at(i, r)
-            });
+            let again = compare_prefix_within(&after, &want, &|i, r| tolerance.at(i, r));
             if !again.ok {
                 return Err(Failed(
                     FailureKind::Verification,
@@ -378,7 +425,7 @@ impl PointRunner {
             Reference::Builtin(n) => Some(n.as_str()),
             Reference::Variant(_) => None,
         };
-        let host = self.host.as_ref().map(|h| &h.data);
+        let host = self.host.as_ref().map(|h| &*h.data);
         let inputs: Vec<&HostData> = verify
             .inputs
             .iter()
@@ -396,24 +443,14 @@ impl PointRunner {
         len: usize,
         like: crate::value::ElemType,
         jp: &JobPoint,
-    ) -> Result<HostData, Failed> {
-        let key = format!(
-            "{:?}|{:?}|{:?}|{:?}",
-            verify.reference,
-            verify.inputs,
-            verify
-                .dims
-                .iter()
-                .map(|(n, e)| (n, e.source()))
-                .collect::<Vec<_>>(),
-            verify.formula.as_ref().map(|f| f.source())
-        );
+    ) -> Result<Arc<HostData>, Failed> {
+        let key = self.expected_key(verify, vars, len, like, jp);
         if let Some(e) = self.expected.get(&key) {
             return Ok(e.clone());
         }
         let e = match &verify.reference {
             Reference::Builtin(_) => {
-                let host = &self
+                let host = &*self
                     .host
                     .as_ref()
                     .ok_or_else(|| Failed(FailureKind::Verification, "no inputs".into()))?
@@ -428,11 +465,7 @@ impl PointRunner {
                         "a variant cannot be its own reference".into(),
                     ));
                 }
-                let sub = JobPoint {
-                    variant: other.clone(),
-                    params: jp.params.clone(),
-                    key: jp.key.clone(),
-                };
+                let sub = JobPoint::new(other, &jp.params, &jp.key);
                 let mut scratch = Point::new(&sub.variant, &sub.params, "", None);
                 let exp = self.exp.clone();
                 let v = exp.variant(other).ok_or_else(|| {
@@ -444,7 +477,7 @@ impl PointRunner {
                 let rules = MeasureRules {
                     min_samples: 1,
                     max_samples: 1,
-                    ..self.job.rules.clone()
+                    ..jp.rules_in(&self.job).clone()
                 };
                 let (out, _) = match &v.exec {
                     Exec::Kernel { function, source } => self.run_kernel(
@@ -464,8 +497,44 @@ impl PointRunner {
                 out
             }
         };
-        self.expected.insert(key, e.clone());
+        let e = Arc::new(e);
+        let bytes = (e.len() * e.elem_type().size_of()) as u64;
+        self.expected.insert(key, e.clone(), bytes);
         Ok(e)
+    }
+
+    /// What an expected output depends on: the reference, its inputs (buffer set), its dims'
+    /// values, the output's length and type, and for a formula the values of its variables;
+    /// a variant reference runs a kernel whose launch depends on every parameter.
+    fn expected_key(
+        &self,
+        verify: &crate::spec::VerifySpec,
+        vars: &HashMap<String, Num>,
+        len: usize,
+        like: crate::value::ElemType,
+        jp: &JobPoint,
+    ) -> String {
+        let set = self.host.as_ref().map(|h| &h.set);
+        let dims = crate::engine::expected::dims(verify, vars);
+        let formula = verify.formula.as_ref().map(|f| {
+            let mut used: Vec<(String, Option<String>)> = f
+                .variables()
+                .iter()
+                .map(|v| {
+                    (
+                        v.to_string(),
+                        vars.get(v.as_str()).map(|n| format!("{n:?}")),
+                    )
+                })
+                .collect();
+            used.sort();
+            (f.source(), used)
+        });
+        let params = matches!(verify.reference, Reference::Variant(_)).then_some(&jp.params);
+        format!(
+            "{:?}|{:?}|{set:?}|{dims:?}|{len}|{like:?}|{formula:?}|{params:?}",
+            verify.reference, verify.inputs
+        )
     }
 
     fn module(
@@ -556,12 +625,18 @@ impl PointRunner {
             timer.elapsed_ms().map_err(gpu_err)
         })()
         .map_err(launch_err)?;
-        let out = buffers
-            .borrow()
+        let guard = buffers.borrow();
+        let out_buf = guard
             .get(output)
-            .ok_or_else(|| launch_err(format!("no buffer `{output}`")))?
-            .download()
+            .ok_or_else(|| launch_err(format!("no buffer `{output}`")))?;
+        let mut out = match self.out_host.take() {
+            Some(h) if h.elem_type() == out_buf.elem_type() && h.len() == out_buf.len() => h,
+            _ => HostData::zeros(out_buf.elem_type(), out_buf.len()),
+        };
+        out_buf
+            .download_into(&mut out)
             .map_err(|e| launch_err(e.to_string()))?;
+        drop(guard);
         let mut reset = || prepare(&mut buffers.borrow_mut(), &resets.every_sample, &pristine);
         let per_sample: Option<&mut dyn FnMut() -> Result<(), crate::gpu::GpuError>> =
             if resets.per_sample() {
@@ -614,28 +689,61 @@ impl PointRunner {
             .collect()
     }
 
+    /// The point's device buffers, as fresh as an upload of its host inputs: copied on the
+    /// device from the buffer set's pristine copy (uploaded once per set) when twice the set fits
+    /// in half the device's memory, else uploaded. Constants are set in `module`.
     fn device_buffers(
         &mut self,
         module: &Module,
     ) -> Result<BTreeMap<String, DeviceBuffer>, Failed> {
-        let host = &self
+        let launch = |name: &str, e: crate::gpu::GpuError| {
+            Failed(FailureKind::Launch, format!("buffer {name}: {e}"))
+        };
+        let host = self
             .host
             .as_ref()
-            .ok_or_else(|| Failed(FailureKind::Launch, "no inputs".into()))?
-            .data;
-        let mut out = BTreeMap::new();
-        for spec in &self.exp.buffers {
-            let data = &host[&spec.name];
-            if spec.constant {
-                module
-                    .set_constant(&spec.name, &data.to_ne_bytes())
-                    .map_err(|e| Failed(FailureKind::Launch, e.to_string()))?;
-                continue;
+            .ok_or_else(|| Failed(FailureKind::Launch, "no inputs".into()))?;
+        let (set, data) = (host.set.clone(), host.data.clone());
+        for spec in self.exp.buffers.iter().filter(|b| b.constant) {
+            module
+                .set_constant(&spec.name, &data[&spec.name].to_ne_bytes())
+                .map_err(|e| Failed(FailureKind::Launch, e.to_string()))?;
+        }
+        let fits = self.device.memory_bytes == 0
+            || self.set_bytes(&set).saturating_mul(4) <= self.device.memory_bytes;
+        if !fits {
+            self.device_inputs = None;
+        }
+        if fits && self.device_inputs.as_ref().is_none_or(|d| d.set != set) {
+            // The previous set's copies are freed before the new ones are allocated.
+            self.device_inputs = None;
+            let mut pristine = BTreeMap::new();
+            for spec in self.exp.buffers.iter().filter(|b| !b.constant) {
+                let buf = self
+                    .gpu
+                    .upload(&data[&spec.name])
+                    .map_err(|e| launch(&spec.name, e))?;
+                pristine.insert(spec.name.clone(), buf);
             }
-            let buf = self
-                .gpu
-                .upload(data)
-                .map_err(|e| Failed(FailureKind::Launch, format!("buffer {}: {e}", spec.name)))?;
+            self.device_inputs = Some(DeviceInputs { set, pristine });
+        }
+        let mut out = BTreeMap::new();
+        for spec in self.exp.buffers.iter().filter(|b| !b.constant) {
+            let buf = match self.device_inputs.as_ref().filter(|_| fits) {
+                Some(d) => {
+                    let src = &d.pristine[&spec.name];
+                    let mut buf = self
+                        .gpu
+                        .alloc(src.elem_type(), src.len())
+                        .map_err(|e| launch(&spec.name, e))?;
+                    buf.copy_from(src).map_err(|e| launch(&spec.name, e))?;
+                    buf
+                }
+                None => self
+                    .gpu
+                    .upload(&data[&spec.name])
+                    .map_err(|e| launch(&spec.name, e))?,
+            };
             out.insert(spec.name.clone(), buf);
         }
         Ok(out)
@@ -646,7 +754,7 @@ impl PointRunner {
         verify: &crate::spec::VerifySpec,
         vars: &HashMap<String, Num>,
     ) -> Result<(Vec<&HostData>, BTreeMap<String, i64>), Failed> {
-        let host = &self
+        let host = &*self
             .host
             .as_ref()
             .ok_or_else(|| Failed(FailureKind::Launch, "no inputs".into()))?

@@ -48,7 +48,7 @@ impl PointRunner {
             return Err("not a kernel variant: counters are recorded for kernels only".into());
         };
         let vars = point_vars(&jp.params, Some(&self.device));
-        self.inputs(&jp.params, &vars).map_err(message)?;
+        self.inputs(&vars).map_err(message)?;
         let options = crate::engine::resolve::defines(variant, &vars).map_err(|e| e.to_string())?;
         let (module, _) = self.module(source, options).map_err(message)?;
         let kernel = module.function(function).map_err(|e| e.to_string())?;
