@@ -5,6 +5,8 @@
 #   3. the library anchors (PyTorch copy/sum/transpose, cuBLAS SGEMM) into data/<slug>/anchors/,
 #   4. the fidelity benchmark (engine vs an independent timer),
 #   and, on request (STEPS=counters), the hardware-counter pass (`record --counters`, Nsight Compute),
+#   and, on request (STEPS=ncu), the Nsight Compute check of the recordings
+#      (scripts/ncu_check.py: writes data/<slug>/checks/ncu.json and ncu.log),
 #   and (STEPS=features) the fixture books of issue 14's features (features-book, types) checked,
 #   recorded and built with --strict,
 # and writes an archive of data/ plus the logs to $OUT.
@@ -125,6 +127,13 @@ fi
 
 if [[ $STEPS == *fidelity* ]]; then
   PYTHONUNBUFFERED=1 python3 scripts/fidelity.py 2>&1 | tee "$OUT/fidelity.log"
+fi
+
+# Not in the default steps (it checks the recordings, so it runs after them): STEPS=ncu.
+if [[ $STEPS == *ncu* ]]; then
+  start=$(date +%s)
+  PYTHONUNBUFFERED=1 python3 scripts/ncu_check.py 2>&1 | tee "$OUT/ncu.log"
+  echo "NCU: $(( $(date +%s) - start )) s wall time" | tee -a "$OUT/ncu.log"
 fi
 
 tar czf "$OUT/data.tgz" data

@@ -329,6 +329,17 @@ pub fn process_book(
             ));
     }
 
+    for f in found.iter().filter(|f| f.fence.kind == FenceKind::NcuCheck) {
+        let checks = crate::results::ncu_check::device_checks(recordings.data())?;
+        replacements
+            .entry(f.chapter_path.clone())
+            .or_default()
+            .push((
+                f.fence.block.clone(),
+                crate::render::ncu_check::ncu_check_html(&checks),
+            ));
+    }
+
     let status = StatusTable::build(&inventory, &status_rows);
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::Status) {
         let status_html = templates.render_status_from(&status, &f.chapter_path)?;

@@ -15,6 +15,7 @@ use view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenanc
 
 pub mod anchors;
 pub mod code;
+pub mod ncu_check;
 pub mod view;
 
 /// Recordings loaded lazily, once per (device, experiment).

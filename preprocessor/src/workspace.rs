@@ -112,7 +112,7 @@ impl Workspace {
             .into_iter()
             .map(|fence| {
                 let parsed = match fence.kind {
-                    FenceKind::Status | FenceKind::Anchors => Err(Vec::new()),
+                    FenceKind::Status | FenceKind::Anchors | FenceKind::NcuCheck => Err(Vec::new()),
                     FenceKind::Experiment => {
                         index += 1;
                         let location = Location {

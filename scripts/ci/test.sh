@@ -15,6 +15,10 @@ echo "== fuzz: a bounded run over directives, specs, recordings, papers, express
 cargo run --release --example fuzz -- --inputs 300000 --seed "${FUZZ_SEED:-1}" \
   --mem-mb 1024 --timeout-s 10 --findings target/fuzz-findings
 
+echo "== the Nsight Compute check's dry run: every point plans from its spec and is recorded"
+python3 scripts/ncu_check.py --dry-run > target/ncu-dry-run.log || { cat target/ncu-dry-run.log; exit 1; }
+tail -n 1 target/ncu-dry-run.log
+
 echo "== check: every directive and spec valid, every kernel compiles with NVRTC"
 cargo run --release -- check --require-nvrtc
 

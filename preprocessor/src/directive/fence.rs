@@ -9,6 +9,8 @@ pub const DIRECTIVE_INFO: &str = "gpulab";
 pub const STATUS_INFO: &str = "gpulab-status";
 /// The info string of the library-anchors table (rows as TOML `[[row]]`s).
 pub const ANCHORS_INFO: &str = "gpulab-anchors";
+/// The info string of the Nsight Compute check's table (empty body).
+pub const NCU_CHECK_INFO: &str = "gpulab-ncu-check";
 
 /// What a fence asks for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -16,6 +18,7 @@ pub enum FenceKind {
     Experiment,
     Status,
     Anchors,
+    NcuCheck,
 }
 
 /// A fenced block found in markdown.
@@ -88,6 +91,7 @@ pub fn find_fences(markdown: &str) -> Vec<Fence> {
                     DIRECTIVE_INFO => Some(FenceKind::Experiment),
                     STATUS_INFO => Some(FenceKind::Status),
                     ANCHORS_INFO => Some(FenceKind::Anchors),
+                    NCU_CHECK_INFO => Some(FenceKind::NcuCheck),
                     _ => None,
                 };
                 current = kind.map(|k| (k, range.start, String::new(), None, Vec::new()));

@@ -306,6 +306,22 @@ pub fn parse_recording(path: &Path, text: &str) -> Result<Recording, StoreError>
 
 /// Writes `text` to `path` through a temporary file in the same folder and a rename, so a
 /// reader (or an interrupted run) never sees a half-written file.
+/// Reads a JSON file beside the recordings (library anchors, checks); `None` when it does not exist.
+pub fn read_json_if_present<T: serde::de::DeserializeOwned>(
+    path: PathBuf,
+) -> Result<Option<T>, StoreError> {
+    match fs::read_to_string(&path) {
+        Ok(text) => serde_json::from_str(&text)
+            .map(Some)
+            .map_err(|e| StoreError::Corrupt {
+                path,
+                message: e.to_string(),
+            }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+        Err(source) => Err(StoreError::Io { path, source }),
+    }
+}
+
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), StoreError> {
     write_atomic_with(path, |file| file.write_all(text.as_bytes()))
 }

@@ -77,17 +77,9 @@ pub struct DeviceAnchors {
 
 /// Reads a device's anchors file; `None` when it has none.
 pub fn load_anchors(data_root: &Path, slug: &str) -> Result<Option<AnchorsFile>, StoreError> {
-    let path = data_root.join(slug).join("anchors").join("library.json");
-    match std::fs::read_to_string(&path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| StoreError::Corrupt {
-                path,
-                message: e.to_string(),
-            }),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-        Err(source) => Err(StoreError::Io { path, source }),
-    }
+    crate::record::store::read_json_if_present(
+        data_root.join(slug).join("anchors").join("library.json"),
+    )
 }
 
 /// The unit of one of the metrics a row may compare.

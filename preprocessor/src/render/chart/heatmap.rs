@@ -1,5 +1,6 @@
 //! Heat maps: x categories × rows (the series), coloured by value, the value printed in each
-//! cell, the best cell outlined; failed cells show ✗, missing ones —.
+//! cell, the best cell outlined; failed cells show ✗, missing ones —. Each value cell is a hover target
+//! (samples, spread, quality marks), ringed when it carries a concern.
 
 use super::axis;
 use super::cartesian::{self, Axes};
@@ -7,7 +8,8 @@ use super::categories::categorize;
 use super::frame::{FONT, WIDTH, anchored, chart_err, colored_text, with_svg};
 use super::legend::{self, Swatch};
 use super::palette::{FG, heat_color, text_on};
-use super::{PointValue, Series, ValueAxis, XAxis};
+use super::tips::{self, Area};
+use super::{ChartPoint, PointValue, Series, ValueAxis, XAxis};
 use crate::render::RenderError;
 use crate::render::format::format_value;
 use plotters::prelude::*;
@@ -109,6 +111,7 @@ pub fn draw(
     };
     let height = legend_height + rows as u32 * ROW_PX + 70;
 
+    let mut areas = Vec::new();
     let svg = with_svg((WIDTH, height), |root| {
         let (top, bottom) = root.split_vertically(legend_height);
         legend::draw(&top, &entries, Swatch::Box, note)?;
@@ -127,33 +130,28 @@ pub fn draw(
         for (row, s) in series.iter().enumerate() {
             let y = (rows - 1 - row) as f64;
             for point in &s.points {
-                draw_cell(
-                    &mut plot,
-                    &scale,
-                    value,
-                    point.x,
-                    y,
-                    &point.value,
-                    cell_font,
-                )?;
+                if let Some(area) = draw_cell(&mut plot, &scale, value, point, y, cell_font)? {
+                    areas.push(area);
+                }
             }
         }
         Ok(())
     })?;
-    Ok(Some(svg))
+    Ok(Some(tips::append_areas(svg, &areas)))
 }
 
+/// Draws one cell; returns its hover target when it shows a value with a tip.
 fn draw_cell(
     plot: &mut cartesian::Plot<'_, '_>,
     scale: &Scale,
     axis: &ValueAxis,
-    x: f64,
+    point: &ChartPoint,
     y: f64,
-    value: &PointValue,
     font: f64,
-) -> Result<(), RenderError> {
+) -> Result<Option<Area>, RenderError> {
+    let x = point.x;
     let corners = [(x - 0.48, y - 0.46), (x + 0.48, y + 0.46)];
-    let (text, color) = match value {
+    let (text, color) = match &point.value {
         PointValue::Value(v) => {
             let fill = heat_color(scale.goodness(*v));
             plot.draw_series(std::iter::once(Rectangle::new(corners, fill.filled())))
@@ -175,7 +173,23 @@ fn draw_cell(
     let style = anchored(colored_text(font, color), HPos::Center, VPos::Center);
     plot.draw_series(std::iter::once(Text::new(text, (x, y), style)))
         .map_err(chart_err)?;
-    Ok(())
+    let area = match (&point.value, &point.tip) {
+        (PointValue::Value(_), Some(tip)) => {
+            let (a, b) = (
+                plot.backend_coord(&(x - 0.48, y + 0.46)),
+                plot.backend_coord(&(x + 0.48, y - 0.46)),
+            );
+            Some(Area {
+                x: a.0.min(b.0),
+                y: a.1.min(b.1),
+                width: (b.0 - a.0).abs(),
+                height: (b.1 - a.1).abs(),
+                tip: tip.clone(),
+            })
+        }
+        _ => None,
+    };
+    Ok(area)
 }
 
 fn number(value: &PointValue) -> Option<f64> {

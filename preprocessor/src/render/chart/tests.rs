@@ -287,6 +287,67 @@ fn heatmap_prints_values_and_outlines_best() {
     );
 }
 
+/// Regression: heat-map cells had no tooltip (samples, spread, marks) while line and bar points did.
+#[test]
+fn heatmap_cells_carry_their_tooltips_and_flagged_ones_a_ring() {
+    let tipped = |x: f64, value: f64, text: &str, flagged: bool| ChartPoint {
+        x,
+        value: PointValue::Value(value),
+        tip: Some(Tip {
+            text: text.into(),
+            flagged,
+        }),
+    };
+    let data = Synthetic {
+        x: XAxis {
+            label: "BX".into(),
+            scale: XScale::Categorical(vec!["8".into(), "16".into()]),
+        },
+        y: time_axis(false),
+        series: vec![Series {
+            name: "BY = 8".into(),
+            points: vec![
+                tipped(0.0, 4.0, "median of 37 samples", false),
+                tipped(
+                    1.0,
+                    2.5,
+                    "median of 1000 samples · c stopped at the sample cap",
+                    true,
+                ),
+            ],
+        }],
+    };
+    let chart = draw(ChartKind::Heatmap, &data, "heat").unwrap().unwrap();
+    assert_eq!(
+        count(&chart.svg, "<rect class=\"gpulab-tip\""),
+        2,
+        "{}",
+        chart.svg
+    );
+    assert!(
+        chart
+            .svg
+            .contains("><title>median of 37 samples</title></rect>")
+    );
+    assert!(
+        chart
+            .svg
+            .contains("<title>median of 1000 samples · c stopped at the sample cap</title>")
+    );
+    assert_eq!(count(&chart.svg, "<rect class=\"gpulab-tip-flag\""), 1);
+    // Each target covers its cell: a positive size, inside the picture.
+    let sizes: Vec<i32> = chart
+        .svg
+        .match_indices("class=\"gpulab-tip\" x=\"")
+        .map(|(i, _)| {
+            let rest = &chart.svg[i..];
+            let w = rest.split("width=\"").nth(1).unwrap();
+            w[..w.find('"').unwrap()].parse().unwrap()
+        })
+        .collect();
+    assert!(sizes.iter().all(|&w| w > 20), "{sizes:?}");
+}
+
 #[test]
 fn empty_or_undrawable_data_gives_none() {
     let empty = Synthetic {

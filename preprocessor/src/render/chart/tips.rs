@@ -1,5 +1,6 @@
-//! Hover targets over chart points: an invisible circle per drawn point whose `<title>` gives the
-//! point's sample count, spread and quality marks, and a warning ring around points with a concern.
+//! Hover targets over chart points: an invisible circle per drawn point (the whole cell of a heat map)
+//! whose `<title>` gives the point's sample count, spread and quality marks, and a warning ring around
+//! points with a concern.
 //! plotters cannot write `<title>`, so the targets are collected in pixel space while drawing and
 //! appended to its SVG.
 
@@ -14,14 +15,55 @@ pub struct Spot {
     pub tip: Tip,
 }
 
+/// A heat-map cell's hover target: its whole rectangle, in pixels of the SVG.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Area {
+    pub x: i32,
+    pub y: i32,
+    pub width: i32,
+    pub height: i32,
+    pub tip: Tip,
+}
+
+/// Inserts `extra` before the SVG's closing tag.
+fn insert(svg: String, extra: &str) -> String {
+    match svg.rfind("</svg>") {
+        Some(end) if !extra.is_empty() => {
+            let mut out = svg;
+            out.insert_str(end, extra);
+            out
+        }
+        _ => svg,
+    }
+}
+
+/// Appends the cells' hover targets to a plotters SVG, with a warning ring inside a flagged cell.
+pub fn append_areas(svg: String, areas: &[Area]) -> String {
+    let mut extra = String::new();
+    for a in areas {
+        if a.tip.flagged {
+            extra.push_str(&format!(
+                "<rect class=\"gpulab-tip-flag\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" />",
+                a.x + 3,
+                a.y + 3,
+                (a.width - 6).max(1),
+                (a.height - 6).max(1)
+            ));
+        }
+        extra.push_str(&format!(
+            "<rect class=\"gpulab-tip\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
+            a.x,
+            a.y,
+            a.width,
+            a.height,
+            escape(&a.tip.text)
+        ));
+    }
+    insert(svg, &extra)
+}
+
 /// Appends the spots to a plotters SVG (before its closing tag).
 pub fn append(svg: String, spots: &[Spot]) -> String {
-    if spots.is_empty() {
-        return svg;
-    }
-    let Some(end) = svg.rfind("</svg>") else {
-        return svg;
-    };
     let mut extra = String::new();
     for s in spots {
         if s.tip.flagged {
@@ -37,9 +79,7 @@ pub fn append(svg: String, spots: &[Spot]) -> String {
             escape(&s.tip.text)
         ));
     }
-    let mut out = svg;
-    out.insert_str(end, &extra);
-    out
+    insert(svg, &extra)
 }
 
 #[cfg(test)]
@@ -75,5 +115,34 @@ mod tests {
         assert!(out.contains("<circle class=\"gpulab-tip-flag\" cx=\"30\" cy=\"40\" r=\"6\" />"));
         assert!(out.ends_with("</svg>\n"));
         assert_eq!(append("<svg></svg>".into(), &[]), "<svg></svg>");
+    }
+
+    #[test]
+    fn areas_become_titled_rectangles_with_a_ring_when_flagged() {
+        let area = |flagged| Area {
+            x: 100,
+            y: 50,
+            width: 40,
+            height: 30,
+            tip: Tip {
+                text: "median of 12 samples".into(),
+                flagged,
+            },
+        };
+        let out = append_areas("<svg></svg>".into(), &[area(false), area(true)]);
+        assert_eq!(
+            out.matches("<rect class=\"gpulab-tip\" x=\"100\" y=\"50\" width=\"40\" height=\"30\"><title>median of 12 samples</title></rect>").count(),
+            2,
+            "{out}"
+        );
+        assert_eq!(
+            out.matches(
+                "<rect class=\"gpulab-tip-flag\" x=\"103\" y=\"53\" width=\"34\" height=\"24\" />"
+            )
+            .count(),
+            1,
+            "{out}"
+        );
+        assert!(out.ends_with("</svg>"));
     }
 }

@@ -1,0 +1,105 @@
+//! The Nsight Compute check (```` ```gpulab-ncu-check ````): per device, `data/<slug>/checks/ncu.json`
+//! (written on the GPU by `scripts/ncu_check.py`): ncu's time of each checked point beside the engine's
+//! recorded median, with the check's provenance.
+
+use crate::record::{DataDir, StoreError};
+use serde::Deserialize;
+use std::collections::BTreeMap;
+use std::path::Path;
+
+/// `data/<slug>/checks/ncu.json`, as the script writes it (unknown fields ignored).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct NcuCheckFile {
+    pub commit: Option<String>,
+    pub date: String,
+    pub ncu_version: String,
+    pub gpu: String,
+    pub clock_control: String,
+    pub cache_control: BTreeMap<String, String>,
+    pub runs_per_point: usize,
+    pub targets: Targets,
+    pub seconds: f64,
+    pub points: Vec<NcuPoint>,
+}
+
+/// The allowed deviations: `long` at or above `short_below_us`, `short` below.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct Targets {
+    pub long: f64,
+    pub short: f64,
+    pub short_below_us: f64,
+}
+
+/// One checked point.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct NcuPoint {
+    pub experiment: String,
+    pub variant: String,
+    pub params: BTreeMap<String, serde_json::Value>,
+    pub mode: String,
+    pub launches: usize,
+    /// ncu's median over the runs of the sum of the point's launches.
+    pub ncu_ms: f64,
+    /// The engine's recorded median.
+    pub engine_ms: f64,
+    /// `engine_ms / ncu_ms`.
+    pub ratio: f64,
+    pub target: f64,
+    pub within: bool,
+}
+
+/// One device: its slug and its check, when one was run.
+#[derive(Debug, Clone, PartialEq)]
+pub struct DeviceCheck {
+    pub slug: String,
+    pub file: Option<NcuCheckFile>,
+}
+
+/// Reads a device's check; `None` when it has none.
+pub fn load(data_root: &Path, slug: &str) -> Result<Option<NcuCheckFile>, StoreError> {
+    crate::record::store::read_json_if_present(data_root.join(slug).join("checks").join("ncu.json"))
+}
+
+/// Every device with a data folder, with its check or none.
+pub fn device_checks(data: &DataDir) -> Result<Vec<DeviceCheck>, StoreError> {
+    data.devices()?
+        .into_iter()
+        .map(|slug| {
+            let file = load(data.root(), &slug)?;
+            Ok(DeviceCheck { slug, file })
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_missing_check_is_none_and_a_present_one_loads() {
+        let dir = std::env::temp_dir().join(format!("gpulab-ncu-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(dir.join("gpu-a/checks")).unwrap();
+        std::fs::create_dir_all(dir.join("gpu-b")).unwrap();
+        std::fs::write(
+            dir.join("gpu-a/checks/ncu.json"),
+            r#"{"schema": 1, "commit": "abc", "date": "2026-11-23T18:00:00Z", "ncu_version": "Version 2025.3",
+               "gpu": "GPU A", "clock_control": "none", "cache_control": {"cold": "all", "hot": "none"},
+               "runs_per_point": 7, "targets": {"long": 0.02, "short": 0.05, "short_below_us": 10},
+               "seconds": 42.0, "points": [{"experiment": "copy", "variant": "v", "params": {"N": 1},
+               "mode": "cold", "launches": 1, "ncu_ms": 1.0, "engine_ms": 1.01, "ratio": 1.01,
+               "target": 0.02, "within": true, "extra": "ignored"}]}"#,
+        )
+        .unwrap();
+        let checks = device_checks(&DataDir::new(&dir)).unwrap();
+        assert_eq!(checks.len(), 2);
+        assert_eq!(checks[0].file.as_ref().unwrap().points[0].ratio, 1.01);
+        assert!(checks[1].file.is_none());
+        std::fs::write(dir.join("gpu-a/checks/ncu.json"), "{").unwrap();
+        assert!(matches!(
+            load(&dir, "gpu-a"),
+            Err(StoreError::Corrupt { .. })
+        ));
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -1,0 +1,185 @@
+//! scripts/ncu_check.py, the independent Nsight Compute check, on a CPU: its dry run plans every point
+//! from the specs and finds it recorded, and its own evaluator of the specs resolves every launch exactly
+//! as the engine does (otherwise the two would not time the same thing).
+
+use mdbook_gpulab::engine::resolve::{self, Arg, Scalar};
+use mdbook_gpulab::engine::sequence::Sequence;
+use mdbook_gpulab::record::schema::DeviceRecord;
+use mdbook_gpulab::spec::metrics::point_vars;
+use mdbook_gpulab::value::ParamValue;
+use serde_json::Value;
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const SLUG: &str = "nvidia-h100-80gb-hbm3";
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// Runs the dry run against the H100's recordings; returns its plans (`tag` names this test's file).
+fn dry_run(tag: &str) -> Vec<Value> {
+    let plans = std::env::temp_dir().join(format!("ncu-plans-{}-{tag}.json", std::process::id()));
+    let out = Command::new("python3")
+        .current_dir(root())
+        .args([
+            "scripts/ncu_check.py",
+            "--dry-run",
+            "--slug",
+            SLUG,
+            "--json",
+        ])
+        .arg(&plans)
+        .output()
+        .expect("python3 (3.11 or newer, for tomllib) must be installed to run this test");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "the dry run failed:\n{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("DRY RUN: every point plans and is recorded"),
+        "{text}"
+    );
+    let all: Value = serde_json::from_str(&std::fs::read_to_string(&plans).unwrap()).unwrap();
+    let _ = std::fs::remove_file(&plans);
+    all[SLUG].as_array().unwrap().clone()
+}
+
+#[test]
+fn ncu_check_dry_run_plans_thirty_points_across_every_experiment() {
+    let plans = dry_run("count");
+    assert!(plans.len() >= 30, "{} points", plans.len());
+    let experiments: std::collections::BTreeSet<&str> = plans
+        .iter()
+        .map(|p| p["experiment"].as_str().unwrap())
+        .collect();
+    // Every experiment recorded on the H100 (the dry run itself fails when a spec has no point).
+    let recorded = std::fs::read_dir(root().join("kernels"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("experiment.toml").exists())
+        .filter(|e| {
+            let name = e.file_name().to_string_lossy().into_owned();
+            root().join(format!("data/{SLUG}/{name}.json")).exists()
+        })
+        .count();
+    assert!(recorded >= 21, "{recorded}");
+    assert_eq!(
+        experiments.len(),
+        recorded,
+        "every experiment: {experiments:?}"
+    );
+    let ms = |p: &Value| p["engine_ms"].as_f64().unwrap();
+    assert!(
+        plans.iter().filter(|p| ms(p) < 0.010).count() >= 5,
+        "short kernels"
+    );
+    assert!(
+        plans.iter().filter(|p| ms(p) >= 1.0).count() >= 5,
+        "long kernels"
+    );
+}
+
+#[test]
+fn ncu_check_resolves_every_launch_as_the_engine_does() {
+    for plan in dry_run("engine") {
+        let name = plan["experiment"].as_str().unwrap();
+        let variant = plan["variant"].as_str().unwrap();
+        let what = format!("{name}/{variant} {}", plan["params"]);
+        let exp = mdbook_gpulab::spec::load(&root(), &root().join("kernels"), name).unwrap();
+        let v = exp.variant(variant).unwrap();
+        let recording: Value = serde_json::from_str(
+            &std::fs::read_to_string(root().join(format!("data/{SLUG}/{name}.json"))).unwrap(),
+        )
+        .unwrap();
+        let device: DeviceRecord = serde_json::from_value(recording["device"].clone()).unwrap();
+        let mut params: BTreeMap<String, ParamValue> = exp.params.iter().cloned().collect();
+        for (k, x) in plan["params"].as_object().unwrap() {
+            params.insert(k.clone(), ParamValue::Int(x.as_i64().unwrap()));
+        }
+        let vars = point_vars(&params, Some(&device));
+
+        // Buffers, in the spec's order.
+        let lens = resolve::buffer_lens(&exp, &vars).unwrap();
+        let script_lens: Vec<(String, usize)> = plan["buffers"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|b| {
+                (
+                    b["name"].as_str().unwrap().to_string(),
+                    b["len"].as_u64().unwrap() as usize,
+                )
+            })
+            .collect();
+        assert_eq!(script_lens, lens, "{what}: buffers");
+
+        // Defines and options (the script adds the engine's fixed options and the include folder).
+        let script_opts: Vec<&str> = plan["options"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|o| o.as_str().unwrap())
+            .filter(|o| !o.starts_with("-I") && !["-lineinfo", "--std=c++17"].contains(o))
+            .collect();
+        assert_eq!(
+            script_opts,
+            resolve::defines(v, &vars).unwrap(),
+            "{what}: options"
+        );
+
+        // Every launch of a sample: geometry, shared memory, arguments.
+        let engine = Sequence::plan(v, &vars).unwrap().describe();
+        let launches = plan["launches"].as_array().unwrap();
+        assert_eq!(launches.len(), engine.len(), "{what}: launches per sample");
+        for (l, (grid, block, shared, args)) in launches.iter().zip(engine) {
+            let triple = |x: &Value| -> [u32; 3] {
+                let a: Vec<u32> = x
+                    .as_array()
+                    .unwrap()
+                    .iter()
+                    .map(|n| n.as_u64().unwrap() as u32)
+                    .collect();
+                [a[0], a[1], a[2]]
+            };
+            assert_eq!(triple(&l["grid"]), grid, "{what}: grid");
+            assert_eq!(triple(&l["block"]), block, "{what}: block");
+            assert_eq!(
+                l["shared"].as_u64().unwrap() as u32,
+                shared,
+                "{what}: shared"
+            );
+            let script_args = l["args"].as_array().unwrap();
+            assert_eq!(script_args.len(), args.len(), "{what}: arguments");
+            for (s, e) in script_args.iter().zip(args) {
+                let (kind, value) = (s[0].as_str().unwrap(), &s[1]);
+                match e {
+                    Arg::Buffer(b) => assert_eq!(
+                        (kind, value.as_str()),
+                        ("buffer", Some(b.as_str())),
+                        "{what}"
+                    ),
+                    Arg::PassIn | Arg::PassOut => assert_eq!(kind, "buffer", "{what}"),
+                    Arg::Scalar(Scalar::I32(x)) => {
+                        assert_eq!((kind, value.as_i64()), ("i32", Some(x as i64)), "{what}")
+                    }
+                    Arg::Scalar(Scalar::U32(x)) => {
+                        assert_eq!((kind, value.as_i64()), ("u32", Some(x as i64)), "{what}")
+                    }
+                    Arg::Scalar(Scalar::I64(x)) => {
+                        assert_eq!((kind, value.as_i64()), ("i64", Some(x)), "{what}")
+                    }
+                    Arg::Scalar(Scalar::F32(x)) => {
+                        assert_eq!((kind, value.as_f64()), ("f32", Some(x as f64)), "{what}")
+                    }
+                    Arg::Scalar(Scalar::F64(x)) => {
+                        assert_eq!((kind, value.as_f64()), ("f64", Some(x)), "{what}")
+                    }
+                }
+            }
+        }
+    }
+}

@@ -1,0 +1,715 @@
+#!/usr/bin/env python3
+"""Independent check of the recorded timings with Nsight Compute (issue 12, item 4).
+
+For a fixed list of points spanning every experiment (short and long kernels), this script times each
+point with `ncu --metrics gpu__time_duration.sum` and compares the median with the engine's recorded
+median of the same point in data/<slug>/<experiment>.json. Nothing of the engine is used: the launch
+configuration (grid, block, dynamic shared memory, buffer lengths, defines and NVRTC options, arguments,
+host loops and multi-pass sequences) is read from kernels/<experiment>/experiment.toml and evaluated by
+this script's own small evaluator of the spec's expression language; the inputs are generated here (with
+the spec's init distribution, not the engine's generator); the kernels are compiled here with
+cupy.RawModule and the engine's documented options (-lineinfo, --std=c++17, the source's folder on the
+include path, the spec's defines and options).
+
+Profiler settings, chosen so that both sides measure the same thing:
+  --clock-control none   the engine does not lock clocks: the GPU runs at its own boost clock on both sides;
+  --cache-control all    for points recorded in cold mode (the engine flushes L2 before each sample);
+                         ncu flushes before every profiled kernel, so a multi-launch point's later
+                         launches start cold here but warm in the engine (said per point);
+  --cache-control none   for points recorded in hot mode;
+  one warm-up run, then SAMPLES runs per point; the point's time is the median over runs of the sum of
+  its launches' gpu__time_duration (ncu's sum excludes the gaps between launches, which the engine's
+  events include: a point with several launches says how many).
+Target: the engine's median within +-2 % of ncu's for kernels of 10 us or more, +-5 % below.
+
+Usage:
+  python3 scripts/ncu_check.py --dry-run [--slug SLUG] [--json PLANS]   # CPU only: plans every point from the specs and
+                                                         # checks it is recorded (ok, timed) on each device
+  python3 scripts/ncu_check.py [--slug SLUG]              # on the GPU: profiles, writes
+                                                         # data/<slug>/checks/ncu.json and ncu.log
+"""
+import argparse, datetime, json, math, os, re, shutil, statistics, subprocess, sys, tempfile, time
+import tomllib
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SAMPLES = 7
+WARMUP = 1
+SHORT_US = 10.0
+TARGET = {"long": 0.02, "short": 0.05}
+METRIC = "gpu__time_duration.sum"
+# The engine's fixed NVRTC options (gpu/compile.rs, DESIGN.md), besides the architecture.
+FIXED_OPTIONS = ["-lineinfo", "--std=c++17"]
+# At most this many launches per sample: a host loop of hundreds of launches is not a kernel timing.
+MAX_LAUNCHES = 8
+
+# (experiment, variant, the recorded point's parameters): short (< 10 us) and long kernels of every experiment.
+POINTS = [
+    ("aat_lab3", "nopad", {"BS": 16, "N": 1024}),
+    ("aat_lab3", "pad", {"BS": 32, "N": 1024}),
+    ("bank_conflicts", "lds", {"BLOCK": 256, "BLOCKS": 1056, "ITERS": 4096, "S": 3}),
+    ("bank_conflicts", "lds", {"BLOCK": 256, "BLOCKS": 1056, "ITERS": 4096, "S": 64}),
+    ("coalescing", "copy_bulk", {"N": 2048, "OFFSET": 0, "STRIDE": 1}),
+    ("coalescing", "offset", {"N": 2048, "OFFSET": 25, "STRIDE": 1}),
+    ("coalescing", "copy", {"N": 16384, "OFFSET": 0, "STRIDE": 1}),
+    ("constant_coef", "coef_const", {"N": 4194304}),
+    ("constant_coef", "coef_ldg", {"N": 67108864}),
+    ("constant_table", "table", {"N": 1048576}),
+    ("constant_table", "table_xin", {"N": 67108864}),
+    ("lab3_col_mean", "shared", {"ALIGN": 1, "SIZE": 1000}),
+    ("lab3_col_mean", "shared", {"ALIGN": 1, "SIZE": 10001}),
+    ("lab3_dot", "shfl", {"N": 1000}),
+    ("lab3_dot", "shared", {"N": 67108864}),
+    ("lab3_row_max", "shared", {"ALIGN": 1, "SIZE": 1000}),
+    ("lab3_row_mean", "global", {"ALIGN": 32, "SIZE": 10001}),
+    ("lab3_row_min", "shared", {"ALIGN": 1, "SIZE": 1000}),
+    ("lab3_row_sum", "shared", {"ALIGN": 32, "SIZE": 10001}),
+    ("lab3_row_sumsq", "shared", {"ALIGN": 1, "SIZE": 1000}),
+    ("latency", "shared", {"LEN": 67108864, "SLEN": 8192, "HOP": 8209, "STEPS": 65539}),
+    ("latency", "global", {"LEN": 67108864, "SLEN": 8192, "HOP": 8209, "STEPS": 65539}),
+    ("local_memory", "direct", {"ARR": 4, "TOTAL": 4194304}),
+    ("local_memory", "direct", {"ARR": 128, "TOTAL": 67108864}),
+    ("matmul_lab3", "shared", {"BS": 16, "N": 1024}),
+    ("matmul_lab3", "naive", {"BS": 16, "N": 2048}),
+    ("matmul_szczepanski", "v4", {"BS": 16, "N": 64}),
+    ("matmul_szczepanski", "v4", {"BS": 8, "N": 352}),
+    ("matmul_widuch", "shared_2d_mm", {"M": 16, "N": 160}),
+    ("matmul_widuch", "global_2d_mm", {"M": 16, "N": 2400}),
+    ("reduction", "best", {"B": 128, "N": 4194304}),
+    ("reduction", "reduce1", {"B": 128, "N": 268435456}),
+    ("sgemm", "warptile", {"BK": 16, "N": 1024}),
+    ("sgemm", "naive", {"BK": 16, "N": 2048}),
+    ("transpose_conrad", "copy", {"N": 256, "ROWPAD": 0, "TILE": 16}),
+    ("transpose_conrad", "shared", {"N": 2816, "ROWPAD": 0, "TILE": 16}),
+    ("transpose_conrad", "naive", {"N": 16384, "ROWPAD": 0, "TILE": 16}),
+    ("transpose_kb", "shared_pad", {"BX": 4, "BY": 128, "N": 1024, "TILE": 16}),
+    ("transpose_kb", "naive", {"BX": 32, "BY": 1, "N": 8192, "TILE": 16}),
+    ("transpose_lab3", "transpose1", {"BS": 16, "N": 1024}),
+    ("transpose_lab3", "transpose1", {"BS": 16, "N": 8192}),
+]
+
+
+class PlanError(Exception):
+    pass
+
+
+# ---------------------------------------------------------------- expressions
+# The spec's expression language (book/adding-an-experiment.md), for launch geometry, lengths, defines
+# and arguments: integers and floats, + - * / % ^, comparisons, && || !, if(), div, ceil_div, min, max,
+# abs, floor, ceil, sqrt, log2, pow2. `/` between integers truncates toward zero, as in C; `^` binds
+# tighter than unary minus and is right-associative.
+
+TOKEN = re.compile(r"\s*(?:(\d+\.\d*(?:[eE][-+]?\d+)?|\d+[eE][-+]?\d+|\.\d+(?:[eE][-+]?\d+)?)|(\d+)|([A-Za-z_][A-Za-z0-9_]*)|(&&|\|\||<=|>=|==|!=|[-+*/%^()<>!,]))")
+
+
+def tokens(src):
+    out, pos = [], 0
+    src = src.strip()
+    while pos < len(src):
+        m = TOKEN.match(src, pos)
+        if not m or m.end() == pos:
+            raise PlanError(f"cannot read the expression `{src}` at `{src[pos:]}`")
+        f, i, name, op = m.groups()
+        out.append(("num", float(f)) if f else ("num", int(i)) if i else ("name", name) if name else ("op", op))
+        pos = m.end()
+    return out
+
+
+def trunc_div(a, b):
+    if b == 0:
+        raise PlanError("division by zero")
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def c_rem(a, b):
+    if b == 0:
+        raise PlanError("division by zero")
+    return a - b * trunc_div(a, b)
+
+
+class Parser:
+    def __init__(self, src, env):
+        self.src, self.toks, self.i, self.env = src, tokens(src), 0, env
+
+    def peek(self):
+        return self.toks[self.i] if self.i < len(self.toks) else (None, None)
+
+    def take(self, op=None):
+        t = self.peek()
+        if op is not None and t != ("op", op):
+            raise PlanError(f"expected `{op}` in `{self.src}`")
+        self.i += 1
+        return t
+
+    def parse(self):
+        v = self.or_()
+        if self.i != len(self.toks):
+            raise PlanError(f"unexpected `{self.peek()[1]}` in `{self.src}`")
+        return v
+
+    def or_(self):
+        v = self.and_()
+        while self.peek() == ("op", "||"):
+            self.take()
+            r = self.and_()
+            v = int(bool(v) or bool(r))
+        return v
+
+    def and_(self):
+        v = self.cmp()
+        while self.peek() == ("op", "&&"):
+            self.take()
+            r = self.cmp()
+            v = int(bool(v) and bool(r))
+        return v
+
+    def cmp(self):
+        v = self.sum()
+        t = self.peek()
+        if t[0] == "op" and t[1] in ("<", "<=", ">", ">=", "==", "!="):
+            self.take()
+            r = self.sum()
+            v = int({"<": v < r, "<=": v <= r, ">": v > r, ">=": v >= r, "==": v == r, "!=": v != r}[t[1]])
+        return v
+
+    def sum(self):
+        v = self.product()
+        while self.peek() in (("op", "+"), ("op", "-")):
+            op = self.take()[1]
+            r = self.product()
+            v = v + r if op == "+" else v - r
+        return v
+
+    def product(self):
+        v = self.unary()
+        while self.peek() in (("op", "*"), ("op", "/"), ("op", "%")):
+            op = self.take()[1]
+            r = self.unary()
+            ints = isinstance(v, int) and isinstance(r, int)
+            if op == "*":
+                v = v * r
+            elif op == "/":
+                if not ints and r == 0:
+                    raise PlanError("division by zero")
+                v = trunc_div(v, r) if ints else v / r
+            else:
+                v = c_rem(v, r) if ints else math.fmod(v, r)
+        return v
+
+    def unary(self):
+        t = self.peek()
+        if t in (("op", "-"), ("op", "+"), ("op", "!")):
+            self.take()
+            v = self.unary()
+            return -v if t[1] == "-" else v if t[1] == "+" else int(not v)
+        return self.power()
+
+    def power(self):
+        base = self.primary()
+        if self.peek() == ("op", "^"):
+            self.take()
+            exp = self.unary()
+            if isinstance(base, int) and isinstance(exp, int) and exp >= 0:
+                return base ** exp
+            return float(base) ** float(exp)
+        return base
+
+    def primary(self):
+        kind, val = self.take()
+        if kind == "num":
+            return val
+        if kind == "op" and val == "(":
+            v = self.or_()
+            self.take(")")
+            return v
+        if kind == "name":
+            if self.peek() == ("op", "("):
+                self.take()
+                args = [self.or_()]
+                while self.peek() == ("op", ","):
+                    self.take()
+                    args.append(self.or_())
+                self.take(")")
+                return call(val, args, self.src)
+            if val not in self.env:
+                raise PlanError(f"unknown variable `{val}` in `{self.src}`")
+            return self.env[val]
+        raise PlanError(f"unexpected `{val}` in `{self.src}`")
+
+
+def call(name, a, src):
+    one = {"abs": abs, "floor": math.floor, "ceil": math.ceil, "sqrt": math.sqrt, "log2": math.log2,
+           "pow2": lambda k: 2 ** k}
+    if name in one and len(a) == 1:
+        v = one[name](a[0])
+        return int(v) if name in ("floor", "ceil") else v
+    if name == "div" and len(a) == 2:
+        return trunc_div(a[0], a[1]) if all(isinstance(x, int) for x in a) else float(math.trunc(a[0] / a[1]))
+    if name == "ceil_div" and len(a) == 2:
+        if a[1] == 0:
+            raise PlanError("division by zero")
+        return -((-a[0]) // a[1]) if all(isinstance(x, int) for x in a) else float(math.ceil(a[0] / a[1]))
+    if name in ("min", "max") and len(a) >= 2:
+        return (min if name == "min" else max)(a)
+    if name == "if" and len(a) == 3:  # (both branches are evaluated here; launch expressions have no side effects)
+        return a[1] if a[0] else a[2]
+    raise PlanError(f"unknown function `{name}` with {len(a)} argument(s) in `{src}`")
+
+
+def evaluate(src, env):
+    if isinstance(src, bool):
+        raise PlanError(f"a boolean is not an expression: {src}")
+    if isinstance(src, (int, float)):
+        return src
+    return Parser(str(src), env).parse()
+
+
+def integer(src, env, what):
+    v = evaluate(src, env)
+    if isinstance(v, float):
+        if not v.is_integer():
+            raise PlanError(f"{what} `{src}` = {v} is not an integer")
+        v = int(v)
+    return v
+
+
+# ---------------------------------------------------------------- plans
+
+def load_spec(exp):
+    path = os.path.join(ROOT, "kernels", exp, "experiment.toml")
+    with open(path, "rb") as f:
+        return tomllib.load(f)
+
+
+def point_env(spec, params, device):
+    """Variables of a point: the spec's defaults, the recorded parameters, "AxB" strings, device variables."""
+    values = dict(spec.get("params", {}))
+    values.update(params)
+    env = {}
+    for k, v in values.items():
+        if isinstance(v, str):
+            m = re.fullmatch(r"\s*(\d+)\s*x\s*(\d+)\s*", v)
+            if m:
+                a, b = int(m.group(1)), int(m.group(2))
+                env[f"{k}_X"], env[f"{k}_Y"], env[k] = a, b, a * b
+        elif not isinstance(v, bool):
+            env[k] = v
+    env.update({"WARP": 32, "SM_COUNT": device["sm_count"], "L2_BYTES": device["l2_bytes"], "MAX_THREADS": 1024})
+    return env
+
+
+def variant_of(spec, name):
+    base = {k: v for k, v in spec.items() if k != "variant"}
+    for v in spec.get("variant", []):
+        if v["name"] == name:
+            return v, base
+    raise PlanError(f"no variant `{name}` in the spec")
+
+
+def dims(exprs, env, what):
+    out = [1, 1, 1]
+    for i, e in enumerate(list(exprs)[:3]):
+        out[i] = integer(e, env, what)
+    return out
+
+
+def resolve_args(variant, env, buffers, pass_in=None, pass_out=None):
+    out = []
+    for a in variant.get("args", []):
+        if isinstance(a, dict):
+            ((ty, e),) = a.items()
+            v = evaluate(e, env)
+            out.append([ty, float(v) if ty in ("f32", "f64") else int(v)])
+        elif a == "@in":
+            out.append(["buffer", pass_in])
+        elif a == "@out":
+            out.append(["buffer", pass_out])
+        elif isinstance(a, str) and a in buffers:
+            out.append(["buffer", a])
+        else:
+            out.append(["i32", integer(a, env, "argument")])
+    return out
+
+
+def launch_sequence(variant, env, buffers):
+    """One sample's launches: one launch, a host loop, or multi-pass ping-pong (as the spec reference says)."""
+    def one(e, pin=None, pout=None):
+        return {
+            "grid": dims(variant["grid"], e, "grid"),
+            "block": dims(variant["block"], e, "block"),
+            "shared": integer(variant.get("shared", 0), e, "shared"),
+            "args": resolve_args(variant, e, buffers, pin, pout),
+        }
+    if "loop" in variant:
+        count = integer(variant["loop"]["count"], env, "loop count")
+        return [one({**env, variant["loop"]["var"]: i}) for i in range(max(count, 0))]
+    if "passes" in variant:
+        p = variant["passes"]
+        count = integer(p["count"], env, "passes.count")
+        src, k, out = p["input"], 0, []
+        while True:
+            e = {**env, "count": count}
+            nxt = integer(p["next"], e, "passes.next")
+            if nxt >= count > 1:
+                raise PlanError(f"passes.next({count}) = {nxt} does not shrink")
+            dst = p["result"] if nxt <= 1 else p["scratch"][k % 2]
+            out.append(one(e, src, dst))
+            if nxt <= 1 or len(out) > 64:
+                return out
+            src, count, k = dst, nxt, k + 1
+    return [one(env)]
+
+
+def plan_point(exp, variant_name, params, device):
+    spec = load_spec(exp)
+    variant, base = variant_of(spec, variant_name)
+    if "kernel" not in variant:
+        raise PlanError("not a kernel variant (CPU baselines and library calls are not profiled)")
+    env = point_env(spec, params, device)
+    buffers = {}
+    for b in spec.get("buffer", []):
+        init = b.get("init", "zero")
+        buffers[b["name"]] = {
+            "name": b["name"], "type": b["type"], "len": integer(b["len"], env, f"buffer {b['name']} len"),
+            "init": init, "constant": bool(b.get("constant", False)),
+        }
+    defines = []
+    for name, value in variant.get("defines", {}).items():
+        if isinstance(value, dict):
+            text = str(value["text"])
+        elif isinstance(value, str):
+            text = str(evaluate(value, env))
+        else:
+            text = str(value)
+        defines.append(f"-D{name}={text}")
+    source = os.path.join(ROOT, "kernels", exp, variant.get("source", base.get("source", "")))
+    launches = launch_sequence(variant, env, buffers)
+    if len(launches) > MAX_LAUNCHES:
+        raise PlanError(f"{len(launches)} launches per sample (a host loop): not a kernel timing")
+    return {
+        "experiment": exp, "variant": variant_name, "params": params, "function": variant["kernel"],
+        "source": source,
+        "options": FIXED_OPTIONS + [f"-I{os.path.dirname(source)}"] + defines + list(variant.get("options", [])),
+        "buffers": list(buffers.values()), "launches": launches,
+    }
+
+
+def recorded_point(slug, exp, variant, params):
+    """(the device block, the recorded point) or (device, None) / (None, None) when not recorded."""
+    path = os.path.join(ROOT, "data", slug, f"{exp}.json")
+    if not os.path.exists(path):
+        return None, None
+    rec = json.load(open(path))
+    for p in rec["points"]:
+        if p["variant"] == variant and p["params"] == params:
+            return rec["device"], p
+    return rec["device"], None
+
+
+def any_device(slug):
+    """The device block of any recording of `slug`."""
+    folder = os.path.join(ROOT, "data", slug)
+    name = next(f for f in sorted(os.listdir(folder)) if f.endswith(".json"))
+    return json.load(open(os.path.join(folder, name)))["device"]
+
+
+def plan_all(slug):
+    """Every point planned against the recordings of `slug`: (plans, problems, notes)."""
+    plans, problems, notes = [], [], []
+    for exp, variant, params in POINTS:
+        label = f"{exp}/{variant} {params}"
+        device, p = recorded_point(slug, exp, variant, params)
+        if device is None:
+            # Still planned (with this device's variables from another recording), so a spec the script
+            # cannot read fails the dry run before the experiment is ever recorded.
+            try:
+                plan_point(exp, variant, params, any_device(slug))
+                notes.append(f"{label}: planned, but {exp} is not recorded on {slug}")
+            except (PlanError, KeyError, ValueError, OSError, StopIteration) as e:
+                problems.append(f"{label}: cannot plan from the spec: {e}")
+            continue
+        if p is None:
+            problems.append(f"{label}: not in data/{slug}/{exp}.json (was the directive's sweep changed?)")
+            continue
+        timing = p.get("timing") or {}
+        if p.get("outcome") != "ok" or "median_ms" not in timing:
+            problems.append(f"{label}: recorded as {p.get('outcome')} without a timing")
+            continue
+        if timing.get("mode") not in ("cold", "hot"):
+            problems.append(f"{label}: recorded in {timing.get('mode')} mode, not on the GPU")
+            continue
+        try:
+            plan = plan_point(exp, variant, params, device)
+        except (PlanError, KeyError, ValueError, OSError) as e:
+            problems.append(f"{label}: cannot plan from the spec: {e}")
+            continue
+        plan.update({
+            "mode": timing["mode"], "engine_ms": timing["median_ms"], "engine_samples": timing.get("samples"),
+            "engine_noise": timing.get("noise"), "runs_per_sample": timing.get("runs_per_sample", 1),
+            "recorded_at": p.get("recorded_at"), "recorded_commit": p.get("commit"),
+        })
+        plans.append(plan)
+    return plans, problems, notes
+
+
+def slugs():
+    data = os.path.join(ROOT, "data")
+    return sorted(d for d in os.listdir(data) if d != "papers" and os.path.isdir(os.path.join(data, d)))
+
+
+def describe(plan):
+    ls = plan["launches"]
+    l0 = ls[0]
+    geo = f"grid {tuple(l0['grid'])} block {tuple(l0['block'])} shared {l0['shared']}"
+    args = ", ".join(f"{a[1]}" if a[0] == "buffer" else f"{a[0]} {a[1]}" for a in l0["args"])
+    bufs = ", ".join(f"{b['name']}[{b['len']}] {b['type']}" for b in plan["buffers"])
+    more = f" (+{len(ls) - 1} more launch(es))" if len(ls) > 1 else ""
+    return (f"{plan['experiment']}/{plan['variant']} {plan['params']} [{plan['mode']}, engine {plan['engine_ms']:.4f} ms]\n"
+            f"    {plan['function']}<<<{geo}>>>({args}){more}\n"
+            f"    options {' '.join(o for o in plan['options'] if not o.startswith('-I'))}\n"
+            f"    buffers {bufs}")
+
+
+def dry_run(selected, json_path=None):
+    failed = False
+    dumped = {}
+    for slug in selected:
+        plans, problems, notes = plan_all(slug)
+        dumped[slug] = plans
+        print(f"== {slug}: {len(plans)} of {len(POINTS)} points planned")
+        for p in plans:
+            print(describe(p))
+        for n in notes:
+            print(f"  note: {n}")
+        for p in problems:
+            print(f"  PROBLEM: {p}")
+        short = sum(1 for p in plans if p["engine_ms"] * 1000 < SHORT_US)
+        exps = {p["experiment"] for p in plans}
+        print(f"   {len(plans)} points, {short} below {SHORT_US:g} us, {len(exps)} experiments")
+        failed |= bool(problems)
+    all_exps = {e for e, _, _ in POINTS}
+    specs = {d for d in os.listdir(os.path.join(ROOT, "kernels")) if os.path.exists(os.path.join(ROOT, "kernels", d, "experiment.toml"))}
+    if specs - all_exps:
+        print(f"PROBLEM: experiments without a checked point: {sorted(specs - all_exps)}")
+        failed = True
+    if len(POINTS) < 30:
+        print(f"PROBLEM: only {len(POINTS)} points (at least 30)")
+        failed = True
+    if json_path:
+        with open(json_path, "w") as f:
+            json.dump(dumped, f, indent=1)
+    print("DRY RUN: " + ("problems found" if failed else "every point plans and is recorded"))
+    return 1 if failed else 0
+
+
+# ---------------------------------------------------------------- the GPU side
+
+def worker(plan_path):
+    """Runs inside ncu: for each point, one warm-up run and SAMPLES runs of its launch sequence."""
+    import cupy as cp
+    plan = json.load(open(plan_path))
+    types = {"f32": cp.float32, "f64": cp.float64, "i32": cp.int32, "u32": cp.uint32}
+    scalars = {"i32": cp.int32, "u32": cp.uint32, "i64": cp.int64, "f32": cp.float32, "f64": cp.float64}
+    rng = cp.random.default_rng(20261123)
+    cc = cp.cuda.Device().compute_capability
+    for point in plan["points"]:
+        src = open(point["source"]).read()
+        mod = cp.RawModule(code=src, options=tuple(point["options"]) + (f"--gpu-architecture=sm_{cc}",))
+        fn = mod.get_function(point["function"])
+        bufs = {}
+        for b in point["buffers"]:
+            dt, n, init = types[b["type"]], max(int(b["len"]), 1), b["init"]
+            if isinstance(init, dict) and "random" in init:
+                lo, hi = init["random"]
+                if dt in (cp.int32, cp.uint32):
+                    arr = rng.integers(int(lo), int(hi) + 1, size=n, dtype=cp.int64).astype(dt)
+                else:
+                    arr = (lo + (hi - lo) * rng.random(n, dtype=cp.float64)).astype(dt)
+            elif isinstance(init, dict) and "constant" in init:
+                arr = cp.full(n, init["constant"], dtype=dt)
+            elif init == "iota":
+                arr = cp.arange(n, dtype=cp.int64).astype(dt)
+            else:
+                arr = cp.zeros(n, dtype=dt)
+            if b["constant"]:
+                ptr = mod.get_global(b["name"])
+                cp.ndarray((n,), dt, ptr)[...] = arr
+            bufs[b["name"]] = arr
+
+        def arg(a):
+            return bufs[a[1]] if a[0] == "buffer" else scalars[a[0]](a[1])
+
+        launches = [(tuple(l["grid"]), tuple(l["block"]), tuple(arg(a) for a in l["args"]), int(l["shared"]))
+                    for l in point["launches"]]
+        biggest = max(s for *_, s in launches)
+        if biggest > 48 * 1024:
+            fn.max_dynamic_shared_size_bytes = biggest
+        for _ in range(WARMUP + SAMPLES):
+            for grid, block, args, shared in launches:
+                fn(grid, block, args, shared_mem=shared)
+            cp.cuda.Device().synchronize()
+        del bufs, launches
+        cp.get_default_memory_pool().free_all_blocks()
+        print(f"ran {point['experiment']}/{point['variant']} {point['params']}", file=sys.stderr, flush=True)
+
+
+def ncu_version(ncu):
+    out = subprocess.run([ncu, "--version"], capture_output=True, text=True).stdout
+    lines = [l for l in out.splitlines() if "Version" in l]
+    return lines[-1].strip() if lines else out.strip()
+
+
+def profile(ncu, plans, cache_control, tmp):
+    """Profiles `plans` in one ncu run; returns the kernel durations in ns, in launch order, with names."""
+    plan_path = os.path.join(tmp, f"plan-{cache_control}.json")
+    json.dump({"points": plans}, open(plan_path, "w"))
+    names = sorted({p["function"] for p in plans})
+    report = os.path.join(tmp, f"report-{cache_control}")
+    cmd = [ncu, "--clock-control", "none", "--cache-control", cache_control, "--metrics", METRIC,
+           "--kernel-name-base", "function", "--kernel-name", "regex:^(" + "|".join(map(re.escape, names)) + ")$",
+           "--export", report, "--force-overwrite",
+           sys.executable, os.path.abspath(__file__), "--worker", plan_path]
+    print("$ " + " ".join(cmd), flush=True)
+    subprocess.run(cmd, check=True)
+    csv_text = subprocess.run([ncu, "--import", report + ".ncu-rep", "--csv", "--page", "raw", "--print-units", "base"],
+                              check=True, capture_output=True, text=True).stdout
+    import csv
+    rows = list(csv.reader(csv_text.splitlines()))
+    header_at = next(i for i, r in enumerate(rows) if METRIC in r)
+    header = rows[header_at]
+    col, name_col, id_col = header.index(METRIC), header.index("Kernel Name"), header.index("ID")
+    out = []
+    for r in rows[header_at + 1:]:
+        if len(r) <= col or not r[id_col].strip().isdigit():
+            continue  # the units row
+        out.append((int(r[id_col]), r[name_col], float(r[col].replace(",", ""))))
+    out.sort()
+    return [(name, ns) for _, name, ns in out]
+
+
+def slug_of(name):
+    return re.sub(r"[^a-z0-9]+", "-", name.lower()).strip("-")
+
+
+def git_commit():
+    if os.environ.get("GPULAB_COMMIT"):
+        return os.environ["GPULAB_COMMIT"]
+    try:
+        return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
+                              check=True).stdout.strip()
+    except (OSError, subprocess.CalledProcessError):
+        return None
+
+
+def check(slug_arg):
+    import cupy as cp
+    start = time.time()
+    props = cp.cuda.runtime.getDeviceProperties(0)
+    gpu = props["name"].decode() if isinstance(props["name"], bytes) else props["name"]
+    slug = slug_arg or slug_of(gpu)
+    ncu = shutil.which("ncu") or "/usr/local/cuda/bin/ncu"
+    plans, problems, notes = plan_all(slug)
+    for n in notes + problems:
+        print(f"note: {n}")
+    if not plans:
+        print(f"nothing to check: no recorded point of the list on {slug}")
+        return 1
+    tmp = tempfile.mkdtemp(prefix="gpulab-ncu-")
+    rows = []
+    for mode, cache_control in (("cold", "all"), ("hot", "none")):
+        group = [p for p in plans if p["mode"] == mode]
+        if not group:
+            continue
+        kernels = profile(ncu, group, cache_control, tmp)
+        expected = [p["function"] for p in group for _ in range((WARMUP + SAMPLES) * len(p["launches"]))]
+        got = [k[0] for k in kernels]
+        if got != expected:
+            raise SystemExit(f"ncu profiled {len(got)} kernels, expected {len(expected)} in this order: "
+                             f"{expected[:5]}… got {got[:5]}…")
+        at = 0
+        for p in group:
+            n = len(p["launches"])
+            runs = []
+            for s in range(WARMUP + SAMPLES):
+                ns = sum(k[1] for k in kernels[at:at + n])
+                at += n
+                if s >= WARMUP:
+                    runs.append(ns / 1e6)
+            ncu_ms = statistics.median(runs)
+            kind = "short" if ncu_ms * 1000 < SHORT_US else "long"
+            ratio = p["engine_ms"] / ncu_ms
+            rows.append({
+                "experiment": p["experiment"], "variant": p["variant"], "params": p["params"],
+                "function": p["function"], "mode": mode, "cache_control": cache_control, "launches": n,
+                "grid": p["launches"][0]["grid"], "block": p["launches"][0]["block"],
+                "shared": p["launches"][0]["shared"], "options": [o for o in p["options"] if not o.startswith("-I")],
+                "ncu_ms": ncu_ms, "ncu_runs_ms": runs, "engine_ms": p["engine_ms"],
+                "engine_samples": p["engine_samples"], "engine_noise": p["engine_noise"],
+                "recorded_at": p["recorded_at"], "recorded_commit": p["recorded_commit"],
+                "ratio": ratio, "target": TARGET[kind], "kind": kind, "within": abs(ratio - 1) <= TARGET[kind],
+            })
+    shutil.rmtree(tmp, ignore_errors=True)
+    elapsed = time.time() - start
+    within = sum(r["within"] for r in rows)
+    result = {
+        "schema": 1,
+        "tool": "scripts/ncu_check.py",
+        "commit": git_commit(),
+        "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
+        "ncu_version": ncu_version(ncu),
+        "gpu": gpu,
+        "slug": slug,
+        "driver": cp.cuda.runtime.driverGetVersion(),
+        "cupy": cp.__version__,
+        "metric": METRIC,
+        "clock_control": "none",
+        "cache_control": {"cold": "all", "hot": "none"},
+        "warmup_runs": WARMUP,
+        "runs_per_point": SAMPLES,
+        "targets": {"long": TARGET["long"], "short": TARGET["short"], "short_below_us": SHORT_US},
+        "seconds": round(elapsed, 1),
+        "summary": {"points": len(rows), "within": within,
+                    "worst": max((abs(r["ratio"] - 1) for r in rows), default=None),
+                    "median_ratio": statistics.median(r["ratio"] for r in rows)},
+        "not_checked": notes + problems,
+        "points": rows,
+    }
+    out_dir = os.path.join(ROOT, "data", slug, "checks")
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "ncu.json"), "w") as f:
+        json.dump(result, f, indent=1)
+        f.write("\n")
+    lines = [f"ncu check on {gpu} ({slug}), {result['ncu_version']}, commit {result['commit']}, {result['date']}",
+             f"--clock-control none; --cache-control all (cold points) / none (hot); {METRIC}; "
+             f"median of {SAMPLES} runs after {WARMUP} warm-up",
+             f"{'point':58} {'launches':>8} {'ncu ms':>10} {'engine ms':>10} {'ratio':>7} {'target':>7}"]
+    for r in rows:
+        case = f"{r['experiment']}/{r['variant']} " + " ".join(f"{k}={v}" for k, v in r["params"].items())
+        lines.append(f"{case:58} {r['launches']:8d} {r['ncu_ms']:10.4f} {r['engine_ms']:10.4f} {r['ratio']:7.3f} "
+                     f"{'±%g%%' % (r['target'] * 100):>7} {'ok' if r['within'] else 'OUTSIDE'}")
+    lines.append(f"NCU CHECK: {within} of {len(rows)} points within target; worst deviation "
+                 f"{result['summary']['worst'] * 100:.1f} %; median ratio {result['summary']['median_ratio']:.3f}; "
+                 f"{elapsed:.0f} s")
+    text = "\n".join(lines) + "\n"
+    open(os.path.join(out_dir, "ncu.log"), "w").write(text)
+    print(text)
+    return 0
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--dry-run", action="store_true", help="plan and check against the recordings, CPU only")
+    ap.add_argument("--slug", help="the device's data folder (default: every one for --dry-run, this GPU's otherwise)")
+    ap.add_argument("--json", help="with --dry-run: also write the plans, by device, to this file")
+    ap.add_argument("--worker", help=argparse.SUPPRESS)
+    a = ap.parse_args()
+    if a.worker:
+        worker(a.worker)
+        return 0
+    if a.dry_run:
+        return dry_run([a.slug] if a.slug else slugs(), a.json)
+    return check(a.slug)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
