@@ -150,6 +150,7 @@ fn widuch_claims_on_the_papers_tables() {
     let ds = directives("part1/widuch2010.md");
     for id in [
         "widuch2010:fig5",
+        "widuch2010:fig5-conclusions",
         "widuch2010:fig6",
         "widuch2010:table3",
         "widuch2010:table4",
