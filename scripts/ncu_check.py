@@ -582,7 +582,8 @@ def profile(ncu, plans, cache_control, tmp):
     for r in rows[header_at + 1:]:
         if len(r) <= col or not r[id_col].strip().isdigit():
             continue  # the units row
-        out.append((int(r[id_col]), r[name_col], float(r[col].replace(",", ""))))
+        # (A demangled name may carry its parameter list; the spec's kernels are extern "C".)
+        out.append((int(r[id_col]), r[name_col].split("(")[0].strip(), float(r[col].replace(",", ""))))
     out.sort()
     return [(name, ns) for _, name, ns in out]
 

@@ -6,7 +6,7 @@
 
 use crate::expr::{Expr, Num};
 use crate::limits::{MAX_BLOCK, MAX_GRID, MAX_LAUNCHES, MAX_SHARED_BYTES, MAX_THREADS_PER_BLOCK};
-use crate::spec::{ArgSpec, DefineValue, Exec, Experiment, ScalarType, Variant};
+use crate::spec::{ArgSpec, DefineValue, Exec, Experiment, Variant};
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
 
@@ -165,19 +165,17 @@ fn check_kernel(c: &mut Checker, v: &Variant) {
     }
     for a in &v.args {
         if let ArgSpec::Scalar(ty, e) = a {
-            let (lo, hi) = match ty {
-                ScalarType::I32 => (i64::from(i32::MIN), i64::from(i32::MAX)),
-                ScalarType::U32 => (0, i64::from(u32::MAX)),
-                ScalarType::I64 => (i64::MIN, i64::MAX),
-                ScalarType::F32 | ScalarType::F64 => {
-                    if let Some(n) = c.eval("argument", e)
-                        && !n.as_f64().is_finite()
-                    {
-                        c.problem("argument", e, format!("{n} is not finite"));
-                    }
-                    continue;
+            let Some((lo, hi)) = ty.int_range() else {
+                if let Some(n) = c.eval("argument", e)
+                    && !n.as_f64().is_finite()
+                {
+                    c.problem("argument", e, format!("{n} is not finite"));
                 }
+                continue;
             };
+            // The expression language's integers are i64: clamp u64's range to it.
+            let clamp = |x: i128| x.clamp(i128::from(i64::MIN), i128::from(i64::MAX)) as i64;
+            let (lo, hi) = (clamp(lo), clamp(hi));
             c.int("argument", e, lo, hi);
         }
     }

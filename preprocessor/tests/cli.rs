@@ -241,6 +241,34 @@ fn check_without_compile_passes_on_the_fixture() {
     assert!(!stderr.contains("error"), "{stderr}");
 }
 
+/// The `types` fixture book (one experiment per element-type and `reset` feature) passes `check`;
+/// where NVRTC is installed (CI), its kernels compile too, `<cuda_fp16.h>` and `<cuda_bf16.h>`
+/// included.
+#[test]
+fn check_passes_on_the_types_fixture_book() {
+    let book = BookCopy::new("types");
+    let assert = on(&book, &["check", "--no-compile"]).assert().success();
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("checked 4 directive(s), 4 experiment spec(s)"),
+        "{stderr}"
+    );
+    if !mdbook_gpulab::gpu::nvrtc_library_present() {
+        eprintln!("SKIPPED compiling the types fixture: libnvrtc not found (CI installs it)");
+        assert!(
+            std::env::var("GPULAB_REQUIRE_NVRTC").is_err(),
+            "GPULAB_REQUIRE_NVRTC is set but libnvrtc is missing"
+        );
+        return;
+    }
+    let assert = on(&book, &["check"]).assert().success();
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains("all 7 kernel build(s) compiled"),
+        "{stderr}"
+    );
+}
+
 /// The CGMA bug: a metric formula's integer division truncated silently. Metric `/` is now real
 /// division, so `bytes_per_elem / 3` does not warn, but an explicit `div` that drops a remainder does.
 #[test]

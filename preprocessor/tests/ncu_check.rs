@@ -178,6 +178,11 @@ fn ncu_check_resolves_every_launch_as_the_engine_does() {
                     Arg::Scalar(Scalar::F64(x)) => {
                         assert_eq!((kind, value.as_f64()), ("f64", Some(x)), "{what}")
                     }
+                    // The book's experiments pass only these scalar types; scripts/ncu_check.py
+                    // mirrors them (a new type there needs a new arm here).
+                    other => {
+                        panic!("{what}: scalar {other:?} not mirrored by scripts/ncu_check.py")
+                    }
                 }
             }
         }

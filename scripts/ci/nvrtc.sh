@@ -1,7 +1,9 @@
 # Sourced: NVRTC (libnvrtc.so.13) from PyPI in the virtual environment, on LD_LIBRARY_PATH, so that
-# `check` compiles every kernel without a GPU.
+# `check` compiles every kernel without a GPU. NVRTC has no built-in <cuda_fp16.h>/<cuda_bf16.h>:
+# nvidia-cuda-runtime puts the toolkit headers in nvidia/cu13/include, beside NVRTC's lib/, where
+# the compiler finds them (gpu/toolkit_headers.rs).
 source "$(dirname "${BASH_SOURCE[0]}")/venv.sh"
-venv_pip 'nvidia-cuda-nvrtc>=13,<14'
+venv_pip 'nvidia-cuda-nvrtc>=13,<14' 'nvidia-cuda-runtime>=13,<14'
 NVRTC_DIR=$("$VENV/bin/python" - <<'PY'
 import glob, os, nvidia
 hits = [p for base in nvidia.__path__ for p in glob.glob(os.path.join(base, "**", "libnvrtc.so.13*"), recursive=True)]

@@ -59,11 +59,10 @@ pub fn run(
         .collect();
     let arg_json = |a: Arg| match a {
         Arg::Buffer(b) => json!({ "buffer": b }),
-        Arg::Scalar(Scalar::I32(x)) => json!({ "i32": x }),
-        Arg::Scalar(Scalar::U32(x)) => json!({ "u32": x }),
-        Arg::Scalar(Scalar::I64(x)) => json!({ "i64": x }),
-        Arg::Scalar(Scalar::F32(x)) => json!({ "f32": x }),
-        Arg::Scalar(Scalar::F64(x)) => json!({ "f64": x }),
+        Arg::Scalar(x) => {
+            let (ty, value) = scalar_json(x);
+            json!({ ty.name(): value })
+        }
         Arg::PassIn | Arg::PassOut => json!({ "pass": true }),
     };
     let launches: Vec<_> = seq
@@ -79,4 +78,23 @@ pub fn run(
     });
     println!("{}", serde_json::to_string_pretty(&info)?);
     Ok(ExitCode::SUCCESS)
+}
+
+/// A scalar argument's type and value (integers exact, floats as their value).
+fn scalar_json(x: Scalar) -> (crate::spec::ScalarType, serde_json::Value) {
+    use crate::spec::ScalarType as T;
+    match x {
+        Scalar::I8(v) => (T::I8, json!(v)),
+        Scalar::U8(v) => (T::U8, json!(v)),
+        Scalar::I16(v) => (T::I16, json!(v)),
+        Scalar::U16(v) => (T::U16, json!(v)),
+        Scalar::I32(v) => (T::I32, json!(v)),
+        Scalar::U32(v) => (T::U32, json!(v)),
+        Scalar::I64(v) => (T::I64, json!(v)),
+        Scalar::U64(v) => (T::U64, json!(v)),
+        Scalar::F16(v) => (T::F16, json!(v.to_f64())),
+        Scalar::BF16(v) => (T::BF16, json!(v.to_f64())),
+        Scalar::F32(v) => (T::F32, json!(v)),
+        Scalar::F64(v) => (T::F64, json!(v)),
+    }
 }

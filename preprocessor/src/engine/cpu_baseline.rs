@@ -119,19 +119,20 @@ pub fn run_into(
             }
             let threads = name == "transpose_threads";
             if out.elem_type() != a.elem_type() || out.len() != a.len() {
-                *out = match a {
-                    HostData::I32(v) => HostData::I32(vec![0; v.len()]),
-                    HostData::U32(v) => HostData::U32(vec![0; v.len()]),
-                    HostData::F32(v) => HostData::F32(vec![0.0; v.len()]),
-                    HostData::F64(v) => HostData::F64(vec![0.0; v.len()]),
-                };
+                *out = HostData::zeros(a.elem_type(), a.len());
             }
             match (a, out) {
                 (HostData::I32(v), HostData::I32(o)) => transpose(v, rows, cols, threads, o),
                 (HostData::U32(v), HostData::U32(o)) => transpose(v, rows, cols, threads, o),
                 (HostData::F32(v), HostData::F32(o)) => transpose(v, rows, cols, threads, o),
                 (HostData::F64(v), HostData::F64(o)) => transpose(v, rows, cols, threads, o),
-                _ => unreachable!("the output was just given the input's type"),
+                (a, _) => {
+                    return Err(ReferenceError::Type {
+                        name: name.to_string(),
+                        ty: a.elem_type(),
+                        detail: " (CPU baselines run on i32, u32, f32 or f64)".to_string(),
+                    });
+                }
             }
             Ok(())
         }

@@ -32,7 +32,7 @@ struct FormulaEnv<'a> {
     inputs: &'a BTreeMap<String, &'a HostData>,
     i: i64,
     /// The elements computed so far, when the formula reads `ref[j]` (j < i).
-    done: Option<(&'a [f64], bool)>,
+    done: Option<(&'a [Num], bool)>,
 }
 
 impl Env for FormulaEnv<'_> {
@@ -45,18 +45,14 @@ impl Env for FormulaEnv<'_> {
     fn index(&self, name: &str, i: i64) -> Option<Num> {
         if let (SELF_NAME, Some((done, float))) = (name, self.done) {
             let v = *done.get(usize::try_from(i).ok()?)?;
-            return Some(if float {
-                Num::Float(v)
-            } else {
-                Num::Int(v as i64)
+            return Some(match (v, float) {
+                (Num::Int(i), true) => Num::Float(i as f64),
+                (Num::Float(f), false) => Num::Int(f as i64),
+                (v, _) => v,
             });
         }
-        let data = self.inputs.get(name)?;
-        let v = data.get_f64(usize::try_from(i).ok()?)?;
-        Some(match data.elem_type().is_float() {
-            true => Num::Float(v),
-            false => Num::Int(v as i64),
-        })
+        // Integers read exactly (64-bit ones too), floats widened to f64.
+        self.inputs.get(name)?.get_num(usize::try_from(i).ok()?)
     }
 }
 
@@ -90,7 +86,7 @@ pub fn expected(
             .min(out_len);
         if formula.variables().iter().any(|v| v == SELF_NAME) {
             // A recurrence: element i may read elements 0..i, so one after another.
-            let mut done: Vec<f64> = Vec::with_capacity(n);
+            let mut done: Vec<Num> = Vec::with_capacity(n);
             for i in 0..n {
                 let env = FormulaEnv {
                     vars: &vars,
@@ -101,12 +97,12 @@ pub fn expected(
                 let v = formula
                     .eval(&env)
                     .map_err(|e| format!("formula at i={i}: {e}"))?;
-                done.push(v.as_f64());
+                done.push(v);
             }
-            return Ok(HostData::F64(done).cast(like));
+            return Ok(HostData::from_nums(like, &done));
         }
         // Interpreted per element: spread over every core (64M elements take ~1 s on 16).
-        let values: Result<Vec<f64>, String> = (0..n)
+        let values: Result<Vec<Num>, String> = (0..n)
             .into_par_iter()
             .map(|i| {
                 let env = FormulaEnv {
@@ -117,11 +113,12 @@ pub fn expected(
                 };
                 formula
                     .eval(&env)
-                    .map(|v| v.as_f64())
                     .map_err(|e| format!("formula at i={i}: {e}"))
             })
             .collect();
-        return Ok(HostData::F64(values?).cast(like));
+        // Converted per element by the output type's rules (integers exactly, wrapping; floats
+        // rounded to nearest): see `host_data::element`.
+        return Ok(HostData::from_nums(like, &values?));
     }
     let inputs: Vec<&HostData> = verify
         .inputs
@@ -136,12 +133,7 @@ pub fn expected(
 
 /// The first `n` elements of `data` (references of reductions produce fewer than the buffer).
 pub fn prefix(data: &HostData, n: usize) -> HostData {
-    match data {
-        HostData::I32(v) => HostData::I32(v[..n.min(v.len())].to_vec()),
-        HostData::U32(v) => HostData::U32(v[..n.min(v.len())].to_vec()),
-        HostData::F32(v) => HostData::F32(v[..n.min(v.len())].to_vec()),
-        HostData::F64(v) => HostData::F64(v[..n.min(v.len())].to_vec()),
-    }
+    data.prefix(n)
 }
 
 #[cfg(test)]

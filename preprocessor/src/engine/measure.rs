@@ -28,6 +28,11 @@ pub(crate) trait Measurement {
     fn now_s(&self) -> f64;
     /// The live clocks, if they can be read.
     fn clocks(&mut self) -> Option<ClockReading>;
+    /// Prepares the next sample outside its timed region (resets the buffers a kernel reads and
+    /// writes); called before every sample.
+    fn prepare(&mut self) -> Result<(), Self::Error> {
+        Ok(())
+    }
 }
 
 /// How to sample.
@@ -98,6 +103,7 @@ pub(crate) fn sample_loop<M: Measurement>(
         }
     }
     loop {
+        m.prepare()?;
         let Some(batch_ms) = m.sample(runs)? else {
             continue;
         };
@@ -166,7 +172,7 @@ impl ClockLog {
 
 /// The GPU measurement: per sample, the L2 flush (cold mode), the blocking kernel (when the sample's
 /// launches fit the launch queue), the start event, `runs` runs of the sequence, the stop event.
-struct GpuMeasurement<'a> {
+struct GpuMeasurement<'a, 'p> {
     gpu: &'a Gpu,
     timer: Timer,
     blocker: Option<Blocker>,
@@ -177,9 +183,10 @@ struct GpuMeasurement<'a> {
     all_blocked: bool,
     blocked_samples: usize,
     run: &'a mut dyn FnMut() -> Result<(), GpuError>,
+    prepare: Option<&'p mut dyn FnMut() -> Result<(), GpuError>>,
 }
 
-impl Measurement for GpuMeasurement<'_> {
+impl Measurement for GpuMeasurement<'_, '_> {
     type Error = GpuError;
 
     fn sample(&mut self, runs: usize) -> Result<Option<f64>, GpuError> {
@@ -231,17 +238,29 @@ impl Measurement for GpuMeasurement<'_> {
     fn clocks(&mut self) -> Option<ClockReading> {
         self.gpu.clocks()
     }
+
+    fn prepare(&mut self) -> Result<(), GpuError> {
+        // Queued before the L2 flush and the start event, so neither the reset nor its traffic in
+        // L2 (cold mode) is part of the sample.
+        match self.prepare.as_mut() {
+            Some(p) => p(),
+            None => Ok(()),
+        }
+    }
 }
 
 /// Times `run` (which queues the whole measured sequence, `launches_per_run` kernel launches) with CUDA
 /// events. The sequence has just run (the verification run), which serves as the warm-up; `first_ms` is
-/// that run's time when it was timed (see [`sample_loop`]).
+/// that run's time when it was timed (see [`sample_loop`]). `prepare`, when given, runs before every
+/// sample, untimed; each sample is then a single run of the sequence (hot mode too), since a run
+/// must start from prepared buffers.
 pub fn measure_gpu(
     gpu: &Gpu,
     rules: &MeasureRules,
     first_ms: Option<f64>,
     launches_per_run: usize,
     run: &mut dyn FnMut() -> Result<(), GpuError>,
+    prepare: Option<&mut dyn FnMut() -> Result<(), GpuError>>,
 ) -> Result<Timing, GpuError> {
     let launches_per_run = launches_per_run.max(1);
     gpu.synchronize()?;
@@ -256,11 +275,16 @@ pub fn measure_gpu(
         all_blocked: true,
         blocked_samples: 0,
         run,
+        prepare,
     };
     let plan = SamplePlan {
         rule: stop_rule(rules),
         mode: rules.mode,
-        max_runs: (MAX_QUEUED_LAUNCHES / launches_per_run).max(1),
+        max_runs: if m.prepare.is_some() {
+            1
+        } else {
+            (MAX_QUEUED_LAUNCHES / launches_per_run).max(1)
+        },
         budget_s: rules.budget_s,
         first_is_sample: rules.mode == TimingMode::Cold,
     };

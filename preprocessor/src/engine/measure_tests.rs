@@ -244,3 +244,49 @@ fn timing_records_the_rule_and_the_stop() {
     assert_eq!(t.samples, 3);
     assert_eq!(t.runs_per_sample, 1);
 }
+
+/// A measurement that logs prepares and samples in order.
+struct Prepared {
+    inner: Fake,
+    log: Vec<&'static str>,
+}
+
+impl Measurement for Prepared {
+    type Error = String;
+    fn sample(&mut self, runs: usize) -> Result<Option<f64>, String> {
+        self.log.push("sample");
+        self.inner.sample(runs)
+    }
+    fn now_s(&self) -> f64 {
+        self.inner.now_s()
+    }
+    fn clocks(&mut self) -> Option<ClockReading> {
+        self.inner.clocks()
+    }
+    fn prepare(&mut self) -> Result<(), String> {
+        self.log.push("prepare");
+        Ok(())
+    }
+}
+
+#[test]
+fn every_sample_is_prepared_and_runs_once_when_buffers_reset() {
+    // A short kernel in hot mode would be batched; with resets (max_runs = 1, as measure_gpu sets it)
+    // each sample is one run that starts from prepared buffers.
+    let mut m = Prepared {
+        inner: Fake::new(vec![0.004]),
+        log: Vec::new(),
+    };
+    let p = SamplePlan {
+        mode: TimingMode::Hot,
+        max_runs: 1,
+        ..plan()
+    };
+    let s = sample_loop(&mut m, &p, Some(0.004)).unwrap();
+    assert_eq!(s.runs, 1);
+    assert!(m.inner.runs_seen.iter().all(|&r| r == 1));
+    assert_eq!(m.log.len(), 2 * m.inner.runs_seen.len());
+    for pair in m.log.chunks(2) {
+        assert_eq!(pair, ["prepare", "sample"]);
+    }
+}

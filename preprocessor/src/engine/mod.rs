@@ -1,6 +1,7 @@
 //! The live engine: runs planned points on the GPU (in a worker subprocess), verifies and times
 //! them, and records the results.
 
+pub mod buffer_reset;
 pub mod counters;
 pub mod cpu_baseline;
 pub mod cpus;

@@ -5,7 +5,7 @@
 //! chunks, so results do not depend on the number of threads.
 
 use crate::host_data::init::random_word;
-use crate::host_data::{ElemType, HostData};
+use crate::host_data::{ElemType, Element, HostData, each, map_same, of_type};
 use crate::spec::builtins::REFERENCES as NAMES;
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
@@ -92,6 +92,32 @@ pub fn run(
     inputs: &[&HostData],
     dims: &BTreeMap<String, i64>,
 ) -> Result<HostData, ReferenceError> {
+    let narrow = inputs.first().map(|d| d.elem_type());
+    let moves_data = matches!(name, "transpose" | "gather");
+    if let Some(ty) = narrow
+        && let Some(wide) = computing_type(ty).filter(|_| !moves_data)
+    {
+        let widened: Vec<HostData> = inputs
+            .iter()
+            .map(|d| match computing_type(d.elem_type()) {
+                Some(w) => d.cast(w),
+                None => (*d).clone(),
+            })
+            .collect();
+        let refs: Vec<&HostData> = widened.iter().collect();
+        let out = run_typed(name, &refs, dims)?;
+        debug_assert!(out.elem_type() == wide || inputs.len() > 1);
+        return Ok(out.cast(ty));
+    }
+    run_typed(name, inputs, dims)
+}
+
+/// [`run`] on inputs of the types the references compute in.
+fn run_typed(
+    name: &str,
+    inputs: &[&HostData],
+    dims: &BTreeMap<String, i64>,
+) -> Result<HostData, ReferenceError> {
     let d = Dims { name, dims };
     let want = |n: usize| -> Result<(), ReferenceError> {
         if inputs.len() == n {
@@ -123,7 +149,7 @@ pub fn run(
         }
         "sum" => {
             want(1)?;
-            Ok(sum(inputs[0]))
+            sum(inputs[0])
         }
         "dot" => {
             want(2)?;
@@ -226,20 +252,33 @@ fn product(name: &str, dims: &[(&str, usize)]) -> Result<usize, ReferenceError> 
 }
 
 fn to_f64_vec(data: &HostData) -> Vec<f64> {
-    match data {
-        HostData::F32(v) => v.par_iter().map(|&x| x as f64).collect(),
-        HostData::F64(v) => v.clone(),
-        HostData::I32(v) => v.par_iter().map(|&x| x as f64).collect(),
-        HostData::U32(v) => v.par_iter().map(|&x| x as f64).collect(),
-    }
+    each!(data, v => v.par_iter().map(|&x| x.to_f64()).collect())
 }
 
 fn from_f64_vec(ty: ElemType, v: Vec<f64>) -> HostData {
+    of_type!(ty, T => v.par_iter().map(|&x| T::from_f64(x)).collect())
+}
+
+/// The type a built-in reference computes a narrow type in: 8- and 16-bit integers in i32/u32
+/// (wrapping arithmetic modulo 2^32 agrees with wrapping modulo 2^8 or 2^16 once narrowed back),
+/// f16/bf16 in f64 (rounded back to nearest once, like f32 results). `None`: computed as is.
+fn computing_type(ty: ElemType) -> Option<ElemType> {
     match ty {
-        ElemType::F32 => HostData::F32(v.par_iter().map(|&x| x as f32).collect()),
-        ElemType::F64 => HostData::F64(v),
-        ElemType::I32 => HostData::I32(v.par_iter().map(|&x| x as i32).collect()),
-        ElemType::U32 => HostData::U32(v.par_iter().map(|&x| x as u32).collect()),
+        ElemType::I8 | ElemType::I16 => Some(ElemType::I32),
+        ElemType::U8 | ElemType::U16 => Some(ElemType::U32),
+        ElemType::F16 | ElemType::BF16 => Some(ElemType::F64),
+        _ => None,
+    }
+}
+
+/// A reference input type the arithmetic references do not compute in (64-bit integers).
+fn unsupported(name: &str, ty: ElemType) -> ReferenceError {
+    ReferenceError::Type {
+        name: name.to_string(),
+        ty,
+        detail: " (arithmetic references compute in 8- to 32-bit integers and floats; for 64-bit \
+                 integers write a `formula`)"
+            .to_string(),
     }
 }
 
@@ -380,6 +419,7 @@ fn gemm_data(
                 gemm(&a64, &b64, dims, 0.0, |x, y, c: f64| c + x * y),
             )
         }
+        _ if a.elem_type() == b.elem_type() => return Err(unsupported(name, a.elem_type())),
         _ => {
             return Err(ReferenceError::MixedTypes {
                 name: name.to_string(),
@@ -445,12 +485,7 @@ fn transpose_vec<T: Copy + Send + Sync + Default>(a: &[T], rows: usize, cols: us
 pub fn transpose(a: &HostData, rows: usize, cols: usize) -> Result<HostData, ReferenceError> {
     let len = product("transpose", &[("rows", rows), ("cols", cols)])?;
     check_len("transpose", 0, a, len, "rows*cols")?;
-    Ok(match a {
-        HostData::I32(v) => HostData::I32(transpose_vec(v, rows, cols)),
-        HostData::U32(v) => HostData::U32(transpose_vec(v, rows, cols)),
-        HostData::F32(v) => HostData::F32(transpose_vec(v, rows, cols)),
-        HostData::F64(v) => HostData::F64(transpose_vec(v, rows, cols)),
-    })
+    Ok(map_same!(a, v => transpose_vec(v, rows, cols)))
 }
 
 /// `out[i] = a[offset + i*stride]` for `i < n` (every index must be in bounds; `stride` may be negative).
@@ -478,12 +513,7 @@ pub fn gather(
         }
     }
     let pick = |i: usize| index(i).unwrap_or(0);
-    Ok(match a {
-        HostData::I32(v) => HostData::I32((0..n).into_par_iter().map(|i| v[pick(i)]).collect()),
-        HostData::U32(v) => HostData::U32((0..n).into_par_iter().map(|i| v[pick(i)]).collect()),
-        HostData::F32(v) => HostData::F32((0..n).into_par_iter().map(|i| v[pick(i)]).collect()),
-        HostData::F64(v) => HostData::F64((0..n).into_par_iter().map(|i| v[pick(i)]).collect()),
-    })
+    Ok(map_same!(a, v => (0..n).into_par_iter().map(|i| v[pick(i)]).collect()))
 }
 
 // ---------------------------------------------------------------- reductions
@@ -500,8 +530,8 @@ fn sum_f64<T: Copy + Sync>(v: &[T], f: impl Fn(T) -> f64 + Sync) -> f64 {
 }
 
 /// The sum of all elements, as a one-element array of the same type (integers wrap).
-pub fn sum(x: &HostData) -> HostData {
-    match x {
+pub fn sum(x: &HostData) -> Result<HostData, ReferenceError> {
+    Ok(match x {
         HostData::I32(v) => {
             HostData::I32(vec![v.par_iter().copied().reduce(|| 0, i32::wrapping_add)])
         }
@@ -510,7 +540,8 @@ pub fn sum(x: &HostData) -> HostData {
         }
         HostData::F32(v) => HostData::F32(vec![sum_f64(v, |a| a as f64) as f32]),
         HostData::F64(v) => HostData::F64(vec![sum_f64(v, |a| a)]),
-    }
+        other => return Err(unsupported("sum", other.elem_type())),
+    })
 }
 
 /// `Σ x[i]·y[i]` as a one-element array of the inputs' type (integers wrap).
@@ -558,6 +589,7 @@ pub fn dot(x: &HostData, y: &HostData) -> Result<HostData, ReferenceError> {
                 .collect();
             HostData::F64(vec![partials.iter().sum()])
         }
+        _ if x.elem_type() == y.elem_type() => return Err(unsupported("dot", x.elem_type())),
         _ => {
             return Err(ReferenceError::MixedTypes {
                 name: "dot".to_string(),
@@ -668,6 +700,7 @@ pub fn row_reduce(
         HostData::F64(v) => HostData::F64(rows_of(v, rows, cols, pitch, |row| {
             float_row(row.iter().copied(), cols, op)
         })),
+        other => return Err(unsupported(name, other.elem_type())),
     })
 }
 
@@ -751,6 +784,7 @@ pub fn col_mean(
                 })
                 .collect(),
         ),
+        other => return Err(unsupported(name, other.elem_type())),
     })
 }
 
@@ -853,6 +887,39 @@ fn scan<T: Copy + Sync>(
         .reduce(|| Partial::EMPTY, merge)
 }
 
+/// Exact comparison of two integer arrays (of any integer types, 64-bit values beyond 2⁵³
+/// included: never through f64).
+fn int_scan<A: Element, B: Element>(o: &[A], e: &[B]) -> Partial {
+    o.par_chunks(SUM_CHUNK)
+        .zip(e.par_chunks(SUM_CHUNK))
+        .enumerate()
+        .map(|(c, (o, e))| {
+            let mut p = Partial::EMPTY;
+            for (j, (&x, &y)) in o.iter().zip(e).enumerate() {
+                let i = c * SUM_CHUNK + j;
+                let d = match (x.to_i128(), y.to_i128()) {
+                    (Some(a), Some(b)) => (a - b).unsigned_abs() as f64,
+                    _ => f64::NAN,
+                };
+                if d.is_nan() || d > 0.0 {
+                    p.first_bad.get_or_insert(i);
+                    p.bad += 1;
+                }
+                p.max_error = if d.is_nan() {
+                    f64::INFINITY
+                } else {
+                    p.max_error.max(d)
+                };
+                let r = ratio(d, 0.0);
+                if r > p.worst.0 || p.worst.2.is_nan() {
+                    p.worst = (r, i, 0.0);
+                }
+            }
+            p
+        })
+        .reduce(|| Partial::EMPTY, merge)
+}
+
 /// `max(1, max|ref|)`: float errors are measured relative to it (non-finite references ignored).
 pub fn scale(expected: &HostData) -> f64 {
     let max_ref = match expected {
@@ -936,10 +1003,8 @@ fn compare_first(
             (HostData::U32(o), HostData::U32(e)) => {
                 scan(&o[..n], e, |x, y| (x as f64 - y as f64).abs(), |_, _| 0.0)
             }
-            _ => {
-                let (o, e) = (to_f64_vec(output), to_f64_vec(expected));
-                scan(&o[..n], &e, |x, y| (x - y).abs(), |_, _| 0.0)
-            }
+            // Other integer types exactly (64-bit values beyond 2^53 included), never through f64.
+            _ => each!(output, o => each!(expected, e => int_scan(&o[..n], e))),
         };
         (p, 1.0)
     } else {
@@ -1226,12 +1291,15 @@ mod tests {
     #[test]
     fn sums_and_dots() {
         assert_eq!(
-            sum(&HostData::I32(vec![i32::MAX, 1])),
+            sum(&HostData::I32(vec![i32::MAX, 1])).unwrap(),
             HostData::I32(vec![i32::MIN])
         );
-        assert_eq!(sum(&HostData::U32(vec![3, 4])), HostData::U32(vec![7]));
+        assert_eq!(
+            sum(&HostData::U32(vec![3, 4])).unwrap(),
+            HostData::U32(vec![7])
+        );
         let x = generate(ElemType::F32, 100_000, &Init::Constant(0.1), 0).unwrap();
-        let HostData::F32(s) = sum(&x) else {
+        let HostData::F32(s) = sum(&x).unwrap() else {
             unreachable!()
         };
         assert!((s[0] - 10_000.0).abs() < 0.01, "{}", s[0]);
@@ -1436,3 +1504,7 @@ mod tests {
         assert_eq!(c.len(), n * n);
     }
 }
+
+#[cfg(test)]
+#[path = "reference_types_tests.rs"]
+mod types_tests;

@@ -8,11 +8,49 @@ use std::collections::HashMap;
 /// A scalar kernel argument with its concrete value.
 #[derive(Debug, Clone, Copy, PartialEq)]
 pub enum Scalar {
+    I8(i8),
+    U8(u8),
+    I16(i16),
+    U16(u16),
     I32(i32),
     U32(u32),
     I64(i64),
+    U64(u64),
+    F16(half::f16),
+    BF16(half::bf16),
     F32(f32),
     F64(f64),
+}
+
+impl Scalar {
+    /// `v` as an argument of type `ty`: an integer type takes an integer value within its range
+    /// (anything else is an error: a kernel argument never wraps silently); a float type rounds to
+    /// nearest.
+    pub fn of(ty: ScalarType, v: Num) -> Result<Scalar, String> {
+        if let Some((lo, hi)) = ty.int_range() {
+            let i = v.as_i64().ok_or_else(|| format!("{v} is not an integer"))?;
+            if i128::from(i) < lo || i128::from(i) > hi {
+                return Err(format!("{i} overflows {ty}"));
+            }
+            return Ok(match ty {
+                ScalarType::I8 => Scalar::I8(i as i8),
+                ScalarType::U8 => Scalar::U8(i as u8),
+                ScalarType::I16 => Scalar::I16(i as i16),
+                ScalarType::U16 => Scalar::U16(i as u16),
+                ScalarType::I32 => Scalar::I32(i as i32),
+                ScalarType::U32 => Scalar::U32(i as u32),
+                ScalarType::U64 => Scalar::U64(i as u64),
+                _ => Scalar::I64(i),
+            });
+        }
+        let x = v.as_f64();
+        Ok(match ty {
+            ScalarType::F16 => Scalar::F16(half::f16::from_f64(x)),
+            ScalarType::BF16 => Scalar::BF16(half::bf16::from_f64(x)),
+            ScalarType::F32 => Scalar::F32(x as f32),
+            _ => Scalar::F64(x),
+        })
+    }
 }
 
 /// A kernel argument after resolution.
@@ -113,22 +151,10 @@ pub fn args(variant: &Variant, vars: &HashMap<String, Num>) -> Result<Vec<Arg>, 
                     let v = e
                         .eval(vars)
                         .map_err(|x| err(format!("argument `{}`: {x}", e.source())))?;
-                    let int = || {
-                        v.as_i64().ok_or_else(|| {
-                            err(format!("argument `{}` = {v} is not an integer", e.source()))
-                        })
-                    };
-                    Arg::Scalar(match ty {
-                        ScalarType::I32 => Scalar::I32(i32::try_from(int()?).map_err(|_| {
-                            err(format!("argument `{}` overflows i32", e.source()))
-                        })?),
-                        ScalarType::U32 => Scalar::U32(u32::try_from(int()?).map_err(|_| {
-                            err(format!("argument `{}` overflows u32", e.source()))
-                        })?),
-                        ScalarType::I64 => Scalar::I64(int()?),
-                        ScalarType::F32 => Scalar::F32(v.as_f64() as f32),
-                        ScalarType::F64 => Scalar::F64(v.as_f64()),
-                    })
+                    Arg::Scalar(
+                        Scalar::of(*ty, v)
+                            .map_err(|m| err(format!("argument `{}` = {m}", e.source())))?,
+                    )
                 }
             })
         })

@@ -170,9 +170,17 @@ impl Sequence {
                     Arg::Buffer(b) => KernelArg::Buffer(buf(b)?),
                     Arg::PassIn => KernelArg::Buffer(buf(l.pass_in.as_deref().unwrap_or(""))?),
                     Arg::PassOut => KernelArg::Buffer(buf(l.pass_out.as_deref().unwrap_or(""))?),
+                    Arg::Scalar(Scalar::I8(v)) => KernelArg::U8(*v as u8),
+                    Arg::Scalar(Scalar::U8(v)) => KernelArg::U8(*v),
+                    Arg::Scalar(Scalar::I16(v)) => KernelArg::U16(*v as u16),
+                    Arg::Scalar(Scalar::U16(v)) => KernelArg::U16(*v),
                     Arg::Scalar(Scalar::I32(v)) => KernelArg::I32(*v),
                     Arg::Scalar(Scalar::U32(v)) => KernelArg::U32(*v),
                     Arg::Scalar(Scalar::I64(v)) => KernelArg::I64(*v),
+                    Arg::Scalar(Scalar::U64(v)) => KernelArg::U64(*v),
+                    // `__half` / `__nv_bfloat16` are passed as their 16 bits.
+                    Arg::Scalar(Scalar::F16(v)) => KernelArg::U16(v.to_bits()),
+                    Arg::Scalar(Scalar::BF16(v)) => KernelArg::U16(v.to_bits()),
                     Arg::Scalar(Scalar::F32(v)) => KernelArg::F32(*v),
                     Arg::Scalar(Scalar::F64(v)) => KernelArg::F64(*v),
                 });

@@ -148,6 +148,8 @@ pub fn accumulation_length(
 /// A float buffer read as f64 without copying it.
 #[derive(Clone, Copy)]
 enum Floats<'a> {
+    F16(&'a [half::f16]),
+    BF16(&'a [half::bf16]),
     F32(&'a [f32]),
     F64(&'a [f64]),
 }
@@ -155,12 +157,16 @@ enum Floats<'a> {
 impl Floats<'_> {
     fn get(self, i: usize) -> Option<f64> {
         match self {
+            Floats::F16(v) => v.get(i).map(|x| x.to_f64()),
+            Floats::BF16(v) => v.get(i).map(|x| x.to_f64()),
             Floats::F32(v) => v.get(i).map(|&x| f64::from(x)),
             Floats::F64(v) => v.get(i).copied(),
         }
     }
     fn len(self) -> usize {
         match self {
+            Floats::F16(v) => v.len(),
+            Floats::BF16(v) => v.len(),
             Floats::F32(v) => v.len(),
             Floats::F64(v) => v.len(),
         }
@@ -173,19 +179,17 @@ impl Floats<'_> {
 /// The float values of a buffer (`None` for integers, which compare exactly).
 fn floats(d: &HostData) -> Option<Floats<'_>> {
     match d {
+        HostData::F16(v) => Some(Floats::F16(v)),
+        HostData::BF16(v) => Some(Floats::BF16(v)),
         HostData::F32(v) => Some(Floats::F32(v)),
         HostData::F64(v) => Some(Floats::F64(v)),
         _ => None,
     }
 }
 
-/// Unit roundoff of a float buffer's type.
+/// Unit roundoff of a float buffer's type (2⁻¹¹ f16, 2⁻⁸ bf16, 2⁻²⁴ f32, 2⁻⁵³ f64; `None` for integers).
 fn unit_roundoff(d: &HostData) -> Option<f64> {
-    match d {
-        HostData::F32(_) => Some(f64::from(f32::EPSILON) / 2.0),
-        HostData::F64(_) => Some(f64::EPSILON / 2.0),
-        _ => None,
-    }
+    d.elem_type().unit_roundoff()
 }
 
 /// (‖·‖₂, ‖·‖∞) of each of `count` vectors, vector `v` being `len` elements `x[start(v) + k·step]`.

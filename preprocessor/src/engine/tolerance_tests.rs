@@ -409,3 +409,23 @@ fn row_and_column_spreads_skip_the_pitch_padding() {
     let want_rho = (1f64 + 4.0 + 9801.0 + 9.0 + 16.0 + 9801.0).sqrt();
     assert!(close(b.at(0, 0.0) / (LAMBDA * u * 6f64.sqrt()), want_rho));
 }
+
+#[test]
+fn the_derived_tolerance_uses_the_unit_roundoff_of_the_output_type() {
+    // A sum of 64 ones, in each float type: the bound scales with the type's u.
+    let k = 64;
+    let bounds = |ty: ElemType| {
+        let x = HostData::F64(vec![1.0; k]).cast(ty);
+        let want = HostData::F64(vec![k as f64]).cast(ty);
+        accumulation("sum", &[&x], &BTreeMap::new(), k, &want).unwrap()
+    };
+    let walk = |ty| bounds(ty).walk;
+    let r = walk(ElemType::F16) / walk(ElemType::F32);
+    assert!((r - 2f64.powi(13)).abs() < 1e-6 * r, "{r}");
+    let r = walk(ElemType::BF16) / walk(ElemType::F16);
+    assert!((r - 8.0).abs() < 1e-9, "{r}");
+    assert!(walk(ElemType::F64) < walk(ElemType::F32));
+    assert_eq!(bounds(ElemType::BF16).last, 2.0 * 2f64.powi(-8));
+    let ints = HostData::U8(vec![1; 4]);
+    assert!(accumulation("sum", &[&ints], &BTreeMap::new(), 4, &ints).is_none());
+}

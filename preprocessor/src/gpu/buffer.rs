@@ -3,12 +3,12 @@
 use super::error::GpuError;
 use super::session::Gpu;
 use super::shared::Shared;
-use crate::host_data::{ElemType, HostData};
+use crate::host_data::{ElemType, HostData, each};
 use cudarc::driver::sys::{CUdeviceptr, CUresult};
 use cudarc::driver::{CudaSlice, DevicePtrMut, result};
 use std::sync::Arc;
 
-/// A device array of one element type (`i32`, `u32`, `f32`, `f64`).
+/// A device array of one element type.
 #[derive(Debug)]
 pub struct DeviceBuffer {
     shared: Arc<Shared>,
@@ -107,14 +107,8 @@ impl DeviceBuffer {
         }
         let stream = self.shared.stream.cu_stream();
         // SAFETY: the allocation holds `len` elements; pageable-memory copies are staged before return.
-        let r = unsafe {
-            match data {
-                HostData::I32(v) => result::memcpy_htod_async(self.ptr, v.as_slice(), stream),
-                HostData::U32(v) => result::memcpy_htod_async(self.ptr, v.as_slice(), stream),
-                HostData::F32(v) => result::memcpy_htod_async(self.ptr, v.as_slice(), stream),
-                HostData::F64(v) => result::memcpy_htod_async(self.ptr, v.as_slice(), stream),
-            }
-        };
+        let r =
+            unsafe { each!(data, v => result::memcpy_htod_async(self.ptr, v.as_slice(), stream)) };
         self.shared.call("copying to the device", r)
     }
 
@@ -136,12 +130,7 @@ impl DeviceBuffer {
         let stream = self.shared.stream.cu_stream();
         // SAFETY: `out` has `len` elements and is not touched until the stream is synchronised below.
         let r = unsafe {
-            match out {
-                HostData::I32(v) => result::memcpy_dtoh_async(v.as_mut_slice(), self.ptr, stream),
-                HostData::U32(v) => result::memcpy_dtoh_async(v.as_mut_slice(), self.ptr, stream),
-                HostData::F32(v) => result::memcpy_dtoh_async(v.as_mut_slice(), self.ptr, stream),
-                HostData::F64(v) => result::memcpy_dtoh_async(v.as_mut_slice(), self.ptr, stream),
-            }
+            each!(out, v => result::memcpy_dtoh_async(v.as_mut_slice(), self.ptr, stream))
         };
         self.shared.call("copying from the device", r)?;
         self.shared.sync()

@@ -151,6 +151,10 @@ pub fn compile(
     {
         opts.push(format!("--include-path={}", dir.display()));
     }
+    // `<cuda_fp16.h>`, `<cuda_bf16.h>`: NVRTC has no default include path (see toolkit_headers).
+    if let Some(dir) = super::toolkit_headers::include_dir() {
+        opts.push(format!("--include-path={}", dir.display()));
+    }
     opts.extend(options.iter().cloned());
     let c_source = CString::new(source)
         .map_err(|_| CompileError::InvalidInput("the source contains a NUL byte".into()))?;

@@ -13,6 +13,10 @@ use std::ffi::c_void;
 pub enum KernelArg<'a> {
     /// The buffer's device pointer.
     Buffer(&'a DeviceBuffer),
+    /// A 1-byte value (`char`, `unsigned char`, `signed char`).
+    U8(u8),
+    /// A 2-byte value (`short`, `unsigned short`, or the bits of `__half` / `__nv_bfloat16`).
+    U16(u16),
     I32(i32),
     U32(u32),
     I64(i64),
@@ -24,6 +28,8 @@ pub enum KernelArg<'a> {
 
 /// Argument values with stable addresses for `cuLaunchKernel`'s `void**`.
 enum Slot {
+    U8(u8),
+    U16(u16),
     I32(i32),
     U32(u32),
     I64(i64),
@@ -35,6 +41,8 @@ enum Slot {
 impl Slot {
     fn ptr(&mut self) -> *mut c_void {
         match self {
+            Slot::U8(v) => (v as *mut u8).cast(),
+            Slot::U16(v) => (v as *mut u16).cast(),
             Slot::I32(v) => (v as *mut i32).cast(),
             Slot::U32(v) => (v as *mut u32).cast(),
             Slot::I64(v) => (v as *mut i64).cast(),
@@ -86,6 +94,8 @@ impl Gpu {
             .iter()
             .map(|a| match *a {
                 KernelArg::Buffer(b) => Slot::U64(b.device_ptr()),
+                KernelArg::U8(v) => Slot::U8(v),
+                KernelArg::U16(v) => Slot::U16(v),
                 KernelArg::I32(v) => Slot::I32(v),
                 KernelArg::U32(v) => Slot::U32(v),
                 KernelArg::I64(v) => Slot::I64(v),

@@ -24,6 +24,7 @@ mod session;
 mod shared;
 mod smi;
 mod timer;
+mod toolkit_headers;
 
 pub use attributes::{
     KernelAttributes, Occupancy, OccupancyEstimate, SmLimits, estimate_occupancy,

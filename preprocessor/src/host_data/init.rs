@@ -4,7 +4,7 @@
 //! splitmix64 stream), so the data depend only on the seed and the index — never on the machine or on the
 //! number of threads that filled the buffer.
 
-use super::{ElemType, HostData};
+use super::{ElemType, Element, HostData, each};
 use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 
@@ -14,9 +14,12 @@ use serde::{Deserialize, Serialize};
 pub enum Init {
     /// Uniform random: integers in `[lo, hi]` (inclusive), floats in `[lo, hi)`.
     Random { lo: f64, hi: f64 },
-    /// `0, 1, 2, …` (the index, converted to the element type; `i32`/`u32` wrap past their range).
+    /// `0, 1, 2, …`: the index converted by the element rules (integers wrap modulo 2^bits past
+    /// their range, so a `u8` buffer holds 0…255, 0…; floats round to nearest, so `f16` is exact
+    /// up to 2048 and `bf16` up to 256).
     Iota,
-    /// Every element equal to this value.
+    /// Every element equal to this value (an integer within an integer type's range; a float type
+    /// rounds it to nearest).
     Constant(f64),
     /// All zero.
     Zero,
@@ -77,59 +80,39 @@ pub fn generate(ty: ElemType, len: usize, init: &Init, seed: u64) -> Result<Host
 pub fn fill(data: &mut HostData, init: &Init, seed: u64) -> Result<(), InitError> {
     let ty = data.elem_type();
     match init {
-        Init::Zero => fill_constant(data, 0.0),
+        Init::Zero => each!(data, v => fill_constant(v, 0.0)),
         Init::Constant(value) => {
             check_constant(*value, ty)?;
-            fill_constant(data, *value);
+            each!(data, v => fill_constant(v, *value));
         }
-        Init::Iota => match data {
-            HostData::I32(v) => par_fill(v, |i| i as i32),
-            HostData::U32(v) => par_fill(v, |i| i as u32),
-            HostData::F32(v) => par_fill(v, |i| i as f32),
-            HostData::F64(v) => par_fill(v, |i| i as f64),
-        },
+        Init::Iota => each!(data, v => par_fill(v, Element::from_index)),
         Init::Random { lo, hi } => fill_random(data, *lo, *hi, seed)?,
     }
     Ok(())
 }
 
+/// A constant must be representable: an integer within an integer type's range, a finite value
+/// within a float type's (it is then rounded to the nearest value of the type).
 fn check_constant(value: f64, ty: ElemType) -> Result<(), InitError> {
-    match ty {
-        ElemType::I32 | ElemType::U32 => {
-            if value.fract() != 0.0 || !value.is_finite() {
-                return Err(InitError::NotInteger { value, ty });
-            }
-            let (min, max) = int_bounds(ty);
-            if value < min || value > max {
-                return Err(InitError::OutOfRange { value, ty });
-            }
+    if let Some((min, max)) = ty.int_range() {
+        if value.fract() != 0.0 || !value.is_finite() {
+            return Err(InitError::NotInteger { value, ty });
         }
-        ElemType::F32 => {
-            if value.is_finite() && value.abs() > f32::MAX as f64 {
-                return Err(InitError::OutOfRange { value, ty });
-            }
+        if value < min as f64 || value > max as f64 {
+            return Err(InitError::OutOfRange { value, ty });
         }
-        ElemType::F64 => {}
+    } else if let Some(max) = ty.float_max()
+        && value.is_finite()
+        && value.abs() > max
+    {
+        return Err(InitError::OutOfRange { value, ty });
     }
     Ok(())
 }
 
-fn int_bounds(ty: ElemType) -> (f64, f64) {
-    match ty {
-        ElemType::I32 => (i32::MIN as f64, i32::MAX as f64),
-        ElemType::U32 => (0.0, u32::MAX as f64),
-        ElemType::F32 => (-(f32::MAX as f64), f32::MAX as f64),
-        ElemType::F64 => (f64::MIN, f64::MAX),
-    }
-}
-
-fn fill_constant(data: &mut HostData, value: f64) {
-    match data {
-        HostData::I32(v) => v.par_iter_mut().for_each(|x| *x = value as i32),
-        HostData::U32(v) => v.par_iter_mut().for_each(|x| *x = value as u32),
-        HostData::F32(v) => v.par_iter_mut().for_each(|x| *x = value as f32),
-        HostData::F64(v) => v.par_iter_mut().for_each(|x| *x = value),
-    }
+fn fill_constant<T: Element>(v: &mut [T], value: f64) {
+    let c = T::from_f64(value);
+    v.par_iter_mut().for_each(|x| *x = c);
 }
 
 /// Fills `v[i] = f(i)` in parallel, in fixed-size chunks.
@@ -142,16 +125,48 @@ fn par_fill<T: Send>(v: &mut [T], f: impl Fn(u64) -> T + Sync) {
     });
 }
 
-/// A uniform integer in `[lo, lo + range)` from a 64-bit word (multiply-shift, no modulo bias to speak of).
+/// A uniform integer in `[lo, lo + range)` from a 64-bit word (multiply-shift, no modulo bias to speak
+/// of); `range` is at most 2⁶⁴.
 #[inline]
-fn uniform_int(word: u64, lo: i64, range: u64) -> i64 {
-    lo + ((u128::from(word) * u128::from(range)) >> 64) as i64
+fn uniform_int(word: u64, lo: i128, range: u128) -> i128 {
+    lo + ((u128::from(word) * range) >> 64) as i128
 }
 
 /// A uniform float in `[0, 1)` with 53 random bits.
 #[inline]
 fn unit_f64(word: u64) -> f64 {
     (word >> 11) as f64 * (1.0 / (1u64 << 53) as f64)
+}
+
+/// The largest value of a float type strictly below `x`.
+fn below<T: Element>(x: f64) -> T {
+    let v = T::from_f64(x);
+    if v.to_f64() < x { v } else { v.next_down() }
+}
+
+fn random_floats<T: Element>(v: &mut [T], lo: f64, hi: f64, seed: u64) {
+    let width = hi - lo;
+    let below_hi = below::<T>(hi);
+    let lo_t = T::from_f64(lo);
+    let floor = if below_hi.to_f64() < lo_t.to_f64() {
+        lo_t
+    } else {
+        below_hi
+    };
+    par_fill(v, |i| {
+        let x = T::from_f64(lo + unit_f64(random_word(seed, i)) * width);
+        if width > 0.0 && x.to_f64() >= hi {
+            floor
+        } else {
+            x
+        }
+    });
+}
+
+fn random_ints<T: Element>(v: &mut [T], lo: i128, range: u128, seed: u64) {
+    par_fill(v, |i| {
+        T::from_i64(uniform_int(random_word(seed, i), lo, range) as i64)
+    });
 }
 
 fn fill_random(data: &mut HostData, lo: f64, hi: f64, seed: u64) -> Result<(), InitError> {
@@ -161,71 +176,31 @@ fn fill_random(data: &mut HostData, lo: f64, hi: f64, seed: u64) -> Result<(), I
             return Err(InitError::NotFinite { value });
         }
     }
-    let (min, max) = int_bounds(ty);
-    match data {
-        HostData::I32(_) | HostData::U32(_) => {
-            let (lo_i, hi_i) = (lo.ceil(), hi.floor());
-            if lo_i > hi_i {
-                return Err(InitError::EmptyRange { lo, hi, ty });
-            }
-            for value in [lo_i, hi_i] {
-                if value < min || value > max {
-                    return Err(InitError::OutOfRange { value, ty });
-                }
-            }
-            let (lo_i, hi_i) = (lo_i as i64, hi_i as i64);
-            let range = (hi_i - lo_i + 1) as u64;
-            match data {
-                HostData::I32(v) => {
-                    par_fill(v, |i| uniform_int(random_word(seed, i), lo_i, range) as i32)
-                }
-                HostData::U32(v) => {
-                    par_fill(v, |i| uniform_int(random_word(seed, i), lo_i, range) as u32)
-                }
-                _ => unreachable!("matched integer types above"),
+    if let Some((min, max)) = ty.int_range() {
+        let (lo_i, hi_i) = (lo.ceil(), hi.floor());
+        if lo_i > hi_i {
+            return Err(InitError::EmptyRange { lo, hi, ty });
+        }
+        for value in [lo_i, hi_i] {
+            if value < min as f64 || value > max as f64 {
+                return Err(InitError::OutOfRange { value, ty });
             }
         }
-        HostData::F32(v) => {
-            if lo > hi {
-                return Err(InitError::EmptyRange { lo, hi, ty });
-            }
-            for value in [lo, hi] {
-                if value < min || value > max {
-                    return Err(InitError::OutOfRange { value, ty });
-                }
-            }
-            // The largest f32 strictly below `hi`, for values that round up to it.
-            let hi32 = hi as f32;
-            let below_hi = if (hi32 as f64) >= hi {
-                hi32.next_down()
-            } else {
-                hi32
-            };
-            let width = hi - lo;
-            par_fill(v, |i| {
-                let x = (lo + unit_f64(random_word(seed, i)) * width) as f32;
-                if width > 0.0 && x as f64 >= hi {
-                    below_hi.max(lo as f32)
-                } else {
-                    x
-                }
-            });
-        }
-        HostData::F64(v) => {
-            if lo > hi {
-                return Err(InitError::EmptyRange { lo, hi, ty });
-            }
-            let width = hi - lo;
-            par_fill(v, |i| {
-                let x = lo + unit_f64(random_word(seed, i)) * width;
-                if width > 0.0 && x >= hi {
-                    hi.next_down().max(lo)
-                } else {
-                    x
-                }
-            });
+        let (lo_i, hi_i) = (lo_i as i128, (hi_i as i128).min(max));
+        let range = (hi_i - lo_i + 1) as u128;
+        each!(data, v => random_ints(v, lo_i, range, seed));
+        return Ok(());
+    }
+    if lo > hi {
+        return Err(InitError::EmptyRange { lo, hi, ty });
+    }
+    let max = ty.float_max().unwrap_or(f64::MAX);
+    for value in [lo, hi] {
+        if value.abs() > max {
+            return Err(InitError::OutOfRange { value, ty });
         }
     }
+    each!(data, v => random_floats(v, lo, hi, seed));
     Ok(())
 }
 
@@ -405,5 +380,93 @@ mod tests {
         assert_ne!(seed_for(1, "a"), seed_for(1, "b"));
         assert_ne!(seed_for(1, "a"), seed_for(2, "a"));
         assert_eq!(seed_for(1, "a"), seed_for(1, "a"));
+    }
+
+    #[test]
+    fn every_type_takes_every_initialiser() {
+        for ty in ElemType::ALL {
+            for init in [
+                Init::Zero,
+                Init::Iota,
+                Init::Constant(3.0),
+                Init::Random { lo: 0.0, hi: 100.0 },
+            ] {
+                let d =
+                    generate(ty, 1000, &init, 11).unwrap_or_else(|e| panic!("{ty} {init:?}: {e}"));
+                assert_eq!(d.elem_type(), ty);
+                assert_eq!(d.len(), 1000);
+                let lo_hi = match init {
+                    Init::Zero => (0.0, 0.0),
+                    Init::Constant(c) => (c, c),
+                    Init::Iota => (0.0, 999.0),
+                    Init::Random { lo, hi } => (lo, hi),
+                };
+                if !matches!(init, Init::Iota) {
+                    assert!(
+                        d.as_f64_iter().all(|x| x >= lo_hi.0 && x <= lo_hi.1),
+                        "{ty} {init:?}: {}",
+                        d.preview(8)
+                    );
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn iota_wraps_integers_and_rounds_halves() {
+        let d = generate(ElemType::U8, 300, &Init::Iota, 0).unwrap();
+        assert_eq!(d.get_f64(255), Some(255.0));
+        assert_eq!(d.get_f64(256), Some(0.0));
+        let d = generate(ElemType::I8, 130, &Init::Iota, 0).unwrap();
+        assert_eq!(d.get_f64(128), Some(-128.0));
+        let d = generate(ElemType::F16, 2052, &Init::Iota, 0).unwrap();
+        assert_eq!(d.get_f64(2048), Some(2048.0));
+        assert_eq!(d.get_f64(2049), Some(2048.0), "ties to even");
+        let d = generate(ElemType::BF16, 300, &Init::Iota, 0).unwrap();
+        assert_eq!(d.get_f64(257), Some(256.0));
+    }
+
+    #[test]
+    fn random_ranges_cover_the_narrow_and_wide_types() {
+        let d = generate(
+            ElemType::U8,
+            20_000,
+            &Init::Random { lo: 0.0, hi: 255.0 },
+            2,
+        )
+        .unwrap();
+        let v: Vec<f64> = d.as_f64_iter().collect();
+        assert!(v.contains(&0.0) && v.contains(&255.0));
+        let d = generate(
+            ElemType::I64,
+            1000,
+            &Init::Random {
+                lo: -1e18,
+                hi: 1e18,
+            },
+            2,
+        )
+        .unwrap();
+        assert!(d.as_f64_iter().any(|x| x < -1e17) && d.as_f64_iter().any(|x| x > 1e17));
+        // Half-open float ranges hold after rounding to f16/bf16: hi itself never appears.
+        for ty in [ElemType::F16, ElemType::BF16] {
+            let d = generate(ty, 20_000, &Init::Random { lo: 0.0, hi: 1.0 }, 3).unwrap();
+            assert!(d.as_f64_iter().all(|x| (0.0..1.0).contains(&x)), "{ty}");
+        }
+    }
+
+    #[test]
+    fn values_a_type_cannot_hold_are_errors() {
+        let bad = [
+            (ElemType::U8, Init::Constant(256.0)),
+            (ElemType::I8, Init::Constant(-129.0)),
+            (ElemType::U16, Init::Random { lo: -1.0, hi: 5.0 }),
+            (ElemType::F16, Init::Constant(70000.0)),
+            (ElemType::BF16, Init::Random { lo: 0.0, hi: 1e39 }),
+            (ElemType::I16, Init::Constant(0.5)),
+        ];
+        for (ty, init) in bad {
+            assert!(generate(ty, 0, &init, 0).is_err(), "{ty} {init:?}");
+        }
     }
 }

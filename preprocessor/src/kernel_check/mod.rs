@@ -318,21 +318,19 @@ fn missing_kernel(
 /// The spec's scalar type as PTX writes it (signedness is not in PTX).
 fn scalar_param(ty: ScalarType) -> Param {
     match ty {
+        ScalarType::I8 | ScalarType::U8 => Param::Int { bits: 8 },
+        ScalarType::I16 | ScalarType::U16 => Param::Int { bits: 16 },
         ScalarType::I32 | ScalarType::U32 => Param::Int { bits: 32 },
-        ScalarType::I64 => Param::Int { bits: 64 },
+        ScalarType::I64 | ScalarType::U64 => Param::Int { bits: 64 },
+        // `__half` / `__nv_bfloat16` are structs of 2 bytes: `.param .align 2 .b8 name[2]`.
+        ScalarType::F16 | ScalarType::BF16 => Param::Bytes { len: 2 },
         ScalarType::F32 => Param::Float { bits: 32 },
         ScalarType::F64 => Param::Float { bits: 64 },
     }
 }
 
 fn scalar_name(ty: ScalarType) -> &'static str {
-    match ty {
-        ScalarType::I32 => "i32",
-        ScalarType::U32 => "u32",
-        ScalarType::I64 => "i64",
-        ScalarType::F32 => "f32",
-        ScalarType::F64 => "f64",
-    }
+    ty.name()
 }
 
 /// What to write in the spec to pass a parameter of this kind.

@@ -190,3 +190,7 @@ pub fn point_key(
 fn hex16(digest: &[u8]) -> String {
     digest.iter().take(16).map(|b| format!("{b:02x}")).collect()
 }
+
+#[cfg(test)]
+#[path = "pinned_tests.rs"]
+mod pinned_tests;

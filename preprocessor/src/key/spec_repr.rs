@@ -49,12 +49,19 @@ pub(super) fn experiment(exp: &Experiment) -> String {
             init,
             output,
             constant,
+            reset,
         } = b;
-        let _ = writeln!(
+        let _ = write!(
             out,
             "buffer {name} {elem:?} len={} init={init:?} output={output} constant={constant}",
             expr(len)
         );
+        // Written only when set, so a buffer without `reset` keeps the key it had before `reset`
+        // existed (see pinned_tests).
+        if *reset != crate::spec::Reset::None {
+            let _ = write!(out, " reset={reset:?}");
+        }
+        out.push('\n');
     }
     out
 }

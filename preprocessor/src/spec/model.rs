@@ -47,6 +47,44 @@ pub struct BufferSpec {
     pub init: Init,
     pub output: bool,
     pub constant: bool,
+    pub reset: Reset,
+}
+
+/// When a buffer's initial contents are written (`[[buffer]] reset`). Applied identically before
+/// the verification run and before every timed sample; the reference always reads the contents the
+/// kernel starts from (its `init`, or zeros for `"zero"`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Reset {
+    /// Written once, when the point's buffers are created; an `output` (or pass scratch) buffer is
+    /// instead filled with 0xFF bytes before the verification run, so elements the kernel does not
+    /// write are caught. Timed runs see whatever the previous run left.
+    #[default]
+    None,
+    /// Restored to its `init` contents (a device-to-device copy of a pristine copy) before every
+    /// launch sequence: for a kernel that reads and writes it (`y = a·x + y`).
+    Init,
+    /// Set to zero bytes (0, or +0.0) before every launch sequence: for an accumulator the kernel
+    /// adds into (`atomicAdd` into histogram bins). Its `init` is zero.
+    Zero,
+}
+
+impl Reset {
+    /// Every value, as written in a spec.
+    pub const NAMES: [&'static str; 3] = ["none", "init", "zero"];
+
+    pub fn parse(s: &str) -> Option<Reset> {
+        Some(match s {
+            "none" => Reset::None,
+            "init" => Reset::Init,
+            "zero" => Reset::Zero,
+            _ => return None,
+        })
+    }
+
+    /// Whether the buffer is rewritten before every launch sequence.
+    pub fn every_run(self) -> bool {
+        self != Reset::None
+    }
 }
 
 pub use crate::host_data::init::Init;
@@ -92,15 +130,8 @@ pub enum Exec {
     Library(String),
 }
 
-/// A scalar kernel argument's type.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum ScalarType {
-    I32,
-    U32,
-    I64,
-    F32,
-    F64,
-}
+/// A scalar kernel argument's type: any element type (`{ u8 = "…" }`, `{ f16 = "…" }`).
+pub type ScalarType = ElemType;
 
 #[derive(Debug, Clone)]
 pub enum ArgSpec {

@@ -37,6 +37,8 @@ pub struct RawBuffer {
     pub output: bool,
     #[serde(default)]
     pub constant: bool,
+    /// `"none"` (default), `"init"` or `"zero"`: see `spec::Reset`.
+    pub reset: Option<S<String>>,
 }
 
 /// `[verify]`, or a variant's `verify = { … }` whose keys replace the spec's.

@@ -6,6 +6,7 @@ use super::model::*;
 use super::raw::{ExprText, RawSpec, RawVariant};
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::expr::{Division, Expr};
+use crate::host_data::init::generate;
 use crate::metrics::DEVICE_VARS;
 use crate::source::{SourceFile, with_help};
 use crate::value::{ElemType, ParamValue, Unit};
@@ -13,6 +14,9 @@ use std::collections::BTreeSet;
 use std::ops::Range;
 use std::path::Path;
 use toml::Spanned;
+
+#[path = "reset.rs"]
+mod reset;
 
 /// The reference evaluated from the spec's own `formula` (besides the engine's built-in ones).
 pub const FORMULA: &str = "formula";
@@ -218,11 +222,11 @@ pub fn validate(
             );
         }
         let elem = ElemType::parse(b.ty.get_ref()).ok().or_else(|| {
-            let help = did_you_mean(b.ty.get_ref(), ["i32", "u32", "f32", "f64"]);
+            let help = did_you_mean(b.ty.get_ref(), ElemType::names());
             c.err_help(
                 b.ty.span(),
                 format!("unknown buffer type `{}`", b.ty.get_ref()),
-                "expected i32, u32, f32 or f64",
+                &format!("expected one of {}", ElemType::names().join(", ")),
                 help,
             );
             None
@@ -240,7 +244,20 @@ pub fn validate(
                 None
             }),
         };
-        if let (Some(elem), Some(len), Some(init)) = (elem, len, init) {
+        // An initialiser the type cannot hold (`{ constant = 300 }` for u8, 1.5 for an integer, a
+        // random range beyond the type) is the spec's error, found here rather than on the GPU.
+        let init = match (elem, init, &b.init) {
+            (Some(elem), Some(init), Some(v)) => match generate(elem, 0, &init, 0) {
+                Ok(_) => Some(init),
+                Err(e) => {
+                    c.err(v.span(), format!("`init` does not fit {elem}: {e}"), "here");
+                    None
+                }
+            },
+            (_, init, _) => init,
+        };
+        let reset = reset::validate(&mut c, b, init.as_ref());
+        if let (Some(elem), Some(len), Some(init), Some(reset)) = (elem, len, init, reset) {
             buffers.push(BufferSpec {
                 name: bname,
                 elem,
@@ -248,6 +265,7 @@ pub fn validate(
                 init,
                 output: b.output,
                 constant: b.constant,
+                reset,
             });
         }
     }
@@ -508,14 +526,10 @@ fn validate_verify(
             "here",
         );
     }
-    let default_tol = if buffers
+    let default_tol = buffers
         .iter()
-        .any(|b| b.name == *output.get_ref() && b.elem.is_float())
-    {
-        1e-5
-    } else {
-        0.0
-    };
+        .find(|b| b.name == *output.get_ref())
+        .map_or(0.0, |b| b.elem.default_tolerance());
     Some(VerifySpec {
         reference,
         inputs: inputs.iter().map(|s| s.get_ref().clone()).collect(),
@@ -719,14 +733,7 @@ fn validate_variant(
                 .map(|e| ArgSpec::Scalar(ScalarType::I32, e)),
             toml::Value::Table(t) if t.len() == 1 => {
                 let (ty, val) = t.iter().next()?;
-                let st = match ty.as_str() {
-                    "i32" => Some(ScalarType::I32),
-                    "u32" => Some(ScalarType::U32),
-                    "i64" => Some(ScalarType::I64),
-                    "f32" => Some(ScalarType::F32),
-                    "f64" => Some(ScalarType::F64),
-                    _ => None,
-                };
+                let st: Option<ScalarType> = ElemType::parse(ty).ok();
                 let text = val
                     .as_str()
                     .map(String::from)
@@ -739,8 +746,8 @@ fn validate_variant(
                         c.err_help(
                             a.span(),
                             format!("unknown scalar type `{ty}`"),
-                            "expected i32, u32, i64, f32 or f64",
-                            did_you_mean(ty, ["i32", "u32", "i64", "f32", "f64"]),
+                            &format!("expected one of {}", ElemType::names().join(", ")),
+                            did_you_mean(ty, ElemType::names()),
                         );
                         None
                     }

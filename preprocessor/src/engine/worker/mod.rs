@@ -4,6 +4,7 @@
 
 mod profile;
 
+use super::buffer_reset::{Prepare, ResetPlan};
 use super::expected::expected;
 use super::job::{Job, JobPoint, MeasureRules, Message};
 use super::measure::{measure_gpu, measure_host};
@@ -19,6 +20,7 @@ use crate::record::{
 };
 use crate::spec::metrics::point_vars;
 use crate::spec::{Exec, Experiment, Reference, Variant};
+use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
 use std::path::PathBuf;
@@ -141,6 +143,7 @@ fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
         device_inputs: None,
         out_host: None,
         slowest: job.budget_hints.clone().into_iter().collect(),
+        after_samples: None,
     };
     if job.profile {
         return profile::profile_points(&mut runner, &job.points);
@@ -196,6 +199,8 @@ struct PointRunner {
     out_host: Option<HostData>,
     /// Per variant: the largest parameter product run and its single-run time, for the budget.
     slowest: HashMap<String, (f64, f64)>,
+    /// The output after the timed samples of the last kernel run with `reset` buffers.
+    after_samples: Option<HostData>,
 }
 
 struct Failed(FailureKind, String);
@@ -362,6 +367,7 @@ impl PointRunner {
             Exec::Cpu(name) => self.run_cpu(name, &verify, &vars, &rules)?,
             Exec::Library(name) => self.run_library(name, &verify, &vars, &rules)?,
         };
+        let after_samples = self.after_samples.take();
         // Verification (before trusting the timing).
         let want = self.expected_for(&verify, variant, &vars, output.len(), out_spec.elem, jp);
         let want = match want {
@@ -385,11 +391,25 @@ impl PointRunner {
             first_bad_index: cmp.first_bad_index,
             // A uniform rule's value, else the tolerance of the element closest to its own.
             tolerance: tolerance.uniform_value().or(cmp.worst.map(|w| w.tolerance)),
-            tolerance_rule: Some(tolerance.rule),
+            tolerance_rule: Some(tolerance.rule.clone()),
             error_to_tolerance: cmp.worst.map(|w| w.ratio),
         });
         if !cmp.ok {
             return Err(Failed(FailureKind::Verification, cmp.message));
+        }
+        // With `reset` buffers, the last timed sample started from the same contents as the verified
+        // run, so its output must verify too: this checks that every sample was reset.
+        if let Some(after) = after_samples {
+            let again = compare_prefix_within(&after, &want, &|i, r| tolerance.at(i, r));
+            if !again.ok {
+                return Err(Failed(
+                    FailureKind::Verification,
+                    format!(
+                        "the output after the timed samples (buffers reset before each) differs: {}",
+                        again.message
+                    ),
+                ));
+            }
         }
         Ok(timing)
     }
@@ -584,33 +604,29 @@ impl PointRunner {
                 }),
             });
         }
-        let buffers = self.device_buffers(&module)?;
-        let mut buffers = buffers;
-        // Verification run: outputs (and scratch) poisoned, so unwritten elements are caught.
-        for spec in self
-            .exp
-            .buffers
-            .iter()
-            .filter(|b| b.output || is_scratch(variant, &b.name))
-        {
-            if let Some(b) = buffers.get_mut(&spec.name) {
-                b.poison().map_err(|e| launch_err(e.to_string()))?;
-            }
-        }
+        let resets = ResetPlan::new(&self.exp, variant);
+        self.after_samples = None;
+        let buffers = RefCell::new(self.device_buffers(&module)?);
+        let pristine = self.pristine(&resets)?;
+        // Verification run: `reset` buffers prepared as before every sample; other outputs (and
+        // scratch) poisoned, so unwritten elements are caught.
+        prepare(&mut buffers.borrow_mut(), &resets.verification, &pristine)
+            .map_err(|e| launch_err(e.to_string()))?;
         // Timed, after an L2 flush: a run longer than the measurement's timeout is its only sample.
         let first_ms = (|| -> Result<f64, String> {
             let gpu_err = |e: crate::gpu::GpuError| e.to_string();
             self.gpu.flush_l2().map_err(gpu_err)?;
             let timer = self.gpu.timer().map_err(gpu_err)?;
             timer.start().map_err(gpu_err)?;
-            seq.launch(&self.gpu, &kernel, &buffers)
+            seq.launch(&self.gpu, &kernel, &buffers.borrow())
                 .map_err(|e| e.to_string())?;
             timer.stop().map_err(gpu_err)?;
             self.gpu.synchronize().map_err(gpu_err)?;
             timer.elapsed_ms().map_err(gpu_err)
         })()
         .map_err(launch_err)?;
-        let out_buf = buffers
+        let guard = buffers.borrow();
+        let out_buf = guard
             .get(output)
             .ok_or_else(|| launch_err(format!("no buffer `{output}`")))?;
         let mut out = match self.out_host.take() {
@@ -620,12 +636,57 @@ impl PointRunner {
         out_buf
             .download_into(&mut out)
             .map_err(|e| launch_err(e.to_string()))?;
-        let timing = measure_gpu(&self.gpu, rules, Some(first_ms), seq.len(), &mut || {
-            seq.launch(&self.gpu, &kernel, &buffers)
-                .map_err(sequence_error)
-        })
+        drop(guard);
+        let mut reset = || prepare(&mut buffers.borrow_mut(), &resets.every_sample, &pristine);
+        let per_sample: Option<&mut dyn FnMut() -> Result<(), crate::gpu::GpuError>> =
+            if resets.per_sample() {
+                Some(&mut reset)
+            } else {
+                None
+            };
+        let timing = measure_gpu(
+            &self.gpu,
+            rules,
+            Some(first_ms),
+            seq.len(),
+            &mut || {
+                seq.launch(&self.gpu, &kernel, &buffers.borrow())
+                    .map_err(sequence_error)
+            },
+            per_sample,
+        )
         .map_err(|e| launch_err(e.to_string()))?;
+        if resets.per_sample() {
+            let after = buffers
+                .borrow()
+                .get(output)
+                .ok_or_else(|| launch_err(format!("no buffer `{output}`")))?
+                .download()
+                .map_err(|e| launch_err(e.to_string()))?;
+            self.after_samples = Some(after);
+        }
         Ok((out, timing))
+    }
+
+    /// Device copies of the initial contents of the buffers restored before every run.
+    fn pristine(&self, resets: &ResetPlan) -> Result<BTreeMap<String, DeviceBuffer>, Failed> {
+        let host = &self
+            .host
+            .as_ref()
+            .ok_or_else(|| Failed(FailureKind::Launch, "no inputs".into()))?
+            .data;
+        resets
+            .restored()
+            .map(|name| {
+                let copy = self.gpu.upload(&host[name]).map_err(|e| {
+                    Failed(
+                        FailureKind::Launch,
+                        format!("buffer {name} (pristine copy): {e}"),
+                    )
+                })?;
+                Ok((name.to_string(), copy))
+            })
+            .collect()
     }
 
     /// The point's device buffers, as fresh as an upload of its host inputs: copied on the
@@ -773,9 +834,14 @@ impl PointRunner {
         blas.sgemm(n, &a, &b, &mut c).map_err(err)?;
         self.gpu.synchronize().map_err(err)?;
         let out = c.download().map_err(err)?;
-        let timing = measure_gpu(&self.gpu, rules, None, 1, &mut || {
-            blas.sgemm(n, &a, &b, &mut c)
-        })
+        let timing = measure_gpu(
+            &self.gpu,
+            rules,
+            None,
+            1,
+            &mut || blas.sgemm(n, &a, &b, &mut c),
+            None,
+        )
         .map_err(err)?;
         Ok((out, timing))
     }
@@ -789,9 +855,26 @@ fn sequence_error(e: super::sequence::SequenceError) -> crate::gpu::GpuError {
     }
 }
 
-fn is_scratch(variant: &Variant, name: &str) -> bool {
-    variant
-        .passes
-        .as_ref()
-        .is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
+/// Applies one buffer preparation list (see [`ResetPlan`]), stream-ordered before the next launch.
+fn prepare(
+    buffers: &mut BTreeMap<String, DeviceBuffer>,
+    steps: &[(String, Prepare)],
+    pristine: &BTreeMap<String, DeviceBuffer>,
+) -> Result<(), crate::gpu::GpuError> {
+    for (name, step) in steps {
+        let Some(b) = buffers.get_mut(name) else {
+            continue;
+        };
+        match step {
+            Prepare::Poison => b.poison()?,
+            Prepare::Zero => b.zero()?,
+            Prepare::Restore => {
+                let src = pristine.get(name).ok_or_else(|| {
+                    crate::gpu::GpuError::BufferMismatch(format!("no pristine copy of `{name}`"))
+                })?;
+                b.copy_from(src)?;
+            }
+        }
+    }
+    Ok(())
 }

@@ -1,0 +1,75 @@
+//! What happens to each device buffer before a launch sequence runs: the verification run and
+//! every timed sample (`[[buffer]] reset`, see `spec::Reset` and DESIGN.md, "Buffers a kernel reads
+//! and writes").
+
+use crate::spec::{Experiment, Reset, Variant};
+
+/// One buffer's preparation before a launch sequence.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Prepare {
+    /// Every byte set to 0xFF (NaN for floats, all ones for integers), so unwritten elements fail
+    /// verification.
+    Poison,
+    /// Copied back from a pristine device copy of its `init` contents.
+    Restore,
+    /// Every byte set to zero.
+    Zero,
+}
+
+/// Per buffer (in spec order): what precedes the verification run, and what precedes each timed
+/// sample.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct ResetPlan {
+    pub verification: Vec<(String, Prepare)>,
+    pub every_sample: Vec<(String, Prepare)>,
+}
+
+impl ResetPlan {
+    /// The plan for `variant`: a `reset` buffer is prepared identically before the verification
+    /// run and before every timed sample; an output (or pass scratch) buffer without `reset` is
+    /// poisoned before the verification run only; other buffers keep their contents. `__constant__`
+    /// buffers are written once (they cannot have a `reset`).
+    pub fn new(exp: &Experiment, variant: &Variant) -> ResetPlan {
+        let mut plan = ResetPlan::default();
+        for b in exp.buffers.iter().filter(|b| !b.constant) {
+            let every = match b.reset {
+                Reset::Init => Some(Prepare::Restore),
+                Reset::Zero => Some(Prepare::Zero),
+                Reset::None => None,
+            };
+            if let Some(p) = every {
+                plan.verification.push((b.name.clone(), p));
+                plan.every_sample.push((b.name.clone(), p));
+            } else if b.output || is_scratch(variant, &b.name) {
+                plan.verification.push((b.name.clone(), Prepare::Poison));
+            }
+        }
+        plan
+    }
+
+    /// The buffers that need a pristine copy of their initial contents.
+    pub fn restored(&self) -> impl Iterator<Item = &str> {
+        self.every_sample
+            .iter()
+            .filter(|(_, p)| *p == Prepare::Restore)
+            .map(|(n, _)| n.as_str())
+    }
+
+    /// Whether timed samples must be prepared (then every sample is one run of the sequence, its
+    /// preparation outside the timed region).
+    pub fn per_sample(&self) -> bool {
+        !self.every_sample.is_empty()
+    }
+}
+
+/// Whether `name` is one of the variant's multi-pass scratch or result buffers.
+pub fn is_scratch(variant: &Variant, name: &str) -> bool {
+    variant
+        .passes
+        .as_ref()
+        .is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
+}
+
+#[cfg(test)]
+#[path = "buffer_reset_tests.rs"]
+mod tests;

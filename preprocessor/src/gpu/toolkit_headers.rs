@@ -1,0 +1,112 @@
+//! Where the CUDA toolkit's headers (`<cuda_fp16.h>`, `<cuda_bf16.h>`, …) are, for NVRTC, which
+//! has no default include path: a kernel that includes them compiles on a GPU machine with the
+//! toolkit installed and on a CPU-only machine with NVRTC and the runtime headers from PyPI.
+//!
+//! Searched in order, the first directory holding `cuda_fp16.h` wins:
+//! 1. `$GPULAB_CUDA_INCLUDE` (set it to point at any other location);
+//! 2. `$CUDA_HOME/include`, `$CUDA_PATH/include`, `/usr/local/cuda/include` (a toolkit install);
+//! 3. `../include` beside a `libnvrtc.so*` on `$LD_LIBRARY_PATH` (the PyPI wheels
+//!    `nvidia-cuda-nvrtc` and `nvidia-cuda-runtime` share `nvidia/cu13/{lib,include}`).
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The header that marks a toolkit include directory.
+const MARKER: &str = "cuda_fp16.h";
+
+/// The toolkit include directory, found once per process; `None` when there is none.
+pub fn include_dir() -> Option<&'static Path> {
+    static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
+    DIR.get_or_init(|| find(&|k| std::env::var_os(k).map(PathBuf::from)))
+        .as_deref()
+}
+
+/// The search, with the environment passed in (for tests).
+fn find(env: &dyn Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
+    let mut candidates: Vec<PathBuf> = Vec::new();
+    candidates.extend(env("GPULAB_CUDA_INCLUDE"));
+    for var in ["CUDA_HOME", "CUDA_PATH"] {
+        candidates.extend(env(var).map(|d| d.join("include")));
+    }
+    candidates.push(PathBuf::from("/usr/local/cuda/include"));
+    if let Some(paths) = env("LD_LIBRARY_PATH") {
+        for lib in std::env::split_paths(&paths) {
+            let has_nvrtc = std::fs::read_dir(&lib).is_ok_and(|entries| {
+                entries
+                    .flatten()
+                    .any(|e| e.file_name().to_string_lossy().starts_with("libnvrtc.so"))
+            });
+            if has_nvrtc && let Some(parent) = lib.parent() {
+                candidates.push(parent.join("include"));
+            }
+        }
+    }
+    candidates.into_iter().find(|d| d.join(MARKER).is_file())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finds_the_headers_beside_a_pypi_nvrtc_on_the_library_path() {
+        let root = tempfile::tempdir().unwrap();
+        let lib = root.path().join("nvidia/cu13/lib");
+        let inc = root.path().join("nvidia/cu13/include");
+        std::fs::create_dir_all(&lib).unwrap();
+        std::fs::create_dir_all(&inc).unwrap();
+        std::fs::write(lib.join("libnvrtc.so.13"), "").unwrap();
+        let env = |k: &str| (k == "LD_LIBRARY_PATH").then(|| lib.clone());
+        // Without the runtime headers: nothing (unless this machine has a toolkit installed).
+        let none = find(&env);
+        assert!(none.is_none() || none == Some(PathBuf::from("/usr/local/cuda/include")));
+        std::fs::write(inc.join(MARKER), "").unwrap();
+        let found = find(&env).unwrap();
+        assert!(found == inc || found == Path::new("/usr/local/cuda/include"));
+    }
+
+    #[test]
+    fn an_explicit_directory_comes_first() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(dir.path().join(MARKER), "").unwrap();
+        let path = dir.path().to_path_buf();
+        let env = |k: &str| (k == "GPULAB_CUDA_INCLUDE").then(|| path.clone());
+        assert_eq!(find(&env), Some(path.clone()));
+        let empty = tempfile::tempdir().unwrap();
+        let other = empty.path().to_path_buf();
+        let env = |k: &str| (k == "GPULAB_CUDA_INCLUDE").then(|| other.clone());
+        assert_ne!(
+            find(&env),
+            Some(other.clone()),
+            "a directory without the headers is skipped"
+        );
+    }
+
+    #[test]
+    fn half_precision_kernels_compile() {
+        if !crate::gpu::nvrtc_library_present() {
+            eprintln!(
+                "SKIPPED half_precision_kernels_compile: libnvrtc not found (CI installs it)"
+            );
+            assert!(
+                std::env::var("GPULAB_REQUIRE_NVRTC").is_err(),
+                "GPULAB_REQUIRE_NVRTC is set but libnvrtc is missing"
+            );
+            return;
+        }
+        assert!(
+            include_dir().is_some(),
+            "NVRTC is here but the CUDA headers are not: install a toolkit or the PyPI wheel \
+             nvidia-cuda-runtime beside nvidia-cuda-nvrtc (scripts/ci/nvrtc.sh does), or set \
+             GPULAB_CUDA_INCLUDE"
+        );
+        let src = "#include <cuda_fp16.h>\n#include <cuda_bf16.h>\n\
+            extern \"C\" __global__ void k(__half* x, __nv_bfloat16* y, __half a, int n) {\n\
+              int i = blockIdx.x * blockDim.x + threadIdx.x;\n\
+              if (i < n) { x[i] = __hadd(x[i], a); y[i] = __float2bfloat16(2.0f * __bfloat162float(y[i])); }\n\
+            }\n";
+        let image = super::super::compile::compile(src, "half.cu", &[], (9, 0))
+            .unwrap_or_else(|e| panic!("{e}"));
+        assert!(!image.bytes().is_empty());
+    }
+}
