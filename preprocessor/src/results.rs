@@ -306,7 +306,7 @@ pub fn device_results<'a>(
         directive
             .expect
             .iter()
-            .map(|text| evaluate_claim_on_groups(text, &groups))
+            .map(|claim| verdict(claim, &groups))
             .collect()
     };
     DeviceResults {
@@ -505,25 +505,28 @@ pub fn evaluate_claim_on(text: &str, data: &dyn crate::claims::ClaimData) -> Cla
 
 /// A claim's verdict on groups already built (several claims on one directive's data).
 fn evaluate_claim_on_groups(text: &str, groups: &[crate::claims::ClaimGroup]) -> ClaimView {
-    let (status, detail) = match Claim::parse(text) {
-        Err(e) => (
-            ClaimStatus::NotEvaluated,
-            format!("invalid claim: {}", e.message),
-        ),
-        Ok(claim) => {
-            let outcome = claim.evaluate_groups(groups);
-            let status = match outcome {
-                ClaimOutcome::Holds { .. } => ClaimStatus::Holds,
-                ClaimOutcome::Fails { .. } => ClaimStatus::Fails,
-                ClaimOutcome::NotEvaluated { .. } => ClaimStatus::NotEvaluated,
-            };
-            (status, crate::claims::describe(&outcome))
-        }
+    match Claim::parse(text) {
+        Err(e) => ClaimView {
+            text: text.to_string(),
+            status: ClaimStatus::NotEvaluated,
+            detail: format!("invalid claim: {}", e.message),
+        },
+        Ok(claim) => verdict(&claim, groups),
+    }
+}
+
+/// The verdict of a parsed claim on groups already built.
+fn verdict(claim: &Claim, groups: &[crate::claims::ClaimGroup]) -> ClaimView {
+    let outcome = claim.evaluate_groups(groups);
+    let status = match outcome {
+        ClaimOutcome::Holds { .. } => ClaimStatus::Holds,
+        ClaimOutcome::Fails { .. } => ClaimStatus::Fails,
+        ClaimOutcome::NotEvaluated { .. } => ClaimStatus::NotEvaluated,
     };
     ClaimView {
-        text: text.to_string(),
+        text: claim.text().to_string(),
         status,
-        detail,
+        detail: crate::claims::describe(&outcome),
     }
 }
 

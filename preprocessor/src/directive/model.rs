@@ -1,5 +1,6 @@
 //! The validated form of a `gpulab` directive: what to run, which points to show and how.
 
+use crate::claims::Claim;
 use crate::record::TimingMode;
 use crate::value::ParamValue;
 use std::path::PathBuf;
@@ -105,7 +106,8 @@ pub struct Directive {
     /// each entry one data set, the tables joined with `+` in the directive merged into it.
     pub paper_check: Vec<Vec<String>>,
     pub reproduces: Vec<String>,
-    pub expect: Vec<String>,
+    /// The `expect` claims, parsed once here.
+    pub expect: Vec<Claim>,
     pub devices: DeviceSelection,
     pub measure: MeasureOverrides,
     pub budget_s: Option<f64>,

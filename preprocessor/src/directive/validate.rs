@@ -483,7 +483,7 @@ pub fn validate(
                         );
                     }
                 }
-                expect.push(claim.into_inner());
+                expect.push(parsed);
             }
             Err(e) => {
                 let start = claim.span().start + 1 + e.offset;

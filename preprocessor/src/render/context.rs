@@ -269,7 +269,12 @@ impl MissingContext {
                 "points"
             },
             command: run_command(view),
-            claims: view.directive.expect.clone(),
+            claims: view
+                .directive
+                .expect
+                .iter()
+                .map(|c| c.text().to_string())
+                .collect(),
             code: super::code::code_html(&anchor(view), &view.code),
         }
     }

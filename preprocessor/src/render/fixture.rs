@@ -118,7 +118,7 @@ pub fn directive(charts: Vec<ChartSpec>) -> Directive {
         paper: Some("synth2020/table1".into()),
         paper_check: Vec::new(),
         reproduces: vec!["synth2020:table1".into()],
-        expect: vec!["shared_2d.time_ms < global_2d.time_ms".into()],
+        expect: vec![crate::claims::Claim::parse("shared_2d.time_ms < global_2d.time_ms").unwrap()],
         devices: DeviceSelection::Default,
         measure: MeasureOverrides::default(),
         budget_s: None,
