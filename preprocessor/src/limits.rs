@@ -60,14 +60,6 @@ pub const MAX_SECONDS: f64 = 24.0 * 3600.0;
 /// Most timed samples a point may ask for.
 pub const MAX_SAMPLES: usize = 100_000;
 
-/// Values of the device variables used when `check` evaluates expressions without a GPU
-/// (the handbook's H100); a live run uses the real device's.
-pub const NOMINAL_DEVICE_VARS: &[(&str, i64)] = &[
-    ("SM_COUNT", 132),
-    ("L2_BYTES", 52_428_800),
-    ("MAX_THREADS", 1024),
-];
-
 /// Checks measurement rules (from a directive's `measure` or book.toml): each violation a message
 /// naming the key.
 pub fn measure_problems(

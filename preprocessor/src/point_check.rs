@@ -1,12 +1,11 @@
 //! Every expression a point needs (buffer lengths, grid, block, shared memory, loop and pass
 //! counts, defines, scalar arguments, reference dims, metric formulas), evaluated and bounded at
 //! one planned point before anything is allocated or launched, so `check` sees what a build or
-//! `record` would. Pure: no GPU; device variables take [`NOMINAL_DEVICE_VARS`].
+//! `record` would. Pure: no GPU; device variables take their nominal values
+//! ([`crate::metrics::DEVICE_VARS`]).
 
 use crate::expr::{Expr, Num};
-use crate::limits::{
-    MAX_BLOCK, MAX_GRID, MAX_LAUNCHES, MAX_SHARED_BYTES, MAX_THREADS_PER_BLOCK, NOMINAL_DEVICE_VARS,
-};
+use crate::limits::{MAX_BLOCK, MAX_GRID, MAX_LAUNCHES, MAX_SHARED_BYTES, MAX_THREADS_PER_BLOCK};
 use crate::spec::{ArgSpec, DefineValue, Exec, Experiment, Variant};
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
@@ -66,8 +65,9 @@ impl Checker<'_> {
 /// The variables of a point without a device: its parameters, `WARP` and the nominal device's.
 pub fn nominal_vars(params: &BTreeMap<String, ParamValue>) -> HashMap<String, Num> {
     let mut vars = crate::spec::metrics::point_vars(params, None);
-    for (name, value) in NOMINAL_DEVICE_VARS {
-        vars.entry(name.to_string()).or_insert(Num::Int(*value));
+    for d in crate::metrics::DEVICE_VARS {
+        vars.entry(d.name.to_string())
+            .or_insert(Num::Int(d.nominal));
     }
     vars
 }

@@ -231,11 +231,13 @@ pub enum DeviceVar {
     MaxThreads,
 }
 
-/// A device variable's name in expressions.
+/// A device variable's name in expressions, and its value when `check` evaluates expressions
+/// without a GPU (the handbook's H100; a live run uses the real device's).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct DeviceVarDef {
     pub name: &'static str,
     pub var: DeviceVar,
+    pub nominal: i64,
 }
 
 /// Every device variable.
@@ -243,18 +245,22 @@ pub const DEVICE_VARS: &[DeviceVarDef] = &[
     DeviceVarDef {
         name: "SM_COUNT",
         var: DeviceVar::SmCount,
+        nominal: 132,
     },
     DeviceVarDef {
         name: "L2_BYTES",
         var: DeviceVar::L2Bytes,
+        nominal: 52_428_800,
     },
     DeviceVarDef {
         name: "WARP",
         var: DeviceVar::Warp,
+        nominal: 32,
     },
     DeviceVarDef {
         name: "MAX_THREADS",
         var: DeviceVar::MaxThreads,
+        nominal: 1024,
     },
 ];
 

@@ -1,0 +1,83 @@
+//! The book's list of built-in metrics is written from the registry (`metrics::BUILTINS`): this
+//! test fails when `book/adding-an-experiment.md` disagrees with it, and
+//! `SNAPSHOTS=overwrite cargo test --test metric_docs` rewrites the list. Adding a metric is one
+//! row in `metrics/registry.rs` (then the overwrite).
+
+use mdbook_gpulab::metrics::counters::GROUPS;
+use mdbook_gpulab::metrics::{BUILTINS, STAT_SUFFIXES, Source};
+
+const DOC: &str = "../book/adding-an-experiment.md";
+const BEGIN: &str = "<!-- metrics: written from metrics::BUILTINS by tests/metric_docs.rs -->\n";
+const END: &str = "<!-- metrics: end -->\n";
+
+fn how(source: Source) -> String {
+    match source {
+        Source::Timing => format!(
+            "the median of the timed samples (other statistics: {})",
+            STAT_SUFFIXES
+                .iter()
+                .map(|s| format!("`.{s}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        ),
+        Source::Derived => {
+            "derived when the book renders, from the spec's `bytes` / `flops` formula".into()
+        }
+        Source::Attribute(_) => "a kernel attribute, read after compiling".into(),
+        Source::Text => "text, not a number".into(),
+        Source::Counters(group) => {
+            let name = GROUPS
+                .iter()
+                .find(|(_, g, _)| *g == group)
+                .map(|(name, _, _)| *name)
+                .expect("every counter group is listed in GROUPS");
+            format!("hardware counters, group `{name}` (`record --counters`)")
+        }
+    }
+}
+
+fn expected_list() -> String {
+    let mut out =
+        String::from("| metric | label | unit | how it is obtained |\n|---|---|---|---|\n");
+    for b in BUILTINS {
+        let unit = match b.unit.symbol() {
+            "" => "—",
+            s => s,
+        };
+        out.push_str(&format!(
+            "| `{}` | {} | {} | {} |\n",
+            b.name,
+            b.label,
+            unit,
+            how(b.source)
+        ));
+    }
+    out
+}
+
+#[test]
+fn the_docs_list_every_builtin_metric_as_the_registry_defines_it() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(DOC);
+    let text = std::fs::read_to_string(&path).unwrap();
+    let start = text.find(BEGIN).expect("the metric list's opening marker") + BEGIN.len();
+    let end = start
+        + text[start..]
+            .find(END)
+            .expect("the metric list's closing marker");
+    let expected = expected_list();
+    if text[start..end] != expected {
+        if std::env::var("SNAPSHOTS").as_deref() == Ok("overwrite") {
+            std::fs::write(
+                &path,
+                format!("{}{expected}{}", &text[..start], &text[end..]),
+            )
+            .unwrap();
+            return;
+        }
+        panic!(
+            "{DOC}'s metric list differs from metrics::BUILTINS; run \
+             `SNAPSHOTS=overwrite cargo test --test metric_docs`.\nexpected:\n{expected}\nfound:\n{}",
+            &text[start..end]
+        );
+    }
+}
