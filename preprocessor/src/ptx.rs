@@ -26,6 +26,7 @@ impl Param {
             Param::Int { bits: 64 } => "a pointer or 64-bit integer".into(),
             Param::Int { bits } => format!("a {bits}-bit integer"),
             Param::Float { bits } => format!("a {bits}-bit float"),
+            Param::Bytes { len: 2 } => "a 2-byte struct (`__half`, `__nv_bfloat16`)".into(),
             Param::Bytes { len } => format!("a {len}-byte struct passed by value"),
         }
     }

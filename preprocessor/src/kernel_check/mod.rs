@@ -335,16 +335,27 @@ fn scalar_name(ty: ScalarType) -> &'static str {
 
 /// What to write in the spec to pass a parameter of this kind.
 fn how_to_pass(p: Param, expr: &str) -> String {
+    let write = |types: &str| format!("write {types}");
+    let typed = |t: &str| format!("`{{ {t} = \"{expr}\" }}`");
     match p {
-        Param::Float { bits: 32 } => format!("write `{{ f32 = \"{expr}\" }}`"),
-        Param::Float { bits: 64 } => format!("write `{{ f64 = \"{expr}\" }}`"),
-        Param::Int { bits: 32 } => format!("write `\"{expr}\"` (an `i32`) or `{{ u32 = \"{expr}\" }}`"),
+        Param::Float { bits: 32 } => write(&typed("f32")),
+        Param::Float { bits: 64 } => write(&typed("f64")),
+        Param::Int { bits: 8 } => write(&format!("{} or {}", typed("u8"), typed("i8"))),
+        Param::Int { bits: 16 } => write(&format!("{} or {}", typed("u16"), typed("i16"))),
+        Param::Int { bits: 32 } => write(&format!("`\"{expr}\"` (an `i32`) or {}", typed("u32"))),
         Param::Int { bits: 64 } => format!(
-            "pass a buffer's name, or write `{{ i64 = \"{expr}\" }}` for a 64-bit integer"
+            "pass a buffer's name, or write {} or {} for a 64-bit integer",
+            typed("i64"),
+            typed("u64")
+        ),
+        Param::Bytes { len: 2 } => format!(
+            "for a `__half` or `__nv_bfloat16` parameter write {} or {}; a spec passes no other struct",
+            typed("f16"),
+            typed("bf16")
         ),
         Param::Bytes { .. } => "a spec passes buffers and scalars, not structs: pass the struct's fields as separate parameters, or the struct through a buffer".into(),
         Param::Int { bits } | Param::Float { bits } => format!(
-            "a spec has no {bits}-bit scalar argument: declare the parameter `int`, `unsigned`, `float` or `double`"
+            "a spec has no {bits}-bit scalar argument of this kind: declare the parameter with another type"
         ),
     }
 }

@@ -145,6 +145,58 @@ fn each_argument_of_the_wrong_kind_is_reported_at_itself() {
     assert_eq!(check(&v, &m, SM90, &[1024]), []);
 }
 
+/// 8- and 16-bit integers and half floats: NVRTC writes `unsigned char` as `.u8`, `short` as
+/// `.u16`, and `__half` / `__nv_bfloat16` as 2-byte structs.
+#[test]
+fn narrow_integers_and_half_floats_match_by_size() {
+    let scalar = |ty: ScalarType| ArgSpec::Scalar(ty, Expr::parse("N").unwrap());
+    let mut v = naive();
+    v.args[2] = scalar(ScalarType::U8);
+    assert_eq!(
+        check(
+            &v,
+            &module("copy", &[".u64", ".u64", ".u8"], "", ""),
+            SM90,
+            &[100]
+        ),
+        []
+    );
+    v.args[2] = scalar(ScalarType::F16);
+    let half = ptx::parse(
+        ".visible .entry copy(.param .u64 a, .param .u64 b, .param .align 2 .b8 c[2])\n{\n\tret;\n}\n",
+    );
+    assert_eq!(check(&v, &half, SM90, &[100]), []);
+    // An i32 where the kernel takes a `short`, and where it takes a `__half`.
+    v.args[2] = scalar(ScalarType::I32);
+    let d = check(
+        &v,
+        &module("copy", &[".u64", ".u64", ".u16"], "", ""),
+        SM90,
+        &[100],
+    );
+    assert!(
+        d[0].message
+            .ends_with("parameter 3 of kernel `copy` is a 16-bit integer"),
+        "{}",
+        d[0].message
+    );
+    assert!(
+        d[0].help
+            .as_ref()
+            .unwrap()
+            .starts_with("write `{ u16 = \"N\" }` or `{ i16 = \"N\" }`")
+    );
+    let d = check(&v, &half, SM90, &[100]);
+    assert!(
+        d[0].help
+            .as_ref()
+            .unwrap()
+            .starts_with("for a `__half` or `__nv_bfloat16` parameter write `{ f16 = \"N\" }`"),
+        "{:?}",
+        d[0].help
+    );
+}
+
 #[test]
 fn a_block_beyond_launch_bounds_is_reported_once_with_the_count_of_points() {
     let m = module("copy", &COPY_PARAMS, ".maxntid 128, 1, 1", "");
