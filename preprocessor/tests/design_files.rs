@@ -3,6 +3,8 @@
 //! added, moved, removed or re-described without the table following;
 //! `SNAPSHOTS=overwrite cargo test --test design_files` rewrites it.
 
+mod common;
+
 use std::path::{Path, PathBuf};
 
 const BEGIN: &str = "<!-- files: written from each file's //! line by tests/design_files.rs -->\n";
@@ -48,26 +50,11 @@ fn expected_table(src: &Path) -> String {
 #[test]
 fn design_lists_every_source_file_with_its_job() {
     let root = Path::new(env!("CARGO_MANIFEST_DIR"));
-    let design = root.join("../DESIGN.md");
-    let text = std::fs::read_to_string(&design).unwrap();
-    let start = text.find(BEGIN).expect("the file table's opening marker") + BEGIN.len();
-    let end = start
-        + text[start..]
-            .find(END)
-            .expect("the file table's closing marker");
-    let expected = expected_table(&root.join("src"));
-    if text[start..end] != expected {
-        if std::env::var("SNAPSHOTS").as_deref() == Ok("overwrite") {
-            std::fs::write(
-                &design,
-                format!("{}{expected}{}", &text[..start], &text[end..]),
-            )
-            .unwrap();
-            return;
-        }
-        panic!(
-            "DESIGN.md's file table differs from the source tree; run \
-             `SNAPSHOTS=overwrite cargo test --test design_files`.\nexpected:\n{expected}"
-        );
-    }
+    common::check_written_block(
+        &root.join("../DESIGN.md"),
+        BEGIN,
+        END,
+        &expected_table(&root.join("src")),
+        "cargo test --test design_files",
+    );
 }

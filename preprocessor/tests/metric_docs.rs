@@ -3,6 +3,8 @@
 //! `SNAPSHOTS=overwrite cargo test --test metric_docs` rewrites the list. Adding a metric is one
 //! row in `metrics/registry.rs` (then the overwrite).
 
+mod common;
+
 use mdbook_gpulab::metrics::counters::GROUPS;
 use mdbook_gpulab::metrics::{BUILTINS, STAT_SUFFIXES, Source};
 
@@ -58,26 +60,11 @@ fn expected_list() -> String {
 #[test]
 fn the_docs_list_every_builtin_metric_as_the_registry_defines_it() {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(DOC);
-    let text = std::fs::read_to_string(&path).unwrap();
-    let start = text.find(BEGIN).expect("the metric list's opening marker") + BEGIN.len();
-    let end = start
-        + text[start..]
-            .find(END)
-            .expect("the metric list's closing marker");
-    let expected = expected_list();
-    if text[start..end] != expected {
-        if std::env::var("SNAPSHOTS").as_deref() == Ok("overwrite") {
-            std::fs::write(
-                &path,
-                format!("{}{expected}{}", &text[..start], &text[end..]),
-            )
-            .unwrap();
-            return;
-        }
-        panic!(
-            "{DOC}'s metric list differs from metrics::BUILTINS; run \
-             `SNAPSHOTS=overwrite cargo test --test metric_docs`.\nexpected:\n{expected}\nfound:\n{}",
-            &text[start..end]
-        );
-    }
+    common::check_written_block(
+        &path,
+        BEGIN,
+        END,
+        &expected_list(),
+        "cargo test --test metric_docs",
+    );
 }

@@ -147,3 +147,27 @@ pub fn main_element(html: &str) -> String {
     out.push('\n');
     out
 }
+
+/// Checks that the text between the lines `begin` and `end` of `path` is `expected` (a block of a
+/// document written from the code); with `SNAPSHOTS=overwrite` rewrites the block instead.
+pub fn check_written_block(path: &Path, begin: &str, end: &str, expected: &str, command: &str) {
+    let text = fs::read_to_string(path).unwrap();
+    let start = text.find(begin).expect("the block's opening marker") + begin.len();
+    let stop = start + text[start..].find(end).expect("the block's closing marker");
+    if text[start..stop] == *expected {
+        return;
+    }
+    if std::env::var("SNAPSHOTS").as_deref() == Ok("overwrite") {
+        fs::write(
+            path,
+            format!("{}{expected}{}", &text[..start], &text[stop..]),
+        )
+        .unwrap();
+        return;
+    }
+    panic!(
+        "{} is not what the code writes; run `SNAPSHOTS=overwrite {command}`.\nexpected:\n{expected}\nfound:\n{}",
+        path.display(),
+        &text[start..stop]
+    );
+}
