@@ -69,7 +69,11 @@ fn record() -> (tempfile::TempDir, Vec<(String, Value)>) {
     );
     assert!(out.status.success(), "record failed as a whole");
     let mut recs = Vec::new();
+    // data/ also holds the writers' lock file: only the device folders hold recordings.
     for device in std::fs::read_dir(root.join("data")).unwrap().flatten() {
+        if !device.path().is_dir() {
+            continue;
+        }
         for file in std::fs::read_dir(device.path()).unwrap().flatten() {
             let name = file.file_name().to_string_lossy().into_owned();
             if let Some(exp) = name.strip_suffix(".json") {
