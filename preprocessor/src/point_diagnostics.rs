@@ -47,7 +47,13 @@ pub fn check_points(
         .strip_prefix(root)
         .map(Path::to_path_buf)
         .unwrap_or_else(|_| exp.dir.join("experiment.toml"));
-    let spec_text = std::fs::read_to_string(exp.dir.join("experiment.toml")).unwrap_or_default();
+    if seen.is_empty() {
+        return Vec::new();
+    }
+    let spec_text = match read_spec(&exp.dir.join("experiment.toml"), &spec_shown) {
+        Ok(text) => text,
+        Err(d) => return vec![d],
+    };
     let spec = SourceFile::new(spec_shown, spec_text.as_str());
     let mut out = Vec::new();
     for ((variant, _, _), (p, axes, count)) in seen {
@@ -99,6 +105,21 @@ pub fn check_points(
     out
 }
 
+/// The spec's text, to locate the problems in; an error (rather than an empty text whose spans
+/// point nowhere) when it can no longer be read.
+fn read_spec(path: &Path, shown: &Path) -> Result<String, Diagnostic> {
+    std::fs::read_to_string(path).map_err(|e| {
+        SourceFile::new(shown, "").error(
+            0..0,
+            format!(
+                "cannot read {} to report its points' problems: {e}",
+                shown.display()
+            ),
+            "",
+        )
+    })
+}
+
 /// Where expression `expr` is written in the spec text: as a quoted string if possible, else as
 /// a bare value (after `=`, `[` or `,`, so that a label mentioning the same text is skipped).
 fn find_expr(text: &str, expr: &str) -> Range<usize> {
@@ -119,7 +140,25 @@ fn find_expr(text: &str, expr: &str) -> Range<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::find_expr;
+    use super::{find_expr, read_spec};
+
+    /// An unreadable spec was read as empty, so its problems pointed at nothing; now it is an error.
+    #[test]
+    fn unreadable_spec_is_an_error() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("experiment.toml");
+        let shown = std::path::Path::new("kernels/gone/experiment.toml");
+        let d = read_spec(&path, shown).unwrap_err();
+        assert_eq!(d.path, shown);
+        assert!(
+            d.message
+                .starts_with("cannot read kernels/gone/experiment.toml to report"),
+            "{}",
+            d.message
+        );
+        std::fs::write(&path, "name = 1\n").unwrap();
+        assert_eq!(read_spec(&path, shown).unwrap(), "name = 1\n");
+    }
 
     #[test]
     fn expressions_are_found_where_they_are_a_value() {

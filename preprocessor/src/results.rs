@@ -498,25 +498,9 @@ pub fn numeric_axes(axes: &BTreeMap<String, ParamValue>) -> BTreeMap<String, Num
         .collect()
 }
 
-/// A claim's verdict on any data: our cells, or a paper's table (the self-check).
-pub fn evaluate_claim_on(text: &str, data: &dyn crate::claims::ClaimData) -> ClaimView {
-    evaluate_claim_on_groups(text, &data.groups())
-}
-
-/// A claim's verdict on groups already built (several claims on one directive's data).
-fn evaluate_claim_on_groups(text: &str, groups: &[crate::claims::ClaimGroup]) -> ClaimView {
-    match Claim::parse(text) {
-        Err(e) => ClaimView {
-            text: text.to_string(),
-            status: ClaimStatus::NotEvaluated,
-            detail: format!("invalid claim: {}", e.message),
-        },
-        Ok(claim) => verdict(&claim, groups),
-    }
-}
-
-/// The verdict of a parsed claim on groups already built.
-fn verdict(claim: &Claim, groups: &[crate::claims::ClaimGroup]) -> ClaimView {
+/// The verdict of a parsed claim on groups already built: our cells, or a paper's table (the
+/// self-check).
+pub fn verdict(claim: &Claim, groups: &[crate::claims::ClaimGroup]) -> ClaimView {
     let outcome = claim.evaluate_groups(groups);
     let status = match outcome {
         ClaimOutcome::Holds { .. } => ClaimStatus::Holds,

@@ -25,6 +25,9 @@ struct Case {
     /// Files written whole into the copy (a new kernel, a new chapter).
     #[serde(default, rename = "write")]
     writes: Vec<Write>,
+    /// Files replaced by symbolic links (a spec that resolves outside the book).
+    #[serde(default, rename = "symlink")]
+    symlinks: Vec<Symlink>,
     /// The case compiles kernels with NVRTC (checks against PTX).
     #[serde(default)]
     nvrtc: bool,
@@ -43,6 +46,15 @@ struct Edit {
 struct Write {
     file: String,
     text: String,
+}
+
+#[derive(Deserialize)]
+#[serde(deny_unknown_fields)]
+struct Symlink {
+    /// The link, relative to the book's root (an existing file there is removed first).
+    file: String,
+    /// What it points at, as written into the link (relative to the link's folder).
+    target: String,
 }
 
 fn run_case(case_path: &Path) -> Result<(), String> {
@@ -67,6 +79,11 @@ fn run_case(case_path: &Path) -> Result<(), String> {
     }
     for e in &case.edits {
         book.edit(&e.file, &e.from, &e.to);
+    }
+    for l in &case.symlinks {
+        let link = book.path(&l.file);
+        let _ = std::fs::remove_file(&link);
+        std::os::unix::fs::symlink(&l.target, &link).unwrap();
     }
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mdbook-gpulab"))
         .args(&case.args)

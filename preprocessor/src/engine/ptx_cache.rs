@@ -6,7 +6,8 @@ use crate::gpu::{Image, ImageKind, compile, nvrtc_version};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// The cache file for a compilation, or `None` when NVRTC's version cannot be read.
+/// The cache file for a compilation, or `None` when NVRTC's version cannot be read or a header
+/// beside the source cannot be read (then the kernel is compiled without the cache).
 pub fn cache_path(
     cache_dir: &Path,
     source: &str,
@@ -14,7 +15,20 @@ pub fn cache_path(
     options: &[String],
     arch: (u32, u32),
 ) -> Option<PathBuf> {
-    let (major, minor) = nvrtc_version().ok()?;
+    let nvrtc = nvrtc_version().ok()?;
+    let key = cache_key(nvrtc, source, name, options, arch)?;
+    Some(cache_dir.join(format!("{key}.bin")))
+}
+
+/// The cache key of a compilation; `None` when a header beside the source cannot be read, since
+/// hashing it as empty would give it the key of an empty header.
+fn cache_key(
+    (major, minor): (u32, u32),
+    source: &str,
+    name: &str,
+    options: &[String],
+    arch: (u32, u32),
+) -> Option<String> {
     let mut h = Sha256::new();
     h.update(format!("nvrtc {major}.{minor} sm_{}{}\0", arch.0, arch.1));
     h.update(source);
@@ -37,16 +51,16 @@ pub fn cache_path(
             .collect();
         headers.sort();
         for p in headers {
-            h.update(std::fs::read(&p).unwrap_or_default());
+            h.update(std::fs::read(&p).ok()?);
         }
     }
-    let key: String = h
-        .finalize()
-        .iter()
-        .take(16)
-        .map(|b| format!("{b:02x}"))
-        .collect();
-    Some(cache_dir.join(format!("{key}.bin")))
+    Some(
+        h.finalize()
+            .iter()
+            .take(16)
+            .map(|b| format!("{b:02x}"))
+            .collect(),
+    )
 }
 
 /// Compiles `source`, or returns the cached image.
@@ -125,5 +139,23 @@ mod tests {
         )
         .unwrap();
         assert_ne!(path, other, "other defines, other entry");
+    }
+
+    /// An unreadable header was hashed as empty, so its key collided with that of an empty header
+    /// (and a stale cache entry could be used); now such a compilation is not cached at all.
+    #[test]
+    fn unreadable_header_gives_no_cache_key() {
+        let dir = tempfile::tempdir().unwrap();
+        let name = dir.path().join("k.cu");
+        let name = name.to_str().unwrap();
+        let key = |opts: &[String]| cache_key((13, 0), "src", name, opts, (9, 0));
+        std::fs::write(dir.path().join("common.cuh"), "").unwrap();
+        let empty = key(&[]).expect("a readable empty header: a key");
+        std::fs::write(dir.path().join("common.cuh"), "#define X 1\n").unwrap();
+        let full = key(&[]).expect("a readable header: a key");
+        assert_ne!(full, empty);
+        // A directory named like a header cannot be read as a file (even by root).
+        std::fs::create_dir(dir.path().join("broken.h")).unwrap();
+        assert_eq!(key(&[]), None, "an unreadable header gives no key");
     }
 }

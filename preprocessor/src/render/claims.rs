@@ -1,17 +1,17 @@
 //! The claims list: ✓ holds / ✗ does not hold / – not evaluated, with the claim and its detail.
 
 use super::html::escape;
-use crate::claims::ClaimGroup;
+use crate::claims::{Claim, ClaimGroup};
 use crate::papers::PaperTable;
 use crate::results::view::{ClaimStatus, ClaimView};
-use crate::results::{evaluate_claim_on, numeric_axes};
+use crate::results::{numeric_axes, verdict};
 use std::fmt::Write as _;
 
 /// The self-check: a claim evaluated on the paper's own numbers (its `data/papers` tables, merged
 /// into one data set), so a reader sees which claims even the paper's data supports. Rows with the
 /// same axis values form one group. Two tables giving one cell different numbers leave the claim
 /// not evaluated, saying where.
-pub fn on_paper(text: &str, tables: &[&PaperTable]) -> ClaimView {
+pub fn on_paper(claim: &Claim, tables: &[&PaperTable]) -> ClaimView {
     let mut groups: Vec<ClaimGroup> = Vec::new();
     for paper in tables {
         for row in &paper.rows {
@@ -28,7 +28,7 @@ pub fn on_paper(text: &str, tables: &[&PaperTable]) -> ClaimView {
                 match groups[at].values.get(&key) {
                     Some(seen) if seen != value => {
                         return ClaimView {
-                            text: text.to_string(),
+                            text: claim.text().to_string(),
                             status: ClaimStatus::NotEvaluated,
                             detail: format!(
                                 "the tables disagree: {}.{metric} at {} is {seen} and {value} ({})",
@@ -43,7 +43,7 @@ pub fn on_paper(text: &str, tables: &[&PaperTable]) -> ClaimView {
             }
         }
     }
-    evaluate_claim_on(text, &groups)
+    verdict(claim, &groups)
 }
 
 /// "widuch2010, Table 1 + widuch2010, Table 3, on the NVIDIA GeForce 9600M GT": the citation of a
@@ -81,8 +81,10 @@ pub fn status_parts(status: ClaimStatus) -> (&'static str, &'static str, &'stati
 /// The list as HTML; empty when there are no claims. Each claim also says whether the paper's own
 /// numbers support it ([`on_paper`]), once per data set of `self_check`; with none, a claim of a
 /// directive that reproduces a paper's item (`of_paper`) says that the paper prints no numbers for it.
+/// `expect` holds the directive's parsed claims, one per entry of `claims` and in its order.
 pub fn claims_html(
     claims: &[ClaimView],
+    expect: &[Claim],
     self_check: &[Vec<&PaperTable>],
     of_paper: bool,
 ) -> String {
@@ -90,7 +92,8 @@ pub fn claims_html(
         return String::new();
     }
     let mut out = String::from("<ul class=\"gpulab-claims\">\n");
-    for claim in claims {
+    debug_assert_eq!(claims.len(), expect.len(), "one parsed claim per verdict");
+    for (claim, parsed) in claims.iter().zip(expect) {
         let (mark, class, words) = status_parts(claim.status);
         let _ = write!(
             out,
@@ -106,7 +109,7 @@ pub fn claims_html(
             );
         }
         for tables in self_check {
-            let own = on_paper(&claim.text, tables);
+            let own = on_paper(parsed, tables);
             let (mark, class, _) = status_parts(own.status);
             let _ = write!(
                 out,
@@ -131,6 +134,15 @@ pub fn claims_html(
 mod tests {
     use super::*;
 
+    fn claim(text: &str) -> Claim {
+        Claim::parse(text).unwrap()
+    }
+
+    /// The parsed claims of synthetic verdicts, as the directive stores them.
+    fn parsed(claims: &[ClaimView]) -> Vec<Claim> {
+        claims.iter().map(|c| claim(&c.text)).collect()
+    }
+
     #[test]
     fn lists_each_status() {
         // Synthetic claims.
@@ -151,11 +163,13 @@ mod tests {
                 detail: String::new(),
             },
         ];
-        let html = claims_html(&claims, &[], false);
+        // Without a self-check the parsed claims are not evaluated; only their count matters.
+        let parsed = vec![claim("a.time_ms < b.time_ms"); claims.len()];
+        let html = claims_html(&claims, &parsed, &[], false);
         assert!(html.contains("gpulab-claim-holds\"><span class=\"gpulab-claim-mark\" aria-hidden=\"true\">✓</span> <code>a.time_ms &lt; b.time_ms</code> <span class=\"gpulab-claim-status\">holds</span> <span class=\"gpulab-claim-detail\">— holds at 3 of 3 sizes</span>"));
         assert!(html.contains("✗</span> <code>x &gt; 4 where N &gt;= 640</code> <span class=\"gpulab-claim-status\">does not hold</span>"));
         assert!(html.contains("–</span> <code>c ~= d</code> <span class=\"gpulab-claim-status\">not evaluated</span></li>"));
-        assert_eq!(claims_html(&[], &[], true), "");
+        assert_eq!(claims_html(&[], &[], &[], true), "");
         assert!(!html.contains("paper's own numbers"));
     }
 
@@ -166,9 +180,9 @@ mod tests {
             "# units: time_ms=ms\nN,variant,time_ms\n160,a,2.0\n160,b,1.0\n320,a,3.0\n320,b,4.0\n";
         let paper =
             PaperTable::parse("synth2020/t1", std::path::Path::new("t1.csv"), text).unwrap();
-        let holds = on_paper("some: b.time_ms < a.time_ms", &[&paper]);
+        let holds = on_paper(&claim("some: b.time_ms < a.time_ms"), &[&paper]);
         assert_eq!(holds.status, ClaimStatus::Holds, "{}", holds.detail);
-        let fails = on_paper("b.time_ms < a.time_ms", &[&paper]);
+        let fails = on_paper(&claim("b.time_ms < a.time_ms"), &[&paper]);
         assert_eq!(fails.status, ClaimStatus::Fails);
         assert!(
             fails
@@ -177,14 +191,14 @@ mod tests {
             "{}",
             fails.detail
         );
-        let absent = on_paper("c.time_ms < a.time_ms", &[&paper]);
+        let absent = on_paper(&claim("c.time_ms < a.time_ms"), &[&paper]);
         assert_eq!(absent.status, ClaimStatus::NotEvaluated);
         let claims = vec![ClaimView {
             text: "b.time_ms < a.time_ms".into(),
             status: ClaimStatus::Holds,
             detail: String::new(),
         }];
-        let html = claims_html(&claims, &[vec![&paper]], true);
+        let html = claims_html(&claims, &parsed(&claims), &[vec![&paper]], true);
         assert!(html.contains("<span class=\"gpulab-claim-paper gpulab-claim-fails\">on the paper's own numbers (synth2020, t1): ✗ does not hold at 1 of 2 points"), "{html}");
     }
 
@@ -205,10 +219,10 @@ mod tests {
             "N,variant,time_ms\n160,shared,1.0\n320,shared,2.0\n640,shared,5.0\n",
         )
         .unwrap();
-        let both = on_paper("shared.time_ms < global.time_ms", &[&a, &b]);
+        let both = on_paper(&claim("shared.time_ms < global.time_ms"), &[&a, &b]);
         assert_eq!(both.status, ClaimStatus::Holds, "{}", both.detail);
         assert!(both.detail.contains('2'), "two points: {}", both.detail);
-        let alone = on_paper("shared.time_ms < global.time_ms", &[&a]);
+        let alone = on_paper(&claim("shared.time_ms < global.time_ms"), &[&a]);
         assert_eq!(alone.status, ClaimStatus::NotEvaluated);
         let clash = PaperTable::parse(
             "synth2020/t4",
@@ -216,7 +230,7 @@ mod tests {
             "N,variant,time_ms\n160,shared,1.5\n",
         )
         .unwrap();
-        let disagree = on_paper("shared.time_ms < global.time_ms", &[&b, &clash]);
+        let disagree = on_paper(&claim("shared.time_ms < global.time_ms"), &[&b, &clash]);
         assert_eq!(disagree.status, ClaimStatus::NotEvaluated);
         assert!(
             disagree.detail.contains(
@@ -247,7 +261,12 @@ mod tests {
         )
         .unwrap();
         assert_eq!(citations(&[&unstated]), "synth2020, t8", "no GPU named");
-        let html = claims_html(&claims, &[vec![&a, &b], vec![&clash]], true);
+        let html = claims_html(
+            &claims,
+            &parsed(&claims),
+            &[vec![&a, &b], vec![&clash]],
+            true,
+        );
         assert!(
             html.contains("on the paper's own numbers (synth2020, t1 + synth2020, t3): ✓ holds"),
             "{html}"
@@ -267,14 +286,14 @@ mod tests {
             status: ClaimStatus::Holds,
             detail: String::new(),
         }];
-        let of_paper = claims_html(&claims, &[], true);
+        let of_paper = claims_html(&claims, &parsed(&claims), &[], true);
         assert!(
             of_paper.contains(
                 "on the paper's own numbers: – none to check: the paper prints no numbers"
             ),
             "{of_paper}"
         );
-        let target = claims_html(&claims, &[], false);
+        let target = claims_html(&claims, &parsed(&claims), &[], false);
         assert!(
             !target.contains("paper's own numbers"),
             "a project target is no paper claim: {target}"

@@ -160,6 +160,7 @@ impl DeviceContext {
             charts,
             claims: claims_html(
                 &device.claims,
+                &view.directive.expect,
                 &view.self_check,
                 !view.directive.reproduces.is_empty(),
             ),
