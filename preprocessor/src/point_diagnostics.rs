@@ -52,7 +52,7 @@ pub fn check_points(
     }
     let spec_text = match read_spec(&exp.dir.join("experiment.toml"), &spec_shown) {
         Ok(text) => text,
-        Err(d) => return vec![d],
+        Err(d) => return vec![*d],
     };
     let spec = SourceFile::new(spec_shown, spec_text.as_str());
     let mut out = Vec::new();
@@ -107,16 +107,16 @@ pub fn check_points(
 
 /// The spec's text, to locate the problems in; an error (rather than an empty text whose spans
 /// point nowhere) when it can no longer be read.
-fn read_spec(path: &Path, shown: &Path) -> Result<String, Diagnostic> {
+fn read_spec(path: &Path, shown: &Path) -> Result<String, Box<Diagnostic>> {
     std::fs::read_to_string(path).map_err(|e| {
-        SourceFile::new(shown, "").error(
+        Box::new(SourceFile::new(shown, "").error(
             0..0,
             format!(
                 "cannot read {} to report its points' problems: {e}",
                 shown.display()
             ),
             "",
-        )
+        ))
     })
 }
 

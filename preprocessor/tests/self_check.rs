@@ -60,9 +60,11 @@ fn self_check(d: &toml::Value) -> Vec<(String, Vec<ClaimView>)> {
     strings(d, "expect")
         .into_iter()
         .map(|claim| {
+            let parsed = mdbook_gpulab::claims::Claim::parse(&claim)
+                .unwrap_or_else(|e| panic!("invalid claim `{claim}`: {}", e.message));
             let verdicts = sets
                 .iter()
-                .map(|set| on_paper(&claim, &set.iter().collect::<Vec<_>>()))
+                .map(|set| on_paper(&parsed, &set.iter().collect::<Vec<_>>()))
                 .collect();
             (claim, verdicts)
         })
