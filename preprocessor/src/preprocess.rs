@@ -171,8 +171,12 @@ pub fn process_book(
             .len(),
         gpu: None,
     };
+    // The device a directive without `devices` shows: the GPU at hand in a build that runs kernels
+    // (the living report), else the book's configured `device`, else the best-recorded one.
+    let mut live_device: Option<String> = None;
     if let Some(live) = live {
         let device = live.device()?;
+        live_device = Some(device.clone());
         let work = stale_work(&found, &planned, &mut recordings, &device)?;
         let writable = if work.is_empty() {
             Ok(())
@@ -228,7 +232,7 @@ pub fn process_book(
                     exp,
                     points,
                     &recordings,
-                    ws.config.device.as_deref(),
+                    live_device.as_deref().or(ws.config.device.as_deref()),
                     paper.as_deref(),
                 );
                 view.code = crate::results::code::code_files(exp, d);
