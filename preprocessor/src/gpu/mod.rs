@@ -17,6 +17,7 @@ mod compile;
 mod cublas;
 mod device;
 mod error;
+mod kernel_clock;
 mod launch;
 mod module;
 mod probe;
@@ -41,6 +42,7 @@ pub use device::{
     theoretical_bandwidth_gbps,
 };
 pub use error::{CompileError, Diagnostic, GpuError, Severity};
+pub use kernel_clock::{KernelClock, KernelSpan, measured_span};
 pub use launch::KernelArg;
 pub use module::{Kernel, Module};
 pub use probe::{

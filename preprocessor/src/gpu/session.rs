@@ -3,6 +3,7 @@
 use super::compile::{Image, ImageKind};
 use super::device::{DeviceInfo, device_info};
 use super::error::{self, GpuError, driver};
+use super::kernel_clock::KernelClock;
 use super::module::{Module, RawModule};
 use super::probe::guard;
 use super::shared::Shared;
@@ -10,7 +11,7 @@ use super::smi;
 use cudarc::driver::sys::CUresult;
 use cudarc::driver::{CudaContext, CudaSlice, DevicePtrMut, result};
 use std::sync::atomic::{AtomicU8, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, OnceLock};
 
 /// An open GPU: context + stream, its `DeviceInfo`, and the L2-flush scratch buffer.
 pub struct Gpu {
@@ -18,6 +19,7 @@ pub struct Gpu {
     info: DeviceInfo,
     flush: Mutex<Option<CudaSlice<u8>>>,
     flush_value: AtomicU8,
+    kernel_clock: OnceLock<Result<KernelClock, String>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -49,6 +51,7 @@ impl Gpu {
             info,
             flush: Mutex::new(None),
             flush_value: AtomicU8::new(0),
+            kernel_clock: OnceLock::new(),
         })
     }
 
@@ -103,6 +106,20 @@ impl Gpu {
             shared: self.shared.clone(),
             module,
         })))
+    }
+
+    /// The kernel clock (CUPTI kernel timestamps), set up on first use; `Err` says why it is not
+    /// available. `GPULAB_KERNEL_CLOCK=0` turns it off (samples are then timed with CUDA events).
+    pub fn kernel_clock(&self) -> Result<&KernelClock, &str> {
+        self.kernel_clock
+            .get_or_init(|| {
+                if std::env::var_os("GPULAB_KERNEL_CLOCK").is_some_and(|v| v == "0") {
+                    return Err("turned off by GPULAB_KERNEL_CLOCK=0".into());
+                }
+                KernelClock::open()
+            })
+            .as_ref()
+            .map_err(String::as_str)
     }
 
     /// Evicts the L2 cache by writing a buffer of twice its size (call outside the timed region).

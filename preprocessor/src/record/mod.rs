@@ -7,6 +7,6 @@ pub mod store;
 
 pub use schema::{
     Attributes, Clocks, Counters, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point,
-    PointProvenance, Recording, SCHEMA_VERSION, Timing, TimingMode, Verification,
+    PointProvenance, Recording, SCHEMA_VERSION, SampleClock, Timing, TimingMode, Verification,
 };
 pub use store::{DataDir, StoreError};

@@ -200,6 +200,18 @@ impl TimingMode {
     }
 }
 
+/// What timed a GPU sample.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum SampleClock {
+    /// CUDA events on the stream around the sample's launches (multi-launch sequences, hot batches,
+    /// and whenever kernel timestamps are unavailable).
+    Events,
+    /// The kernel's own start and end timestamps from CUPTI (a single launch per sample): no launch
+    /// processing or event writes in the sample.
+    Kernel,
+}
+
 impl std::fmt::Display for TimingMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -243,6 +255,9 @@ pub struct Timing {
     /// Clocks read through NVML during the samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clocks: Option<Clocks>,
+    /// What timed the samples (GPU points); absent in recordings before kernel timestamps (events).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub clock: Option<SampleClock>,
     /// The host CPU's model (CPU baselines, [`TimingMode::Host`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<String>,
@@ -267,6 +282,7 @@ impl Default for Timing {
             runs_per_sample: 1,
             blocked: false,
             clocks: None,
+            clock: None,
             cpu: None,
         }
     }
@@ -419,5 +435,31 @@ mod tests {
             assert_eq!(serde_json::from_str::<TimingMode>(&json).unwrap(), mode);
         }
         assert!(serde_json::from_str::<TimingMode>("\"warm\"").is_err());
+    }
+
+    /// Recordings made before kernel timestamps have no `clock`: they read as unlabelled (events),
+    /// and a kernel-timed point says so on disk.
+    #[test]
+    fn sample_clock_is_optional_and_stored_lowercase() {
+        let old: Timing = serde_json::from_str(
+            r#"{"median_ms":1,"min_ms":1,"max_ms":1,"q1_ms":1,"q3_ms":1,"noise":0,"samples":3,"mode":"cold"}"#,
+        )
+        .unwrap();
+        assert_eq!(old.clock, None);
+        let t = Timing {
+            clock: Some(SampleClock::Kernel),
+            ..Timing::default()
+        };
+        let json = serde_json::to_string(&t).unwrap();
+        assert!(json.contains(r#""clock":"kernel""#), "{json}");
+        assert_eq!(
+            serde_json::from_str::<Timing>(&json).unwrap().clock,
+            Some(SampleClock::Kernel)
+        );
+        assert!(
+            !serde_json::to_string(&Timing::default())
+                .unwrap()
+                .contains("clock\"")
+        );
     }
 }

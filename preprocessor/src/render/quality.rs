@@ -2,7 +2,7 @@
 //! that mark it on the page (noise above the target, sample cap, too few samples, throttled, a rate above
 //! the device's peak), and the per-output summary that goes in the provenance line.
 
-use crate::record::{DeviceRecord, Outcome, Point, Timing};
+use crate::record::{DeviceRecord, Outcome, Point, SampleClock, Timing};
 use crate::stats::StopReason;
 
 /// The noise target and minimum samples assumed for recordings made before they were recorded.
@@ -150,6 +150,9 @@ pub fn sample_summary(t: &Timing) -> String {
             }
             .to_string(),
         );
+    }
+    if t.clock == Some(SampleClock::Kernel) {
+        parts.push("kernel timestamps".into());
     }
     if t.blocked {
         parts.push("behind the blocking kernel".into());
