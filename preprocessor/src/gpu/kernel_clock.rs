@@ -1,8 +1,9 @@
-//! Kernel durations from the GPU's own timestamps: CUPTI activity records of kind
-//! `CONCURRENT_KERNEL` give each kernel's start and end as the GPU executed it, without the launch
-//! processing and event writes that CUDA events around a single launch include (1–6 µs on an H100,
-//! most of a kernel of a few microseconds; issue 12). Nsight Compute's `gpu__time_duration` and Nsight
-//! Systems read the same kind of timestamps.
+//! Kernel durations from the GPU's own timestamps (opt-in, `GPULAB_KERNEL_CLOCK=1`): CUPTI activity
+//! records of kind `CONCURRENT_KERNEL` give each kernel's start and end as the GPU executed it, without
+//! the launch processing and event writes that CUDA events around a single launch include. Measured on
+//! an H100 (session 5), these durations are shorter than Nsight Compute's `gpu__time_duration` (which
+//! includes about a microsecond of launch processing) and tracing slowed memory-bound kernels by up to
+//! 7 %, so the engine times with events unless asked (`scripts/regen-logs/h100-d4929a5-kernel-clock-*`).
 //!
 //! CUPTI is a process-wide singleton: the buffers it fills are handed back through C callbacks, which
 //! push the spans into a global list that [`KernelClock::take`] drains. Everything here is optional:
