@@ -18,6 +18,7 @@ mod cublas;
 mod device;
 mod error;
 mod kernel_clock;
+mod l2_clean;
 mod launch;
 mod module;
 mod probe;

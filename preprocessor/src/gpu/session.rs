@@ -4,6 +4,7 @@ use super::compile::{Image, ImageKind};
 use super::device::{DeviceInfo, device_info};
 use super::error::{self, GpuError, driver};
 use super::kernel_clock::KernelClock;
+use super::l2_clean::L2Clean;
 use super::module::{Module, RawModule};
 use super::probe::guard;
 use super::shared::Shared;
@@ -20,6 +21,8 @@ pub struct Gpu {
     flush: Mutex<Option<CudaSlice<u8>>>,
     flush_value: AtomicU8,
     kernel_clock: OnceLock<Result<KernelClock, String>>,
+    /// Drops the flush's dirty lines after it (`None`: the GPU or NVRTC cannot; said once on stderr).
+    l2_clean: OnceLock<Option<L2Clean>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -52,6 +55,7 @@ impl Gpu {
             flush: Mutex::new(None),
             flush_value: AtomicU8::new(0),
             kernel_clock: OnceLock::new(),
+            l2_clean: OnceLock::new(),
         })
     }
 
@@ -124,7 +128,9 @@ impl Gpu {
             .map_err(String::as_str)
     }
 
-    /// Evicts the L2 cache by writing a buffer of twice its size (call outside the timed region).
+    /// Evicts the L2 cache by writing a buffer of twice its size, then (sm_80 and newer) drops the
+    /// buffer's dirty lines without writing them back, so the next kernel starts with a clean L2
+    /// (`gpu::l2_clean`; call outside the timed region).
     pub fn flush_l2(&self) -> Result<(), GpuError> {
         self.shared.bind()?;
         let bytes = (self.info.l2_bytes as usize).max(1 << 20) * 2;
@@ -142,7 +148,20 @@ impl Gpu {
         // SAFETY: `ptr` is a live allocation of `bytes` bytes on this stream.
         let r =
             unsafe { result::memset_d8_async(ptr, value, bytes, self.shared.stream.cu_stream()) };
-        self.shared.call("cuMemsetD8Async (L2 flush)", r)
+        self.shared.call("cuMemsetD8Async (L2 flush)", r)?;
+        let clean = self.l2_clean.get_or_init(|| {
+            L2Clean::load(self)
+                .map_err(|why| {
+                    eprintln!(
+                        "note: the L2 flush leaves dirty lines for the measured kernel to write back ({why})"
+                    )
+                })
+                .ok()
+        });
+        match clean {
+            Some(c) => c.discard(self, ptr, bytes as u64),
+            None => Ok(()),
+        }
     }
 
     /// The current SM clock in MHz from `nvidia-smi`; `None` if unavailable. Costs a process spawn

@@ -1,0 +1,94 @@
+//! A clean L2 after the flush: the flush (a memset of twice the L2 size, as nvbench's) leaves the cache
+//! full of dirty lines of the flush buffer, which the measured kernel then writes back to DRAM as it
+//! evicts them — up to the L2 size at DRAM bandwidth, about 17 µs on an H100, a cost of the flush and
+//! not of the kernel (Nsight Compute's `--cache-control all` flushes and invalidates, so its kernels do
+//! not pay it). PTX's `discard.global.L2` (sm_80 and newer) drops those lines without writing them
+//! back: a sample then starts with no useful and no dirty line in L2.
+
+use super::compile::compile;
+use super::error::GpuError;
+use super::launch::KernelArg;
+use super::module::{Kernel, Module};
+use super::session::Gpu;
+
+/// Bytes one `discard.global.L2` drops (its only size).
+pub(crate) const LINE: u64 = 128;
+
+/// The kernel: a grid-stride loop of discards over `lines` lines from `base` (128-byte aligned).
+pub(crate) const SOURCE: &str = r#"
+extern "C" __global__ void gpulab_discard_l2(char* base, unsigned long long lines) {
+    unsigned long long stride = (unsigned long long)gridDim.x * blockDim.x;
+    for (unsigned long long i = (unsigned long long)blockIdx.x * blockDim.x + threadIdx.x;
+         i < lines; i += stride) {
+        asm volatile("discard.global.L2 [%0], 128;" :: "l"(base + i * 128) : "memory");
+    }
+}
+"#;
+
+/// The oldest compute capability with `discard.global.L2`.
+pub(crate) const MIN_ARCH: (u32, u32) = (8, 0);
+
+/// The loaded discard kernel.
+pub(crate) struct L2Clean {
+    kernel: Kernel,
+    _module: Module,
+}
+
+impl L2Clean {
+    /// Compiles (NVRTC) and loads the kernel for `gpu`; `Err` says why there is none (an older GPU,
+    /// no NVRTC): the flush is then the memset alone.
+    pub(crate) fn load(gpu: &Gpu) -> Result<L2Clean, String> {
+        let cc = gpu.info().compute_capability;
+        if cc < MIN_ARCH {
+            return Err(format!(
+                "sm_{}{} has no discard.global.L2 (sm_80 and newer)",
+                cc.0, cc.1
+            ));
+        }
+        let image = compile(SOURCE, "gpulab_discard_l2.cu", &[], cc).map_err(|e| e.to_string())?;
+        let module = gpu.load(&image).map_err(|e| e.to_string())?;
+        let kernel = module
+            .function("gpulab_discard_l2")
+            .map_err(|e| e.to_string())?;
+        Ok(L2Clean {
+            kernel,
+            _module: module,
+        })
+    }
+
+    /// Queues the discard of `bytes` bytes from `ptr` (a live, 128-byte aligned device allocation).
+    pub(crate) fn discard(&self, gpu: &Gpu, ptr: u64, bytes: u64) -> Result<(), GpuError> {
+        let blocks = gpu.info().sm_count.max(1) * 4;
+        gpu.launch(
+            &self.kernel,
+            [blocks, 1, 1],
+            [256, 1, 1],
+            0,
+            &[KernelArg::U64(ptr), KernelArg::U64(bytes / LINE)],
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_discard_kernel_compiles_for_hopper() {
+        if !crate::gpu::nvrtc_library_present() {
+            eprintln!(
+                "SKIPPED the_discard_kernel_compiles_for_hopper: libnvrtc not found (CI installs it)"
+            );
+            assert!(
+                std::env::var("GPULAB_REQUIRE_NVRTC").is_err(),
+                "GPULAB_REQUIRE_NVRTC is set but libnvrtc is missing"
+            );
+            return;
+        }
+        // A cubin: NVRTC runs ptxas, which checks the inline `discard` instruction.
+        let image =
+            compile(SOURCE, "gpulab_discard_l2.cu", &[], (9, 0)).unwrap_or_else(|e| panic!("{e}"));
+        assert!(!image.bytes().is_empty());
+        assert_eq!(image.kind(), crate::gpu::ImageKind::Cubin);
+    }
+}
