@@ -83,6 +83,31 @@ impl Recordings {
             .collect())
     }
 
+    /// The planned `points` whose recording on `device` none of `commits` made (a point naming no
+    /// commit counts as another's): `record --rerun-unless-from`, after a change to how points are
+    /// measured.
+    pub fn recorded_by_other_commits(
+        &mut self,
+        device: &str,
+        exp: &Experiment,
+        points: &[PlannedPoint],
+        commits: &[String],
+    ) -> Result<Vec<PlannedPoint>, StoreError> {
+        self.preload(exp)?;
+        let mine = self
+            .of(&exp.name)
+            .into_iter()
+            .find(|r| r.device.slug == device);
+        Ok(points
+            .iter()
+            .filter(|p| {
+                mine.and_then(|r| find_point(r, p))
+                    .is_some_and(|q| !commits.iter().any(|c| made_by(q, c)))
+            })
+            .cloned()
+            .collect())
+    }
+
     /// Recordings of `experiment` (call `preload` first), by device slug.
     pub fn of(&self, experiment: &str) -> Vec<&Recording> {
         self.devices
@@ -176,6 +201,20 @@ pub fn find_point<'a>(rec: &'a Recording, planned: &PlannedPoint) -> Option<&'a 
     rec.points
         .iter()
         .find(|p| p.variant == planned.variant && p.params == planned.params)
+}
+
+/// Whether `point` was recorded by `commit` (short hashes of any length match by prefix).
+pub fn made_by(point: &Point, commit: &str) -> bool {
+    point.commit.as_deref().is_some_and(|c| {
+        let (a, b) = (
+            c.trim_end_matches("+dirty"),
+            commit.trim_end_matches("+dirty"),
+        );
+        !a.is_empty()
+            && !b.is_empty()
+            && (a.starts_with(b) || b.starts_with(a))
+            && c.ends_with("+dirty") == commit.ends_with("+dirty")
+    })
 }
 
 /// Whether a planned point must run (again) on the device that holds `recorded`: nothing
@@ -518,6 +557,24 @@ pub fn verdict(claim: &Claim, groups: &[crate::claims::ClaimGroup]) -> ClaimView
 mod tests {
     use super::*;
     use chrono::TimeZone;
+
+    #[test]
+    fn a_point_is_made_by_a_commit_whatever_the_length_of_its_short_hash() {
+        let p = |c: Option<&str>| Point::new("v", &BTreeMap::new(), "k", c.map(String::from));
+        assert!(made_by(&p(Some("185bbb2")), "185bbb2"));
+        assert!(made_by(&p(Some("185bbb2")), "185bbb2c9d"));
+        assert!(made_by(&p(Some("185bbb2c9d")), "185bbb2"));
+        assert!(!made_by(&p(Some("16e018a")), "185bbb2"));
+        assert!(
+            !made_by(&p(None), "185bbb2"),
+            "a point naming no commit is another's"
+        );
+        assert!(
+            !made_by(&p(Some("185bbb2+dirty")), "185bbb2"),
+            "a dirty tree is not the commit"
+        );
+        assert!(!made_by(&p(Some("")), ""));
+    }
 
     fn point(day: u32, commit: Option<&str>) -> Point {
         let mut p = Point::new("v", &BTreeMap::new(), "k", commit.map(String::from));

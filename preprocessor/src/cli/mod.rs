@@ -77,6 +77,10 @@ enum Command {
         /// Run again even if current: every experiment, or the one named.
         #[arg(long, num_args = 0..=1, default_missing_value = "")]
         rerun: Option<String>,
+        /// Also run again every point that none of these commits recorded (after a change to how
+        /// points are measured: name the commits that measure the new way, e.g. this one).
+        #[arg(long, value_delimiter = ',', value_name = "COMMIT")]
+        rerun_unless_from: Vec<String>,
         /// Only shard K of N (K/N): the points are dealt to N shards balanced by predicted
         /// time, the same way on every machine (Slurm job arrays, CI matrices).
         #[arg(long, value_parser = crate::engine::shard::Shard::parse)]
@@ -174,6 +178,7 @@ pub fn main() -> ExitCode {
         Some(Command::Record {
             dir,
             rerun,
+            rerun_unless_from,
             shard,
             experiment,
             gpus,
@@ -182,6 +187,7 @@ pub fn main() -> ExitCode {
         }) => {
             let args = record::RecordArgs {
                 rerun: rerun.map(|r| (!r.is_empty()).then_some(r)),
+                rerun_unless_from,
                 shard,
                 only: experiment,
                 gpus,

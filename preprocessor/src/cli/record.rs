@@ -53,6 +53,8 @@ impl Gpus {
 /// What to record.
 pub struct RecordArgs {
     pub rerun: Option<Option<String>>,
+    /// Also run every point none of these commits recorded (`--rerun-unless-from`).
+    pub rerun_unless_from: Vec<String>,
     pub shard: Option<Shard>,
     /// Only these experiments (all when empty).
     pub only: Vec<String>,
@@ -69,6 +71,7 @@ impl RecordArgs {
     pub(super) fn rerun_of(only: Vec<String>) -> RecordArgs {
         RecordArgs {
             rerun: Some(None),
+            rerun_unless_from: Vec::new(),
             shard: None,
             only,
             gpus: None,
@@ -307,7 +310,19 @@ pub(super) fn groups_to_run(
         let points = if force {
             planned
         } else {
-            recordings.to_run(device, d, exp, &planned)?
+            let mut points = recordings.to_run(device, d, exp, &planned)?;
+            if !args.rerun_unless_from.is_empty() {
+                let from = &args.rerun_unless_from;
+                for p in recordings.recorded_by_other_commits(device, exp, &planned, from)? {
+                    if !points
+                        .iter()
+                        .any(|q| q.variant == p.variant && q.params == p.params)
+                    {
+                        points.push(p);
+                    }
+                }
+            }
+            points
         };
         if !points.is_empty() {
             work.push(Work {
@@ -492,6 +507,58 @@ mod tests {
                 assert!(max / mean <= 1.1, "{device}, N={n}: {loads:?}");
             }
         }
+    }
+
+    /// `--rerun-unless-from C` plans exactly the points whose recording names no commit of C (plus
+    /// the missing or stale ones, of which the handbook has none), on the handbook's recordings.
+    #[test]
+    fn rerun_unless_from_plans_the_points_the_listed_commits_did_not_record() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let (ws, found) = super::super::book::load(&root).unwrap();
+        let mut recordings = Recordings::new(ws.data()).unwrap();
+        let device = ws.data().devices().unwrap()[0].clone();
+        let every = groups_to_run(
+            &ws,
+            &found,
+            &mut recordings,
+            &device,
+            &RecordArgs::rerun_of(Vec::new()),
+        )
+        .unwrap();
+        // The commit of each planned point's recording on this device.
+        let mut commits: HashMap<String, usize> = HashMap::new();
+        for g in &every {
+            for p in &g.points {
+                let rec = recorded_points(&recordings, &device, &g.experiment, p);
+                let c = rec
+                    .first()
+                    .and_then(|q| q.commit.clone())
+                    .unwrap_or_default();
+                *commits.entry(c).or_default() += 1;
+            }
+        }
+        let total: usize = commits.values().sum();
+        let (top, top_n) = commits
+            .iter()
+            .max_by_key(|(_, n)| **n)
+            .map(|(c, n)| (c.clone(), *n))
+            .unwrap();
+        let mut planned = |from: Vec<String>| -> usize {
+            let args = RecordArgs {
+                rerun: None,
+                rerun_unless_from: from,
+                ..RecordArgs::rerun_of(Vec::new())
+            };
+            count(&groups_to_run(&ws, &found, &mut recordings, &device, &args).unwrap())
+        };
+        assert_eq!(planned(Vec::new()), 0, "the handbook is current");
+        assert_eq!(
+            planned(vec![top.clone()]),
+            total - top_n,
+            "{device}: all but {top}'s"
+        );
+        assert_eq!(planned(commits.keys().cloned().collect()), 0);
+        assert_eq!(planned(vec!["0000000".into()]), total);
     }
 
     #[test]
