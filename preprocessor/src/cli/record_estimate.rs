@@ -222,6 +222,13 @@ mod tests {
 
     /// The model reproduces the H100 regeneration of 16e018a (two logs, 810 s) within 10 %, and
     /// predicts this engine's time (printed; the coordinator's GPU run measures it).
+    /// The recordings the logged regenerations made (data/ as of 0675937, kept as a fixture since
+    /// the handbook was re-recorded).
+    fn calibration_recordings(root: &Path) -> Recordings {
+        let dir = root.join("preprocessor/tests/fixtures/estimate-16e018a");
+        Recordings::new(crate::record::DataDir::new(dir)).unwrap()
+    }
+
     #[test]
     fn the_cost_model_reproduces_the_logged_h100_regeneration() {
         let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -235,7 +242,7 @@ mod tests {
         assert!((logged_total - 810.0).abs() < 5.0, "{logged_total}");
         let (ws, found) = super::super::book::load(&root).unwrap();
         let device = "nvidia-h100-80gb-hbm3";
-        let mut recordings = Recordings::new(ws.data()).unwrap();
+        let mut recordings = calibration_recordings(&root);
         let args = RecordArgs::rerun_of(Vec::new());
         let groups = groups_to_run(&ws, &found, &mut recordings, device, &args).unwrap();
         let mut facts = point_facts(&ws, &groups, &recordings, device);
@@ -315,7 +322,7 @@ mod tests {
         }
         let (ws, found) = super::super::book::load(&root).unwrap();
         let device = "nvidia-h200";
-        let mut recordings = Recordings::new(ws.data()).unwrap();
+        let mut recordings = calibration_recordings(&root);
         let args = RecordArgs::rerun_of(log.iter().map(|(e, _)| e.clone()).collect());
         let groups = groups_to_run(&ws, &found, &mut recordings, device, &args).unwrap();
         let mut facts = point_facts(&ws, &groups, &recordings, device);
