@@ -10,6 +10,8 @@ use super::error::GpuError;
 use super::launch::KernelArg;
 use super::module::{Kernel, Module};
 use super::session::Gpu;
+use cudarc::driver::{DevicePtrMut, result};
+use std::sync::atomic::Ordering;
 
 /// Bytes one `discard.global.L2` drops (its only size).
 pub(crate) const LINE: u64 = 128;
@@ -28,43 +30,65 @@ extern "C" __global__ void gpulab_discard_l2(char* base, unsigned long long line
 /// The oldest compute capability with `discard.global.L2`.
 pub(crate) const MIN_ARCH: (u32, u32) = (8, 0);
 
-/// The loaded discard kernel.
-pub(crate) struct L2Clean {
-    kernel: Kernel,
-    _module: Module,
+/// Compiles (NVRTC) and loads the discard kernel for `gpu`; `Err` says why there is none (an older
+/// GPU, no NVRTC): the flush is then the memset alone.
+fn load(gpu: &Gpu) -> Result<(Module, Kernel), String> {
+    let cc = gpu.info().compute_capability;
+    if cc < MIN_ARCH {
+        return Err(format!(
+            "sm_{}{} has no discard.global.L2 (sm_80 and newer)",
+            cc.0, cc.1
+        ));
+    }
+    let image = compile(SOURCE, "gpulab_discard_l2.cu", &[], cc).map_err(|e| e.to_string())?;
+    let module = gpu.load(&image).map_err(|e| e.to_string())?;
+    let kernel = module
+        .function("gpulab_discard_l2")
+        .map_err(|e| e.to_string())?;
+    Ok((module, kernel))
 }
 
-impl L2Clean {
-    /// Compiles (NVRTC) and loads the kernel for `gpu`; `Err` says why there is none (an older GPU,
-    /// no NVRTC): the flush is then the memset alone.
-    pub(crate) fn load(gpu: &Gpu) -> Result<L2Clean, String> {
-        let cc = gpu.info().compute_capability;
-        if cc < MIN_ARCH {
-            return Err(format!(
-                "sm_{}{} has no discard.global.L2 (sm_80 and newer)",
-                cc.0, cc.1
-            ));
+impl Gpu {
+    /// Evicts the L2 cache by writing a buffer of twice its size, then (sm_80 and newer) drops the
+    /// buffer's dirty lines without writing them back, so the next kernel starts with a clean L2
+    /// (call outside the timed region).
+    pub fn flush_l2(&self) -> Result<(), GpuError> {
+        let shared = self.shared();
+        shared.bind()?;
+        let bytes = (self.info().l2_bytes as usize).max(1 << 20) * 2;
+        let mut guard = self.flush.lock().unwrap_or_else(|p| p.into_inner());
+        if guard.is_none() {
+            // SAFETY: uninitialised bytes, only ever written.
+            let r = unsafe { shared.stream.alloc::<u8>(bytes) };
+            *guard = Some(shared.call("allocating the L2 flush buffer", r)?);
         }
-        let image = compile(SOURCE, "gpulab_discard_l2.cu", &[], cc).map_err(|e| e.to_string())?;
-        let module = gpu.load(&image).map_err(|e| e.to_string())?;
-        let kernel = module
-            .function("gpulab_discard_l2")
-            .map_err(|e| e.to_string())?;
-        Ok(L2Clean {
+        let value = self.flush_value.fetch_add(1, Ordering::Relaxed);
+        let Some(buf) = guard.as_mut() else {
+            return Err(GpuError::BufferMismatch("L2 flush buffer missing".into()));
+        };
+        let (ptr, _sync) = buf.device_ptr_mut(&shared.stream);
+        // SAFETY: `ptr` is a live allocation of `bytes` bytes on this stream.
+        let r = unsafe { result::memset_d8_async(ptr, value, bytes, shared.stream.cu_stream()) };
+        shared.call("cuMemsetD8Async (L2 flush)", r)?;
+        let discard = self.l2_discard.get_or_init(|| {
+            load(self)
+                .map_err(|why| {
+                    eprintln!(
+                        "note: the L2 flush leaves dirty lines for the measured kernel to write back ({why})"
+                    )
+                })
+                .ok()
+        });
+        let Some((_, kernel)) = discard else {
+            return Ok(());
+        };
+        let blocks = self.info().sm_count.max(1) * 4;
+        self.launch(
             kernel,
-            _module: module,
-        })
-    }
-
-    /// Queues the discard of `bytes` bytes from `ptr` (a live, 128-byte aligned device allocation).
-    pub(crate) fn discard(&self, gpu: &Gpu, ptr: u64, bytes: u64) -> Result<(), GpuError> {
-        let blocks = gpu.info().sm_count.max(1) * 4;
-        gpu.launch(
-            &self.kernel,
             [blocks, 1, 1],
             [256, 1, 1],
             0,
-            &[KernelArg::U64(ptr), KernelArg::U64(bytes / LINE)],
+            &[KernelArg::U64(ptr), KernelArg::U64(bytes as u64 / LINE)],
         )
     }
 }

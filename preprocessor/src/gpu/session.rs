@@ -4,25 +4,26 @@ use super::compile::{Image, ImageKind};
 use super::device::{DeviceInfo, device_info};
 use super::error::{self, GpuError, driver};
 use super::kernel_clock::KernelClock;
-use super::l2_clean::L2Clean;
-use super::module::{Module, RawModule};
+use super::module::{Kernel, Module, RawModule};
 use super::probe::guard;
 use super::shared::Shared;
 use super::smi;
 use cudarc::driver::sys::CUresult;
-use cudarc::driver::{CudaContext, CudaSlice, DevicePtrMut, result};
-use std::sync::atomic::{AtomicU8, Ordering};
+use cudarc::driver::{CudaContext, CudaSlice, result};
+use std::sync::atomic::AtomicU8;
 use std::sync::{Arc, Mutex, OnceLock};
 
 /// An open GPU: context + stream, its `DeviceInfo`, and the L2-flush scratch buffer.
 pub struct Gpu {
     shared: Arc<Shared>,
     info: DeviceInfo,
-    flush: Mutex<Option<CudaSlice<u8>>>,
-    flush_value: AtomicU8,
+    /// The L2 flush's scratch buffer and the byte it writes next (`gpu::l2_clean`).
+    pub(super) flush: Mutex<Option<CudaSlice<u8>>>,
+    pub(super) flush_value: AtomicU8,
     kernel_clock: OnceLock<Result<KernelClock, String>>,
-    /// Drops the flush's dirty lines after it (`None`: the GPU or NVRTC cannot; said once on stderr).
-    l2_clean: OnceLock<Option<L2Clean>>,
+    /// The kernel that drops the flush's dirty lines, with its module (`None`: the GPU or NVRTC
+    /// cannot; said once on stderr).
+    pub(super) l2_discard: OnceLock<Option<(Module, Kernel)>>,
 }
 
 impl std::fmt::Debug for Gpu {
@@ -55,7 +56,7 @@ impl Gpu {
             flush: Mutex::new(None),
             flush_value: AtomicU8::new(0),
             kernel_clock: OnceLock::new(),
-            l2_clean: OnceLock::new(),
+            l2_discard: OnceLock::new(),
         })
     }
 
@@ -126,42 +127,6 @@ impl Gpu {
             })
             .as_ref()
             .map_err(String::as_str)
-    }
-
-    /// Evicts the L2 cache by writing a buffer of twice its size, then (sm_80 and newer) drops the
-    /// buffer's dirty lines without writing them back, so the next kernel starts with a clean L2
-    /// (`gpu::l2_clean`; call outside the timed region).
-    pub fn flush_l2(&self) -> Result<(), GpuError> {
-        self.shared.bind()?;
-        let bytes = (self.info.l2_bytes as usize).max(1 << 20) * 2;
-        let mut guard = self.flush.lock().unwrap_or_else(|p| p.into_inner());
-        if guard.is_none() {
-            // SAFETY: uninitialised bytes, only ever written.
-            let r = unsafe { self.shared.stream.alloc::<u8>(bytes) };
-            *guard = Some(self.shared.call("allocating the L2 flush buffer", r)?);
-        }
-        let value = self.flush_value.fetch_add(1, Ordering::Relaxed);
-        let Some(buf) = guard.as_mut() else {
-            return Err(GpuError::BufferMismatch("L2 flush buffer missing".into()));
-        };
-        let (ptr, _sync) = buf.device_ptr_mut(&self.shared.stream);
-        // SAFETY: `ptr` is a live allocation of `bytes` bytes on this stream.
-        let r =
-            unsafe { result::memset_d8_async(ptr, value, bytes, self.shared.stream.cu_stream()) };
-        self.shared.call("cuMemsetD8Async (L2 flush)", r)?;
-        let clean = self.l2_clean.get_or_init(|| {
-            L2Clean::load(self)
-                .map_err(|why| {
-                    eprintln!(
-                        "note: the L2 flush leaves dirty lines for the measured kernel to write back ({why})"
-                    )
-                })
-                .ok()
-        });
-        match clean {
-            Some(c) => c.discard(self, ptr, bytes as u64),
-            None => Ok(()),
-        }
     }
 
     /// The current SM clock in MHz from `nvidia-smi`; `None` if unavailable. Costs a process spawn
