@@ -70,11 +70,7 @@ impl Recordings {
         exp: &Experiment,
         points: &[PlannedPoint],
     ) -> Result<Vec<PlannedPoint>, StoreError> {
-        self.preload(exp)?;
-        let mine = self
-            .of(&exp.name)
-            .into_iter()
-            .find(|r| r.device.slug == device);
+        let mine = self.on_device(device, exp)?;
         let mode = d.measure.mode.unwrap_or(TimingMode::Cold);
         Ok(points
             .iter()
@@ -93,11 +89,7 @@ impl Recordings {
         points: &[PlannedPoint],
         commits: &[String],
     ) -> Result<Vec<PlannedPoint>, StoreError> {
-        self.preload(exp)?;
-        let mine = self
-            .of(&exp.name)
-            .into_iter()
-            .find(|r| r.device.slug == device);
+        let mine = self.on_device(device, exp)?;
         Ok(points
             .iter()
             .filter(|p| {
@@ -106,6 +98,19 @@ impl Recordings {
             })
             .cloned()
             .collect())
+    }
+
+    /// The recording of `exp` on `device`, if any (loaded on first use).
+    fn on_device(
+        &mut self,
+        device: &str,
+        exp: &Experiment,
+    ) -> Result<Option<&Recording>, StoreError> {
+        self.preload(exp)?;
+        Ok(self
+            .of(&exp.name)
+            .into_iter()
+            .find(|r| r.device.slug == device))
     }
 
     /// Recordings of `experiment` (call `preload` first), by device slug.
