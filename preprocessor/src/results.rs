@@ -234,7 +234,7 @@ pub fn needs_run(
     mode: TimingMode,
 ) -> bool {
     let Some(q) = recorded else { return true };
-    if q.key != planned.key.on(device) {
+    if q.key != planned.key.on(device) || !q.measured_the_current_way() {
         return true;
     }
     match q.timing.as_ref().map(|t| t.mode) {
@@ -489,7 +489,9 @@ impl ClaimData for CellGroups<'_, '_> {
                 });
                 groups.len() - 1
             });
-            if let Some(point) = cell.point {
+            // A point measured the old way is left out: it would be compared with points measured
+            // the current way (a claim then has no data where it was the only one).
+            if let Some(point) = cell.point.filter(|p| p.measured_the_current_way()) {
                 for metric in metric_names(point) {
                     if let Some(v) = point.metric(&metric) {
                         groups[i].values.insert((cell.variant.clone(), metric), v);

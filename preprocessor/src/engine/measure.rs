@@ -6,7 +6,7 @@ use super::job::MeasureRules;
 use crate::gpu::{
     Blocker, ClockReading, Gpu, GpuError, KernelClock, MAX_QUEUED_LAUNCHES, Timer, measured_span,
 };
-use crate::record::{Clocks, SampleClock, Timing, TimingMode};
+use crate::record::{Clocks, MEASURE_METHOD, SampleClock, Timing, TimingMode};
 use crate::stats::{StopReason, StopRule, summarize, throttled_by_clock};
 use std::time::Instant;
 
@@ -447,6 +447,7 @@ fn timing(sampled: &Sampled, rules: &MeasureRules, mode: TimingMode, max_sm_mhz:
         blocked: false,
         clocks: sampled.clocks.clone(),
         clock: None,
+        method: (mode != TimingMode::Host).then_some(MEASURE_METHOD),
         cpu: None,
     }
 }

@@ -6,7 +6,8 @@ pub mod schema;
 pub mod store;
 
 pub use schema::{
-    Attributes, Clocks, Counters, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point,
-    PointProvenance, Recording, SCHEMA_VERSION, SampleClock, Timing, TimingMode, Verification,
+    Attributes, Clocks, Counters, DeviceRecord, Failure, FailureKind, MEASURE_METHOD, Occupancy,
+    Outcome, Point, PointProvenance, Recording, SCHEMA_VERSION, SampleClock, Timing, TimingMode,
+    Verification,
 };
 pub use store::{DataDir, StoreError};

@@ -200,6 +200,16 @@ impl TimingMode {
     }
 }
 
+/// How GPU points are measured, recorded on every GPU timing: 1 — the cold-mode L2 flush (a memset)
+/// left its dirty lines in L2 for the measured kernel to write back (up to ~17 µs on an H100);
+/// 2 — the flush leaves a clean L2 (`gpu::l2_clean`, since 185bbb2). Bump it when a change to the
+/// measurement makes old and new numbers of one kernel disagree; keys stay (DESIGN.md, "Keys and
+/// provenance").
+pub const MEASURE_METHOD: u32 = 2;
+
+/// The commits that measured with method 2 before timings carried `method` (session 5's device runs).
+pub const METHOD_2_COMMITS: [&str; 2] = ["185bbb2", "1cfd655"];
+
 /// What timed a GPU sample.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
@@ -258,13 +268,18 @@ pub struct Timing {
     /// What timed the samples (GPU points); absent in recordings before kernel timestamps (events).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clock: Option<SampleClock>,
+    /// How GPU points were measured ([`MEASURE_METHOD`]); absent in recordings before the field (see
+    /// [`Timing::method_of`]).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub method: Option<u32>,
     /// The host CPU's model (CPU baselines, [`TimingMode::Host`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<String>,
 }
 
 impl Default for Timing {
-    /// An empty cold timing (all statistics 0, one run per sample): a base for struct literals.
+    /// An empty cold timing of the current method (all statistics 0, one run per sample): a base for
+    /// struct literals.
     fn default() -> Self {
         Timing {
             median_ms: 0.0,
@@ -283,6 +298,7 @@ impl Default for Timing {
             blocked: false,
             clocks: None,
             clock: None,
+            method: Some(MEASURE_METHOD),
             cpu: None,
         }
     }
@@ -364,7 +380,32 @@ pub struct Verification {
     pub error_to_tolerance: Option<f64>,
 }
 
+impl Timing {
+    /// The measurement method of this timing, made by `commit`: the recorded one, else 2 for the
+    /// commits of [`METHOD_2_COMMITS`] and 1 before them.
+    pub fn method_of(&self, commit: Option<&str>) -> u32 {
+        self.method.unwrap_or_else(|| {
+            let by = |c: &&str| {
+                commit.is_some_and(|p| !p.is_empty() && (p.starts_with(c) || c.starts_with(p)))
+            };
+            if METHOD_2_COMMITS.iter().any(by) {
+                2
+            } else {
+                1
+            }
+        })
+    }
+}
+
 impl Point {
+    /// Whether the point was measured the way the engine measures now: host timings and hot ones
+    /// (no flush) always are; a cold GPU timing is when its method is [`MEASURE_METHOD`].
+    pub fn measured_the_current_way(&self) -> bool {
+        self.timing.as_ref().is_none_or(|t| {
+            t.mode != TimingMode::Cold || t.method_of(self.commit.as_deref()) >= MEASURE_METHOD
+        })
+    }
+
     /// A point of `variant` at `params`, stamped now by this tool version, with no outcome details
     /// yet (ok and untimed until the run fills them in).
     pub fn new(

@@ -24,15 +24,19 @@ pub enum Concern {
     FewSamples,
     /// The SM clock fell below 75 % of its maximum, or NVML reported a thermal/hardware slowdown.
     Throttled,
+    /// Measured by an older method ([`crate::record::MEASURE_METHOD`]): left out of the claims,
+    /// measured again by the next `record`.
+    OlderMethod,
 }
 
 impl Concern {
-    pub const ALL: [Concern; 5] = [
+    pub const ALL: [Concern; 6] = [
         Concern::AbovePeak,
         Concern::Noisy,
         Concern::SampleCap,
         Concern::FewSamples,
         Concern::Throttled,
+        Concern::OlderMethod,
     ];
 
     /// The compact marker shown after the value.
@@ -43,6 +47,7 @@ impl Concern {
             Concern::SampleCap => "c",
             Concern::FewSamples => "f",
             Concern::Throttled => "t",
+            Concern::OlderMethod => "o",
         }
     }
 
@@ -56,6 +61,9 @@ impl Concern {
             Concern::SampleCap => "stopped at the sample cap",
             Concern::FewSamples => "fewer samples than the minimum",
             Concern::Throttled => "GPU clocks throttled",
+            Concern::OlderMethod => {
+                "measured the older way (an L2 flush that left dirty lines for the kernel to write back): left out of the claims until `record` measures it again"
+            }
         }
     }
 }
@@ -89,6 +97,9 @@ pub fn concerns(point: &Point, device: &DeviceRecord) -> Vec<Concern> {
     }
     if t.throttled {
         out.push(Concern::Throttled);
+    }
+    if !point.measured_the_current_way() {
+        out.push(Concern::OlderMethod);
     }
     out
 }

@@ -47,5 +47,5 @@ for i, p in enumerate(job["points"]):
         "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         "commit": job.get("commit"), "tool_version": "fake", "outcome": "ok",
         "timing": {"median_ms": 1.0, "min_ms": 1.0, "max_ms": 1.0, "q1_ms": 1.0, "q3_ms": 1.0,
-                   "noise": 0.0, "samples": 1, "mode": "cold"},
+                   "noise": 0.0, "samples": 1, "mode": "cold", "method": 2},
     }}})
