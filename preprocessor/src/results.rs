@@ -210,16 +210,10 @@ pub fn find_point<'a>(rec: &'a Recording, planned: &PlannedPoint) -> Option<&'a 
 
 /// Whether `point` was recorded by `commit` (short hashes of any length match by prefix).
 pub fn made_by(point: &Point, commit: &str) -> bool {
-    point.commit.as_deref().is_some_and(|c| {
-        let (a, b) = (
-            c.trim_end_matches("+dirty"),
-            commit.trim_end_matches("+dirty"),
-        );
-        !a.is_empty()
-            && !b.is_empty()
-            && (a.starts_with(b) || b.starts_with(a))
-            && c.ends_with("+dirty") == commit.ends_with("+dirty")
-    })
+    point
+        .commit
+        .as_deref()
+        .is_some_and(|c| crate::record::schema::same_commit(c, commit))
 }
 
 /// Whether a planned point must run (again) on the device that holds `recorded`: nothing

@@ -108,14 +108,7 @@ mod tests {
 
     #[test]
     fn second_compile_is_read_from_the_cache() {
-        if !crate::gpu::nvrtc_library_present() {
-            eprintln!(
-                "SKIPPED second_compile_is_read_from_the_cache: libnvrtc not found (CI installs it)"
-            );
-            assert!(
-                std::env::var("GPULAB_REQUIRE_NVRTC").is_err(),
-                "GPULAB_REQUIRE_NVRTC is set but libnvrtc is missing"
-            );
+        if crate::gpu::skip_without_nvrtc("second_compile_is_read_from_the_cache") {
             return;
         }
         let dir = tempfile::tempdir().unwrap();

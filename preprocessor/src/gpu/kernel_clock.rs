@@ -116,6 +116,25 @@ unsafe extern "C" fn buffer_completed(
     unsafe { dealloc(buffer, buffer_layout()) };
 }
 
+/// The entries of `dir` whose names start with `prefix`, the highest version (name) first; none
+/// when `dir` cannot be read.
+fn named_in(dir: &std::path::Path, prefix: &str) -> Vec<std::path::PathBuf> {
+    let mut found: Vec<_> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.starts_with(prefix))
+        })
+        .collect();
+    found.sort();
+    found.reverse();
+    found
+}
+
 /// Directories where libcupti is usually installed (the CUDA toolkit's `extras/CUPTI`, pip's wheel).
 fn library_dirs() -> Vec<std::path::PathBuf> {
     let mut roots: Vec<std::path::PathBuf> = ["CUDA_HOME", "CUDA_PATH", "CUDA_ROOT"]
@@ -123,19 +142,7 @@ fn library_dirs() -> Vec<std::path::PathBuf> {
         .filter_map(|v| std::env::var_os(v).map(Into::into))
         .collect();
     roots.push("/usr/local/cuda".into());
-    if let Ok(entries) = std::fs::read_dir("/usr/local") {
-        let mut more: Vec<_> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("cuda-"))
-            })
-            .collect();
-        more.sort();
-        roots.extend(more.into_iter().rev());
-    }
+    roots.extend(named_in("/usr/local".as_ref(), "cuda-"));
     let mut dirs = Vec::new();
     if let Some(d) = std::env::var_os("CUPTI_LIB_DIR") {
         dirs.push(d.into());
@@ -157,20 +164,7 @@ fn preload() {
         return;
     }
     for dir in library_dirs() {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        let mut libs: Vec<_> = entries
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| {
-                p.file_name()
-                    .and_then(|n| n.to_str())
-                    .is_some_and(|n| n.starts_with("libcupti.so"))
-            })
-            .collect();
-        libs.sort();
-        for lib in libs.iter().rev() {
+        for lib in named_in(&dir, "libcupti.so") {
             // SAFETY: loading the CUDA toolkit's CUPTI library runs its initialisers only.
             if let Ok(l) = unsafe { libloading::Library::new(lib) } {
                 // Kept loaded for the life of the process, as cudarc keeps its own handle.

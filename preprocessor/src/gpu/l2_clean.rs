@@ -99,14 +99,7 @@ mod tests {
 
     #[test]
     fn the_discard_kernel_compiles_for_hopper() {
-        if !crate::gpu::nvrtc_library_present() {
-            eprintln!(
-                "SKIPPED the_discard_kernel_compiles_for_hopper: libnvrtc not found (CI installs it)"
-            );
-            assert!(
-                std::env::var("GPULAB_REQUIRE_NVRTC").is_err(),
-                "GPULAB_REQUIRE_NVRTC is set but libnvrtc is missing"
-            );
+        if crate::gpu::skip_without_nvrtc("the_discard_kernel_compiles_for_hopper") {
             return;
         }
         // A cubin: NVRTC runs ptxas, which checks the inline `discard` instruction.

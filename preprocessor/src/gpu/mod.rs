@@ -46,6 +46,8 @@ pub use error::{CompileError, Diagnostic, GpuError, Severity};
 pub use kernel_clock::{KernelClock, KernelSpan, measured_span};
 pub use launch::KernelArg;
 pub use module::{Kernel, Module};
+#[cfg(test)]
+pub(crate) use probe::skip_without_nvrtc;
 pub use probe::{
     cublas_library_present, driver_library_present, format_cuda_version, nvrtc_library_present,
 };

@@ -138,6 +138,21 @@ pub fn format_cuda_version(v: i32) -> String {
     format!("{}.{}", v / 1000, (v % 1000) / 10)
 }
 
+/// For unit tests that need NVRTC: `true` (skip, said loudly on stderr) when libnvrtc is missing,
+/// unless `GPULAB_REQUIRE_NVRTC` is set (CI), where a missing library fails the test instead.
+#[cfg(test)]
+pub(crate) fn skip_without_nvrtc(test: &str) -> bool {
+    if nvrtc_library_present() {
+        return false;
+    }
+    eprintln!("SKIPPED {test}: libnvrtc not found (CI installs it)");
+    assert!(
+        std::env::var("GPULAB_REQUIRE_NVRTC").is_err(),
+        "GPULAB_REQUIRE_NVRTC is set but libnvrtc is missing"
+    );
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -84,14 +84,7 @@ mod tests {
 
     #[test]
     fn half_precision_kernels_compile() {
-        if !crate::gpu::nvrtc_library_present() {
-            eprintln!(
-                "SKIPPED half_precision_kernels_compile: libnvrtc not found (CI installs it)"
-            );
-            assert!(
-                std::env::var("GPULAB_REQUIRE_NVRTC").is_err(),
-                "GPULAB_REQUIRE_NVRTC is set but libnvrtc is missing"
-            );
+        if crate::gpu::skip_without_nvrtc("half_precision_kernels_compile") {
             return;
         }
         assert!(

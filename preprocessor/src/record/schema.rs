@@ -380,14 +380,22 @@ pub struct Verification {
     pub error_to_tolerance: Option<f64>,
 }
 
+/// Whether two short commit hashes name the same commit: one is a prefix of the other (hashes of
+/// any length), and both or neither come from a dirty tree (`+dirty`).
+pub fn same_commit(a: &str, b: &str) -> bool {
+    let (x, y) = (a.trim_end_matches("+dirty"), b.trim_end_matches("+dirty"));
+    !x.is_empty()
+        && !y.is_empty()
+        && (x.starts_with(y) || y.starts_with(x))
+        && a.ends_with("+dirty") == b.ends_with("+dirty")
+}
+
 impl Timing {
     /// The measurement method of this timing, made by `commit`: the recorded one, else 2 for the
     /// commits of [`METHOD_2_COMMITS`] and 1 before them.
     pub fn method_of(&self, commit: Option<&str>) -> u32 {
         self.method.unwrap_or_else(|| {
-            let by = |c: &&str| {
-                commit.is_some_and(|p| !p.is_empty() && (p.starts_with(c) || c.starts_with(p)))
-            };
+            let by = |c: &&str| commit.is_some_and(|p| same_commit(p, c));
             if METHOD_2_COMMITS.iter().any(by) {
                 2
             } else {
