@@ -62,7 +62,7 @@ impl Concern {
             Concern::FewSamples => "fewer samples than the minimum",
             Concern::Throttled => "GPU clocks throttled",
             Concern::OlderMethod => {
-                "measured the older way (an L2 flush that left dirty lines for the kernel to write back): left out of the claims until `record` measures it again"
+                "measured the older way (an L2 flush that left dirty lines for the kernel to write back): left out of the claims until mdbook-gpulab record measures it again"
             }
         }
     }
