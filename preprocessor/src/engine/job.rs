@@ -122,6 +122,8 @@ pub enum Message {
         launches: usize,
         error: Option<String>,
     },
+    /// The worker's last line: where its time went.
+    Phases(super::phases::PhaseTimes),
     /// The worker cannot run at all (no GPU, no libcuda): the whole job fails with this.
     Fatal { message: String },
 }

@@ -11,6 +11,7 @@ pub mod expected;
 pub mod job;
 pub mod live;
 pub mod measure;
+pub mod phases;
 pub mod ptx_cache;
 pub mod recorder;
 pub mod reference;

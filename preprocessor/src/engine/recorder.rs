@@ -130,7 +130,11 @@ impl Recorder {
             },
         );
         bar.finish_and_clear();
-        let (device, mut points) = match result {
+        let super::supervisor::JobOutput {
+            device,
+            mut points,
+            phases,
+        } = match result {
             Ok(r) => r,
             Err(WorkerError::Interrupted) => {
                 return Err(EngineError::Interrupted);
@@ -171,9 +175,10 @@ impl Recorder {
                 .map(|c| format!(" (CPUs {c})"))
                 .unwrap_or_default();
             eprintln!(
-                "recorded {ran} point(s) of `{experiment}` ({failed} failed){on}{cpus} in {} in {:.1} s",
+                "recorded {ran} point(s) of `{experiment}` ({failed} failed){on}{cpus} in {} in {:.1} s\n    time: {}",
                 path.display(),
-                started.elapsed().as_secs_f64()
+                started.elapsed().as_secs_f64(),
+                phases.summary()
             );
         }
         Ok((ran, failed))

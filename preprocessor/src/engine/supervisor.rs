@@ -8,7 +8,8 @@ mod state;
 mod tests;
 
 use super::job::{Job, Message};
-use crate::record::{DeviceRecord, Point};
+use crate::record::DeviceRecord;
+pub use state::JobOutput;
 use state::{Ending, Next, Supervision};
 use std::io::{BufRead, BufReader, Read, Write};
 use std::process::{Child, Command, Stdio};
@@ -46,7 +47,8 @@ pub const CPUS_ENV: &str = "GPULAB_WORKER_CPUS";
 /// Progress callback: (points done, points total, the point about to run with the failures so far).
 pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
 
-/// Runs `job` in worker subprocesses, returning the device and one point per job point.
+/// Runs `job` in worker subprocesses, returning the device, one point per job point, and where the
+/// workers' time went.
 /// `watchdog` is how long a point may run without a result before its worker is killed.
 /// `place`: the workers' GPU (one of several) and CPUs, when given.
 pub fn run_job(
@@ -54,7 +56,7 @@ pub fn run_job(
     watchdog: Duration,
     place: &WorkerPlace,
     progress: Progress,
-) -> Result<(DeviceRecord, Vec<Point>), WorkerError> {
+) -> Result<JobOutput, WorkerError> {
     let total = job.points.len();
     let mut state = Supervision::new(job);
     loop {

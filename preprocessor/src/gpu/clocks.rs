@@ -28,24 +28,47 @@ fn nvml() -> Option<&'static Nvml> {
     NVML.get_or_init(|| Nvml::init().ok()).as_ref()
 }
 
+/// The NVML handle of the GPU at `pci_bus_id`, looked up once (a lookup by bus id costs far more
+/// than a clock query, and clocks are read many times a second while sampling).
+fn with_device<T>(
+    pci_bus_id: &str,
+    f: impl FnOnce(&nvml_wrapper::Device<'static>) -> Option<T>,
+) -> Option<T> {
+    use std::collections::HashMap;
+    use std::sync::Mutex;
+    static DEVICES: OnceLock<Mutex<HashMap<String, Option<nvml_wrapper::Device<'static>>>>> =
+        OnceLock::new();
+    let nvml = nvml()?;
+    let mut map = DEVICES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    let device = map
+        .entry(pci_bus_id.to_string())
+        .or_insert_with(|| nvml.device_by_pci_bus_id(pci_bus_id).ok())
+        .as_ref()?;
+    f(device)
+}
+
 /// Reads the clocks of the GPU at `pci_bus_id` (`00000000:3B:00.0`, as `DeviceInfo` has it).
 pub(crate) fn read(pci_bus_id: &str) -> Option<ClockReading> {
     use nvml_wrapper::bitmasks::device::ThrottleReasons as R;
-    let device = nvml()?.device_by_pci_bus_id(pci_bus_id).ok()?;
-    let sm_mhz = device.clock_info(Clock::SM).ok().filter(|&c| c > 0)?;
-    let memory_mhz = device.clock_info(Clock::Memory).ok().filter(|&c| c > 0);
-    let slowing = R::HW_SLOWDOWN
-        | R::SW_THERMAL_SLOWDOWN
-        | R::HW_THERMAL_SLOWDOWN
-        | R::HW_POWER_BRAKE_SLOWDOWN;
-    let slowdown = device
-        .current_throttle_reasons()
-        .map(|r| r.intersects(slowing))
-        .unwrap_or(false);
-    Some(ClockReading {
-        sm_mhz,
-        memory_mhz,
-        slowdown,
+    with_device(pci_bus_id, |device| {
+        let sm_mhz = device.clock_info(Clock::SM).ok().filter(|&c| c > 0)?;
+        let memory_mhz = device.clock_info(Clock::Memory).ok().filter(|&c| c > 0);
+        let slowing = R::HW_SLOWDOWN
+            | R::SW_THERMAL_SLOWDOWN
+            | R::HW_THERMAL_SLOWDOWN
+            | R::HW_POWER_BRAKE_SLOWDOWN;
+        let slowdown = device
+            .current_throttle_reasons()
+            .map(|r| r.intersects(slowing))
+            .unwrap_or(false);
+        Some(ClockReading {
+            sm_mhz,
+            memory_mhz,
+            slowdown,
+        })
     })
 }
 

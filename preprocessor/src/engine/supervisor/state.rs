@@ -4,6 +4,7 @@
 
 use super::WorkerError;
 use crate::engine::job::{Job, Message};
+use crate::engine::phases::PhaseTimes;
 use crate::record::{DeviceRecord, Failure, FailureKind, Outcome, Point};
 
 /// How one worker process ended.
@@ -36,6 +37,16 @@ pub struct Supervision<'j> {
     first: usize,
     /// The point the current worker started and has not finished.
     running: Option<usize>,
+    /// Where the workers' time went (summed over the job's workers).
+    phases: PhaseTimes,
+}
+
+/// A finished job: its device, one point per job point, and where the time went.
+#[derive(Debug)]
+pub struct JobOutput {
+    pub device: DeviceRecord,
+    pub points: Vec<Point>,
+    pub phases: PhaseTimes,
 }
 
 impl<'j> Supervision<'j> {
@@ -46,6 +57,7 @@ impl<'j> Supervision<'j> {
             device: None,
             first: 0,
             running: None,
+            phases: PhaseTimes::default(),
         }
     }
 
@@ -101,6 +113,7 @@ impl<'j> Supervision<'j> {
                 }
                 self.running = None;
             }
+            Message::Phases(p) => self.phases.add(&p),
             Message::Fatal { message } => return Next::Abort(WorkerError::Fatal(message)),
             // Only a profiling job answers so, and the counter pass reads it, not the supervisor.
             Message::Profiled { .. } => {}
@@ -159,11 +172,15 @@ impl<'j> Supervision<'j> {
     }
 
     /// The device and one point per job point, once every point has a result.
-    pub fn finish(self) -> Result<(DeviceRecord, Vec<Point>), WorkerError> {
+    pub fn finish(self) -> Result<JobOutput, WorkerError> {
         let device = self
             .device
             .ok_or_else(|| WorkerError::Fatal("the worker reported no device".into()))?;
-        Ok((device, self.done.into_iter().flatten().collect()))
+        Ok(JobOutput {
+            device,
+            points: self.done.into_iter().flatten().collect(),
+            phases: self.phases,
+        })
     }
 }
 

@@ -58,7 +58,8 @@ fn failure(p: &Point) -> (FailureKind, &str) {
 }
 
 fn finish(s: Supervision) -> (DeviceRecord, Vec<Point>) {
-    s.finish().unwrap_or_else(|e| panic!("{e}"))
+    let out = s.finish().unwrap_or_else(|e| panic!("{e}"));
+    (out.device, out.points)
 }
 
 #[test]

@@ -8,6 +8,7 @@ use super::buffer_reset::{Prepare, ResetPlan};
 use super::expected::expected;
 use super::job::{Job, JobPoint, MeasureRules, Message};
 use super::measure::{measure_gpu, measure_host};
+use super::phases::{Phase, PhaseTimes};
 use super::reference::compare_prefix_within;
 use super::sequence::Sequence;
 use crate::expr::Num;
@@ -144,6 +145,7 @@ fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
         out_host: None,
         slowest: job.budget_hints.clone().into_iter().collect(),
         after_samples: None,
+        phases: PhaseTimes::default(),
     };
     if job.profile {
         return profile::profile_points(&mut runner, &job.points);
@@ -157,9 +159,11 @@ fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
         })?;
         if runner.gpu.is_poisoned() {
             // The context is lost (illegal address…): let the parent restart a fresh worker.
+            emit(&Message::Phases(runner.phases))?;
             return Ok(ExitCode::from(3));
         }
     }
+    emit(&Message::Phases(runner.phases))?;
     Ok(ExitCode::SUCCESS)
 }
 
@@ -197,6 +201,8 @@ struct PointRunner {
     /// The last verified output's host buffer, reused by the next download of its type and
     /// length (a fresh allocation of hundreds of MiB costs its page faults on every point).
     out_host: Option<HostData>,
+    /// Where this job's time went.
+    phases: PhaseTimes,
     /// Per variant: the largest parameter product run and its single-run time, for the budget.
     slowest: HashMap<String, (f64, f64)>,
     /// The output after the timed samples of the last kernel run with `reset` buffers.
@@ -344,7 +350,11 @@ impl PointRunner {
             ));
         }
         let vars = point_vars(&jp.params, Some(&self.device));
-        self.inputs(&vars)?;
+        let started = std::time::Instant::now();
+        let made = self.inputs(&vars);
+        self.phases
+            .charge(Phase::Inputs, started.elapsed().as_secs_f64());
+        made?;
         let verify = exp.verify_for(variant).clone();
         let out_spec = exp.buffer(&verify.output).ok_or_else(|| {
             Failed(
@@ -364,12 +374,21 @@ impl PointRunner {
                 &rules,
                 point,
             )?,
-            Exec::Cpu(name) => self.run_cpu(name, &verify, &vars, &rules)?,
+            Exec::Cpu(name) => {
+                let started = std::time::Instant::now();
+                let ran = self.run_cpu(name, &verify, &vars, &rules);
+                self.phases
+                    .charge(Phase::CpuBaseline, started.elapsed().as_secs_f64());
+                ran?
+            }
             Exec::Library(name) => self.run_library(name, &verify, &vars, &rules)?,
         };
         let after_samples = self.after_samples.take();
         // Verification (before trusting the timing).
+        let started = std::time::Instant::now();
         let want = self.expected_for(&verify, variant, &vars, output.len(), out_spec.elem, jp);
+        self.phases
+            .charge(Phase::Reference, started.elapsed().as_secs_f64());
         let want = match want {
             Ok(w) => w,
             Err(e) => {
@@ -379,7 +398,9 @@ impl PointRunner {
         };
         let tolerance = self.tolerance(&verify, &vars, &want);
         // The output may be longer than the reference (a reduction's scratch tail).
-        let cmp = compare_prefix_within(&output, &want, &|i, r| tolerance.at(i, r));
+        let cmp = self.phases.time(Phase::Compare, || {
+            compare_prefix_within(&output, &want, &|i, r| tolerance.at(i, r))
+        });
         self.out_host = Some(output);
         let reference_name = match &verify.reference {
             Reference::Builtin(n) => n.clone(),
@@ -400,7 +421,9 @@ impl PointRunner {
         // With `reset` buffers, the last timed sample started from the same contents as the verified
         // run, so its output must verify too: this checks that every sample was reset.
         if let Some(after) = after_samples {
-            let again = compare_prefix_within(&after, &want, &|i, r| tolerance.at(i, r));
+            let again = self.phases.time(Phase::Compare, || {
+                compare_prefix_within(&after, &want, &|i, r| tolerance.at(i, r))
+            });
             if !again.ok {
                 return Err(Failed(
                     FailureKind::Verification,
@@ -479,6 +502,8 @@ impl PointRunner {
                     max_samples: 1,
                     ..jp.rules_in(&self.job).clone()
                 };
+                // The reference variant's run is the caller's `Reference` time, not its phases.
+                let before = self.phases;
                 let (out, _) = match &v.exec {
                     Exec::Kernel { function, source } => self.run_kernel(
                         v,
@@ -494,6 +519,7 @@ impl PointRunner {
                         self.run_library(name, exp.verify_for(v), vars, &rules)?
                     }
                 };
+                self.phases = before;
                 out
             }
         };
@@ -581,7 +607,11 @@ impl PointRunner {
         let launch_err = |e: String| Failed(FailureKind::Launch, e);
         let options =
             super::resolve::defines(variant, vars).map_err(|e| launch_err(e.to_string()))?;
-        let (module, code) = self.module(source, options)?;
+        let started = std::time::Instant::now();
+        let compiled = self.module(source, options);
+        self.phases
+            .charge(Phase::Compile, started.elapsed().as_secs_f64());
+        let (module, code) = compiled?;
         if let Some(p) = point.provenance.as_mut() {
             p.code_hash = Some(code.hash);
             p.code_target = Some(code.target);
@@ -606,6 +636,7 @@ impl PointRunner {
         }
         let resets = ResetPlan::new(&self.exp, variant);
         self.after_samples = None;
+        let verification_started = std::time::Instant::now();
         let buffers = RefCell::new(self.device_buffers(&module)?);
         let pristine = self.pristine(&resets)?;
         // Verification run: `reset` buffers prepared as before every sample; other outputs (and
@@ -637,6 +668,11 @@ impl PointRunner {
             .download_into(&mut out)
             .map_err(|e| launch_err(e.to_string()))?;
         drop(guard);
+        self.phases.charge(
+            Phase::VerificationRun,
+            verification_started.elapsed().as_secs_f64(),
+        );
+        let sampling_started = std::time::Instant::now();
         let mut reset = || prepare(&mut buffers.borrow_mut(), &resets.every_sample, &pristine);
         let per_sample: Option<&mut dyn FnMut() -> Result<(), crate::gpu::GpuError>> =
             if resets.per_sample() {
@@ -656,6 +692,8 @@ impl PointRunner {
             per_sample,
         )
         .map_err(|e| launch_err(e.to_string()))?;
+        self.phases
+            .charge_samples(&timing, sampling_started.elapsed().as_secs_f64());
         if resets.per_sample() {
             let after = buffers
                 .borrow()
@@ -834,6 +872,7 @@ impl PointRunner {
         blas.sgemm(n, &a, &b, &mut c).map_err(err)?;
         self.gpu.synchronize().map_err(err)?;
         let out = c.download().map_err(err)?;
+        let sampling_started = std::time::Instant::now();
         let timing = measure_gpu(
             &self.gpu,
             rules,
@@ -843,6 +882,8 @@ impl PointRunner {
             None,
         )
         .map_err(err)?;
+        self.phases
+            .charge_samples(&timing, sampling_started.elapsed().as_secs_f64());
         Ok((out, timing))
     }
 }
