@@ -86,7 +86,8 @@ pub fn median(samples: &[f64]) -> Option<f64> {
 /// Two ways to complete, both needing the noise (relative standard deviation) within the target:
 /// - **converged**: at least `min_samples` samples summing to at least `min_time_s` of measured time;
 /// - **min-time rule** (nvbench's `min-time`): the samples sum to at least [`MIN_TIME_RULE_S`] (0.5 s, nvbench's
-///   default) with at least [`MIN_TIME_RULE_SAMPLES`] of them, so a 200 ms kernel stops after 3 samples instead of 10.
+///   default) with at least [`MIN_TIME_RULE_SAMPLES`] of them, so a 200 ms kernel stops after 3 samples instead of 10,
+///   and a 300 ms one after 2.
 ///
 /// Otherwise sampling stops at `max_samples`, at `timeout_s`, or (nvbench's noise-stability rule) when the
 /// noise has settled above the target: after more than [`STABLE_WINDOW`] noise estimates, checked every
@@ -114,8 +115,10 @@ pub struct StopRule {
 
 /// The min-time rule's measured time: nvbench's default `min-time`.
 pub const MIN_TIME_RULE_S: f64 = 0.5;
-/// The fewest samples the min-time rule accepts (a median and a spread need three).
-pub const MIN_TIME_RULE_SAMPLES: usize = 3;
+/// The fewest samples the min-time rule accepts: two, whose spread is the noise checked against the
+/// target (issue 11: a third run of a kernel of a second or more costs more than it tells; nvbench's
+/// min-time rule has no sample minimum of its own).
+pub const MIN_TIME_RULE_SAMPLES: usize = 2;
 /// Noise estimates (one per sample from the 5th on) needed before the noise-stability rule applies.
 pub const STABLE_WINDOW: usize = 64;
 /// How often (in samples) the noise-stability rule is checked.
@@ -370,8 +373,12 @@ mod tests {
         assert_eq!(
             r.check(&[200.0, 200.1], 0.6),
             None,
-            "two samples are too few"
+            "two samples of 200 ms are too little measured time"
         );
+        // 300 ms: two quiet samples (0.6 s) complete; a single one never does.
+        assert_eq!(r.check(&[300.0, 300.2], 0.6), Some(StopReason::MinTime));
+        assert_eq!(r.check(&[600.0], 0.6), None);
+        assert_eq!(r.check(&[300.0, 330.0], 0.6), None, "noisy");
         // 100 ms: 3 samples = 0.3 s is not enough measured time yet; 5 are.
         assert_eq!(r.check(&[100.0; 3], 0.4), None);
         assert_eq!(r.check(&[100.0; 5], 0.6), Some(StopReason::MinTime));

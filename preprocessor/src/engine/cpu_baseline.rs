@@ -1,5 +1,5 @@
-//! CPU baselines that the papers timed (`cpu = "…"` variants); the caller times `run_into`, whose output
-//! was allocated (and first touched) by `run` outside the timed region.
+//! CPU baselines that the papers timed (`cpu = "…"` variants); the caller times `run_into` into an
+//! output it allocated and wrote beforehand, so no timed run allocates or faults pages in.
 //!
 //! The `*_naive` baselines are single-threaded loops written like the papers' C code; the `*_threads`
 //! ones use every core through rayon. Integer arithmetic wraps, like C's on the usual targets.

@@ -86,11 +86,11 @@ fn a_long_verification_run_is_the_first_sample() {
         vec![1, 1],
         "two runs after the verification run"
     );
-    // A 1.5 s kernel under the 2 s timeout: the verification run and one sample (the timeout counts
-    // from the verification run's start), where it used to take two samples after it.
+    // A 1.5 s kernel under the 2 s timeout: the verification run and one sample, where it used to
+    // take two samples after it; two quiet samples of 3 s complete it by the min-time rule.
     let mut m = Fake::new(vec![1500.0]);
     let s = sample_loop(&mut m, &p, Some(1500.0)).unwrap();
-    assert_eq!((s.samples.len(), s.stop), (2, StopReason::Timeout));
+    assert_eq!((s.samples.len(), s.stop), (2, StopReason::MinTime));
     assert_eq!(m.runs_seen, vec![1]);
     // A short verification run is still only the warm-up: the noise target and the sample counts
     // of short kernels are unchanged.

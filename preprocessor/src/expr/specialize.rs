@@ -1,0 +1,163 @@
+//! Specialising an expression to the values of some of its variables: each use is replaced by its
+//! value and every part that then depends on nothing is folded to a literal, so that an expression
+//! evaluated once per element (a `formula` reference over 2²⁶ elements) looks up only what varies
+//! from one element to the next. Evaluation results and errors are unchanged: a part whose folding
+//! fails is kept as it was, and fails (with its place) when evaluated.
+
+use super::{Division, Expr, Kind, NoVars, Node, Num, eval};
+
+impl Expr {
+    /// This expression with every free use of a variable that `known` gives a value replaced by
+    /// that value (an aggregate's index variable is never replaced inside its aggregate), and its
+    /// constant parts folded.
+    pub fn specialized(&self, known: &dyn Fn(&str) -> Option<Num>) -> Expr {
+        let mut bound = Vec::new();
+        Expr {
+            source: self.source.clone(),
+            root: fold(&self.root, known, &mut bound, self.division),
+            vars: self.vars.clone(),
+            division: self.division,
+        }
+    }
+}
+
+fn fold(
+    node: &Node,
+    known: &dyn Fn(&str) -> Option<Num>,
+    bound: &mut Vec<Box<str>>,
+    division: Division,
+) -> Node {
+    let f = |n: &Node, bound: &mut Vec<Box<str>>| Box::new(fold(n, known, bound, division));
+    let kind = match &node.kind {
+        Kind::Lit(_) => return node.clone(),
+        Kind::Var(name) => match known(name) {
+            Some(v) if !bound.contains(name) => Kind::Lit(v),
+            _ => return node.clone(),
+        },
+        Kind::Index(name, index) => Kind::Index(name.clone(), f(index, bound)),
+        Kind::Neg(a) => Kind::Neg(f(a, bound)),
+        Kind::Not(a) => Kind::Not(f(a, bound)),
+        Kind::Bin(op, a, b) => Kind::Bin(*op, f(a, bound), f(b, bound)),
+        Kind::Call(func, args) => Kind::Call(*func, args.iter().map(|a| *f(a, bound)).collect()),
+        Kind::Agg(agg) => {
+            let mut agg = agg.clone();
+            agg.lo = *f(&agg.lo, bound);
+            agg.hi = *f(&agg.hi, bound);
+            bound.push(agg.var.clone());
+            agg.body = agg.body.as_ref().map(|b| *f(b, bound));
+            agg.pred = agg.pred.as_ref().map(|p| *f(p, bound));
+            bound.pop();
+            Kind::Agg(agg)
+        }
+    };
+    let folded = Node {
+        kind,
+        ..node.clone()
+    };
+    if children_are_literals(&folded)
+        && let Ok(v) = eval(&folded, &NoVars, division)
+    {
+        return Node {
+            kind: Kind::Lit(v),
+            ..folded
+        };
+    }
+    folded
+}
+
+/// An operator or call whose operands are all literals (an aggregate or an array read never is).
+fn children_are_literals(node: &Node) -> bool {
+    let lit = |n: &Node| matches!(n.kind, Kind::Lit(_));
+    match &node.kind {
+        Kind::Neg(a) | Kind::Not(a) => lit(a),
+        Kind::Bin(_, a, b) => lit(a) && lit(b),
+        Kind::Call(_, args) => args.iter().all(lit),
+        Kind::Lit(_) | Kind::Var(_) | Kind::Index(..) | Kind::Agg(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::collections::HashMap;
+
+    fn known(pairs: &[(&str, i64)]) -> impl Fn(&str) -> Option<Num> {
+        let map: HashMap<String, Num> = pairs
+            .iter()
+            .map(|(k, v)| (k.to_string(), Num::Int(*v)))
+            .collect();
+        move |name| map.get(name).copied()
+    }
+
+    /// Evaluates both forms at `i` (with `a[j] = 10 j`) and asserts they agree.
+    fn same_at(e: &Expr, s: &Expr, vars: &[(&str, i64)], i: i64) -> Result<Num, String> {
+        struct At<'a>(&'a HashMap<String, Num>, i64);
+        impl crate::expr::Env for At<'_> {
+            fn var(&self, name: &str) -> Option<Num> {
+                if name == "i" {
+                    Some(Num::Int(self.1))
+                } else {
+                    self.0.get(name).copied()
+                }
+            }
+            fn index(&self, name: &str, j: i64) -> Option<Num> {
+                (name == "a" && (0..100).contains(&j)).then_some(Num::Int(10 * j))
+            }
+        }
+        let map: HashMap<String, Num> = vars
+            .iter()
+            .map(|(k, v)| (k.to_string(), Num::Int(*v)))
+            .collect();
+        let (x, y) = (e.eval(&At(&map, i)), s.eval(&At(&map, i)));
+        assert_eq!(x, y, "{} at i = {i}", e.source());
+        x.map_err(|e| e.message)
+    }
+
+    #[test]
+    fn known_variables_become_literals_and_constant_parts_fold() {
+        let e = Expr::parse("a[(i/ARR)*ARR + ARR - 1 - i%ARR] * (i%ARR + 1) + 2*ARR*ARR").unwrap();
+        let s = e.specialized(&known(&[("ARR", 4)]));
+        assert!(!format!("{:?}", s.root).contains("Var(\"ARR\")"));
+        // 2*ARR*ARR folded to one literal.
+        assert!(format!("{:?}", s.root).contains("Lit(Int(32))"));
+        for i in 0..40 {
+            same_at(&e, &s, &[("ARR", 4)], i).unwrap();
+        }
+    }
+
+    #[test]
+    fn an_aggregates_index_is_not_replaced_inside_it() {
+        // `k` is known outside, but inside sum_of it is the aggregate's index.
+        let e = Expr::parse("k + sum_of(k, 0, N, a[k])").unwrap();
+        let s = e.specialized(&known(&[("k", 1000), ("N", 5)]));
+        assert_eq!(
+            same_at(&e, &s, &[("k", 1000), ("N", 5)], 0),
+            Ok(Num::Int(1100))
+        );
+    }
+
+    #[test]
+    fn a_part_that_fails_is_kept_and_fails_in_its_place() {
+        // Division by zero in a constant part: not folded, so it still fails when evaluated, with
+        // the same message and span; the branch not taken never fails.
+        let e = Expr::parse("if(i > 100, N / Z, a[i])").unwrap();
+        let s = e.specialized(&known(&[("N", 1), ("Z", 0)]));
+        assert_eq!(same_at(&e, &s, &[("N", 1), ("Z", 0)], 3), Ok(Num::Int(30)));
+        let e = Expr::parse("N / Z + i").unwrap();
+        let s = e.specialized(&known(&[("N", 1), ("Z", 0)]));
+        let err = same_at(&e, &s, &[("N", 1), ("Z", 0)], 3).unwrap_err();
+        assert_eq!(err, "division by zero");
+    }
+
+    #[test]
+    fn unknown_variables_stay_and_float_division_is_unchanged() {
+        let e = Expr::parse_real("N / 4 + M").unwrap();
+        let s = e.specialized(&known(&[("N", 10)]));
+        let env = HashMap::from([("M".to_string(), Num::Int(1))]);
+        assert_eq!(s.eval(&env), Ok(Num::Float(3.5)));
+        assert_eq!(
+            s.eval(&HashMap::<String, Num>::new()),
+            e.eval(&HashMap::from([("N".to_string(), Num::Int(10))]))
+        );
+    }
+}
