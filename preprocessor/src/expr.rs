@@ -25,6 +25,8 @@
 
 mod per_index;
 mod specialize;
+#[cfg(test)]
+mod test_env;
 
 pub use per_index::{ArrayReader, PerIndex};
 

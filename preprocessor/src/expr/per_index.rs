@@ -107,20 +107,9 @@ mod tests {
     use super::*;
     use std::collections::HashMap;
 
-    /// `i`, `N` and the array `a[j] = (j * 7) % 11 - 3` (ints) or `b[j] = j / 4` (floats), 0 ≤ j < 64.
-    struct At<'a>(&'a HashMap<String, Num>, i64);
-    impl Env for At<'_> {
-        fn var(&self, name: &str) -> Option<Num> {
-            if name == "i" {
-                Some(Num::Int(self.1))
-            } else {
-                self.0.get(name).copied()
-            }
-        }
-        fn index(&self, name: &str, j: i64) -> Option<Num> {
-            read(name).and_then(|r| r(usize::try_from(j).ok()?))
-        }
-    }
+    use crate::expr::test_env::At;
+
+    /// The arrays `a[j] = (j * 7) % 11 - 3` (ints) and `b[j] = j / 4` (floats), 0 ≤ j < 64.
     fn read<'a>(name: &str) -> Option<ArrayReader<'a>> {
         match name {
             "a" => Some(Box::new(|j| {
@@ -146,7 +135,13 @@ mod tests {
             let e = Expr::parse(src).unwrap();
             let compiled = e.per_index("i", &read);
             for i in 0..70 {
-                let env = At(&vars, i);
+                let arrays =
+                    |name: &str, j: i64| read(name).and_then(|r| r(usize::try_from(j).ok()?));
+                let env = At {
+                    vars: &vars,
+                    i,
+                    read: &arrays,
+                };
                 assert_eq!(
                     compiled.eval(i, &env),
                     e.eval(&env).ok(),

@@ -91,24 +91,19 @@ mod tests {
 
     /// Evaluates both forms at `i` (with `a[j] = 10 j`) and asserts they agree.
     fn same_at(e: &Expr, s: &Expr, vars: &[(&str, i64)], i: i64) -> Result<Num, String> {
-        struct At<'a>(&'a HashMap<String, Num>, i64);
-        impl crate::expr::Env for At<'_> {
-            fn var(&self, name: &str) -> Option<Num> {
-                if name == "i" {
-                    Some(Num::Int(self.1))
-                } else {
-                    self.0.get(name).copied()
-                }
-            }
-            fn index(&self, name: &str, j: i64) -> Option<Num> {
-                (name == "a" && (0..100).contains(&j)).then_some(Num::Int(10 * j))
-            }
-        }
+        use crate::expr::test_env::At;
+        let read =
+            |name: &str, j: i64| (name == "a" && (0..100).contains(&j)).then_some(Num::Int(10 * j));
         let map: HashMap<String, Num> = vars
             .iter()
             .map(|(k, v)| (k.to_string(), Num::Int(*v)))
             .collect();
-        let (x, y) = (e.eval(&At(&map, i)), s.eval(&At(&map, i)));
+        let at = At {
+            vars: &map,
+            i,
+            read: &read,
+        };
+        let (x, y) = (e.eval(&at), s.eval(&at));
         assert_eq!(x, y, "{} at i = {i}", e.source());
         x.map_err(|e| e.message)
     }
