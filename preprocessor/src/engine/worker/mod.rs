@@ -504,7 +504,7 @@ impl PointRunner {
                 };
                 // The reference variant's run is the caller's `Reference` time, not its phases.
                 let before = self.phases;
-                let (out, _) = match &v.exec {
+                let ran = match &v.exec {
                     Exec::Kernel { function, source } => self.run_kernel(
                         v,
                         function,
@@ -513,14 +513,12 @@ impl PointRunner {
                         &verify.output,
                         &rules,
                         &mut scratch,
-                    )?,
-                    Exec::Cpu(name) => self.run_cpu(name, exp.verify_for(v), vars, &rules)?,
-                    Exec::Library(name) => {
-                        self.run_library(name, exp.verify_for(v), vars, &rules)?
-                    }
+                    ),
+                    Exec::Cpu(name) => self.run_cpu(name, exp.verify_for(v), vars, &rules),
+                    Exec::Library(name) => self.run_library(name, exp.verify_for(v), vars, &rules),
                 };
                 self.phases = before;
-                out
+                ran?.0
             }
         };
         let e = Arc::new(e);
