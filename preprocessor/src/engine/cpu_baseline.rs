@@ -10,20 +10,10 @@ use crate::spec::builtins::CPU_BASELINES as NAMES;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
-/// Runs the baseline `name` into a new output. Matrix products take inputs `a, b` and the dim `n`
-/// (square `n×n`); transposes take `a` and `rows`, `cols` (either defaults to `n` when given).
-pub fn run(
-    name: &str,
-    inputs: &[&HostData],
-    dims: &BTreeMap<String, i64>,
-) -> Result<HostData, ReferenceError> {
-    let mut out = HostData::F32(Vec::new());
-    run_into(name, inputs, dims, &mut out)?;
-    Ok(out)
-}
-
 /// Runs the baseline `name` into `out`: when `out` already has the result's type and length (a previous
-/// run's output) it is overwritten in place, without allocating; otherwise it is replaced.
+/// run's output, or one the caller allocated) it is overwritten in place, without allocating; otherwise
+/// it is replaced. Matrix products take inputs `a, b` and the dim `n` (square `n×n`); transposes take
+/// `a` and `rows`, `cols` (either defaults to `n` when given).
 pub fn run_into(
     name: &str,
     inputs: &[&HostData],
@@ -277,6 +267,17 @@ mod tests {
 
     fn dims(pairs: &[(&str, i64)]) -> BTreeMap<String, i64> {
         pairs.iter().map(|&(k, v)| (k.to_string(), v)).collect()
+    }
+
+    /// The baseline into a new output (the worker allocates its own; these tests need not).
+    fn run(
+        name: &str,
+        inputs: &[&HostData],
+        dims: &BTreeMap<String, i64>,
+    ) -> Result<HostData, ReferenceError> {
+        let mut out = HostData::F32(Vec::new());
+        run_into(name, inputs, dims, &mut out)?;
+        Ok(out)
     }
 
     #[test]

@@ -46,10 +46,7 @@ fn compile<'a>(
     arrays: &dyn Fn(&str) -> Option<ArrayReader<'a>>,
     division: Division,
 ) -> Closure<'a> {
-    let walk = move |i: i64, env: &dyn Env| {
-        let _ = i;
-        eval(node, env, division).ok()
-    };
+    let walk = move |_: i64, env: &dyn Env| eval(node, env, division).ok();
     match &node.kind {
         Kind::Lit(n) => {
             let n = *n;
