@@ -617,6 +617,7 @@ def check(slug_arg):
         return 1
     tmp = tempfile.mkdtemp(prefix="gpulab-ncu-")
     rows = []
+    commit = git_commit()   # the code that made every row (the engine's point: recorded_commit)
     for mode, cache_control in (("cold", "all"), ("hot", "none")):
         group = [p for p in plans if p["mode"] == mode]
         if not group:
@@ -647,6 +648,7 @@ def check(slug_arg):
                 "ncu_ms": ncu_ms, "ncu_runs_ms": runs, "engine_ms": p["engine_ms"],
                 "engine_samples": p["engine_samples"], "engine_noise": p["engine_noise"],
                 "recorded_at": p["recorded_at"], "recorded_commit": p["recorded_commit"],
+                "commit": commit,
                 "ratio": ratio, "target": TARGET[kind], "kind": kind, "within": abs(ratio - 1) <= TARGET[kind],
             })
     shutil.rmtree(tmp, ignore_errors=True)
@@ -655,7 +657,7 @@ def check(slug_arg):
     result = {
         "schema": 1,
         "tool": "scripts/ncu_check.py",
-        "commit": git_commit(),
+        "commit": commit,
         "date": datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%dT%H:%M:%SZ"),
         "ncu_version": ncu_version(ncu),
         "gpu": gpu,
