@@ -5,6 +5,7 @@
 #   3. the library anchors (PyTorch copy/sum/transpose, cuBLAS SGEMM) into data/<slug>/anchors/,
 #   4. the fidelity benchmark (engine vs an independent timer),
 #   and, on request (STEPS=counters), the hardware-counter pass (`record --counters`, Nsight Compute),
+#   and, on request (STEPS=offset), the event-overhead calibration (scripts/event_offset.py),
 #   and, on request (STEPS=ncu), the Nsight Compute check of the recordings
 #      (scripts/ncu_check.py: writes data/<slug>/checks/ncu.json and ncu.log),
 #   and (STEPS=features) the fixture books of issue 14's features (features-book, types) checked,
@@ -127,6 +128,14 @@ fi
 
 if [[ $STEPS == *fidelity* ]]; then
   PYTHONUNBUFFERED=1 python3 scripts/fidelity.py 2>&1 | tee "$OUT/fidelity.log"
+fi
+
+# Not in the default steps: STEPS=offset, the event-overhead calibration (scripts/event_offset.py:
+# the empty kernel by the engine's events and by Nsight Compute, into data/<slug>/checks/
+# event_offset.json; the ncu check below applies it), with the probe of copy kernels behind it.
+if [[ $STEPS == *offset* ]]; then
+  PYTHONUNBUFFERED=1 python3 scripts/event_offset.py 2>&1 | tee "$OUT/event_offset.log"
+  PYTHONUNBUFFERED=1 python3 scripts/event_overhead_probe.py 2>&1 | tee "$OUT/event_overhead_probe.log"
 fi
 
 # Not in the default steps (it checks the recordings, so it runs after them): STEPS=ncu.

@@ -446,10 +446,27 @@ def plan_all(slug):
         plan.update({
             "mode": timing["mode"], "engine_ms": timing["median_ms"], "engine_samples": timing.get("samples"),
             "engine_noise": timing.get("noise"), "runs_per_sample": timing.get("runs_per_sample", 1),
+            "clock": timing.get("clock", "events"),
             "recorded_at": p.get("recorded_at"), "recorded_commit": p.get("commit"),
         })
         plans.append(plan)
     return plans, problems, notes
+
+
+def event_offset(slug):
+    """The event-overhead calibration of `slug` (scripts/event_offset.py), or None."""
+    path = os.path.join(ROOT, "data", slug, "checks", "event_offset.json")
+    return json.load(open(path)) if os.path.exists(path) else None
+
+
+def corrected_offset(calibration, plan):
+    """What the book subtracts from this point's recorded median (results/event_offset.rs): the
+    calibrated offset per sample for event-timed points, 0 without a calibration or when the median
+    would not stay positive."""
+    if calibration is None or plan.get("clock") == "kernel":
+        return 0.0
+    off = calibration["offset_ms"] / max(1, plan.get("runs_per_sample") or 1)
+    return off if plan["engine_ms"] - off > 0 else 0.0
 
 
 def slugs():
@@ -617,6 +634,7 @@ def check(slug_arg):
         return 1
     tmp = tempfile.mkdtemp(prefix="gpulab-ncu-")
     rows = []
+    calibration = event_offset(slug)
     commit = git_commit()   # the code that made every row (the engine's point: recorded_commit)
     for mode, cache_control in (("cold", "all"), ("hot", "none")):
         group = [p for p in plans if p["mode"] == mode]
@@ -639,13 +657,18 @@ def check(slug_arg):
                     runs.append(ns / 1e6)
             ncu_ms = statistics.median(runs)
             kind = "short" if ncu_ms * 1000 < SHORT_US else "long"
-            ratio = p["engine_ms"] / ncu_ms
+            raw = p["engine_ms"]
+            off = corrected_offset(calibration, p)
+            engine_ms = raw - off
+            ratio = engine_ms / ncu_ms
             rows.append({
                 "experiment": p["experiment"], "variant": p["variant"], "params": p["params"],
                 "function": p["function"], "mode": mode, "cache_control": cache_control, "launches": n,
                 "grid": p["launches"][0]["grid"], "block": p["launches"][0]["block"],
                 "shared": p["launches"][0]["shared"], "options": [o for o in p["options"] if not o.startswith("-I")],
-                "ncu_ms": ncu_ms, "ncu_runs_ms": runs, "engine_ms": p["engine_ms"],
+                "ncu_ms": ncu_ms, "ncu_runs_ms": runs, "engine_ms": engine_ms, "engine_raw_ms": raw,
+                "event_offset_ms": off, "ratio_raw": raw / ncu_ms,
+                "within_raw": abs(raw / ncu_ms - 1) <= TARGET[kind],
                 "engine_samples": p["engine_samples"], "engine_noise": p["engine_noise"],
                 "recorded_at": p["recorded_at"], "recorded_commit": p["recorded_commit"],
                 "commit": commit,
@@ -671,7 +694,9 @@ def check(slug_arg):
         "runs_per_point": SAMPLES,
         "targets": {"long": TARGET["long"], "short": TARGET["short"], "short_below_us": SHORT_US},
         "seconds": round(elapsed, 1),
-        "summary": {"points": len(rows), "within": within,
+        "event_offset": None if calibration is None else {
+            k: calibration.get(k) for k in ("offset_ms", "events_ms", "ncu_ms", "commit", "date")},
+        "summary": {"points": len(rows), "within": within, "within_raw": sum(r["within_raw"] for r in rows),
                     "worst": max((abs(r["ratio"] - 1) for r in rows), default=None),
                     "median_ratio": statistics.median(r["ratio"] for r in rows)},
         "not_checked": notes + problems,
@@ -685,12 +710,18 @@ def check(slug_arg):
     lines = [f"ncu check on {gpu} ({slug}), {result['ncu_version']}, commit {result['commit']}, {result['date']}",
              f"--clock-control none; --cache-control all (cold points) / none (hot); {METRIC}; "
              f"median of {SAMPLES} runs after {WARMUP} warm-up",
-             f"{'point':58} {'launches':>8} {'ncu ms':>10} {'engine ms':>10} {'ratio':>7} {'target':>7}"]
+             "engine ms: the recorded median less the event overhead calibrated on this GPU "
+             + ("(none: no data/<slug>/checks/event_offset.json)" if calibration is None else
+                f"({calibration['offset_ms'] * 1000:.3f} us per sample, scripts/event_offset.py, {calibration['date']})")
+             + "; raw: as recorded",
+             f"{'point':58} {'launches':>8} {'ncu ms':>10} {'raw ms':>10} {'ratio':>7} {'engine ms':>10} {'ratio':>7} {'target':>7}"]
     for r in rows:
         case = f"{r['experiment']}/{r['variant']} " + " ".join(f"{k}={v}" for k, v in r["params"].items())
-        lines.append(f"{case:58} {r['launches']:8d} {r['ncu_ms']:10.4f} {r['engine_ms']:10.4f} {r['ratio']:7.3f} "
+        lines.append(f"{case:58} {r['launches']:8d} {r['ncu_ms']:10.4f} {r['engine_raw_ms']:10.4f} {r['ratio_raw']:7.3f} "
+                     f"{r['engine_ms']:10.4f} {r['ratio']:7.3f} "
                      f"{'±%g%%' % (r['target'] * 100):>7} {'ok' if r['within'] else 'OUTSIDE'}")
-    lines.append(f"NCU CHECK: {within} of {len(rows)} points within target; worst deviation "
+    lines.append(f"NCU CHECK: {within} of {len(rows)} points within target "
+                 f"({result['summary']['within_raw']} before the event-overhead correction); worst deviation "
                  f"{result['summary']['worst'] * 100:.1f} %; median ratio {result['summary']['median_ratio']:.3f}; "
                  f"{elapsed:.0f} s")
     text = "\n".join(lines) + "\n"

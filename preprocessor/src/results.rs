@@ -15,24 +15,34 @@ use view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenanc
 
 pub mod anchors;
 pub mod code;
+pub mod event_offset;
 pub mod ncu_check;
 pub mod view;
 
-/// Recordings loaded lazily, once per (device, experiment).
+/// Recordings loaded lazily, once per (device, experiment), with each device's event-overhead
+/// calibration applied ([`event_offset::apply`]).
 pub struct Recordings {
     data: DataDir,
     devices: Vec<String>,
+    offsets: HashMap<String, event_offset::EventOffset>,
     loaded: HashMap<(String, String), Option<Recording>>,
 }
 
 impl Recordings {
     pub fn new(data: DataDir) -> Result<Self, StoreError> {
         let devices = data.devices()?;
+        let offsets = load_offsets(&data, &devices)?;
         Ok(Recordings {
             data,
             devices,
+            offsets,
             loaded: HashMap::new(),
         })
+    }
+
+    /// The event-overhead calibration applied to `device`'s points, if it has one.
+    pub fn event_offset(&self, device: &str) -> Option<&event_offset::EventOffset> {
+        self.offsets.get(device)
     }
 
     pub fn data(&self) -> &DataDir {
@@ -42,6 +52,7 @@ impl Recordings {
     /// Forgets cached files (after the engine wrote new recordings).
     pub fn reload(&mut self) -> Result<(), StoreError> {
         self.devices = self.data.devices()?;
+        self.offsets = load_offsets(&self.data, &self.devices)?;
         self.loaded.clear();
         Ok(())
     }
@@ -54,6 +65,9 @@ impl Recordings {
             if !self.loaded.contains_key(&key) {
                 let mut rec = self.data.load(&dev, &exp.name)?;
                 if let Some(r) = rec.as_mut() {
+                    if let Some(cal) = self.offsets.get(&dev) {
+                        event_offset::apply(r, cal);
+                    }
                     derive_metrics(r, exp);
                 }
                 self.loaded.insert(key, rec);
@@ -124,6 +138,20 @@ impl Recordings {
             })
             .collect()
     }
+}
+
+/// Each device's event-overhead calibration, for the devices that have one.
+fn load_offsets(
+    data: &DataDir,
+    devices: &[String],
+) -> Result<HashMap<String, event_offset::EventOffset>, StoreError> {
+    let mut out = HashMap::new();
+    for d in devices {
+        if let Some(c) = event_offset::load(data, d)? {
+            out.insert(d.clone(), c);
+        }
+    }
+    Ok(out)
 }
 
 /// Replaces every point's `metrics` with those the spec's formulas give for its stored median

@@ -3,6 +3,7 @@
 
 mod book;
 mod build;
+mod calibrate;
 mod check;
 mod check_kernels;
 mod devices;
@@ -124,6 +125,16 @@ enum Command {
     },
     /// List the GPUs visible, with their peaks.
     Devices,
+    /// Time an empty kernel the way cold points are timed (events) and print it as JSON: one
+    /// side of the event-overhead calibration that `scripts/event_offset.py` stores.
+    Calibrate {
+        /// The GPU's ordinal.
+        #[arg(long, default_value_t = 0)]
+        gpu: usize,
+        /// Samples to take.
+        #[arg(long, default_value_t = 400)]
+        samples: usize,
+    },
     /// Internal: print the resolved launch of a kernel variant at a point (for scripts/fidelity.py).
     #[command(hide = true)]
     LaunchInfo {
@@ -206,6 +217,7 @@ pub fn main() -> ExitCode {
             recorded,
         }) => run_cell::run(&dir, &target, recorded),
         Some(Command::Devices) => devices::run(),
+        Some(Command::Calibrate { gpu, samples }) => calibrate::run(gpu, samples),
         Some(Command::LaunchInfo {
             experiment,
             variant,

@@ -2,6 +2,7 @@
 //! them, and records the results.
 
 pub mod buffer_reset;
+pub mod calibrate;
 pub mod counters;
 pub mod cpu_baseline;
 pub mod cpus;

@@ -2,7 +2,7 @@
 //!
 //! Layered like cudarc itself: `probe` (can the libraries load? cudarc panics if not) → `error` (typed errors,
 //! sticky-error classification) → `device` / `compile` (no context needed) → `session` (`Gpu`: context + one
-//! stream) → `module`, `buffer`, `launch`, `timer`, `blocker`, `attributes`, `cublas` (all through a `Gpu`);
+//! stream) → `module`, `buffer`, `launch`, `timer`, `blocker`, `null_kernel`, `attributes`, `cublas` (all through a `Gpu`);
 //! `clocks` reads live clocks through NVML.
 //!
 //! All work goes to one stream, in order. A fatal (sticky) fault such as an illegal address poisons the
@@ -21,6 +21,7 @@ mod kernel_clock;
 mod l2_clean;
 mod launch;
 mod module;
+mod null_kernel;
 mod probe;
 mod session;
 mod shared;
@@ -46,6 +47,7 @@ pub use error::{CompileError, Diagnostic, GpuError, Severity};
 pub use kernel_clock::{KernelClock, KernelSpan, measured_span};
 pub use launch::KernelArg;
 pub use module::{Kernel, Module};
+pub use null_kernel::{NULL_KERNEL_NAME, NullKernel};
 #[cfg(test)]
 pub(crate) use probe::skip_without_nvrtc;
 pub use probe::{

@@ -275,6 +275,10 @@ pub struct Timing {
     /// The host CPU's model (CPU baselines, [`TimingMode::Host`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<String>,
+    /// Set when the book renders, never by the engine: the event overhead (per sample) already
+    /// subtracted from the statistics above (`results::event_offset`). Recordings hold raw times.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub event_offset_ms: Option<f64>,
 }
 
 impl Default for Timing {
@@ -300,6 +304,7 @@ impl Default for Timing {
             clock: None,
             method: Some(MEASURE_METHOD),
             cpu: None,
+            event_offset_ms: None,
         }
     }
 }

@@ -1,0 +1,59 @@
+//! An empty kernel (hand-written PTX: no NVRTC needed), launched as one warp. What the event pair
+//! around a launch adds beyond a kernel's own duration is calibrated on it (`mdbook-gpulab calibrate`).
+
+use super::compile::{Image, ImageKind};
+use super::error::GpuError;
+use super::module::{Kernel, Module};
+use super::session::Gpu;
+
+/// The kernel's name, as a profiler filters it.
+pub const NULL_KERNEL_NAME: &str = "gpulab_null";
+
+const PTX: &str = r#"
+.version 7.0
+.target sm_70
+.address_size 64
+
+.visible .entry gpulab_null()
+{
+    ret;
+}
+"#;
+
+/// The loaded empty kernel.
+pub struct NullKernel {
+    kernel: Kernel,
+    _module: Module,
+}
+
+impl std::fmt::Debug for NullKernel {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("NullKernel").finish_non_exhaustive()
+    }
+}
+
+impl Gpu {
+    /// Loads the empty kernel (JIT-compiled from PTX by the driver).
+    pub fn null_kernel(&self) -> Result<NullKernel, GpuError> {
+        let image = Image::from_cache(
+            ImageKind::Ptx,
+            PTX.as_bytes().to_vec(),
+            (7, 0),
+            "gpulab_null.ptx",
+            &[],
+        );
+        let module = self.load(&image)?;
+        let kernel = module.function(NULL_KERNEL_NAME)?;
+        Ok(NullKernel {
+            kernel,
+            _module: module,
+        })
+    }
+}
+
+impl NullKernel {
+    /// Queues one launch of one warp on `gpu`'s stream.
+    pub fn launch(&self, gpu: &Gpu) -> Result<(), GpuError> {
+        gpu.launch(&self.kernel, [1, 1, 1], [32, 1, 1], 0, &[])
+    }
+}

@@ -1,0 +1,86 @@
+//! The event-overhead calibration of a device (`data/<slug>/checks/event_offset.json`, written on
+//! the GPU by `scripts/event_offset.py`): how much longer the engine's events time an empty kernel
+//! than Nsight Compute's `gpu__time_duration` does. The book subtracts it from the event-timed
+//! points of that device when it renders them; the recordings keep the raw times.
+
+use crate::record::{DataDir, Outcome, Recording, SampleClock, StoreError, TimingMode};
+use serde::Deserialize;
+
+/// `event_offset.json`, as the script writes it (unknown fields ignored).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct EventOffset {
+    pub commit: Option<String>,
+    pub date: String,
+    pub gpu: String,
+    pub ncu_version: String,
+    /// The empty kernel's median time by the engine's events, ms.
+    pub events_ms: f64,
+    /// Its median `gpu__time_duration` under Nsight Compute, ms.
+    pub ncu_ms: f64,
+    /// `events_ms - ncu_ms`: what the event pair adds to one launch.
+    pub offset_ms: f64,
+}
+
+impl EventOffset {
+    /// A usable calibration: finite, and smaller than the empty kernel's own event time.
+    fn is_sane(&self) -> bool {
+        [self.events_ms, self.ncu_ms, self.offset_ms]
+            .iter()
+            .all(|x| x.is_finite())
+            && self.ncu_ms > 0.0
+            && self.offset_ms.abs() < self.events_ms
+    }
+}
+
+/// Reads a device's calibration; `None` when it has none.
+pub fn load(data: &DataDir, slug: &str) -> Result<Option<EventOffset>, StoreError> {
+    crate::record::store::read_json_if_present(
+        data.root()
+            .join(slug)
+            .join("checks")
+            .join("event_offset.json"),
+    )
+}
+
+/// Subtracts the calibration from every verified, event-timed GPU point of `rec`: once per sample,
+/// so a hot sample of `r` runs (a batch's time / `r`) loses `offset / r`. Left as they are: CPU
+/// baselines, samples timed by the kernel clock, points already corrected, and a point whose
+/// median would fall to zero or below (nothing the engine launches is that short). An insane
+/// calibration (not finite, or larger than the empty kernel's own time) changes nothing.
+pub fn apply(rec: &mut Recording, cal: &EventOffset) {
+    if !cal.is_sane() {
+        return;
+    }
+    for p in &mut rec.points {
+        if p.outcome != Outcome::Ok {
+            continue;
+        }
+        let Some(t) = p.timing.as_mut() else {
+            continue;
+        };
+        if t.mode == TimingMode::Host
+            || t.clock == Some(SampleClock::Kernel)
+            || t.event_offset_ms.is_some()
+        {
+            continue;
+        }
+        let d = cal.offset_ms / t.runs_per_sample.max(1) as f64;
+        if t.median_ms - d <= 0.0 || t.min_ms - d <= 0.0 {
+            continue;
+        }
+        for x in [
+            &mut t.median_ms,
+            &mut t.min_ms,
+            &mut t.max_ms,
+            &mut t.q1_ms,
+            &mut t.q3_ms,
+        ] {
+            *x -= d;
+        }
+        t.event_offset_ms = Some(d);
+    }
+}
+
+#[cfg(test)]
+#[path = "event_offset_tests.rs"]
+mod tests;

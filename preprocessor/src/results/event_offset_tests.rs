@@ -1,0 +1,148 @@
+//! The event-overhead correction: which points it changes, by how much, and only once. SYNTHETIC
+//! recordings and calibrations: nothing here was measured.
+
+use super::*;
+use crate::record::{Point, SCHEMA_VERSION, Timing};
+use crate::value::ParamValue;
+
+fn cal(offset_ms: f64) -> EventOffset {
+    EventOffset {
+        commit: Some("abc1234".into()),
+        date: "2026-11-24T02:00:00Z".into(),
+        gpu: "Synthetic GPU X1".into(),
+        ncu_version: "Version 2025.3.1.0".into(),
+        events_ms: 0.003,
+        ncu_ms: 0.003 - offset_ms,
+        offset_ms,
+    }
+}
+
+fn timing(median_ms: f64, mode: TimingMode) -> Timing {
+    Timing {
+        median_ms,
+        min_ms: median_ms * 0.9,
+        max_ms: median_ms * 1.2,
+        q1_ms: median_ms * 0.95,
+        q3_ms: median_ms * 1.05,
+        samples: 10,
+        mode,
+        clock: Some(SampleClock::Events),
+        ..Timing::default()
+    }
+}
+
+fn recording(timings: Vec<(Outcome, Timing)>) -> Recording {
+    Recording {
+        schema: SCHEMA_VERSION,
+        experiment: "e".into(),
+        device: crate::record::fixture::device(),
+        points: timings
+            .into_iter()
+            .enumerate()
+            .map(|(i, (outcome, t))| {
+                let params = [("N".to_string(), ParamValue::Int(i as i64))].into();
+                let mut p = Point::new("v", &params, &format!("k{i}"), None);
+                p.outcome = outcome;
+                p.timing = Some(t);
+                p
+            })
+            .collect(),
+    }
+}
+
+fn close(a: f64, b: f64) -> bool {
+    (a - b).abs() < 1e-12
+}
+
+#[test]
+fn a_cold_event_timed_point_loses_the_offset_on_every_statistic() {
+    let mut rec = recording(vec![(Outcome::Ok, timing(0.010, TimingMode::Cold))]);
+    apply(&mut rec, &cal(0.001));
+    let t = rec.points[0].timing.as_ref().unwrap();
+    assert!(close(t.median_ms, 0.009), "{}", t.median_ms);
+    assert!(close(t.min_ms, 0.009 - 0.001));
+    assert!(close(t.q1_ms, 0.0095 - 0.001));
+    assert!(close(t.q3_ms, 0.0105 - 0.001));
+    assert!(close(t.max_ms, 0.012 - 0.001));
+    assert_eq!(t.event_offset_ms, Some(0.001));
+}
+
+#[test]
+fn a_hot_batch_of_r_runs_loses_the_offset_divided_by_r() {
+    let mut t = timing(0.010, TimingMode::Hot);
+    t.runs_per_sample = 4;
+    let mut rec = recording(vec![(Outcome::Ok, t)]);
+    apply(&mut rec, &cal(0.001));
+    let t = rec.points[0].timing.as_ref().unwrap();
+    assert!(close(t.median_ms, 0.010 - 0.00025));
+    assert_eq!(t.event_offset_ms, Some(0.00025));
+}
+
+#[test]
+fn cpu_baselines_kernel_clock_samples_and_failed_points_are_left_alone() {
+    let mut kernel = timing(0.010, TimingMode::Cold);
+    kernel.clock = Some(SampleClock::Kernel);
+    let mut rec = recording(vec![
+        (Outcome::Ok, timing(5.0, TimingMode::Host)),
+        (Outcome::Ok, kernel),
+        (Outcome::Failed, timing(0.010, TimingMode::Cold)),
+    ]);
+    let before = rec.clone();
+    apply(&mut rec, &cal(0.001));
+    assert_eq!(rec, before);
+}
+
+#[test]
+fn applying_twice_subtracts_once() {
+    let mut rec = recording(vec![(Outcome::Ok, timing(0.010, TimingMode::Cold))]);
+    apply(&mut rec, &cal(0.001));
+    apply(&mut rec, &cal(0.001));
+    assert!(close(
+        rec.points[0].timing.as_ref().unwrap().median_ms,
+        0.009
+    ));
+}
+
+#[test]
+fn a_point_the_offset_would_take_to_zero_is_left_alone() {
+    let mut rec = recording(vec![(Outcome::Ok, timing(0.0011, TimingMode::Cold))]);
+    let before = rec.clone();
+    apply(&mut rec, &cal(0.001));
+    assert_eq!(rec, before);
+}
+
+#[test]
+fn an_insane_calibration_changes_nothing() {
+    let mut rec = recording(vec![(Outcome::Ok, timing(0.010, TimingMode::Cold))]);
+    let before = rec.clone();
+    let mut bad = cal(0.001);
+    bad.offset_ms = f64::NAN;
+    apply(&mut rec, &bad);
+    let mut bigger = cal(0.001);
+    bigger.offset_ms = 0.004; // more than the empty kernel's own event time
+    apply(&mut rec, &bigger);
+    assert_eq!(rec, before);
+}
+
+#[test]
+fn the_script_s_file_loads_and_a_missing_one_is_none() {
+    let dir = tempfile::tempdir().unwrap();
+    let data = DataDir::new(dir.path());
+    assert_eq!(load(&data, "synthetic-gpu").unwrap(), None);
+    let checks = dir.path().join("synthetic-gpu").join("checks");
+    std::fs::create_dir_all(&checks).unwrap();
+    // The fields scripts/event_offset.py writes (SYNTHETIC values), extra ones ignored.
+    std::fs::write(
+        checks.join("event_offset.json"),
+        r#"{"schema": 1, "tool": "scripts/event_offset.py", "commit": "abc1234",
+            "date": "2026-11-24T02:00:00Z", "gpu": "Synthetic GPU X1", "slug": "synthetic-gpu",
+            "kernel": "gpulab_null", "ncu_version": "Version 2025.3.1.0",
+            "metric": "gpu__time_duration.sum", "clock_control": "none", "cache_control": "all",
+            "events_ms": 0.003, "events": {}, "ncu_ms": 0.0022, "ncu_runs_ms": [0.0022],
+            "offset_ms": 0.0008}"#,
+    )
+    .unwrap();
+    let c = load(&data, "synthetic-gpu").unwrap().unwrap();
+    assert!(close(c.offset_ms, 0.0008));
+    assert_eq!(c.commit.as_deref(), Some("abc1234"));
+}
