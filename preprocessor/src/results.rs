@@ -362,6 +362,12 @@ pub fn device_results<'a>(
         commit: commits(&shown),
         tool_version: newest.map(|p| p.tool_version.clone()).unwrap_or_default(),
         details,
+        // The largest per-sample offset is the per-launch one (a hot batch of r runs loses 1/r of it).
+        event_offset_us: shown
+            .iter()
+            .filter_map(|p| p.timing.as_ref()?.event_offset_ms)
+            .map(|d| d * 1e3)
+            .reduce(f64::max),
     };
     // The claims' data is built once for all of the directive's claims (it holds every metric
     // of every cell), and not at all for a directive without claims.

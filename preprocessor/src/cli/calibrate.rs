@@ -1,6 +1,6 @@
-//! `mdbook-gpulab calibrate`: times the empty kernel the way cold points are timed and prints the
-//! result as JSON; `scripts/event_offset.py` runs it, then runs it again under Nsight Compute, and
-//! stores the difference (what the event pair adds to a launch) in `data/<slug>/checks/`.
+//! `mdbook-gpulab calibrate`: the empty kernel timed as cold points are, printed as JSON.
+//! `scripts/event_offset.py` runs it, then runs it again under Nsight Compute, and stores the
+//! difference (what the event pair adds to a launch) in `data/<slug>/checks/`.
 
 use crate::engine::calibrate::time_null_kernel;
 use crate::gpu::{Gpu, NULL_KERNEL_NAME};

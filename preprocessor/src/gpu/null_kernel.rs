@@ -1,5 +1,6 @@
-//! An empty kernel (hand-written PTX: no NVRTC needed), launched as one warp. What the event pair
-//! around a launch adds beyond a kernel's own duration is calibrated on it (`mdbook-gpulab calibrate`).
+//! An empty kernel (hand-written PTX, no NVRTC), on which the event overhead is calibrated.
+//! Launched as one warp: what the event pair around a launch adds beyond a kernel's own duration
+//! is measured on it (`mdbook-gpulab calibrate`).
 
 use super::compile::{Image, ImageKind};
 use super::error::GpuError;

@@ -232,6 +232,7 @@ impl Fixture {
                     commit: Some("abc1234".into()),
                     tool_version: "0.1.0".into(),
                     details: Vec::new(),
+                    event_offset_us: None,
                 },
                 claims: vec![ClaimView {
                     text: "shared_2d.time_ms < global_2d.time_ms".into(),

@@ -42,11 +42,29 @@ fn device_html(f: &NcuCheckFile) -> String {
         .iter()
         .map(|p| (p.ratio - 1.0).abs())
         .fold(0.0f64, f64::max);
+    // With a calibration, the recorded median and its ratio come first, then the median as the book
+    // shows it (less the event overhead) with the ratio the verdict is on.
+    let offset = f.event_offset.as_ref();
+    let (before, raw_heads) = match offset {
+        Some(o) => (
+            format!(
+                " ({} before subtracting the events' {:.3} µs, calibrated {})",
+                f.points
+                    .iter()
+                    .filter(|p| p.within_raw.unwrap_or(p.within))
+                    .count(),
+                o.offset_ms * 1e3,
+                escape(&o.date[..o.date.len().min(10)])
+            ),
+            "<th>engine as recorded (ms)</th><th>÷ ncu</th><th>less the event overhead (ms)</th>",
+        ),
+        None => (String::new(), "<th>engine (ms)</th>"),
+    };
     let mut out = format!(
-        "<div class=\"gpulab-ncu-check\"><p><strong>{}</strong>: {within} of {} points within target \
+        "<div class=\"gpulab-ncu-check\"><p><strong>{}</strong>: {within} of {} points within target{before} \
          (±{:.0} % for kernels of {:.0} µs or more, ±{:.0} % below); largest deviation {:.1} %.</p>\n\
          <table>\n<thead><tr><th>point</th><th>mode</th><th>launches</th><th>ncu (ms)</th>\
-         <th>engine (ms)</th><th>engine ÷ ncu</th><th>target</th><th></th></tr></thead>\n<tbody>\n",
+         {raw_heads}<th>engine ÷ ncu</th><th>target</th><th></th></tr></thead>\n<tbody>\n",
         escape(&f.gpu),
         f.points.len(),
         f.targets.long * 100.0,
@@ -60,8 +78,13 @@ fn device_html(f: &NcuCheckFile) -> String {
             .get(&p.mode)
             .map(|c| format!(" (--cache-control {c})"))
             .unwrap_or_default();
+        let raw = match (offset, p.engine_raw_ms, p.ratio_raw) {
+            (Some(_), Some(ms), Some(r)) => format!("<td>{ms:.4}</td><td>{r:.3}</td>"),
+            (Some(_), _, _) => "<td></td><td></td>".to_string(),
+            (None, _, _) => String::new(),
+        };
         out.push_str(&format!(
-            "<tr><td>{}</td><td>{}{}</td><td>{}</td><td>{:.4}</td><td>{:.4}</td><td>{:.3}</td>\
+            "<tr><td>{}</td><td>{}{}</td><td>{}</td><td>{:.4}</td>{raw}<td>{:.4}</td><td>{:.3}</td>\
              <td>±{:.0} %</td><td>{}</td></tr>\n",
             point_label(p),
             escape(&p.mode),
@@ -110,6 +133,9 @@ mod tests {
             ratio,
             target: 0.02,
             within,
+            engine_raw_ms: None,
+            ratio_raw: None,
+            within_raw: None,
         }
     }
 
@@ -129,6 +155,7 @@ mod tests {
                 short_below_us: 10.0,
             },
             seconds: 61.0,
+            event_offset: None,
             points: vec![point(1.01, true), point(1.06, false)],
         };
         let html = ncu_check_html(&[
@@ -151,5 +178,51 @@ mod tests {
             "<strong>nvidia-h200</strong>: the Nsight Compute check has not run yet on this GPU"
         ));
         assert!(ncu_check_html(&[]).contains("has not run yet"));
+    }
+
+    #[test]
+    fn a_calibrated_check_shows_the_recorded_and_the_corrected_ratio_and_both_counts() {
+        let mut corrected = point(1.01, true);
+        corrected.engine_raw_ms = Some(3.3);
+        corrected.ratio_raw = Some(1.1);
+        corrected.within_raw = Some(false);
+        let f = NcuCheckFile {
+            commit: Some("abc1234".into()),
+            date: "2026-11-24T02:00:00Z".into(),
+            ncu_version: "Version 2025.3.1.0".into(),
+            gpu: "Synthetic GPU X1".into(),
+            clock_control: "none".into(),
+            cache_control: BTreeMap::new(),
+            runs_per_point: 7,
+            targets: Targets {
+                long: 0.02,
+                short: 0.05,
+                short_below_us: 10.0,
+            },
+            seconds: 17.0,
+            event_offset: Some(crate::results::ncu_check::OffsetUsed {
+                offset_ms: 0.00096,
+                date: "2026-11-24T01:54:37Z".into(),
+            }),
+            points: vec![corrected],
+        };
+        let html = ncu_check_html(&[DeviceCheck {
+            slug: "synthetic-gpu".into(),
+            file: Some(f),
+        }]);
+        assert!(
+            html.contains(
+                "1 of 1 points within target (0 before subtracting the events' 0.960 µs, calibrated 2026-11-24)"
+            ),
+            "{html}"
+        );
+        assert!(
+            html.contains("<th>engine as recorded (ms)</th><th>÷ ncu</th>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td>3.3000</td><td>1.100</td><td>3.0300</td><td>1.010</td>"),
+            "{html}"
+        );
     }
 }

@@ -3,7 +3,8 @@
 use super::html::escape;
 use crate::results::view::Provenance;
 
-/// "NVIDIA H100 80GB HBM3 · CUDA 13.0 · driver 580.159.04 · 2026-11-22 · commit abc1234"
+/// "NVIDIA H100 80GB HBM3 · CUDA 13.0 · driver 580.159.04 · 2026-11-22 · commit abc1234", and
+/// "· event times less 0.96 µs" when the calibrated event overhead was subtracted.
 pub fn provenance_text(p: &Provenance) -> String {
     let mut parts = vec![p.device_name.clone(), format!("CUDA {}", p.cuda_version)];
     if let Some(driver) = &p.driver_version {
@@ -12,6 +13,9 @@ pub fn provenance_text(p: &Provenance) -> String {
     parts.push(p.date.clone());
     if let Some(commit) = &p.commit {
         parts.push(format!("commit {commit}"));
+    }
+    if let Some(us) = p.event_offset_us {
+        parts.push(format!("event times less {us:.2} µs"));
     }
     parts.retain(|part| !part.trim().is_empty());
     parts.join(" · ")
@@ -87,6 +91,7 @@ mod tests {
             commit: Some("abc1234".into()),
             tool_version: "0.1.0".into(),
             details: Vec::new(),
+            event_offset_us: None,
         }
     }
 
@@ -107,6 +112,13 @@ mod tests {
             "NVIDIA H100 80GB HBM3 · CUDA 13.0 · 2026-11-22"
         );
         assert!(provenance_html(&p, None).contains("title=\"recorded with mdbook-gpulab 0.1.0\""));
+        let corrected = Provenance {
+            event_offset_us: Some(0.96),
+            ..p.clone()
+        };
+        assert!(
+            provenance_text(&corrected).ends_with("· commit abc1234 · event times less 0.96 µs")
+        );
         let detailed = Provenance {
             details: vec!["NVRTC 13.0".into(), "GPU GPU-ab".into()],
             ..p.clone()

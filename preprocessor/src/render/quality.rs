@@ -144,6 +144,12 @@ pub fn sample_summary(t: &Timing) -> String {
         parts.push(format!("{} runs per sample (hot)", t.runs_per_sample));
     }
     parts.push(format!("IQR {}–{} ms", sig(t.q1_ms), sig(t.q3_ms)));
+    if let Some(d) = t.event_offset_ms {
+        parts.push(format!(
+            "less {} µs of event overhead (calibrated against Nsight Compute)",
+            sig(d * 1e3)
+        ));
+    }
     let target = t.noise_target.unwrap_or(OLD_NOISE_TARGET);
     parts.push(format!(
         "noise {:.2} % (target {} %)",

@@ -52,6 +52,21 @@ fn a_converged_point_has_no_concern_and_a_full_tooltip() {
 }
 
 #[test]
+fn a_point_less_the_event_overhead_says_so_in_its_tooltip() {
+    let p = timed(Timing {
+        event_offset_ms: Some(0.00096),
+        ..good()
+    });
+    let title = point_title(&p, &device()).unwrap();
+    assert!(
+        title.contains(
+            "IQR 0.995–1.005 ms · less 0.96 µs of event overhead (calibrated against Nsight Compute)"
+        ),
+        "{title}"
+    );
+}
+
+#[test]
 fn each_concern_is_detected_with_its_reason() {
     let d = device();
     let noisy_capped = timed(Timing {

@@ -1,7 +1,7 @@
-//! The event-overhead calibration of a device (`data/<slug>/checks/event_offset.json`, written on
-//! the GPU by `scripts/event_offset.py`): how much longer the engine's events time an empty kernel
-//! than Nsight Compute's `gpu__time_duration` does. The book subtracts it from the event-timed
-//! points of that device when it renders them; the recordings keep the raw times.
+//! A device's event-overhead calibration, subtracted from its event-timed points on loading.
+//! `data/<slug>/checks/event_offset.json`, written on the GPU by `scripts/event_offset.py`: how much
+//! longer the engine's events time an empty kernel than Nsight Compute's `gpu__time_duration`
+//! does. The recordings keep the raw times.
 
 use crate::record::{DataDir, Outcome, Recording, SampleClock, StoreError, TimingMode};
 use serde::Deserialize;

@@ -1,5 +1,5 @@
-//! The event-overhead correction: which points it changes, by how much, and only once. SYNTHETIC
-//! recordings and calibrations: nothing here was measured.
+//! The event-overhead correction: which points it changes, by how much, and only once.
+//! SYNTHETIC recordings and calibrations: nothing here was measured.
 
 use super::*;
 use crate::record::{Point, SCHEMA_VERSION, Timing};

@@ -19,7 +19,17 @@ pub struct NcuCheckFile {
     pub runs_per_point: usize,
     pub targets: Targets,
     pub seconds: f64,
+    /// The event-overhead calibration the check subtracted (as the book does), if the GPU had one.
+    #[serde(default)]
+    pub event_offset: Option<OffsetUsed>,
     pub points: Vec<NcuPoint>,
+}
+
+/// The calibration a check applied (`data/<slug>/checks/event_offset.json` at the time).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct OffsetUsed {
+    pub offset_ms: f64,
+    pub date: String,
 }
 
 /// The allowed deviations: `long` at or above `short_below_us`, `short` below.
@@ -40,12 +50,21 @@ pub struct NcuPoint {
     pub launches: usize,
     /// ncu's median over the runs of the sum of the point's launches.
     pub ncu_ms: f64,
-    /// The engine's recorded median.
+    /// The engine's median as the book shows it: the recorded median less the event overhead,
+    /// when the check had a calibration (older checks: the recorded median).
     pub engine_ms: f64,
     /// `engine_ms / ncu_ms`.
     pub ratio: f64,
     pub target: f64,
     pub within: bool,
+    /// The recorded median, before the event overhead was subtracted (checks with a calibration).
+    #[serde(default)]
+    pub engine_raw_ms: Option<f64>,
+    /// `engine_raw_ms / ncu_ms`, and whether it was within the target.
+    #[serde(default)]
+    pub ratio_raw: Option<f64>,
+    #[serde(default)]
+    pub within_raw: Option<bool>,
 }
 
 /// One device: its slug and its check, when one was run.

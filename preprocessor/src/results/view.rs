@@ -36,6 +36,9 @@ pub struct Provenance {
     /// More of the points' provenance, for the line's tooltip: "NVRTC 13.0", "GPU GPU-…",
     /// "compiled for sm_90" (each listing the distinct values of the points shown).
     pub details: Vec<String>,
+    /// The calibrated event overhead subtracted from the event times of the points shown (µs per
+    /// launch; see `results::event_offset`), when any was.
+    pub event_offset_us: Option<f64>,
 }
 
 /// The outcome of one `expect` claim on one device.
