@@ -7,7 +7,6 @@
 //! kernel spins: the kernel gives up after `TIMEOUT_NS` and says so through a second flag, and the
 //! caller discards that sample. The kernel is hand-written PTX (no NVRTC needed), JIT-compiled once.
 
-use super::compile::{Image, ImageKind};
 use super::error::GpuError;
 use super::module::{Kernel, Module};
 use super::session::Gpu;
@@ -90,15 +89,7 @@ impl std::fmt::Debug for Blocker {
 impl Gpu {
     /// Loads the blocking kernel and allocates its flags.
     pub fn blocker(&self) -> Result<Blocker, GpuError> {
-        let image = Image::from_cache(
-            ImageKind::Ptx,
-            PTX.as_bytes().to_vec(),
-            (7, 0),
-            "gpulab_block.ptx",
-            &[],
-        );
-        let module = self.load(&image)?;
-        let kernel = module.function("gpulab_block")?;
+        let (module, kernel) = self.load_own_ptx(PTX, "gpulab_block.ptx", "gpulab_block")?;
         let shared = self.shared().clone();
         shared.bind()?;
         let mut host: *mut std::ffi::c_void = std::ptr::null_mut();

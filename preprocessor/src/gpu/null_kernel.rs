@@ -2,7 +2,6 @@
 //! Launched as one warp: what the event pair around a launch adds beyond a kernel's own duration
 //! is measured on it (`mdbook-gpulab calibrate`).
 
-use super::compile::{Image, ImageKind};
 use super::error::GpuError;
 use super::module::{Kernel, Module};
 use super::session::Gpu;
@@ -36,15 +35,7 @@ impl std::fmt::Debug for NullKernel {
 impl Gpu {
     /// Loads the empty kernel (JIT-compiled from PTX by the driver).
     pub fn null_kernel(&self) -> Result<NullKernel, GpuError> {
-        let image = Image::from_cache(
-            ImageKind::Ptx,
-            PTX.as_bytes().to_vec(),
-            (7, 0),
-            "gpulab_null.ptx",
-            &[],
-        );
-        let module = self.load(&image)?;
-        let kernel = module.function(NULL_KERNEL_NAME)?;
+        let (module, kernel) = self.load_own_ptx(PTX, "gpulab_null.ptx", NULL_KERNEL_NAME)?;
         Ok(NullKernel {
             kernel,
             _module: module,

@@ -84,6 +84,20 @@ impl Gpu {
         self.shared.call("cuMemGetInfo", result::mem_get_info())
     }
 
+    /// Loads the tool's own hand-written PTX (sm_70, JIT-compiled by the driver: no NVRTC needed)
+    /// and looks up its kernel `entry`.
+    pub(crate) fn load_own_ptx(
+        &self,
+        ptx: &str,
+        file: &str,
+        entry: &str,
+    ) -> Result<(Module, Kernel), GpuError> {
+        let image = Image::from_cache(ImageKind::Ptx, ptx.as_bytes().to_vec(), (7, 0), file, &[]);
+        let module = self.load(&image)?;
+        let kernel = module.function(entry)?;
+        Ok((module, kernel))
+    }
+
     /// Loads a compiled image into this context.
     pub fn load(&self, image: &Image) -> Result<Module, GpuError> {
         self.shared.bind()?;

@@ -139,9 +139,12 @@ mod tests {
         }
     }
 
-    #[test]
-    fn a_check_renders_every_point_with_its_verdict_and_provenance() {
-        let f = NcuCheckFile {
+    /// A SYNTHETIC check of `points` on the H100's name.
+    fn check(
+        points: Vec<NcuPoint>,
+        event_offset: Option<crate::results::ncu_check::OffsetUsed>,
+    ) -> NcuCheckFile {
+        NcuCheckFile {
             commit: Some("abc1234".into()),
             date: "2026-11-23T18:00:00Z".into(),
             ncu_version: "Version 2025.3.0.0".into(),
@@ -155,9 +158,14 @@ mod tests {
                 short_below_us: 10.0,
             },
             seconds: 61.0,
-            event_offset: None,
-            points: vec![point(1.01, true), point(1.06, false)],
-        };
+            event_offset,
+            points,
+        }
+    }
+
+    #[test]
+    fn a_check_renders_every_point_with_its_verdict_and_provenance() {
+        let f = check(vec![point(1.01, true), point(1.06, false)], None);
         let html = ncu_check_html(&[
             DeviceCheck {
                 slug: "nvidia-h100".into(),
@@ -186,28 +194,13 @@ mod tests {
         corrected.engine_raw_ms = Some(3.3);
         corrected.ratio_raw = Some(1.1);
         corrected.within_raw = Some(false);
-        let f = NcuCheckFile {
-            commit: Some("abc1234".into()),
-            date: "2026-11-24T02:00:00Z".into(),
-            ncu_version: "Version 2025.3.1.0".into(),
-            gpu: "Synthetic GPU X1".into(),
-            clock_control: "none".into(),
-            cache_control: BTreeMap::new(),
-            runs_per_point: 7,
-            targets: Targets {
-                long: 0.02,
-                short: 0.05,
-                short_below_us: 10.0,
-            },
-            seconds: 17.0,
-            event_offset: Some(crate::results::ncu_check::OffsetUsed {
-                offset_ms: 0.00096,
-                date: "2026-11-24T01:54:37Z".into(),
-            }),
-            points: vec![corrected],
+        let offset = crate::results::ncu_check::OffsetUsed {
+            offset_ms: 0.00096,
+            date: "2026-11-24T01:54:37Z".into(),
         };
+        let f = check(vec![corrected], Some(offset));
         let html = ncu_check_html(&[DeviceCheck {
-            slug: "synthetic-gpu".into(),
+            slug: "nvidia-h100".into(),
             file: Some(f),
         }]);
         assert!(
