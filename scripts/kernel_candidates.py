@@ -58,6 +58,11 @@ TRANSPOSE = [
 # (TR, TC): transpose_multi, TR/64 x TC/64 tiles of transpose_t<64, 16, 2, 1, 1> per block (32 x 16
 # threads, dynamic shared memory 4 * TR * TC bytes): longer DRAM runs, more bytes in flight
 TRANSPOSE_MULTI = [(128, 64), (64, 128), (128, 128)]
+# (PERSIST, ORDER, LD, MB): transpose_p, tile64_v2's tiles pipelined across a persistent block's
+# tiles, walked diagonally, loads hinted to 256-byte L2 lines; MB blocks per SM (the grid when
+# persistent; otherwise one block per tile)
+TRANSPOSE_PIPE = [(0, 0, 1, 1), (0, 1, 0, 1), (1, 0, 0, 2), (1, 0, 1, 2), (1, 1, 0, 2), (1, 0, 0, 4),
+                  (1, 0, 1, 4), (1, 1, 1, 4)]
 # The book's versions (kernels/transpose_conrad/transpose_fast.cu), the same arithmetic as
 # transpose_t<64, 16, 2, 1, 1> and transpose_multi: (variant, kernel, defines, TR, TC)
 TRANSPOSE_BOOK = [
@@ -86,6 +91,9 @@ SGEMM = [
     (128, 256, 8, 64, 64, 1, 8, 3), (128, 128, 8, 64, 64, 2, 8, 4), (128, 128, 8, 64, 32, 1, 8, 3),
     # issue 10 follow-up for the H100: the winner's warp tile in 128 x 64 blocks of 4 warps, 4 per SM
     (128, 64, 8, 64, 32, 4, 1, 0), (128, 64, 8, 64, 32, 4, 8, 0),
+    # session 7: the winner's rasterisation in groups of 2, 4 and 16 block-rows (4096 on the H100 sat
+    # at 89.9 %, g1, and g8 was 1 % slower)
+    (128, 128, 8, 64, 32, 2, 2, 0), (128, 128, 8, 64, 32, 2, 4, 0), (128, 128, 8, 64, 32, 2, 16, 0),
 ]
 # The book's versions (kernels/sgemm/sgemm_tuned.cu's sgemm_warptile_bk8 = sgemm_t<BM, BN, 8, 64,
 # 32, MINB, GROUP>): (variant, defines, BM, BN, threads)
@@ -110,6 +118,15 @@ def t_label(c):
 
 def m_name(c):
     return "transpose_multi<%d, %d>" % c
+
+
+def p_name(c):
+    return "transpose_p<%d, %d, %d, %d>" % c
+
+
+def p_label(c):
+    persist, order, ld, bps = c
+    return ("persistent %d/SM" % bps if persist else "T64 v2") + (" diag" if order else "") + (" L2::256B" if ld else "")
 
 
 def m_label(c):
@@ -163,7 +180,8 @@ def nvrtc_check(lib):
     nv = ctypes.CDLL(lib)
     nv.nvrtcGetErrorString.restype = ctypes.c_char_p
     files = {
-        "transpose.cu": [t_name(c) for c in TRANSPOSE] + [m_name(c) for c in TRANSPOSE_MULTI],
+        "transpose.cu": [t_name(c) for c in TRANSPOSE] + [m_name(c) for c in TRANSPOSE_MULTI]
+        + sorted({p_name(c) for c in TRANSPOSE_PIPE}),
         "reduce.cu": sorted({n for c in SUM for e in SUM_TYPES for n in s_names(c, e)}),
         "sgemm.cu": [g_name(c) for c in SGEMM],
         "../../kernels/coalescing/flat_copy.cu": [],
@@ -511,7 +529,22 @@ class Bench:
             self.case(label, check_t, lambda f=fn, g=grid, k=block: f(g, k, (a, b, cp.int32(n), cp.int32(n))),
                       gbps, "GB/s", base)
         mod = self.module(os.path.join(CAND, "transpose.cu"),
-                          [t_name(c) for c in TRANSPOSE] + [m_name(c) for c in TRANSPOSE_MULTI])
+                          [t_name(c) for c in TRANSPOSE] + [m_name(c) for c in TRANSPOSE_MULTI]
+                          + sorted({p_name(c) for c in TRANSPOSE_PIPE}))
+        for c in TRANSPOSE_PIPE:
+            b.fill(-1)
+            try:
+                fn = mod.get_function(p_name(c))
+            except Exception as e:  # noqa: BLE001
+                self.failed += 1
+                print(f"  {p_label(c):36} COMPILE ERROR {e}")
+                continue
+            grid = self.sms * c[3] if c[0] else (n // 64) ** 2
+            val = self.case(p_label(c), check_t,
+                            lambda f=fn, g=grid: f((g,), (32, 16), (a, b, cp.int32(n), cp.int32(n))),
+                            gbps, "GB/s", base)
+            if val and (best is None or val > best[0]):
+                best = (val, p_label(c))
         for c in TRANSPOSE:
             t, r, v, _, _ = c
             b.fill(-1)

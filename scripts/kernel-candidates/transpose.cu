@@ -101,3 +101,76 @@ transpose_multi(const float* __restrict__ a, float* __restrict__ b, int rows, in
                 __stcs(reinterpret_cast<float2*>(b + (c0 + 64 * j + c) * rows + r0 + 64 * i + 2 * tx), w);
             }
 }
+
+// Pipelined and hinted 64 x 64 tiles (issue 10, session 7, aimed at the H200's 93.7 %): each tile
+// moved as transpose_t<64, 16, 2, 1, 1> moves it (32 x 16 threads, float2, swizzled, __stcs), with
+//   PERSIST = 1: blocks loop over tiles (grid-stride) and issue the next tile's loads before they
+//                write the current tile out, so loads stay in flight during the stores;
+//   ORDER = 1:   tiles walked diagonally (tile column shifted by the tile row);
+//   LD = 1:      loads hinted to fetch whole 256-byte L2 lines (ld.global.nc.L2::256B).
+// A 1-D grid: the tile count (PERSIST = 0) or MB blocks per SM (PERSIST = 1; registers capped so
+// that MB blocks of 512 threads fit on an SM).
+template <int LD>
+__device__ __forceinline__ float2 ld2(const float* p)
+{
+    if (LD == 1) {
+        float2 v;
+        asm volatile("ld.global.nc.L2::256B.v2.f32 {%0, %1}, [%2];" : "=f"(v.x), "=f"(v.y) : "l"(p));
+        return v;
+    }
+    return *reinterpret_cast<const float2*>(p);
+}
+
+template <int ORDER>
+__device__ __forceinline__ void tile_of(int t, int gx, size_t& r0, size_t& c0)
+{
+    const int by = t / gx;
+    int bx = t % gx;
+    if (ORDER == 1) bx = (bx + by) % gx;
+    r0 = (size_t)by * 64;
+    c0 = (size_t)bx * 64;
+}
+
+template <int PERSIST, int ORDER, int LD, int MB>
+__global__ void __launch_bounds__(512, MB)
+transpose_p(const float* __restrict__ a, float* __restrict__ b, int rows, int cols)
+{
+    __shared__ float tile[64 * 64];
+    const int tx = threadIdx.x, ty = threadIdx.y;
+    const int gx = cols / 64, n = gx * (rows / 64);
+    int t = blockIdx.x;
+    if (t >= n) return;
+    size_t r0, c0;
+    tile_of<ORDER>(t, gx, r0, c0);
+    float2 v[4];
+#pragma unroll
+    for (int k = 0; k < 4; ++k) v[k] = ld2<LD>(a + (r0 + ty + 16 * k) * cols + c0 + 2 * tx);
+    while (true) {
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const int r = ty + 16 * k;
+            tile[r * 64 + swz<2, 1>(r, 2 * tx)] = v[k].x;
+            tile[r * 64 + swz<2, 1>(r, 2 * tx + 1)] = v[k].y;
+        }
+        __syncthreads();
+        const int tn = PERSIST ? t + (int)gridDim.x : n;
+        size_t nr0 = 0, nc0 = 0;
+        if (tn < n) {   // the next tile's loads, in flight while this tile is written out
+            tile_of<ORDER>(tn, gx, nr0, nc0);
+#pragma unroll
+            for (int k = 0; k < 4; ++k) v[k] = ld2<LD>(a + (nr0 + ty + 16 * k) * cols + nc0 + 2 * tx);
+        }
+#pragma unroll
+        for (int k = 0; k < 4; ++k) {
+            const int c = ty + 16 * k;
+            const float2 w = make_float2(tile[(2 * tx) * 64 + swz<2, 1>(2 * tx, c)],
+                                         tile[(2 * tx + 1) * 64 + swz<2, 1>(2 * tx + 1, c)]);
+            __stcs(reinterpret_cast<float2*>(b + (c0 + c) * rows + r0 + 2 * tx), w);
+        }
+        if (tn >= n) break;
+        __syncthreads();   // everyone has read the tile before it is overwritten
+        t = tn;
+        r0 = nr0;
+        c0 = nc0;
+    }
+}
