@@ -3,13 +3,15 @@
 
 For a fixed list of points spanning every experiment (short and long kernels), this script times each
 point with `ncu --metrics gpu__time_duration.sum` and compares the median with the engine's recorded
-median of the same point in data/<slug>/<experiment>.json. Nothing of the engine is used: the launch
+median of the same point in data/<slug>/<experiment>.json. Nothing of the engine's measurement is used: the launch
 configuration (grid, block, dynamic shared memory, buffer lengths, defines and NVRTC options, arguments,
 host loops and multi-pass sequences) is read from kernels/<experiment>/experiment.toml and evaluated by
 this script's own small evaluator of the spec's expression language; the inputs are generated here (with
-the spec's init distribution, not the engine's generator); the kernels are compiled here with
-cupy.RawModule and the engine's documented options (-lineinfo, --std=c++17, the source's folder on the
-include path, the spec's defines and options).
+the spec's init distribution, not the engine's generator). The kernels are the engine's own machine
+code (`mdbook-gpulab launch-info --image` compiles each exactly as the engine does), so that both sides
+time the same code; with --own-compile (or without the binary) they are compiled here with
+cupy.RawModule and the engine's documented options instead, whose NVRTC may differ (session 7: two
+kernels compiled that way ran 1.5 % and 13 % differently from the engine's, by ncu on both).
 
 Profiler settings, chosen so that both sides measure the same thing:
   --clock-control none   the engine does not lock clocks: the GPU runs at its own boost clock on both sides;
@@ -530,8 +532,11 @@ def worker(plan_path):
     rng = cp.random.default_rng(20261123)
     cc = cp.cuda.Device().compute_capability
     for point in plan["points"]:
-        src = open(point["source"]).read()
-        mod = cp.RawModule(code=src, options=tuple(point["options"]) + (f"--gpu-architecture=sm_{cc}",))
+        if point.get("image"):   # the engine's own machine code (launch-info --image)
+            mod = cp.RawModule(path=point["image"])
+        else:
+            src = open(point["source"]).read()
+            mod = cp.RawModule(code=src, options=tuple(point["options"]) + (f"--gpu-architecture=sm_{cc}",))
         fn = mod.get_function(point["function"])
         bufs = {}
         for b in point["buffers"]:
@@ -619,7 +624,31 @@ def git_commit():
         return None
 
 
-def check(slug_arg):
+def engine_images(plans, tmp, own_compile):
+    """Each plan's kernel compiled exactly as the engine compiles it (`mdbook-gpulab launch-info
+    --image`: the same NVRTC, options and architecture), so that both sides time the same machine
+    code; the launch configuration stays the script's own. Without the binary, or with
+    --own-compile, the kernels are compiled here with CuPy (whose NVRTC and options may differ: in
+    session 7 two kernels compiled that way ran 1.5 % and 13 % differently from the engine's).
+    Returns what compiled the kernels, for the report."""
+    binary = os.environ.get("GPULAB_BIN") or shutil.which("mdbook-gpulab")
+    if own_compile or not binary:
+        return "CuPy's RawModule (this script's own compile)" + ("" if own_compile else ": no mdbook-gpulab binary")
+    kinds = set()
+    for i, p in enumerate(plans):
+        path = os.path.join(tmp, f"point{i}.img")
+        out = subprocess.run([binary, "launch-info", p["experiment"], p["variant"]]
+                             + [f"{k}={v}" for k, v in p["params"].items()] + ["--dir", ROOT, "--image", path],
+                             capture_output=True, text=True)
+        if out.returncode != 0:
+            raise SystemExit(f"launch-info --image failed for {p['experiment']}/{p['variant']}: {out.stderr}")
+        img = json.loads(out.stdout)["image"]
+        p["image"] = path
+        kinds.add(f"{img['kind']}, NVRTC {img['nvrtc']}")
+    return "the engine's own compile (mdbook-gpulab launch-info --image: " + "; ".join(sorted(kinds)) + ")"
+
+
+def check(slug_arg, own_compile=False):
     import cupy as cp
     start = time.time()
     props = cp.cuda.runtime.getDeviceProperties(0)
@@ -635,6 +664,7 @@ def check(slug_arg):
     tmp = tempfile.mkdtemp(prefix="gpulab-ncu-")
     rows = []
     calibration = event_offset(slug)
+    code = engine_images(plans, tmp, own_compile)
     commit = git_commit()   # the code that made every row (the engine's point: recorded_commit)
     for mode, cache_control in (("cold", "all"), ("hot", "none")):
         group = [p for p in plans if p["mode"] == mode]
@@ -690,6 +720,7 @@ def check(slug_arg):
         "metric": METRIC,
         "clock_control": "none",
         "cache_control": {"cold": "all", "hot": "none"},
+        "code": code,
         "warmup_runs": WARMUP,
         "runs_per_point": SAMPLES,
         "targets": {"long": TARGET["long"], "short": TARGET["short"], "short_below_us": SHORT_US},
@@ -709,7 +740,7 @@ def check(slug_arg):
         f.write("\n")
     lines = [f"ncu check on {gpu} ({slug}), {result['ncu_version']}, commit {result['commit']}, {result['date']}",
              f"--clock-control none; --cache-control all (cold points) / none (hot); {METRIC}; "
-             f"median of {SAMPLES} runs after {WARMUP} warm-up",
+             f"median of {SAMPLES} runs after {WARMUP} warm-up; kernels: {code}",
              "engine ms: the recorded median less the event overhead calibrated on this GPU "
              + ("(none: no data/<slug>/checks/event_offset.json)" if calibration is None else
                 f"({calibration['offset_ms'] * 1000:.3f} us per sample, scripts/event_offset.py, {calibration['date']})")
@@ -735,6 +766,8 @@ def main():
     ap.add_argument("--dry-run", action="store_true", help="plan and check against the recordings, CPU only")
     ap.add_argument("--slug", help="the device's data folder (default: every one for --dry-run, this GPU's otherwise)")
     ap.add_argument("--json", help="with --dry-run: also write the plans, by device, to this file")
+    ap.add_argument("--own-compile", action="store_true",
+                    help="compile the kernels with CuPy instead of taking the engine's machine code")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
@@ -742,7 +775,7 @@ def main():
         return 0
     if a.dry_run:
         return dry_run([a.slug] if a.slug else slugs(), a.json)
-    return check(a.slug)
+    return check(a.slug, a.own_compile)
 
 
 if __name__ == "__main__":

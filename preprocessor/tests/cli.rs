@@ -632,3 +632,41 @@ fn list_json_reports_claims_per_device() {
         "{row:#}"
     );
 }
+
+/// The GPU-only commands, on a machine without a GPU: `calibrate` and `launch-info --image` each
+/// say why in one `error:` line and exit 1, and `launch-info` without `--image` still resolves the
+/// launch (scripts/fidelity.py and scripts/ncu_check.py use it).
+#[test]
+fn calibrate_and_launch_info_image_say_there_is_no_gpu() {
+    if mdbook_gpulab::gpu::driver_library_present() {
+        eprintln!("SKIPPED: this machine has an NVIDIA driver; the GPU suite runs these commands");
+        return;
+    }
+    let out = bin().arg("calibrate").output().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr_of(&out);
+    assert!(err.starts_with("error:") && !err.contains("panicked"), "{err}");
+
+    let book = BookCopy::new("basic");
+    let dir = book.root.display().to_string();
+    let resolved = bin()
+        .args(["launch-info", "copy", "naive", "N=1024", "--dir", &dir])
+        .output()
+        .unwrap();
+    assert!(resolved.status.success(), "{}", stderr_of(&resolved));
+    assert!(stdout_of(&resolved).contains("\"launches\""));
+
+    let image = book.root.join("k.img");
+    let out = bin()
+        .args(["launch-info", "copy", "naive", "N=1024", "--dir", &dir, "--image"])
+        .arg(&image)
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr_of(&out).contains("--image needs a GPU"),
+        "{}",
+        stderr_of(&out)
+    );
+    assert!(!image.exists());
+}

@@ -1,5 +1,6 @@
-//! `mdbook-gpulab launch-info` (hidden): the resolved launch of one variant at one point, as
-//! JSON, so an independent timer (scripts/fidelity.py) can run exactly what the engine runs.
+//! `mdbook-gpulab launch-info` (hidden): the resolved launch of one variant at one point, as JSON.
+//! An independent timer (scripts/fidelity.py, scripts/ncu_check.py) can then run exactly what the
+//! engine runs; with `--image`, the kernel compiled exactly as the engine compiles it, too.
 
 use crate::engine::resolve::{self, Arg, Scalar};
 use crate::spec::Exec;
@@ -15,6 +16,7 @@ pub fn run(
     experiment: &str,
     variant: &str,
     assignments: &[String],
+    image: Option<&Path>,
 ) -> anyhow::Result<ExitCode> {
     let (ws, _) = super::book::load(dir)?;
     let exp = ws.spec(experiment).map_err(|d| {
@@ -41,10 +43,10 @@ pub fn run(
             .unwrap_or(ParamValue::Str(val.into()));
         params.insert(k.to_string(), pv);
     }
-    let device = crate::gpu::devices()
+    let gpu = crate::gpu::devices()
         .ok()
-        .and_then(|d| d.into_iter().next())
-        .map(|d| crate::engine::worker::device_record(&d));
+        .and_then(|d| d.into_iter().next());
+    let device = gpu.as_ref().map(crate::engine::worker::device_record);
     let vars = point_vars(&params, device.as_ref());
     let Exec::Kernel { function, source } = &v.exec else {
         anyhow::bail!("`{variant}` is not a kernel variant")
@@ -72,12 +74,42 @@ pub fn run(
             json!({ "grid": grid, "block": block, "shared": shared, "args": args.into_iter().map(arg_json).collect::<Vec<_>>() })
         })
         .collect();
-    let info = json!({
-        "source": source, "function": function, "options": resolve::defines(v, &vars)?,
+    let options = resolve::defines(v, &vars)?;
+    let mut info = json!({
+        "source": source, "function": function, "options": options,
         "buffers": buffers, "launches": launches,
     });
+    if let Some(path) = image {
+        let cc = gpu
+            .as_ref()
+            .map(|g| g.compute_capability)
+            .ok_or_else(|| anyhow::anyhow!("--image needs a GPU (its architecture)"))?;
+        info["image"] = write_image(&ws, source, &options, cc, path)?;
+    }
     println!("{}", serde_json::to_string_pretty(&info)?);
     Ok(ExitCode::SUCCESS)
+}
+
+/// Compiles `source` as the engine's worker does (the same NVRTC call, options and name) and
+/// writes the image to `path`; returns its description.
+fn write_image(
+    ws: &crate::workspace::Workspace,
+    source: &Path,
+    options: &[String],
+    cc: (u32, u32),
+    path: &Path,
+) -> anyhow::Result<serde_json::Value> {
+    let text = std::fs::read_to_string(source)
+        .map_err(|e| anyhow::anyhow!("{}: {e}", source.display()))?;
+    let shown = source.strip_prefix(&ws.root).unwrap_or(source);
+    let img = crate::gpu::compile(&text, &shown.to_string_lossy(), options, cc)?;
+    std::fs::write(path, img.bytes()).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let kind = match img.kind() {
+        crate::gpu::ImageKind::Cubin => "cubin",
+        crate::gpu::ImageKind::Ptx => "ptx",
+    };
+    let (major, minor) = crate::gpu::nvrtc_version()?;
+    Ok(json!({ "path": path, "kind": kind, "nvrtc": format!("{major}.{minor}") }))
 }
 
 /// A scalar argument's type and value (integers exact, floats as their value).

@@ -144,6 +144,10 @@ enum Command {
         assignments: Vec<String>,
         #[arg(long, default_value = ".")]
         dir: PathBuf,
+        /// Also compile the kernel exactly as the engine does (NVRTC, its options, this machine's
+        /// GPU) and write the image here, so an independent timer runs the same machine code.
+        #[arg(long)]
+        image: Option<PathBuf>,
     },
     /// Internal: run a job from stdin (or `--job FILE`) in a worker process.
     #[command(hide = true)]
@@ -223,7 +227,8 @@ pub fn main() -> ExitCode {
             variant,
             assignments,
             dir,
-        }) => launch_info::run(&dir, &experiment, &variant, &assignments),
+            image,
+        }) => launch_info::run(&dir, &experiment, &variant, &assignments, image.as_deref()),
         Some(Command::Worker { job }) => {
             return crate::engine::worker::worker_main(job.as_deref());
         }

@@ -104,12 +104,17 @@ fn device_html(f: &NcuCheckFile) -> String {
     out.push_str("</tbody>\n</table>\n");
     out.push_str(&format!(
         "<p class=\"gpulab-provenance\">scripts/ncu_check.py at commit {}, {}, {}; \
-         --clock-control {}, gpu__time_duration.sum, median of {} runs; {:.0} s on the GPU.</p>\n</div>\n",
+         --clock-control {}, gpu__time_duration.sum, median of {} runs; kernels: {}; {:.0} s on the GPU.</p>\n</div>\n",
         escape(f.commit.as_deref().unwrap_or("unknown")),
         escape(&f.date),
         escape(&f.ncu_version),
         escape(&f.clock_control),
         f.runs_per_point,
+        escape(
+            f.code
+                .as_deref()
+                .unwrap_or("compiled by the script with CuPy")
+        ),
         f.seconds
     ));
     out
@@ -158,6 +163,7 @@ mod tests {
                 short_below_us: 10.0,
             },
             seconds: 61.0,
+            code: None,
             event_offset,
             points,
         }
@@ -182,6 +188,10 @@ mod tests {
         assert!(html.contains("cold (--cache-control all)"), "{html}");
         assert!(html.contains("<td>1.010</td>") && html.contains("<strong>outside</strong>"));
         assert!(html.contains("commit abc1234") && html.contains("--clock-control none"));
+        assert!(
+            html.contains("kernels: compiled by the script with CuPy;"),
+            "{html}"
+        );
         assert!(html.contains(
             "<strong>nvidia-h200</strong>: the Nsight Compute check has not run yet on this GPU"
         ));

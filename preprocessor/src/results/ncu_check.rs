@@ -19,6 +19,10 @@ pub struct NcuCheckFile {
     pub runs_per_point: usize,
     pub targets: Targets,
     pub seconds: f64,
+    /// What compiled the kernels the check timed (the engine's own machine code, or the script's
+    /// CuPy compile); absent in older checks, which compiled them with CuPy.
+    #[serde(default)]
+    pub code: Option<String>,
     /// The event-overhead calibration the check subtracted (as the book does), if the GPU had one.
     #[serde(default)]
     pub event_offset: Option<OffsetUsed>,
