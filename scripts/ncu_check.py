@@ -531,6 +531,11 @@ def worker(plan_path):
     scalars = {"i32": cp.int32, "u32": cp.uint32, "i64": cp.int64, "f32": cp.float32, "f64": cp.float64}
     rng = cp.random.default_rng(20261123)
     cc = cp.cuda.Device().compute_capability
+    # Every buffer its own cudaMalloc, as the engine allocates them (cuMemAlloc), not a piece of
+    # CuPy's memory pool: a small kernel's time depends on where its buffers lie (session 7: the
+    # H100's transpose_lab3 at N = 1024 read 10.7 us under ncu from the engine's launches, 11.8 us
+    # from pooled buffers, the same machine code).
+    cp.cuda.set_allocator(None)
     for point in plan["points"]:
         if point.get("image"):   # the engine's own machine code (launch-info --image)
             mod = cp.RawModule(path=point["image"])
