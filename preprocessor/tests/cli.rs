@@ -645,7 +645,10 @@ fn calibrate_and_launch_info_image_say_there_is_no_gpu() {
     let out = bin().arg("calibrate").output().unwrap();
     assert_eq!(out.status.code(), Some(1));
     let err = stderr_of(&out);
-    assert!(err.starts_with("error:") && !err.contains("panicked"), "{err}");
+    assert!(
+        err.starts_with("error:") && !err.contains("panicked"),
+        "{err}"
+    );
 
     let book = BookCopy::new("basic");
     let dir = book.root.display().to_string();
@@ -658,7 +661,15 @@ fn calibrate_and_launch_info_image_say_there_is_no_gpu() {
 
     let image = book.root.join("k.img");
     let out = bin()
-        .args(["launch-info", "copy", "naive", "N=1024", "--dir", &dir, "--image"])
+        .args([
+            "launch-info",
+            "copy",
+            "naive",
+            "N=1024",
+            "--dir",
+            &dir,
+            "--image",
+        ])
         .arg(&image)
         .output()
         .unwrap();

@@ -1,9 +1,10 @@
 //! What `record` says about the quality of the points it just recorded: numbers that cannot be true
-//! (a rate above the device's theoretical peak) by name, the other concerns as counts.
+//! (a rate above the device's theoretical peak) by name, the other concerns as counts, and whether
+//! the GPU's event overhead is calibrated (the page shows short kernels' raw event times if not).
 
 use crate::record::{DataDir, Point};
 use crate::render::quality::{Concern, above_peak, concerns};
-use crate::results::derive_metrics;
+use crate::results::{derive_metrics, event_offset};
 use crate::workspace::FoundDirective;
 use std::collections::BTreeMap;
 
@@ -22,12 +23,19 @@ pub fn report(
     }
     let mut counts: BTreeMap<Concern, usize> = BTreeMap::new();
     let mut implausible = Vec::new();
+    // The numbers as the page shows them: less the calibrated event overhead, where there is one.
+    let calibration = event_offset::load(data, device).ok().flatten();
+    let mut recorded = 0;
     for (name, exp) in &experiments {
         let Ok(Some(mut rec)) = data.load(device, name) else {
             continue;
         };
+        if let Some(c) = &calibration {
+            event_offset::apply(&mut rec, c);
+        }
         derive_metrics(&mut rec, exp);
         for p in rec.points.iter().filter(|p| p.recorded_at >= since) {
+            recorded += 1;
             for c in concerns(p, &rec.device) {
                 *counts.entry(c).or_default() += 1;
             }
@@ -36,7 +44,18 @@ pub fn report(
             }
         }
     }
-    lines(&counts, &implausible)
+    let mut out = lines(&counts, &implausible);
+    out.extend(uncalibrated_note(device, recorded, calibration.is_some()));
+    out
+}
+
+/// Said after `recorded` points were recorded on a GPU without an event-overhead calibration.
+fn uncalibrated_note(device: &str, recorded: usize, calibrated: bool) -> Option<String> {
+    (recorded > 0 && !calibrated).then(|| format!(
+        "note: {device} has no event-overhead calibration (data/{device}/checks/event_offset.json): \
+         the page shows raw event times, about a microsecond long for short kernels; with Nsight \
+         Compute installed, `python3 scripts/event_offset.py` measures it (see How we measure)"
+    ))
 }
 
 fn lines(counts: &BTreeMap<Concern, usize>, implausible: &[String]) -> Vec<String> {
@@ -97,5 +116,17 @@ mod tests {
             "quality of the points recorded: 3 ~ noise above the target, 2 c stopped at the sample cap"
         );
         assert!(lines(&BTreeMap::new(), &[]).is_empty());
+    }
+
+    #[test]
+    fn an_uncalibrated_gpu_is_named_after_a_recording_and_a_calibrated_one_is_not() {
+        let note = uncalibrated_note("synthetic-gpu", 3, false).unwrap();
+        assert!(
+            note.starts_with("note: synthetic-gpu has no event-overhead calibration"),
+            "{note}"
+        );
+        assert!(note.contains("scripts/event_offset.py"));
+        assert_eq!(uncalibrated_note("synthetic-gpu", 3, true), None);
+        assert_eq!(uncalibrated_note("synthetic-gpu", 0, false), None);
     }
 }
