@@ -41,3 +41,55 @@ fn anchors_table_shows_library_and_our_best_with_the_ratio() {
     );
     assert!(table.contains("commit abc1234"), "{table}");
 }
+
+/// With an event-overhead calibration on the device, our side of the table is less the overhead
+/// (as everywhere on the page) and the provenance line says the library's times are as measured.
+#[test]
+fn anchors_table_says_which_side_is_less_the_event_overhead() {
+    let book = BookCopy::new("basic");
+    book.write(
+        "data/test-device/anchors/library.json",
+        r#"{"schema": 1, "device": {"name": "Synthetic Test GPU (not a measurement)", "slug": "test-device"},
+            "provenance": {"commit": "abc1234"},
+            "anchors": {"scale": {"label": "Library scale (synthetic)", "value": 10.0, "unit": "GB/s",
+                                  "median_ms": 1.0, "verified": true}}}"#,
+    );
+    // SYNTHETIC calibration: 0.1 µs.
+    book.write(
+        "data/test-device/checks/event_offset.json",
+        r#"{"commit": "abc1234", "date": "2026-11-24T00:00:00Z", "gpu": "Synthetic Test GPU",
+            "ncu_version": "synthetic", "events_ms": 0.003, "ncu_ms": 0.0029, "offset_ms": 0.0001}"#,
+    );
+    let chapter = book.read("src/chapter.md")
+        + "\n```gpulab-anchors\n[[row]]\nanchor = \"scale\"\nexperiment = \"scale\"\nmetric = \"gbps\"\nvariants = [\"naive\", \"grid_stride\"]\nparams = { N = 4096 }\n```\n";
+    book.write("src/chapter.md", &chapter);
+    let mut md = mdbook_driver::MDBook::load(&book.root).unwrap();
+    md.with_preprocessor(mdbook_gpulab::GpuLab::new());
+    md.build().unwrap();
+    let html = book.read("out/chapter.html");
+    let table = &html[html.find("gpulab-anchors").expect("the anchors table")..];
+    assert!(
+        table.contains(
+            "the library&#x27;s times as measured, ours less the calibrated event overhead (0.10 µs)"
+        ) || table.contains(
+            "the library's times as measured, ours less the calibrated event overhead (0.10 µs)"
+        ),
+        "{table}"
+    );
+    let rec = book.read("data/test-device/scale.json");
+    let rec: serde_json::Value = serde_json::from_str(&rec).unwrap();
+    let best = rec["points"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p["params"]["N"] == 4096 && p["outcome"] == "ok")
+        .map(|p| {
+            let ms = p["timing"]["median_ms"].as_f64().unwrap() - 0.0001;
+            8.0 * 4096.0 / (ms / 1e3) / 1e9
+        })
+        .fold(0.0, f64::max);
+    assert!(
+        table.contains(&format!("{:.1} %", 100.0 * best / 10.0)),
+        "{best}: {table}"
+    );
+}

@@ -173,6 +173,14 @@ pub fn anchor_tables(
             .collect::<Vec<_>>()
             .join(" · ")
         });
+        // Our times are less the calibrated event overhead; the library's are its events as measured.
+        let provenance = match (provenance, recordings.event_offset(&slug)) {
+            (Some(p), Some(c)) => Some(format!(
+                "{p} · the library's times as measured, ours less the calibrated event overhead ({:.2} µs)",
+                c.offset_ms * 1e3
+            )),
+            (p, _) => p,
+        };
         if let Some(device) = device_name {
             out.push(DeviceAnchors {
                 device,
