@@ -21,7 +21,6 @@ use crate::record::{
 };
 use crate::spec::metrics::point_vars;
 use crate::spec::{Exec, Experiment, Reference, Variant};
-use ahead::Ahead;
 use std::cell::RefCell;
 use std::collections::{BTreeMap, HashMap};
 use std::io::Write;
@@ -29,7 +28,6 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-mod ahead;
 mod cache;
 use cache::ByteLru;
 
@@ -365,8 +363,6 @@ impl PointRunner {
             )
         })?;
         let rules = jp.rules_in(&self.job).clone();
-        // The point's reference computed on other threads while the GPU runs it.
-        let ahead = self.reference_ahead(&verify, variant, &vars, out_spec.elem, jp);
 
         let (output, timing) = match &variant.exec {
             Exec::Kernel { function, source } => self.run_kernel(
@@ -388,18 +384,9 @@ impl PointRunner {
             Exec::Library(name) => self.run_library(name, &verify, &vars, &rules)?,
         };
         let after_samples = self.after_samples.take();
-        // Verification (before trusting the timing). A reference computed ahead costs only the wait.
+        // Verification (before trusting the timing).
         let started = std::time::Instant::now();
-        let want = match ahead.and_then(|a| a.take(output.len())) {
-            Some(Ok((key, e))) => {
-                let e = Arc::new(e);
-                let bytes = (e.len() * e.elem_type().size_of()) as u64;
-                self.expected.insert(key, e.clone(), bytes);
-                Ok(e)
-            }
-            Some(Err(m)) => Err(Failed(FailureKind::Verification, format!("reference: {m}"))),
-            None => self.expected_for(&verify, variant, &vars, output.len(), out_spec.elem, jp),
-        };
+        let want = self.expected_for(&verify, variant, &vars, output.len(), out_spec.elem, jp);
         self.phases
             .charge(Phase::Reference, started.elapsed().as_secs_f64());
         let want = match want {
@@ -469,34 +456,6 @@ impl PointRunner {
             .collect();
         let dims = crate::engine::expected::dims(verify, vars).unwrap_or_default();
         crate::engine::tolerance::effective(name, &inputs, &dims, want, verify.tolerance)
-    }
-
-    /// Starts computing a GPU point's built-in reference on another thread (rayon's pool, the
-    /// worker's CPUs) before the point runs, when it is not cached: the GPU's verification run and
-    /// samples then hide it. Not for CPU variants, whose timing must have the CPU to itself, nor for
-    /// variant references, which run on the GPU.
-    fn reference_ahead(
-        &mut self,
-        verify: &crate::spec::VerifySpec,
-        variant: &Variant,
-        vars: &HashMap<String, Num>,
-        like: crate::value::ElemType,
-        jp: &JobPoint,
-    ) -> Option<Ahead> {
-        if matches!(variant.exec, Exec::Cpu(_))
-            || !matches!(verify.reference, Reference::Builtin(_))
-        {
-            return None;
-        }
-        let host = self.host.as_ref()?;
-        // The output's length: the downloaded output buffer's, which `take` checks.
-        let len = host.set.iter().find(|(n, _)| n == &verify.output)?.1;
-        let key = self.expected_key(verify, vars, len, like, jp);
-        if self.expected.get(&key).is_some() {
-            return None;
-        }
-        let (verify, vars, data) = (verify.clone(), vars.clone(), host.data.clone());
-        Ahead::spawn(key, len, move || expected(&verify, &vars, &data, len, like))
     }
 
     fn expected_for(
