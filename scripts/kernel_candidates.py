@@ -531,34 +531,22 @@ class Bench:
         mod = self.module(os.path.join(CAND, "transpose.cu"),
                           [t_name(c) for c in TRANSPOSE] + [m_name(c) for c in TRANSPOSE_MULTI]
                           + sorted({p_name(c) for c in TRANSPOSE_PIPE}))
-        for c in TRANSPOSE_PIPE:
+        args = (a, b, cp.int32(n), cp.int32(n))
+        # (label, kernel name, grid, block) of every template candidate
+        plain = [(p_label(c), p_name(c), (self.sms * c[3] if c[0] else (n // 64) ** 2,), (32, 16))
+                 for c in TRANSPOSE_PIPE]
+        plain += [(t_label(c), t_name(c), (n // c[0], n // c[0]), (c[0] // c[2], c[1])) for c in TRANSPOSE]
+        for label, name, grid, block in plain:
             b.fill(-1)
             try:
-                fn = mod.get_function(p_name(c))
+                fn = mod.get_function(name)
             except Exception as e:  # noqa: BLE001
                 self.failed += 1
-                print(f"  {p_label(c):36} COMPILE ERROR {e}")
+                print(f"  {label:36} COMPILE ERROR {e}")
                 continue
-            grid = self.sms * c[3] if c[0] else (n // 64) ** 2
-            val = self.case(p_label(c), check_t,
-                            lambda f=fn, g=grid: f((g,), (32, 16), (a, b, cp.int32(n), cp.int32(n))),
-                            gbps, "GB/s", base)
+            val = self.case(label, check_t, lambda f=fn, g=grid, k=block: f(g, k, args), gbps, "GB/s", base)
             if val and (best is None or val > best[0]):
-                best = (val, p_label(c))
-        for c in TRANSPOSE:
-            t, r, v, _, _ = c
-            b.fill(-1)
-            try:
-                fn = mod.get_function(t_name(c))
-            except Exception as e:  # noqa: BLE001
-                self.failed += 1
-                print(f"  {t_label(c):36} COMPILE ERROR {e}")
-                continue
-            val = self.case(t_label(c), check_t,
-                            lambda f=fn, t=t, r=r, v=v: f((n // t, n // t), (t // v, r), (a, b, cp.int32(n), cp.int32(n))),
-                            gbps, "GB/s", base)
-            if val and (best is None or val > best[0]):
-                best = (val, t_label(c))
+                best = (val, label)
         multi = [(m_label(c), lambda c=c: mod.get_function(m_name(c)), c[0], c[1]) for c in TRANSPOSE_MULTI]
         book = os.path.join(ROOT, "kernels/transpose_conrad/transpose_fast.cu")
         multi += [(f"book {v}", lambda k=k, d=d: self.module(book, None, d).get_function(k), tr, tc)
