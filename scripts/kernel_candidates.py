@@ -28,6 +28,7 @@ Exit status 1 when any candidate fails verification or errors (the others still 
 Run on the GPU machine, from the repository root (about a minute on an H100):
     python3 scripts/kernel_candidates.py            # everything
     python3 scripts/kernel_candidates.py --only transpose,sum --samples 30
+    python3 scripts/kernel_candidates.py --only sgemm --filter 'streamK|g1$'   # only matching candidates
     python3 scripts/kernel_candidates.py --dry-run  # the plan, no GPU needed
     python3 scripts/kernel_candidates.py --self-test   # the kernels' index arithmetic in Python, no GPU
     python3 scripts/kernel_candidates.py --nvrtc-check /path/libnvrtc.so.13   # compile for sm_90, no GPU
@@ -63,6 +64,19 @@ TRANSPOSE_MULTI = [(128, 64), (64, 128), (128, 128)]
 # persistent; otherwise one block per tile)
 TRANSPOSE_PIPE = [(0, 0, 1, 1), (0, 1, 0, 1), (1, 0, 0, 2), (1, 0, 1, 2), (1, 1, 0, 2), (1, 0, 0, 4),
                   (1, 0, 1, 4), (1, 1, 1, 4)]
+# Session 8 (the H200's transpose at 94.3 % of its copy):
+# (LDH, STH): transpose_h, tile64_v2 (transpose_t<64, 16, 2, 1, 1>) with load hints 0 plain,
+# 1 nc.L1::no_allocate, 2 L2 evict_first policy, 3 both; store hints 0 plain, 1 .cs, 2
+# L1::no_allocate, 3 L2 evict_first policy, 4 L2 evict_last policy
+TRANSPOSE_H = [(0, 1), (1, 1), (2, 1), (3, 1), (0, 0), (2, 0), (0, 2), (0, 3), (2, 3), (0, 4)]
+# transpose_h<0, 1> (= tile64_v2) held to MB blocks per SM by unused dynamic shared memory
+TRANSPOSE_OCC = [2, 3]
+# (TR, TC, ST): transpose_r4, 16-byte loads and stores through 4 x 4 register transposes, 256
+# threads, TR x TC tiles; ST 0 st.global.v4, 1 __stcs, 2 bulk copy (cp.async.bulk) per out row
+TRANSPOSE_R4 = [
+    (64, 64, 0), (64, 64, 1), (64, 64, 2), (32, 128, 1), (128, 32, 1), (128, 64, 1), (64, 128, 1),
+    (128, 128, 1), (32, 128, 2), (128, 64, 2), (64, 128, 2), (128, 128, 2), (32, 256, 1), (256, 32, 1),
+]
 # The book's versions (kernels/transpose_conrad/transpose_fast.cu), the same arithmetic as
 # transpose_t<64, 16, 2, 1, 1> and transpose_multi: (variant, kernel, defines, TR, TC)
 TRANSPOSE_BOOK = [
@@ -94,6 +108,14 @@ SGEMM = [
     # session 7: the winner's rasterisation in groups of 2, 4 and 16 block-rows (4096 on the H100 sat
     # at 89.9 %, g1, and g8 was 1 % slower)
     (128, 128, 8, 64, 32, 2, 2, 0), (128, 128, 8, 64, 32, 2, 4, 0), (128, 128, 8, 64, 32, 2, 16, 0),
+]
+# (BM, BN, BK, WM, WN, MINB, SKW): sgemm_sk, session 8: sgemm_t's tiles in a persistent grid of
+# SMs x MINB blocks, the last tiles' k-iterations split evenly over all blocks (stream-K) with a
+# partial-sum fix-up through a workspace; SKW = how many whole waves besides the partial one go to
+# stream-K (0: only the partial wave's tiles; 99: everything; -1: none, a plain persistent grid)
+SGEMM_SK = [
+    (128, 128, 8, 64, 32, 2, 0), (128, 128, 8, 64, 32, 2, 1), (128, 128, 8, 64, 32, 2, 99),
+    (128, 128, 8, 64, 32, 2, -1),
 ]
 # The book's versions (kernels/sgemm/sgemm_tuned.cu's sgemm_warptile_bk8 = sgemm_t<BM, BN, 8, 64,
 # 32, MINB, GROUP>): (variant, defines, BM, BN, threads)
@@ -129,6 +151,29 @@ def p_label(c):
     return ("persistent %d/SM" % bps if persist else "T64 v2") + (" diag" if order else "") + (" L2::256B" if ld else "")
 
 
+def h_name(c):
+    return "transpose_h<%d, %d>" % c
+
+
+def h_label(c):
+    ld, st = c
+    return f"T64 v2 ld:{('plain', 'nc.na', 'L2ef', 'nc.na+L2ef')[ld]} st:{('plain', 'cs', 'L1na', 'L2ef', 'L2el')[st]}"
+
+
+def r_name(c):
+    return "transpose_r4<%d, %d, %d>" % c
+
+
+def r_label(c):
+    tr, tc, st = c
+    return f"r4 {tr}x{tc} v4 {('st', 'cs', 'bulk')[st]}"
+
+
+def r_smem(c):
+    tr, tc, _ = c
+    return tc * (tr // 4 + 8) * 16
+
+
 def m_label(c):
     tr, tc = c
     return f"T64 x{tr // 64}x{tc // 64} ({tr}x{tc}) v2 swz cs"
@@ -159,16 +204,53 @@ def g_label(c):
     return f"{bm}x{bn}x{bk} w{wm}x{wn} mb{minb} g{group}{feed}"
 
 
+def k_name(c):
+    return "sgemm_sk<%d, %d, %d, %d, %d, %d, %d>" % c
+
+
+def k_label(c):
+    bm, bn, bk, wm, wn, minb, skw = c
+    what = {-1: "persistent", 0: "streamK tail", 99: "streamK all"}.get(skw, f"streamK tail+{skw}w")
+    return f"{bm}x{bn}x{bk} w{wm}x{wn} mb{minb} {what}"
+
+
+def sk_segments(T, KT, P, skw):
+    """sgemm_sk's schedule in Python: per block, its (tile, kb, ke) segments in order."""
+    waves = T // P
+    D = T if skw < 0 else (0 if skw >= waves else (waves - skw) * P)
+    total = (T - D) * KT
+    out = []
+    for b in range(P):
+        nd = (D - b + P - 1) // P if b < D else 0
+        gs, ge = total * b // P, total * (b + 1) // P
+        ft = gs // KT
+        segs = [(b + i * P, 0, KT) for i in range(nd)]
+        j = 0
+        while True:
+            tr = ft + j
+            start = max(gs, tr * KT)
+            if start >= ge:
+                break
+            segs.append((D + tr, start - tr * KT, min(KT, ge - tr * KT)))
+            j += 1
+        out.append((segs, D, total, gs, ge))
+    return out
+
+
 def plan():
     rows = [("transpose", f"{TRANSPOSE_N}^2 f32", "copy_vec4_flat (baseline), tile32, tile64_vec4 (current)")]
     rows += [("transpose", t_label(c), t_name(c)) for c in TRANSPOSE]
     rows += [("transpose", m_label(c), m_name(c)) for c in TRANSPOSE_MULTI]
+    rows += [("transpose", h_label(c), h_name(c)) for c in TRANSPOSE_H]
+    rows += [("transpose", f"T64 v2 cs {mb}/SM", "transpose_h<0, 1> + unused dynamic shared memory") for mb in TRANSPOSE_OCC]
+    rows += [("transpose", r_label(c), r_name(c)) for c in TRANSPOSE_R4]
     rows += [("transpose", f"book {v}", f"transpose_fast.cu {k} {' '.join(d)}") for v, k, d, _, _ in TRANSPOSE_BOOK]
     rows += [("sum", f"{SUM_N} f32", "torch.sum, cupy.sum (baselines)")]
     rows += [("sum", s_label(c), " + ".join(s_names(c, e))) for e in SUM_TYPES for c in SUM]
     rows += [("sum", "book best_lastblock", "reduce_lastblk.cu reduce_lastblock (int)")]
     rows += [("sgemm", f"N = {SGEMM_NS}", "cupy.matmul / torch.mm FP32 (baselines), sgemm_warptile BK16 (current)")]
     rows += [("sgemm", g_label(c), g_name(c)) for c in SGEMM]
+    rows += [("sgemm", k_label(c), k_name(c)) for c in SGEMM_SK]
     rows += [("sgemm", f"book {v}", f"sgemm_tuned.cu sgemm_warptile_bk8 {' '.join(d)}") for v, d, _, _, _ in SGEMM_BOOK]
     return rows
 
@@ -181,9 +263,10 @@ def nvrtc_check(lib):
     nv.nvrtcGetErrorString.restype = ctypes.c_char_p
     files = {
         "transpose.cu": [t_name(c) for c in TRANSPOSE] + [m_name(c) for c in TRANSPOSE_MULTI]
-        + sorted({p_name(c) for c in TRANSPOSE_PIPE}),
+        + sorted({p_name(c) for c in TRANSPOSE_PIPE}) + [h_name(c) for c in TRANSPOSE_H]
+        + [r_name(c) for c in TRANSPOSE_R4],
         "reduce.cu": sorted({n for c in SUM for e in SUM_TYPES for n in s_names(c, e)}),
-        "sgemm.cu": [g_name(c) for c in SGEMM],
+        "sgemm.cu": [g_name(c) for c in SGEMM] + [k_name(c) for c in SGEMM_SK],
         "../../kernels/coalescing/flat_copy.cu": [],
         "../../kernels/transpose_conrad/transpose.cu": [],
         "../../kernels/sgemm/sgemm.cu": [],
@@ -268,6 +351,10 @@ def self_test():
         ok &= all(b[j][i] == a[i][j] for i in range(n) for j in range(n))
         bad += not ok
         print(f"  transpose {t_label((t, r, v, sw, cs)):28} {'ok' if ok else 'WRONG'}")
+    for c in TRANSPOSE_R4:
+        ok = self_test_r4(*c[:2])
+        bad += not ok
+        print(f"  transpose {r_label(c):28} {'ok' if ok else 'WRONG'}")
     for tr, tc in TRANSPOSE_MULTI:   # also the book's transpose_multi (and, at 64 x 64, tile64_v2)
         ok = self_test_multi(tr, tc)
         bad += not ok
@@ -328,7 +415,93 @@ def self_test():
         ok &= all(0 <= k[0] < bm_ and 0 <= k[1] < bn_ for k in cc_)
         bad += not ok
         print(f"  sgemm {g_label(cfg):32} {'ok' if ok else 'WRONG'} ({nt} threads, N = {n})")
+    for T, KT, P in [(1024, 512, 264), (4096, 1024, 264), (64, 16, 10), (30, 7, 8), (16, 64, 264), (100, 3, 7), (1, 3, 8), (5, 2, 11)]:
+        for skw in sorted({c[6] for c in SGEMM_SK}):
+            ok = self_test_sk(T, KT, P, skw)
+            bad += not ok
+            print(f"  sgemm_sk T = {T}, KT = {KT}, P = {P}, SKW = {skw}: {'ok' if ok else 'WRONG'}")
     return bad
+
+
+def self_test_sk(T, KT, P, skw):
+    """Every (tile, k-tile) computed once; a tile split between blocks is stored by the block with
+    its k-tile 0 (its last segment), whose fix-up loop reads exactly the blocks holding the rest,
+    each through its first segment (written before any of its own waits)."""
+    blocks = sk_segments(T, KT, P, skw)
+    seen = {}
+    for b, (segs, D, total, gs, ge) in enumerate(blocks):
+        for i, (tile, kb, ke) in enumerate(segs):
+            if not (0 <= tile < T and 0 <= kb < ke <= KT):
+                return False
+            for k in range(kb, ke):
+                seen[(tile, k)] = seen.get((tile, k), 0) + 1
+            nd = sum(1 for sg in segs if sg[0] < D)
+            if kb != 0 and i != nd:
+                return False   # a later part of a tile: only the block's first stream-K segment
+            if kb == 0 and ke < KT:
+                if i != len(segs) - 1:
+                    return False   # the owner's part ends its range
+                covered, c = ke, b + 1
+                while covered < KT and c < P:
+                    if total * (c + 1) // P == total * c // P:
+                        c += 1   # an empty range: skipped, as the kernel skips it
+                        continue
+                    csk = [sg for sg in blocks[c][0] if sg[0] >= D]   # its stream-K segments
+                    if not csk or csk[0][0] != tile or csk[0][1] != covered:
+                        return False
+                    gec = total * (c + 1) // P
+                    covered = min(KT, gec - (tile - D) * KT)
+                    if covered != csk[0][2]:
+                        return False
+                    c += 1
+                if covered != KT:
+                    return False
+    return len(seen) == T * KT and set(seen.values()) == {1}
+
+
+def self_test_r4(tr, tc):
+    """transpose_r4<TR, TC>'s index arithmetic on a rectangular matrix: every element lands at its
+    transposed place; no 16-byte shared slot written twice or outside its out row; the 8 lanes of
+    each quarter warp hit 8 different 16-byte bank groups in both shared-memory phases."""
+    rows, cols = 2 * tr, 3 * tc
+    a = [[r * cols + c for c in range(cols)] for r in range(rows)]
+    b = [[None] * rows for _ in range(cols)]
+    s16 = tr // 4 + 8
+    size = tc * s16
+    base = lambda c: c * s16 + ((c >> 2) & 7)  # noqa: E731
+    q_n = tr * tc // 16 // 256
+    ok = q_n >= 1 and base(tc - 1) + tr // 4 <= size
+    for c in range(tc - 1):
+        ok &= base(c) + tr // 4 <= base(c + 1)   # rows do not overlap
+    for by in range(rows // tr):
+        for bx in range(cols // tc):
+            r0, c0 = by * tr, bx * tc
+            smem = [None] * size
+            for q in range(q_n):
+                for j in range(4):
+                    groups = {}
+                    for t in range(256):
+                        idx = t + 256 * q
+                        cb, rb = idx % (tc // 4), idx // (tc // 4)
+                        slot = base(4 * cb + j) + rb
+                        ok &= smem[slot] is None
+                        smem[slot] = [a[r0 + 4 * rb + i][c0 + 4 * cb + j] for i in range(4)]
+                        groups.setdefault(t // 8, set()).add(slot % 8)
+                    ok &= all(len(g) == 8 for g in groups.values())
+            for q in range(q_n * 4):
+                groups = {}
+                for t in range(256):
+                    idx = t + 256 * q
+                    rb, c = idx % (tr // 4), idx // (tr // 4)
+                    slot = base(c) + rb
+                    groups.setdefault(t // 8, set()).add(slot % 8)
+                    for e in range(4):
+                        b[c0 + c][r0 + 4 * rb + e] = smem[slot][e]
+                ok &= all(len(g) == 8 for g in groups.values())
+            for c in range(tc):   # the bulk copies read out row c whole: TR floats from base(c)
+                flat = [x for rb in range(tr // 4) for x in smem[base(c) + rb]]
+                ok &= flat == [a[r0 + r][c0 + c] for r in range(tr)]
+    return ok and all(b[j][i] == a[i][j] for i in range(rows) for j in range(cols))
 
 
 def self_test_multi(tr, tc):
@@ -400,6 +573,8 @@ def main():
     ap.add_argument("--samples", type=int, default=20)
     ap.add_argument("--transpose-n", type=int, default=TRANSPOSE_N, help="matrix side (a multiple of 64)")
     ap.add_argument("--sum-n", type=int, default=SUM_N, help="floats to sum")
+    ap.add_argument("--filter", default=None, metavar="REGEX",
+                    help="time only the candidates whose label matches (baselines always run)")
     ap.add_argument("--dry-run", action="store_true", help="print the plan and exit")
     ap.add_argument("--self-test", action="store_true", help="replay the index arithmetic on the CPU")
     ap.add_argument("--nvrtc-check", metavar="LIBNVRTC", help="compile for sm_90 only, no GPU")
@@ -415,7 +590,7 @@ def main():
         return 1 if self_test() else 0
     if args.nvrtc_check:
         return 1 if nvrtc_check(args.nvrtc_check) else 0
-    bench = Bench(args.samples)
+    bench = Bench(args.samples, args.filter)
     only = set(args.only.split(","))
     t0 = time.time()
     if "transpose" in only:
@@ -429,10 +604,11 @@ def main():
 
 
 class Bench:
-    def __init__(self, samples):
+    def __init__(self, samples, pattern=None):
         import cupy as cp
         self.cp = cp
         self.samples = samples
+        self.pattern = re.compile(pattern) if pattern else None
         self.failed = 0
         props = cp.cuda.runtime.getDeviceProperties(0)
         self.sms = props["multiProcessorCount"]
@@ -456,6 +632,9 @@ class Bench:
     def module(self, fname, names, opts=()):
         src = open(fname).read()
         return self.cp.RawModule(code=src, options=OPTS + tuple(opts), name_expressions=names or None)
+
+    def want(self, label):
+        return self.pattern is None or bool(self.pattern.search(label))
 
     def time_ms(self, run):
         cp = self.cp
@@ -528,14 +707,20 @@ class Bench:
             b.fill(-1)
             self.case(label, check_t, lambda f=fn, g=grid, k=block: f(g, k, (a, b, cp.int32(n), cp.int32(n))),
                       gbps, "GB/s", base)
-        mod = self.module(os.path.join(CAND, "transpose.cu"),
-                          [t_name(c) for c in TRANSPOSE] + [m_name(c) for c in TRANSPOSE_MULTI]
-                          + sorted({p_name(c) for c in TRANSPOSE_PIPE}))
+        tt = [c for c in TRANSPOSE if self.want(t_label(c))]
+        tm = [c for c in TRANSPOSE_MULTI if self.want(m_label(c))]
+        tp = [c for c in TRANSPOSE_PIPE if self.want(p_label(c))]
+        th = [c for c in TRANSPOSE_H if self.want(h_label(c))]
+        to = [mb for mb in TRANSPOSE_OCC if self.want(f"T64 v2 cs {mb}/SM")]
+        tr4 = [c for c in TRANSPOSE_R4 if self.want(r_label(c))]
+        names = ([t_name(c) for c in tt] + [m_name(c) for c in tm] + sorted({p_name(c) for c in tp})
+                 + sorted({h_name(c) for c in th} | ({h_name((0, 1))} if to else set())) + [r_name(c) for c in tr4])
+        mod = self.module(os.path.join(CAND, "transpose.cu"), names)
         args = (a, b, cp.int32(n), cp.int32(n))
         # (label, kernel name, grid, block) of every template candidate
         plain = [(p_label(c), p_name(c), (self.sms * c[3] if c[0] else (n // 64) ** 2,), (32, 16))
-                 for c in TRANSPOSE_PIPE]
-        plain += [(t_label(c), t_name(c), (n // c[0], n // c[0]), (c[0] // c[2], c[1])) for c in TRANSPOSE]
+                 for c in tp]
+        plain += [(t_label(c), t_name(c), (n // c[0], n // c[0]), (c[0] // c[2], c[1])) for c in tt]
         for label, name, grid, block in plain:
             b.fill(-1)
             try:
@@ -547,10 +732,30 @@ class Bench:
             val = self.case(label, check_t, lambda f=fn, g=grid, k=block: f(g, k, args), gbps, "GB/s", base)
             if val and (best is None or val > best[0]):
                 best = (val, label)
-        multi = [(m_label(c), lambda c=c: mod.get_function(m_name(c)), c[0], c[1]) for c in TRANSPOSE_MULTI]
+        # session 8: (label, kernel name, grid, block, dynamic shared memory)
+        extra = [(h_label(c), h_name(c), (n // 64, n // 64), (32, 16), 0) for c in th]
+        per_sm = 228 * 1024   # an SM's shared memory for blocks; each block also takes 1 KiB
+        extra += [(f"T64 v2 cs {mb}/SM", h_name((0, 1)), (n // 64, n // 64), (32, 16),
+                   per_sm // mb - 1024 - 16384 - 256) for mb in to]
+        extra += [(r_label(c), r_name(c), (n // c[1], n // c[0]), (256,), r_smem(c)) for c in tr4]
+        for label, name, grid, block, smem in extra:
+            b.fill(-1)
+            try:
+                fn = mod.get_function(name)
+                if smem > 48 * 1024:
+                    fn.max_dynamic_shared_size_bytes = smem
+            except Exception as e:  # noqa: BLE001
+                self.failed += 1
+                print(f"  {label:36} COMPILE ERROR {e}")
+                continue
+            val = self.case(label, check_t, lambda f=fn, g=grid, k=block, sm=smem: f(g, k, args, shared_mem=sm),
+                            gbps, "GB/s", base)
+            if val and (best is None or val > best[0]):
+                best = (val, label)
+        multi = [(m_label(c), lambda c=c: mod.get_function(m_name(c)), c[0], c[1]) for c in tm]
         book = os.path.join(ROOT, "kernels/transpose_conrad/transpose_fast.cu")
         multi += [(f"book {v}", lambda k=k, d=d: self.module(book, None, d).get_function(k), tr, tc)
-                  for v, k, d, tr, tc in TRANSPOSE_BOOK]
+                  for v, k, d, tr, tc in TRANSPOSE_BOOK if self.want(f"book {v}")]
         for label, get, tr, tc in multi:   # 32 x 16 threads, dynamic shared memory (static in tile64_v2)
             b.fill(-1)
             try:
@@ -676,8 +881,13 @@ class Bench:
     # ------------------------------------------------------------ sgemm
     def sgemm(self):
         cp = self.cp
-        names = [g_name(c) for c in SGEMM]
+        sgemm = [c for c in SGEMM if self.want(g_label(c))]
+        sk = [c for c in SGEMM_SK if self.want(k_label(c))]
+        names = [g_name(c) for c in sgemm] + [k_name(c) for c in sk]
         mod = self.module(os.path.join(CAND, "sgemm.cu"), names)
+        P = max([self.sms * c[5] for c in sk] or [1])
+        ws = cp.zeros(P * max([c[0] * c[1] for c in sk] or [1]), dtype=cp.float32)
+        flags = cp.zeros(P, dtype=cp.int32)
         cur = self.module(os.path.join(ROOT, "kernels/sgemm/sgemm.cu"), None, ("-DBK=16",)).get_function("sgemm_warptile")
         for n in SGEMM_NS:
             a = cp.random.uniform(-1, 1, (n, n), dtype=cp.float32)
@@ -707,6 +917,8 @@ class Bench:
             best = None
             book = os.path.join(ROOT, "kernels/sgemm/sgemm_tuned.cu")
             for v, d, bm, bn, threads in SGEMM_BOOK:
+                if not self.want(f"book {v}"):
+                    continue
                 try:
                     fn = self.module(book, None, d).get_function("sgemm_warptile_bk8")
                 except Exception as e:  # noqa: BLE001
@@ -719,7 +931,27 @@ class Bench:
                                 tflops, "TFLOP/s", base)
                 if val and (best is None or val > best[0]):
                     best = (val, f"book {v}")
-            for cfg in SGEMM:
+            for cfg in sk:
+                bm, bn, _, wm, wn, minb = cfg[:6]
+                threads = (bm // wm) * (bn // wn) * 32
+                try:
+                    fn = mod.get_function(k_name(cfg))
+                except Exception as e:  # noqa: BLE001
+                    self.failed += 1
+                    print(f"  {k_label(cfg):36} COMPILE ERROR {e}")
+                    continue
+                c.fill(0)
+
+                def check_sk():
+                    ok, note = check()
+                    left = int(cp.count_nonzero(flags))
+                    return ok and left == 0, note + ("" if left == 0 else f", {left} flags left raised")
+                val = self.case(k_label(cfg), check_sk,
+                                lambda f=fn, g=self.sms * minb, t=threads: f((g,), (t,), (a, b, c, cp.int32(n), ws, flags)),
+                                tflops, "TFLOP/s", base)
+                if val and (best is None or val > best[0]):
+                    best = (val, k_label(cfg))
+            for cfg in sgemm:
                 bm, bn, _, wm, wn = cfg[:5]
                 threads = (bm // wm) * (bn // wn) * 32
                 try:

@@ -272,3 +272,242 @@ sgemm_async(const float* __restrict__ A, const float* __restrict__ B, float* __r
                                 acc[4 * i + r][4 * j + 2], acc[4 * i + r][4 * j + 3]);
         }
 }
+
+// Stream-K tail (issue 10, session 8, aimed at the H100's N = 4096: 1024 tiles of 128 x 128 on
+// 132 SMs x 2 blocks is 3.88 waves). sgemm_t's tiling and register prefetch in a persistent grid
+// of P = gridDim.x blocks (the SMs times MINB, all resident at once):
+//   data-parallel tiles 0 .. D-1 dealt round-robin (tile b, b + P, ...: the same tiles run together
+//   as in sgemm_t's launch order), D = (T / P - SKW) * P (SKW >= T / P: D = 0, all stream-K;
+//   SKW < 0: D = T, no stream-K); the k-iterations of the last T - D tiles split evenly
+//   over the P blocks, each block one contiguous range of (tile, k-tile) pairs. A block's ranges
+//   are walked as one stream: the next k-tile (of the same or the next tile) is loaded into
+//   registers during the FMAs of this one, also across tile boundaries.
+// A tile split between blocks: the block holding its first k-tiles (the "owner": it reaches that
+// tile last in its range) waits for the blocks holding the rest (each of which reached it first in
+// its range, wrote its partial sums to ws[block] and raised flags[block]), adds their partials,
+// resets their flags and stores the tile. ws: P * BM * BN floats; flags: P ints, zero before the
+// first launch (every launch leaves them zero). A waiter gives up after ~2^22 polls (a wrong result,
+// not a hang, if the blocks were not all resident).
+template <int BM, int BN, int BKT, int WM, int WN, int MINB, int SKW>
+__global__ void __launch_bounds__((BM / WM) * (BN / WN) * 32, MINB)
+sgemm_sk(const float* __restrict__ A, const float* __restrict__ B, float* __restrict__ C, int N,
+         float* __restrict__ ws, int* __restrict__ flags)
+{
+    constexpr int NT = (BM / WM) * (BN / WN) * 32;
+    constexpr int WARPS_N = BN / WN;
+    constexpr int MI = WM / 32, NI = WN / 16;
+    constexpr int AS = BM + 4;
+    constexpr int A4 = BM * BKT / 4, B4 = BKT * BN / 4;
+    constexpr int LA = (A4 + NT - 1) / NT, LB = (B4 + NT - 1) / NT;
+    constexpr int W4 = 4 * MI * NI;   // float4 of partial sums per thread
+    static_assert(WM % 32 == 0 && WN % 16 == 0 && BKT % 4 == 0, "tile shape");
+    __shared__ __align__(16) float As[2][BKT][AS];
+    __shared__ __align__(16) float Bs[2][BKT][BN];
+    __shared__ int s_go;
+
+    const int t = threadIdx.x, warp = t >> 5, lane = t & 31;
+    const int wm = (warp / WARPS_N) * WM, wn = (warp % WARPS_N) * WN;
+    const int lm = (lane & 7) * 4, ln = (lane >> 3) * 4;
+
+    const int num_n = N / BN, T = (N / BM) * num_n, KT = N / BKT;
+    const int P = gridDim.x, b = blockIdx.x;
+    const int waves = T / P;
+    const int D = SKW < 0 ? T : (SKW >= waves ? 0 : (waves - SKW) * P);
+    const int nd = b < D ? (D - b + P - 1) / P : 0;   // this block's data-parallel tiles
+    const long long total = (long long)(T - D) * KT;   // stream-K k-tiles
+    const int gs = (int)(total * b / P), ge = (int)(total * (b + 1) / P);
+    const int ft = gs / KT;   // first stream-K tile (relative to D) of this block
+
+    // Segment i of this block: tile, k-tiles [kb, ke). False past the last.
+    auto segment = [&](int i, int& tile, int& kb, int& ke) -> bool {
+        if (i < nd) {
+            tile = b + i * P;
+            kb = 0;
+            ke = KT;
+            return true;
+        }
+        const int tr = ft + (i - nd);
+        const int start = max(gs, tr * KT);
+        if (start >= ge) return false;
+        tile = D + tr;
+        kb = start - tr * KT;
+        ke = min(KT, ge - tr * KT);
+        return true;
+    };
+
+    float acc[4 * MI][4 * NI];
+#pragma unroll
+    for (int i = 0; i < 4 * MI; ++i)
+#pragma unroll
+        for (int j = 0; j < 4 * NI; ++j) acc[i][j] = 0.0f;
+
+    const float* Ab;
+    const float* Bb;
+    auto point = [&](int tile) {
+        Ab = A + (size_t)(tile / num_n) * BM * N;
+        Bb = B + (size_t)(tile % num_n) * BN;
+    };
+    float4 ra[LA], rb[LB];
+    auto load = [&](int kt) {
+#pragma unroll
+        for (int p = 0; p < LA; ++p) {
+            const int idx = t + p * NT;
+            if (A4 % NT == 0 || idx < A4) {
+                const int r = idx / (BKT / 4), c = idx % (BKT / 4);
+                ra[p] = *reinterpret_cast<const float4*>(&Ab[(size_t)r * N + kt * BKT + c * 4]);
+            }
+        }
+#pragma unroll
+        for (int p = 0; p < LB; ++p) {
+            const int idx = t + p * NT;
+            if (B4 % NT == 0 || idx < B4) {
+                const int r = idx / (BN / 4), c = idx % (BN / 4);
+                rb[p] = *reinterpret_cast<const float4*>(&Bb[(size_t)(kt * BKT + r) * N + c * 4]);
+            }
+        }
+    };
+    auto store = [&](int s) {
+#pragma unroll
+        for (int p = 0; p < LA; ++p) {
+            const int idx = t + p * NT;
+            if (A4 % NT == 0 || idx < A4) {
+                const int r = idx / (BKT / 4), c = idx % (BKT / 4);
+                As[s][c * 4 + 0][r] = ra[p].x;
+                As[s][c * 4 + 1][r] = ra[p].y;
+                As[s][c * 4 + 2][r] = ra[p].z;
+                As[s][c * 4 + 3][r] = ra[p].w;
+            }
+        }
+#pragma unroll
+        for (int p = 0; p < LB; ++p) {
+            const int idx = t + p * NT;
+            if (B4 % NT == 0 || idx < B4) {
+                const int r = idx / (BN / 4), c = idx % (BN / 4);
+                *reinterpret_cast<float4*>(&Bs[s][r][c * 4]) = rb[p];
+            }
+        }
+    };
+    float fa[2][4 * MI], fb[2][4 * NI];
+    auto frag = [&](int s, int k, int f) {
+#pragma unroll
+        for (int i = 0; i < MI; ++i) {
+            const float4 x = *reinterpret_cast<const float4*>(&As[s][k][wm + i * 32 + lm]);
+            fa[f][4 * i + 0] = x.x; fa[f][4 * i + 1] = x.y; fa[f][4 * i + 2] = x.z; fa[f][4 * i + 3] = x.w;
+        }
+#pragma unroll
+        for (int j = 0; j < NI; ++j) {
+            const float4 y = *reinterpret_cast<const float4*>(&Bs[s][k][wn + j * 16 + ln]);
+            fb[f][4 * j + 0] = y.x; fb[f][4 * j + 1] = y.y; fb[f][4 * j + 2] = y.z; fb[f][4 * j + 3] = y.w;
+        }
+    };
+    auto store_c = [&](int tile) {
+        const int bm = tile / num_n, bn = tile % num_n;
+#pragma unroll
+        for (int i = 0; i < MI; ++i)
+#pragma unroll
+            for (int r = 0; r < 4; ++r) {
+                const size_t row = (size_t)bm * BM + wm + i * 32 + lm + r;
+                float* Cp = C + row * N + (size_t)bn * BN + wn + ln;
+#pragma unroll
+                for (int j = 0; j < NI; ++j)
+                    *reinterpret_cast<float4*>(&Cp[j * 16]) =
+                        make_float4(acc[4 * i + r][4 * j + 0], acc[4 * i + r][4 * j + 1],
+                                    acc[4 * i + r][4 * j + 2], acc[4 * i + r][4 * j + 3]);
+            }
+    };
+    auto epilogue = [&](int tile, int kb, int ke) {
+        if (kb == 0 && ke == KT) {
+            store_c(tile);
+            return;
+        }
+        if (kb != 0) {   // a later part of a tile: partial sums to ws[b], then flags[b]
+            float4* w = reinterpret_cast<float4*>(ws + (size_t)b * BM * BN);
+#pragma unroll
+            for (int i = 0; i < 4 * MI; ++i)
+#pragma unroll
+                for (int j = 0; j < NI; ++j)
+                    __stcg(&w[(i * NI + j) * NT + t],
+                           make_float4(acc[i][4 * j + 0], acc[i][4 * j + 1], acc[i][4 * j + 2], acc[i][4 * j + 3]));
+            __threadfence();
+            __syncthreads();
+            if (t == 0) asm volatile("st.release.gpu.global.b32 [%0], %1;" ::"l"(flags + b), "r"(1) : "memory");
+            return;
+        }
+        // the owner: add the partial sums of blocks b + 1, b + 2, ... until the tile is covered
+        const int tr = tile - D;
+        int covered = ke;
+        for (int c = b + 1; covered < KT && c < P; ++c) {
+            const int gec = (int)(total * (c + 1) / P);
+            if (gec == (int)(total * c / P)) continue;   // an empty range (more blocks than k-tiles)
+            if (t == 0) {
+                int v = 0, polls = 0;
+                do {
+                    asm volatile("ld.acquire.gpu.global.b32 %0, [%1];" : "=r"(v) : "l"(flags + c) : "memory");
+                    if (v) break;
+                    __nanosleep(64);
+                } while (++polls < (1 << 22));
+                flags[c] = 0;
+                s_go = v;
+            }
+            __syncthreads();
+            const float4* w = reinterpret_cast<const float4*>(ws + (size_t)c * BM * BN);
+#pragma unroll
+            for (int i = 0; i < 4 * MI; ++i)
+#pragma unroll
+                for (int j = 0; j < NI; ++j) {
+                    const float4 p = __ldcg(&w[(i * NI + j) * NT + t]);
+                    acc[i][4 * j + 0] += p.x; acc[i][4 * j + 1] += p.y;
+                    acc[i][4 * j + 2] += p.z; acc[i][4 * j + 3] += p.w;
+                }
+            covered = min(KT, gec - tr * KT);
+        }
+        store_c(tile);
+    };
+
+    int i = 0, tile, kb, ke;
+    if (!segment(0, tile, kb, ke)) return;
+    point(tile);
+    load(kb);
+    store(0);
+    __syncthreads();
+    int kt = kb, s = 0;
+    int ntile = 0, nkb = 0, nke = 0;   // the next segment, once this one's last k-tile is running
+    while (true) {
+        int nkt = kt + 1;
+        bool more = true;
+        const bool newseg = nkt >= ke;
+        if (newseg) {
+            more = segment(i + 1, ntile, nkb, nke);
+            nkt = nkb;
+            if (more) point(ntile);
+        }
+        if (more) load(nkt);   // in flight during the FMAs (and the epilogue)
+        frag(s, 0, 0);
+#pragma unroll
+        for (int k = 0; k < BKT; ++k) {
+            if (k + 1 < BKT) frag(s, k + 1, (k + 1) & 1);
+#pragma unroll
+            for (int x = 0; x < 4 * MI; ++x)
+#pragma unroll
+                for (int y = 0; y < 4 * NI; ++y) acc[x][y] += fa[k & 1][x] * fb[k & 1][y];
+        }
+        if (newseg) {
+            epilogue(tile, kb, ke);
+#pragma unroll
+            for (int x = 0; x < 4 * MI; ++x)
+#pragma unroll
+                for (int y = 0; y < 4 * NI; ++y) acc[x][y] = 0.0f;
+        }
+        if (more) store(s ^ 1);
+        __syncthreads();
+        if (!more) break;
+        s ^= 1;
+        kt = nkt;
+        if (newseg) {
+            ++i;
+            tile = ntile;
+            kb = nkb;
+            ke = nke;
+        }
+    }
+}
