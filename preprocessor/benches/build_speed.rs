@@ -4,7 +4,8 @@
 //! PATH (or in `$MDBOOK`), through `mdbook build` with this crate's binary as the preprocessor.
 //! Prints the median of several runs and the ratio (goal: ≤ 1.5×).
 //!
-//! `cargo bench --bench build_speed` (release profile); `BUILD_SPEED_RUNS=9` for more runs.
+//! `cargo bench --bench build_speed` (release profile); `BUILD_SPEED_RUNS=9` for more runs;
+//! `BUILD_SPEED_ONLY=plain` or `=gpulab` builds once, one side only (for `perf stat`).
 
 use mdbook_gpulab::GpuLab;
 use mdbook_gpulab::config::Mode;
@@ -99,6 +100,12 @@ fn main() {
     let (plain_out, lab_out) = (tmp.path().join("plain"), tmp.path().join("gpulab"));
     println!("build speed of the handbook ({} runs each, median)", runs());
 
+    // `BUILD_SPEED_ONLY=plain|gpulab`: one side only, e.g. under `perf stat` or `perf record`.
+    match std::env::var("BUILD_SPEED_ONLY").as_deref() {
+        Ok("plain") => return build_in_process(&plain_out, false),
+        Ok("gpulab") => return build_in_process(&lab_out, true),
+        _ => {}
+    }
     let plain = timed(|| build_in_process(&plain_out, false));
     let lab = timed(|| build_in_process(&lab_out, true));
     let html = std::fs::read_to_string(lab_out.join("part1/widuch2010.html")).unwrap();

@@ -9,8 +9,8 @@ use crate::engine::{LiveRunner, Work};
 use crate::error::Error;
 use crate::limits::MAX_POINTS_PER_BOOK;
 use crate::plan::{PlannedPoint, plan};
+use crate::render::Templates;
 use crate::render::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
-use crate::render::{Templates, render_directive_html};
 use crate::results::view::{ClaimStatus, DirectiveView};
 use crate::results::{Recordings, directive_view};
 use crate::workspace::{FoundDirective, Workspace};
@@ -20,7 +20,9 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 pub mod error;
+mod render_one;
 pub use error::BuildError;
+use render_one::{RenderInputs, Rendered, earlier_listings, render_found};
 
 /// The outcome of a build step.
 pub type Result<T, E = BuildError> = std::result::Result<T, E>;
@@ -85,37 +87,47 @@ impl Preprocessor for GpuLab {
 /// Every chapter's directives, in book order. A directive that takes the book past
 /// [`MAX_POINTS_PER_BOOK`] points is made invalid, located at its fence.
 pub fn scan_book(ws: &Workspace, book: &Book) -> Vec<FoundDirective> {
+    use rayon::prelude::*;
+    let chapters: Vec<(&str, &std::path::Path, &str)> = book
+        .iter()
+        .filter_map(|item| match item {
+            BookItem::Chapter(ch) => {
+                let path = ch.source_path.as_ref().or(ch.path.as_ref())?;
+                Some((ch.name.as_str(), path.as_path(), ch.content.as_str()))
+            }
+            _ => None,
+        })
+        .collect();
+    // Chapters are parsed in parallel; the book's point budget is then counted in book order.
+    let scanned: Vec<Vec<FoundDirective>> = chapters
+        .par_iter()
+        .map(|(name, path, content)| ws.scan_chapter(name, path, content))
+        .collect();
     let mut found = Vec::new();
     let mut total: u64 = 0;
-    for item in book.iter() {
-        if let BookItem::Chapter(ch) = item {
-            let Some(path) = ch.source_path.as_ref().or(ch.path.as_ref()) else {
-                continue;
-            };
-            let mut chapter = ws.scan_chapter(&ch.name, path, &ch.content);
-            for f in &mut chapter {
-                let Ok((d, _)) = &f.parsed else { continue };
-                let n = point_count(&d.axes, &d.zip, d.variants.len()).unwrap_or(u64::MAX);
-                total = total.saturating_add(n);
-                if total > MAX_POINTS_PER_BOOK {
-                    let shown = ws
-                        .src_dir
-                        .strip_prefix(&ws.root)
-                        .unwrap_or(&ws.src_dir)
-                        .join(path);
-                    let file = crate::source::SourceFile::new(shown, ch.content.as_str());
-                    let start = f.fence.block.start;
-                    f.parsed = Err(vec![file.error(
-                        start..start + 3,
-                        format!(
-                            "this directive's {n} points take the book to {total}; a book may ask for at most {MAX_POINTS_PER_BOOK}"
-                        ),
-                        "too many points",
-                    )]);
-                }
+    for ((_, path, content), mut chapter) in chapters.iter().zip(scanned) {
+        for f in &mut chapter {
+            let Ok((d, _)) = &f.parsed else { continue };
+            let n = point_count(&d.axes, &d.zip, d.variants.len()).unwrap_or(u64::MAX);
+            total = total.saturating_add(n);
+            if total > MAX_POINTS_PER_BOOK {
+                let shown = ws
+                    .src_dir
+                    .strip_prefix(&ws.root)
+                    .unwrap_or(&ws.src_dir)
+                    .join(path);
+                let file = crate::source::SourceFile::new(shown, *content);
+                let start = f.fence.block.start;
+                f.parsed = Err(vec![file.error(
+                    start..start + 3,
+                    format!(
+                        "this directive's {n} points take the book to {total}; a book may ask for at most {MAX_POINTS_PER_BOOK}"
+                    ),
+                    "too many points",
+                )]);
             }
-            found.extend(chapter);
         }
+        found.extend(chapter);
     }
     found
 }
@@ -150,13 +162,16 @@ pub fn process_book(
     report(&invalid);
 
     let mut recordings = Recordings::new(ws.data())?;
-    let mut planned: Vec<Option<Vec<PlannedPoint>>> = Vec::with_capacity(found.len());
-    for f in &found {
-        planned.push(match &f.parsed {
-            Ok((d, exp)) => Some(plan(d, exp, &ws.sources)?),
-            Err(_) => None,
-        });
-    }
+    let planned: Vec<Option<Vec<PlannedPoint>>> = {
+        use rayon::prelude::*;
+        found
+            .par_iter()
+            .map(|f| match &f.parsed {
+                Ok((d, exp)) => plan(d, exp, &ws.sources).map(Some),
+                Err(_) => Ok(None),
+            })
+            .collect::<std::result::Result<_, _>>()?
+    };
 
     let mut summary = BuildSummary {
         mode: ws.config.mode,
@@ -196,99 +211,65 @@ pub fn process_book(
         summary.gpu = Some((device, ran));
     }
 
+    // The recordings every directive shows, read in parallel; then, in book order, each
+    // directive's own load (from that cache), whose error spoils that directive only.
+    recordings.preload_all(
+        found
+            .iter()
+            .filter_map(|f| f.parsed.as_ref().ok().map(|(_, exp)| exp.as_ref())),
+    );
+    let preloaded: Vec<std::result::Result<(), String>> = found
+        .iter()
+        .map(|f| match &f.parsed {
+            Ok((_, exp)) => recordings.preload(exp).map_err(|e| e.to_string()),
+            Err(_) => Ok(()),
+        })
+        .collect();
+
+    // A kernel file is listed once per page, by the first result that uses it; later ones link there.
+    let earlier = earlier_listings(&found);
+
+    // Directives are rendered in parallel (each reads the recordings, none writes them), and
+    // their results gathered in book order.
+    let default_device = live_device.as_deref().or(ws.config.device.as_deref());
+    let rendered: Vec<Option<Rendered>> = {
+        use rayon::prelude::*;
+        let recordings = &recordings;
+        let templates = &templates;
+        found
+            .par_iter()
+            .zip(&planned)
+            .zip(&preloaded)
+            .zip(&earlier)
+            .map(|(((f, points), preloaded), earlier)| {
+                let inputs = RenderInputs {
+                    points: points.as_deref(),
+                    preloaded,
+                    earlier,
+                };
+                render_found(ws, f, inputs, recordings, templates, default_device)
+            })
+            .collect::<Result<Vec<_>>>()?
+    };
+
     let mut replacements: HashMap<PathBuf, Vec<(std::ops::Range<usize>, String)>> = HashMap::new();
     let mut status_rows = Vec::new();
     let mut problems = Vec::new();
     let mut pending = Vec::new();
     let mut unreadable = Vec::new();
-    for (f, points) in found.iter().zip(&planned) {
-        let html = match (&f.parsed, points) {
-            (Ok((d, exp)), Some(points)) => {
-                let where_ = format!("{}#{}", f.chapter_path.display(), d.location.index);
-                // A recording or paper table that cannot be read spoils this directive only.
-                let loaded = recordings
-                    .preload(exp)
-                    .map_err(|e| e.to_string())
-                    .and_then(|()| match &d.paper {
-                        Some(id) => ws.paper(id),
-                        None => Ok(None),
-                    })
-                    .and_then(|paper| Ok((paper, paper_check_tables(ws, d)?)));
-                let (paper, checks) = match loaded {
-                    Ok(loaded) => loaded,
-                    Err(e) => {
-                        unreadable.push(format!("{where_}: {e}"));
-                        let html = templates
-                            .render_error("Unreadable data for this gpulab directive", &e)?;
-                        replacements
-                            .entry(f.chapter_path.clone())
-                            .or_default()
-                            .push((f.fence.block.clone(), html));
-                        continue;
-                    }
-                };
-                let mut view = directive_view(
-                    d,
-                    exp,
-                    points,
-                    &recordings,
-                    live_device.as_deref().or(ws.config.device.as_deref()),
-                    paper.as_deref(),
-                );
-                view.code = crate::results::code::code_files(exp, d);
-                view.self_check = crate::results::self_check_sets(
-                    view.paper,
-                    checks
-                        .iter()
-                        .map(|set| set.iter().map(|t| t.as_ref()).collect())
-                        .collect(),
-                );
-                let state = directive_state(&view);
-                let problem = match state {
-                    StatusState::Pending => {
-                        format!("{where_}: experiment `{}` awaits a GPU run", exp.name)
-                    }
-                    StatusState::Partial => {
-                        format!("{where_}: some points of `{}` await a GPU run", exp.name)
-                    }
-                    StatusState::Stale => {
-                        format!("{where_}: the recording of `{}` is stale", exp.name)
-                    }
-                    StatusState::Failed => format!(
-                        "{where_}: some points of `{}` failed (see the page for why)",
-                        exp.name
-                    ),
-                    StatusState::Recorded => String::new(),
-                };
-                if state.fails_strict() {
-                    problems.push(problem);
-                } else if state != StatusState::Recorded {
-                    pending.push(problem);
-                }
-                if !d.reproduces.is_empty() {
-                    status_rows.push(directive_status(f, &view, state, exp, points, &recordings));
-                }
-                let rendered = if view.devices.is_empty() {
-                    templates.render_missing(&view)
-                } else {
-                    render_directive_html(&view, &templates)
-                };
-                rendered?
-            }
-            (Err(diags), _) if f.fence.kind == FenceKind::Experiment => {
-                let message = diags
-                    .iter()
-                    .map(|d| d.render(false))
-                    .collect::<Vec<_>>()
-                    .join("\n");
-                templates.render_error("Invalid gpulab directive", &message)?
-            }
-            _ => continue, // status blocks are filled in below
-        };
+    for (f, r) in found.iter().zip(rendered) {
+        let Some(r) = r else { continue };
+        unreadable.extend(r.unreadable);
+        match r.problem {
+            Some((true, p)) => problems.push(p),
+            Some((false, p)) => pending.push(p),
+            None => {}
+        }
+        status_rows.extend(r.status);
         replacements
             .entry(f.chapter_path.clone())
             .or_default()
-            .push((f.fence.block.clone(), html));
+            .push((f.fence.block.clone(), r.html));
     }
 
     // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
@@ -404,25 +385,6 @@ impl std::fmt::Display for BuildSummary {
             self.directives, self.chapters
         )
     }
-}
-
-/// The tables of each `paper_check` entry of a directive, loaded (an entry's tables merge into one
-/// data set for the self-check).
-fn paper_check_tables(
-    ws: &Workspace,
-    d: &crate::directive::Directive,
-) -> std::result::Result<Vec<Vec<std::sync::Arc<crate::papers::PaperTable>>>, String> {
-    d.paper_check
-        .iter()
-        .map(|set| {
-            set.iter()
-                .map(|id| {
-                    ws.paper(id)?
-                        .ok_or_else(|| format!("paper table `{id}` not found"))
-                })
-                .collect()
-        })
-        .collect()
 }
 
 /// Points whose recording on `device` (the GPU about to run) is missing or stale.

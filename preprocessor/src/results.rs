@@ -59,17 +59,48 @@ impl Recordings {
 
     /// Loads every device's recording of `exp` into the cache, with each point's derived metrics
     /// computed from its stored timing by the spec's current formulas ([`derive_metrics`]).
+    /// Reads the recordings of `experiments` on every device in parallel, for [`Self::preload`] to
+    /// find; one that cannot be read is left for `preload` to report.
+    pub fn preload_all<'e>(&mut self, experiments: impl Iterator<Item = &'e Experiment>) {
+        use rayon::prelude::*;
+        let mut wanted: Vec<(String, &Experiment)> = Vec::new();
+        for exp in experiments {
+            for dev in &self.devices {
+                let key = (dev.clone(), exp.name.clone());
+                if !self.loaded.contains_key(&key)
+                    && !wanted.iter().any(|(d, e)| *d == key.0 && e.name == key.1)
+                {
+                    wanted.push((dev.clone(), exp));
+                }
+            }
+        }
+        let read: Vec<_> = wanted
+            .into_par_iter()
+            .filter_map(|(dev, exp)| {
+                let rec = self.read(&dev, exp).ok()?;
+                Some(((dev, exp.name.clone()), rec))
+            })
+            .collect();
+        self.loaded.extend(read);
+    }
+
+    /// One device's recording of `exp`, calibrated and with its derived metrics.
+    fn read(&self, dev: &str, exp: &Experiment) -> Result<Option<Recording>, StoreError> {
+        let mut rec = self.data.load(dev, &exp.name)?;
+        if let Some(r) = rec.as_mut() {
+            if let Some(cal) = self.offsets.get(dev) {
+                event_offset::apply(r, cal);
+            }
+            derive_metrics(r, exp);
+        }
+        Ok(rec)
+    }
+
     pub fn preload(&mut self, exp: &Experiment) -> Result<(), StoreError> {
         for dev in self.devices.clone() {
             let key = (dev.clone(), exp.name.clone());
             if !self.loaded.contains_key(&key) {
-                let mut rec = self.data.load(&dev, &exp.name)?;
-                if let Some(r) = rec.as_mut() {
-                    if let Some(cal) = self.offsets.get(&dev) {
-                        event_offset::apply(r, cal);
-                    }
-                    derive_metrics(r, exp);
-                }
+                let rec = self.read(&dev, exp)?;
                 self.loaded.insert(key, rec);
             }
         }

@@ -203,3 +203,27 @@ fn fixture_keys_are_current_except_the_deliberately_stale_point() {
         );
     }
 }
+
+/// Szczepański's chapter listed the same two kernel files 46 times: a page lists each file once,
+/// at the first result that uses it, and later results link to that listing.
+#[test]
+fn a_kernel_file_is_listed_once_per_page_and_later_results_link_to_it() {
+    let book = build_basic();
+    let html = main_element(&book.read("out/chapter.html"));
+    let scale_listings = html
+        .matches("<div class=\"gpulab-code-name\">kernels/scale/scale.cu</div>\n<pre>")
+        .count()
+        + html
+            .matches("<div class=\"gpulab-code-name\">kernels/scale/scale.cu</div><pre>")
+            .count();
+    assert_eq!(scale_listings, 1, "{html}");
+    assert_eq!(
+        html.matches("id=\"gpulab-scale-1-code\"").count(),
+        1,
+        "{html}"
+    );
+    assert!(
+        html.matches("<a href=\"#gpulab-scale-1-code\">").count() >= 2,
+        "the later scale results link to the first listing: {html}"
+    );
+}

@@ -5,8 +5,9 @@ use super::html::{escape, escape_pre};
 use crate::results::view::CodeFile;
 use std::fmt::Write as _;
 
-/// `<details id="{anchor}-code">` with one block per file; empty when there are no files. One
-/// HTML block: newlines inside the code are written `&#10;`, so Markdown never splits it.
+/// `<details id="{anchor}-code">` with one block per file (a file an earlier result on the page
+/// lists is a link to that listing); empty when there are no files. One HTML block: newlines
+/// inside the code are written `&#10;`, so Markdown never splits it.
 pub fn code_html(anchor: &str, files: &[CodeFile]) -> String {
     if files.is_empty() {
         return String::new();
@@ -21,14 +22,24 @@ pub fn code_html(anchor: &str, files: &[CodeFile]) -> String {
         names.join(", ")
     );
     for f in files {
-        let _ = write!(
-            out,
-            "<div class=\"gpulab-code-file\"><div class=\"gpulab-code-name\">{}</div>\
-             <pre><code class=\"language-{}\">{}</code></pre></div>",
-            escape(&f.name),
-            f.language,
-            escape_pre(&f.text)
-        );
+        let _ = match &f.listed_at {
+            Some(id) => write!(
+                out,
+                "<div class=\"gpulab-code-file\"><div class=\"gpulab-code-name\">{}</div>\
+                 <p class=\"gpulab-code-same\">The same file as in <a href=\"#{}\">the code of \
+                 an earlier result on this page</a>.</p></div>",
+                escape(&f.name),
+                escape(id)
+            ),
+            None => write!(
+                out,
+                "<div class=\"gpulab-code-file\"><div class=\"gpulab-code-name\">{}</div>\
+                 <pre><code class=\"language-{}\">{}</code></pre></div>",
+                escape(&f.name),
+                f.language,
+                escape_pre(&f.text)
+            ),
+        };
     }
     out.push_str("</details>");
     out
@@ -45,11 +56,13 @@ mod tests {
                 name: "kernels/k/experiment.toml".into(),
                 language: "toml",
                 text: "title = \"k\"\n\n[params]\n".into(),
+                listed_at: None,
             },
             CodeFile {
                 name: "kernels/k/k.cu".into(),
                 language: "cpp",
                 text: "if (a < b && c) {}\n".into(),
+                listed_at: None,
             },
         ];
         let html = code_html("gpulab-k-1", &files);
@@ -65,5 +78,19 @@ mod tests {
             "one line, so one Markdown HTML block: {html}"
         );
         assert_eq!(code_html("x", &[]), "");
+    }
+
+    #[test]
+    fn a_file_listed_earlier_on_the_page_is_a_link_not_a_second_copy() {
+        let files = vec![CodeFile {
+            name: "kernels/k/k.cu".into(),
+            language: "cpp",
+            text: String::new(),
+            listed_at: Some("gpulab-k-1-code".into()),
+        }];
+        let html = code_html("gpulab-k-2", &files);
+        assert!(html.contains("<code>kernels/k/k.cu</code>"), "{html}");
+        assert!(html.contains("<a href=\"#gpulab-k-1-code\">"), "{html}");
+        assert!(!html.contains("<pre>"), "{html}");
     }
 }

@@ -251,6 +251,7 @@ impl Fixture {
                 name: "kernels/synth_matmul/matmul.cu".into(),
                 language: "cpp",
                 text: "__global__ void k() {\n\n  int a = 1 < 2;\n}\n".into(),
+                listed_at: None,
             }],
         }
     }

@@ -188,13 +188,41 @@ pub fn sample_summary(t: &Timing) -> String {
     parts.join(" · ")
 }
 
-/// The tooltip of a point: its sample summary, then each concern's reason.
+/// The tooltip of a table cell: its sample summary, then each concern's reason.
 pub fn point_title(point: &Point, device: &DeviceRecord) -> Option<String> {
-    let t = point
+    let t = ok_timing(point)?;
+    Some(sample_summary(t) + &concern_reasons(point, device))
+}
+
+/// The tooltip of a chart point, shorter than a cell's (a chart has one per point, and the table
+/// beside it has the rest): "37 samples · IQR 1.02–1.05 ms · noise 0.31 % (target 0.5 %)", then
+/// each concern's reason.
+pub fn point_tip(point: &Point, device: &DeviceRecord) -> Option<String> {
+    let t = ok_timing(point)?;
+    let target = t.noise_target.unwrap_or(OLD_NOISE_TARGET);
+    Some(format!(
+        "{} sample{} · IQR {}–{} ms · noise {:.2} % (target {} %){}",
+        t.samples,
+        if t.samples == 1 { "" } else { "s" },
+        sig(t.q1_ms),
+        sig(t.q3_ms),
+        100.0 * t.noise,
+        trim(100.0 * target),
+        concern_reasons(point, device)
+    ))
+}
+
+/// The timing of a verified point.
+fn ok_timing(point: &Point) -> Option<&Timing> {
+    point
         .timing
         .as_ref()
-        .filter(|_| point.outcome == Outcome::Ok)?;
-    let mut text = sample_summary(t);
+        .filter(|_| point.outcome == Outcome::Ok)
+}
+
+/// "; ~ noise above the target" for each concern of the point.
+fn concern_reasons(point: &Point, device: &DeviceRecord) -> String {
+    let mut text = String::new();
     for c in concerns(point, device) {
         let reason = match c {
             Concern::AbovePeak => above_peak(point, device).unwrap_or_default(),
@@ -202,7 +230,7 @@ pub fn point_title(point: &Point, device: &DeviceRecord) -> Option<String> {
         };
         text.push_str(&format!("; {} {reason}", c.mark()));
     }
-    Some(text)
+    text
 }
 
 /// The markers of `concerns`, as HTML (empty when none).

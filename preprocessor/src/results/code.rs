@@ -4,11 +4,32 @@
 use super::view::CodeFile;
 use crate::directive::Directive;
 use crate::spec::{Exec, Experiment};
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 /// `experiment.toml`, then each source file of the variants shown (in variant order, once each),
-/// then the spec's `includes`. A file that cannot be read is shown with the reason instead.
-pub fn code_files(exp: &Experiment, d: &Directive) -> Vec<CodeFile> {
+/// then the spec's `includes`. A file that cannot be read is shown with the reason instead. A file
+/// in `earlier` (listed by an earlier result on the same page, at that code box `id`) is not read
+/// again: the page links to that listing.
+pub fn code_files(
+    exp: &Experiment,
+    d: &Directive,
+    earlier: &HashMap<PathBuf, String>,
+) -> Vec<CodeFile> {
+    code_paths(exp, d)
+        .iter()
+        .map(|p| match earlier.get(p) {
+            Some(id) => CodeFile {
+                listed_at: Some(id.clone()),
+                ..code_file(exp, p, false)
+            },
+            None => code_file(exp, p, true),
+        })
+        .collect()
+}
+
+/// The files [`code_files`] shows for directive `d`, in order.
+pub fn code_paths(exp: &Experiment, d: &Directive) -> Vec<PathBuf> {
     let shown: Vec<&crate::spec::Variant> = if d.variants.is_empty() {
         exp.variants.iter().collect()
     } else {
@@ -27,10 +48,10 @@ pub fn code_files(exp: &Experiment, d: &Directive) -> Vec<CodeFile> {
             paths.push(inc.clone());
         }
     }
-    paths.iter().map(|p| code_file(exp, p)).collect()
+    paths
 }
 
-fn code_file(exp: &Experiment, path: &Path) -> CodeFile {
+fn code_file(exp: &Experiment, path: &Path, read: bool) -> CodeFile {
     // `kernels/<experiment>/<file>`: the kernels folder's own name, then the path inside it.
     let root = exp.dir.parent().unwrap_or(&exp.dir);
     let inside = path.strip_prefix(root).unwrap_or(path);
@@ -46,11 +67,16 @@ fn code_file(exp: &Experiment, path: &Path) -> CodeFile {
         Some("toml") => "toml",
         _ => "cpp",
     };
-    let text = std::fs::read_to_string(path)
-        .unwrap_or_else(|e| format!("(cannot read {}: {e})", path.display()));
+    let text = if read {
+        std::fs::read_to_string(path)
+            .unwrap_or_else(|e| format!("(cannot read {}: {e})", path.display()))
+    } else {
+        String::new()
+    };
     CodeFile {
         name,
         language,
         text,
+        listed_at: None,
     }
 }

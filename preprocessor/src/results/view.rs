@@ -127,5 +127,9 @@ pub struct CodeFile {
     pub name: String,
     /// The highlighter's language: `cpp` (CUDA C) or `toml`.
     pub language: &'static str,
+    /// The file's text (empty when `listed_at` names an earlier listing).
     pub text: String,
+    /// The `id` of the code box of an earlier result on the same page that lists this file: the
+    /// page then links there instead of repeating it.
+    pub listed_at: Option<String>,
 }

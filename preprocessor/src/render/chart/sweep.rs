@@ -8,7 +8,7 @@ use crate::render::fields::{
     FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields,
 };
 use crate::render::outcome::CellState;
-use crate::render::quality::{concerns, point_title};
+use crate::render::quality::{concerns, point_tip};
 use crate::results::view::{Cell, DeviceResults, DirectiveView};
 use std::collections::BTreeMap;
 
@@ -149,7 +149,7 @@ impl SweepData {
                 | CellState::Text(_) => PointValue::Missing,
             };
             let tip = match (&value, cell.point) {
-                (PointValue::Value(_), Some(point)) => point_title(point, device).map(|text| Tip {
+                (PointValue::Value(_), Some(point)) => point_tip(point, device).map(|text| Tip {
                     flagged: !concerns(point, device).is_empty(),
                     text,
                 }),

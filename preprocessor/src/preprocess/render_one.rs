@@ -1,0 +1,175 @@
+//! One directive's turn in a build: its recordings and paper tables loaded, its view built, its
+//! HTML rendered, and what the build reports about it (run in parallel over the book's directives).
+
+use super::{Result, directive_state, directive_status};
+use crate::directive::fence::FenceKind;
+use crate::plan::PlannedPoint;
+use crate::render::status::{DirectiveStatus, StatusState};
+use crate::render::{Templates, render_directive_html};
+use crate::results::{Recordings, directive_view};
+use crate::workspace::{FoundDirective, Workspace};
+use std::collections::HashMap;
+use std::path::PathBuf;
+
+/// One directive's page HTML and what the build reports about it.
+pub(super) struct Rendered {
+    pub(super) html: String,
+    /// Its recording or paper table could not be read.
+    pub(super) unreadable: Option<String>,
+    /// Why it is not fully recorded, and whether that fails a strict build.
+    pub(super) problem: Option<(bool, String)>,
+    /// Its row of the reproduction-status table (a directive that `reproduces` paper items).
+    pub(super) status: Option<DirectiveStatus>,
+}
+
+/// For each found directive, the code files an earlier directive of the same chapter lists, with
+/// the `id` of that listing.
+pub(super) fn earlier_listings(found: &[FoundDirective]) -> Vec<HashMap<PathBuf, String>> {
+    let mut listed: HashMap<&PathBuf, HashMap<PathBuf, String>> = HashMap::new();
+    found
+        .iter()
+        .map(|f| {
+            let on_page = listed.entry(&f.chapter_path).or_default();
+            let before = on_page.clone();
+            if let Ok((d, exp)) = &f.parsed
+                && f.fence.kind == FenceKind::Experiment
+            {
+                let id = format!(
+                    "{}-code",
+                    crate::render::directive_anchor(&d.experiment, d.location.index)
+                );
+                for path in crate::results::code::code_paths(exp, d) {
+                    on_page.entry(path).or_insert_with(|| id.clone());
+                }
+            }
+            before
+        })
+        .collect()
+}
+
+/// What one directive's rendering needs besides the shared state.
+pub(super) struct RenderInputs<'a> {
+    /// Its planned points (`None`: it did not parse).
+    pub(super) points: Option<&'a [PlannedPoint]>,
+    /// Whether its recordings could be read.
+    pub(super) preloaded: &'a std::result::Result<(), String>,
+    /// The code files earlier results on its page list (see [`earlier_listings`]).
+    pub(super) earlier: &'a HashMap<PathBuf, String>,
+}
+
+/// Renders one found directive (`None` for a status, anchors or ncu-check block: those are filled
+/// in once every directive is known).
+pub(super) fn render_found(
+    ws: &Workspace,
+    f: &FoundDirective,
+    inputs: RenderInputs<'_>,
+    recordings: &Recordings,
+    templates: &Templates,
+    default_device: Option<&str>,
+) -> Result<Option<Rendered>> {
+    let RenderInputs {
+        points,
+        preloaded,
+        earlier,
+    } = inputs;
+    let plain = |html: String| Rendered {
+        html,
+        unreadable: None,
+        problem: None,
+        status: None,
+    };
+    let (d, exp, points) = match (&f.parsed, points) {
+        (Ok((d, exp)), Some(points)) => (d, exp, points),
+        (Err(diags), _) if f.fence.kind == FenceKind::Experiment => {
+            let message = diags
+                .iter()
+                .map(|d| d.render(false))
+                .collect::<Vec<_>>()
+                .join("\n");
+            return Ok(Some(plain(
+                templates.render_error("Invalid gpulab directive", &message)?,
+            )));
+        }
+        _ => return Ok(None),
+    };
+    let where_ = format!("{}#{}", f.chapter_path.display(), d.location.index);
+    // A recording or paper table that cannot be read spoils this directive only.
+    let loaded = preloaded
+        .clone()
+        .and_then(|()| match &d.paper {
+            Some(id) => ws.paper(id),
+            None => Ok(None),
+        })
+        .and_then(|paper| Ok((paper, paper_check_tables(ws, d)?)));
+    let (paper, checks) = match loaded {
+        Ok(loaded) => loaded,
+        Err(e) => {
+            let html = templates.render_error("Unreadable data for this gpulab directive", &e)?;
+            return Ok(Some(Rendered {
+                unreadable: Some(format!("{where_}: {e}")),
+                ..plain(html)
+            }));
+        }
+    };
+    let mut view = directive_view(d, exp, points, recordings, default_device, paper.as_deref());
+    view.code = crate::results::code::code_files(exp, d, earlier);
+    view.self_check = crate::results::self_check_sets(
+        view.paper,
+        checks
+            .iter()
+            .map(|set| set.iter().map(|t| t.as_ref()).collect())
+            .collect(),
+    );
+    let state = directive_state(&view);
+    let problem = match state {
+        StatusState::Pending => Some(format!(
+            "{where_}: experiment `{}` awaits a GPU run",
+            exp.name
+        )),
+        StatusState::Partial => Some(format!(
+            "{where_}: some points of `{}` await a GPU run",
+            exp.name
+        )),
+        StatusState::Stale => Some(format!(
+            "{where_}: the recording of `{}` is stale",
+            exp.name
+        )),
+        StatusState::Failed => Some(format!(
+            "{where_}: some points of `{}` failed (see the page for why)",
+            exp.name
+        )),
+        StatusState::Recorded => None,
+    };
+    let status = (!d.reproduces.is_empty())
+        .then(|| directive_status(f, &view, state, exp, points, recordings));
+    let html = if view.devices.is_empty() {
+        templates.render_missing(&view)
+    } else {
+        render_directive_html(&view, templates)
+    }?;
+    Ok(Some(Rendered {
+        html,
+        unreadable: None,
+        problem: problem.map(|p| (state.fails_strict(), p)),
+        status,
+    }))
+}
+
+/// The tables of each `paper_check` entry of a directive, loaded (an entry's tables merge into one
+/// data set for the self-check).
+fn paper_check_tables(
+    ws: &Workspace,
+    d: &crate::directive::Directive,
+) -> std::result::Result<Vec<Vec<std::sync::Arc<crate::papers::PaperTable>>>, String> {
+    d.paper_check
+        .iter()
+        .map(|set| {
+            set.iter()
+                .map(|id| {
+                    ws.paper(id)?
+                        .ok_or_else(|| format!("paper table `{id}` not found"))
+                })
+                .collect()
+        })
+        .collect()
+}
