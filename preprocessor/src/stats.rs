@@ -90,9 +90,10 @@ pub fn median(samples: &[f64]) -> Option<f64> {
 ///   and a 300 ms one after 2.
 ///
 /// Otherwise sampling stops at `max_samples`, at `timeout_s`, or (nvbench's noise-stability rule) when the
-/// noise has settled above the target: after more than [`STABLE_WINDOW`] noise estimates, checked every
-/// [`STABLE_EVERY`] samples, their relative standard deviation is below 5 %. Such points are incomplete and
-/// marked on the page with the reason.
+/// noise has settled: after more than [`STABLE_WINDOW`] noise estimates, checked every [`STABLE_EVERY`]
+/// samples, their relative standard deviation is below 5 %. Settled above the target, such a point is
+/// incomplete and marked on the page with the reason; settled within it (a short kernel whose samples
+/// had not reached `min_time_s`), it is not marked.
 ///
 /// The defaults are shorter than nvbench's (10 samples and 0.5 s, 15 s timeout): a handbook has hundreds of
 /// points and must regenerate in minutes, and its kernels are memory-bound microbenchmarks whose times settle
@@ -148,7 +149,7 @@ pub enum StopReason {
     Converged,
     /// The min-time rule: few samples of a long kernel, noise within the target: complete.
     MinTime,
-    /// The noise settled above the target (nvbench's stability rule): incomplete.
+    /// The noise settled (nvbench's stability rule): incomplete when above the target.
     NoiseStable,
     /// `max_samples` reached without meeting the noise target: incomplete.
     MaxSamples,

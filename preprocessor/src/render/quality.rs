@@ -161,6 +161,11 @@ pub fn sample_summary(t: &Timing) -> String {
             match stop {
                 StopReason::Converged => "converged",
                 StopReason::MinTime => "complete by the min-time rule",
+                // The stability rule also stops a short kernel whose noise is within the target
+                // but whose samples have not yet reached the minimum time.
+                StopReason::NoiseStable if t.noise <= target => {
+                    "stopped: noise settled within the target"
+                }
                 StopReason::NoiseStable => "stopped: noise settled above the target",
                 StopReason::MaxSamples => "stopped at the sample cap",
                 StopReason::Timeout => "stopped by the timeout",

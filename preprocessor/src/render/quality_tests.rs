@@ -232,3 +232,19 @@ fn hot_batches_and_cpu_models_are_named() {
     };
     assert!(sample_summary(&host).ends_with("CPU AMD EPYC 9454, 16 threads"));
 }
+
+/// A tooltip read "noise 0.41 % (target 0.5 %) · stopped: noise settled above the target": the
+/// stability rule also stops a short kernel whose noise is within the target before its samples
+/// reach the minimum time.
+#[test]
+fn noise_settled_within_the_target_is_not_called_above_it() {
+    let settled = |noise| {
+        sample_summary(&Timing {
+            noise,
+            stop: Some(StopReason::NoiseStable),
+            ..good()
+        })
+    };
+    assert!(settled(0.0041).contains("stopped: noise settled within the target"));
+    assert!(settled(0.0186).contains("stopped: noise settled above the target"));
+}
