@@ -409,6 +409,9 @@ fn a_corrupt_recording_fails_check_and_strict_and_spoils_only_its_directives() {
         html.contains("awaiting a GPU run") || html.contains("gpulab-missing"),
         "the `copy` directive still renders: {html}"
     );
+    // The unreadable directive keeps its code box, which the later ones on the page link to.
+    assert!(html.contains("id=\"gpulab-scale-1-code\""), "{html}");
+    assert!(html.contains("href=\"#gpulab-scale-1-code\""), "{html}");
 
     let assert = on(&book, &["build", "--mode", "recorded", "--strict"])
         .assert()

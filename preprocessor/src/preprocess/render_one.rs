@@ -104,7 +104,14 @@ pub(super) fn render_found(
     let (paper, checks) = match loaded {
         Ok(loaded) => loaded,
         Err(e) => {
-            let html = templates.render_error("Unreadable data for this gpulab directive", &e)?;
+            let mut html = templates.render_error("Unreadable data for this gpulab directive", &e)?;
+            // Its code box stays: later results on the page link to the files it lists.
+            let anchor = crate::render::directive_anchor(&d.experiment, d.location.index);
+            html.push_str("\n\n");
+            html.push_str(&crate::render::code::code_html(
+                &anchor,
+                &crate::results::code::code_files(exp, d, earlier),
+            ));
             return Ok(Some(Rendered {
                 unreadable: Some(format!("{where_}: {e}")),
                 ..plain(html)
