@@ -170,6 +170,9 @@ pub fn process_book(
                 Ok((d, exp)) => plan(d, exp, &ws.sources).map(Some),
                 Err(_) => Ok(None),
             })
+            .collect::<Vec<_>>()
+            .into_iter()
+            // The first failure in book order, as a sequential build would report.
             .collect::<std::result::Result<_, _>>()?
     };
 
@@ -249,6 +252,9 @@ pub fn process_book(
                 };
                 render_found(ws, f, inputs, recordings, templates, default_device)
             })
+            .collect::<Vec<_>>()
+            .into_iter()
+            // The first failure in book order, as a sequential build would report.
             .collect::<Result<Vec<_>>>()?
     };
 

@@ -57,8 +57,6 @@ impl Recordings {
         Ok(())
     }
 
-    /// Loads every device's recording of `exp` into the cache, with each point's derived metrics
-    /// computed from its stored timing by the spec's current formulas ([`derive_metrics`]).
     /// Reads the recordings of `experiments` on every device in parallel, for [`Self::preload`] to
     /// find; one that cannot be read is left for `preload` to report.
     pub fn preload_all<'e>(&mut self, experiments: impl Iterator<Item = &'e Experiment>) {
@@ -96,6 +94,8 @@ impl Recordings {
         Ok(rec)
     }
 
+    /// Loads every device's recording of `exp` into the cache, with each point's derived metrics
+    /// computed from its stored timing by the spec's current formulas ([`derive_metrics`]).
     pub fn preload(&mut self, exp: &Experiment) -> Result<(), StoreError> {
         for dev in self.devices.clone() {
             let key = (dev.clone(), exp.name.clone());

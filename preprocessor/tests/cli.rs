@@ -411,7 +411,8 @@ fn a_corrupt_recording_fails_check_and_strict_and_spoils_only_its_directives() {
     );
     // The unreadable directive keeps its code box, which the later ones on the page link to.
     assert!(html.contains("id=\"gpulab-scale-1-code\""), "{html}");
-    assert!(html.contains("href=\"#gpulab-scale-1-code\""), "{html}");
+    assert!(html.contains("id=\"gpulab-scale-1-code-2\""), "{html}");
+    assert!(html.contains("href=\"#gpulab-scale-1-code-2\""), "{html}");
 
     let assert = on(&book, &["build", "--mode", "recorded", "--strict"])
         .assert()

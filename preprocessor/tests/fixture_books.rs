@@ -223,7 +223,12 @@ fn a_kernel_file_is_listed_once_per_page_and_later_results_link_to_it() {
         "{html}"
     );
     assert!(
-        html.matches("<a href=\"#gpulab-scale-1-code\">").count() >= 2,
-        "the later scale results link to the first listing: {html}"
+        html.matches("<a href=\"#gpulab-scale-1-code-2\">").count() >= 2,
+        "the later scale results link to the first listing of scale.cu: {html}"
+    );
+    assert_eq!(
+        html.matches("id=\"gpulab-scale-1-code-2\"").count(),
+        1,
+        "{html}"
     );
 }

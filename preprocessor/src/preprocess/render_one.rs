@@ -34,12 +34,14 @@ pub(super) fn earlier_listings(found: &[FoundDirective]) -> Vec<HashMap<PathBuf,
             if let Ok((d, exp)) = &f.parsed
                 && f.fence.kind == FenceKind::Experiment
             {
-                let id = format!(
-                    "{}-code",
-                    crate::render::directive_anchor(&d.experiment, d.location.index)
-                );
-                for path in crate::results::code::code_paths(exp, d) {
-                    on_page.entry(path).or_insert_with(|| id.clone());
+                let anchor = crate::render::directive_anchor(&d.experiment, d.location.index);
+                for (i, path) in crate::results::code::code_paths(exp, d)
+                    .into_iter()
+                    .enumerate()
+                {
+                    on_page
+                        .entry(path)
+                        .or_insert_with(|| crate::render::code::file_id(&anchor, i));
                 }
             }
             before
@@ -104,7 +106,8 @@ pub(super) fn render_found(
     let (paper, checks) = match loaded {
         Ok(loaded) => loaded,
         Err(e) => {
-            let mut html = templates.render_error("Unreadable data for this gpulab directive", &e)?;
+            let mut html =
+                templates.render_error("Unreadable data for this gpulab directive", &e)?;
             // Its code box stays: later results on the page link to the files it lists.
             let anchor = crate::render::directive_anchor(&d.experiment, d.location.index);
             html.push_str("\n\n");

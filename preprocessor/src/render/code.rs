@@ -21,7 +21,7 @@ pub fn code_html(anchor: &str, files: &[CodeFile]) -> String {
         escape(anchor),
         names.join(", ")
     );
-    for f in files {
+    for (i, f) in files.iter().enumerate() {
         let _ = match &f.listed_at {
             Some(id) => write!(
                 out,
@@ -33,8 +33,9 @@ pub fn code_html(anchor: &str, files: &[CodeFile]) -> String {
             ),
             None => write!(
                 out,
-                "<div class=\"gpulab-code-file\"><div class=\"gpulab-code-name\">{}</div>\
+                "<div class=\"gpulab-code-file\" id=\"{}\"><div class=\"gpulab-code-name\">{}</div>\
                  <pre><code class=\"language-{}\">{}</code></pre></div>",
+                escape(&file_id(anchor, i)),
                 escape(&f.name),
                 f.language,
                 escape_pre(&f.text)
@@ -43,6 +44,12 @@ pub fn code_html(anchor: &str, files: &[CodeFile]) -> String {
     }
     out.push_str("</details>");
     out
+}
+
+/// The `id` of the `index`-th file listed in directive `anchor`'s code box (what a later result on
+/// the page links to: a browser opens the collapsed box when it follows the link).
+pub fn file_id(anchor: &str, index: usize) -> String {
+    format!("{anchor}-code-{}", index + 1)
 }
 
 #[cfg(test)]
@@ -68,6 +75,10 @@ mod tests {
         let html = code_html("gpulab-k-1", &files);
         assert!(html.starts_with("<details class=\"gpulab-code\" id=\"gpulab-k-1-code\">"));
         assert!(
+            html.contains("<div class=\"gpulab-code-file\" id=\"gpulab-k-1-code-2\">"),
+            "{html}"
+        );
+        assert!(
             html.contains("<code>kernels/k/experiment.toml</code>, <code>kernels/k/k.cu</code>")
         );
         assert!(html.contains("<code class=\"language-toml\">title &#x3D; &quot;k&quot;&#10;&#10;[params]&#10;</code>")
@@ -86,11 +97,11 @@ mod tests {
             name: "kernels/k/k.cu".into(),
             language: "cpp",
             text: String::new(),
-            listed_at: Some("gpulab-k-1-code".into()),
+            listed_at: Some("gpulab-k-1-code-2".into()),
         }];
         let html = code_html("gpulab-k-2", &files);
         assert!(html.contains("<code>kernels/k/k.cu</code>"), "{html}");
-        assert!(html.contains("<a href=\"#gpulab-k-1-code\">"), "{html}");
+        assert!(html.contains("<a href=\"#gpulab-k-1-code-2\">"), "{html}");
         assert!(!html.contains("<pre>"), "{html}");
     }
 }

@@ -248,3 +248,24 @@ fn noise_settled_within_the_target_is_not_called_above_it() {
     assert!(settled(0.0041).contains("stopped: noise settled within the target"));
     assert!(settled(0.0186).contains("stopped: noise settled above the target"));
 }
+
+/// A chart point's tip is the short form: count, spread, noise and the concerns' reasons; the
+/// table cell beside the chart keeps the rest.
+#[test]
+fn a_chart_tip_gives_count_spread_noise_and_concerns_only() {
+    let p = timed(Timing {
+        noise: 0.0186,
+        blocked: true,
+        ..good()
+    });
+    let tip = point_tip(&p, &device()).unwrap();
+    assert_eq!(
+        tip,
+        "50 samples · IQR 0.995–1.005 ms · noise 1.86 % (target 0.5 %); ~ noise above the target"
+    );
+    assert!(
+        point_title(&p, &device())
+            .unwrap()
+            .contains("behind the blocking kernel")
+    );
+}

@@ -28,27 +28,43 @@ pub fn code_files(
         .collect()
 }
 
-/// The files [`code_files`] shows for directive `d`, in order.
+/// The files [`code_files`] shows for directive `d`, in order, each path with its `.` and `..`
+/// resolved (a source shared by two experiments is one file, however each spec names it).
 pub fn code_paths(exp: &Experiment, d: &Directive) -> Vec<PathBuf> {
     let shown: Vec<&crate::spec::Variant> = if d.variants.is_empty() {
         exp.variants.iter().collect()
     } else {
         d.variants.iter().filter_map(|v| exp.variant(v)).collect()
     };
-    let mut paths: Vec<PathBuf> = vec![exp.dir.join("experiment.toml")];
-    for v in shown {
-        if let Exec::Kernel { source, .. } = &v.exec
-            && !paths.contains(source)
-        {
-            paths.push(source.clone());
-        }
-    }
-    for inc in &exp.includes {
-        if !paths.contains(inc) {
-            paths.push(inc.clone());
+    let mut paths: Vec<PathBuf> = vec![lexical(&exp.dir.join("experiment.toml"))];
+    let sources = shown.into_iter().filter_map(|v| match &v.exec {
+        Exec::Kernel { source, .. } => Some(source),
+        _ => None,
+    });
+    for path in sources.chain(&exp.includes).map(|p| lexical(p)) {
+        if !paths.contains(&path) {
+            paths.push(path);
         }
     }
     paths
+}
+
+/// `path` with `.` and `..` resolved without the file system (`a/b/../c` is `a/c`).
+fn lexical(path: &Path) -> PathBuf {
+    use std::path::Component;
+    let mut out = PathBuf::new();
+    for c in path.components() {
+        match c {
+            Component::CurDir => {}
+            Component::ParentDir
+                if matches!(out.components().next_back(), Some(Component::Normal(_))) =>
+            {
+                out.pop();
+            }
+            other => out.push(other),
+        }
+    }
+    out
 }
 
 fn code_file(exp: &Experiment, path: &Path, read: bool) -> CodeFile {
@@ -78,5 +94,20 @@ fn code_file(exp: &Experiment, path: &Path, read: bool) -> CodeFile {
         language,
         text,
         listed_at: None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::lexical;
+    use std::path::Path;
+
+    #[test]
+    fn a_shared_source_named_through_its_parent_folder_is_the_same_file() {
+        assert_eq!(
+            lexical(Path::new("/b/kernels/transpose/../coalescing/./copy.cu")),
+            Path::new("/b/kernels/coalescing/copy.cu")
+        );
+        assert_eq!(lexical(Path::new("../k/a.cu")), Path::new("../k/a.cu"));
     }
 }
