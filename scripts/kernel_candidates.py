@@ -28,7 +28,7 @@ Exit status 1 when any candidate fails verification or errors (the others still 
 Run on the GPU machine, from the repository root (about a minute on an H100):
     python3 scripts/kernel_candidates.py            # everything
     python3 scripts/kernel_candidates.py --only transpose,sum --samples 30
-    python3 scripts/kernel_candidates.py --only sgemm --filter 'streamK|g1$'   # only matching candidates
+    python3 scripts/kernel_candidates.py --only sgemm --filter 'g1$'   # only matching candidates
     python3 scripts/kernel_candidates.py --dry-run  # the plan, no GPU needed
     python3 scripts/kernel_candidates.py --self-test   # the kernels' index arithmetic in Python, no GPU
     python3 scripts/kernel_candidates.py --nvrtc-check /path/libnvrtc.so.13   # compile for sm_90, no GPU
@@ -109,14 +109,9 @@ SGEMM = [
     # at 89.9 %, g1, and g8 was 1 % slower)
     (128, 128, 8, 64, 32, 2, 2, 0), (128, 128, 8, 64, 32, 2, 4, 0), (128, 128, 8, 64, 32, 2, 16, 0),
 ]
-# (BM, BN, BK, WM, WN, MINB, SKW): sgemm_sk, session 8: sgemm_t's tiles in a persistent grid of
-# SMs x MINB blocks, the last tiles' k-iterations split evenly over all blocks (stream-K) with a
-# partial-sum fix-up through a workspace; SKW = how many whole waves besides the partial one go to
-# stream-K (0: only the partial wave's tiles; 99: everything; -1: none, a plain persistent grid)
-SGEMM_SK = [
-    (128, 128, 8, 64, 32, 2, 0), (128, 128, 8, 64, 32, 2, 1), (128, 128, 8, 64, 32, 2, 99),
-    (128, 128, 8, 64, 32, 2, -1),
-]
+# Session 8 tried a stream-K tail (sgemm_sk: the winner's tiles in a persistent grid of SMs x 2
+# blocks, the last tiles' k-iterations split over every block): 73 % of cuBLAS, the persistent grid
+# alone 87 % (results/h100-s8-sgemm-1.txt); the kernel is in commit c72bed5, removed since.
 # The book's versions (kernels/sgemm/sgemm_tuned.cu's sgemm_warptile_bk8 = sgemm_t<BM, BN, 8, 64,
 # 32, MINB, GROUP>): (variant, defines, BM, BN, threads)
 SGEMM_BOOK = [
@@ -204,39 +199,6 @@ def g_label(c):
     return f"{bm}x{bn}x{bk} w{wm}x{wn} mb{minb} g{group}{feed}"
 
 
-def k_name(c):
-    return "sgemm_sk<%d, %d, %d, %d, %d, %d, %d>" % c
-
-
-def k_label(c):
-    bm, bn, bk, wm, wn, minb, skw = c
-    what = {-1: "persistent", 0: "streamK tail", 99: "streamK all"}.get(skw, f"streamK tail+{skw}w")
-    return f"{bm}x{bn}x{bk} w{wm}x{wn} mb{minb} {what}"
-
-
-def sk_segments(T, KT, P, skw):
-    """sgemm_sk's schedule in Python: per block, its (tile, kb, ke) segments in order."""
-    waves = T // P
-    D = T if skw < 0 else (0 if skw >= waves else (waves - skw) * P)
-    total = (T - D) * KT
-    out = []
-    for b in range(P):
-        nd = (D - b + P - 1) // P if b < D else 0
-        gs, ge = total * b // P, total * (b + 1) // P
-        ft = gs // KT
-        segs = [(b + i * P, 0, KT) for i in range(nd)]
-        j = 0
-        while True:
-            tr = ft + j
-            start = max(gs, tr * KT)
-            if start >= ge:
-                break
-            segs.append((D + tr, start - tr * KT, min(KT, ge - tr * KT)))
-            j += 1
-        out.append((segs, D, total, gs, ge))
-    return out
-
-
 def plan():
     rows = [("transpose", f"{TRANSPOSE_N}^2 f32", "copy_vec4_flat (baseline), tile32, tile64_vec4 (current)")]
     rows += [("transpose", t_label(c), t_name(c)) for c in TRANSPOSE]
@@ -250,7 +212,6 @@ def plan():
     rows += [("sum", "book best_lastblock", "reduce_lastblk.cu reduce_lastblock (int)")]
     rows += [("sgemm", f"N = {SGEMM_NS}", "cupy.matmul / torch.mm FP32 (baselines), sgemm_warptile BK16 (current)")]
     rows += [("sgemm", g_label(c), g_name(c)) for c in SGEMM]
-    rows += [("sgemm", k_label(c), k_name(c)) for c in SGEMM_SK]
     rows += [("sgemm", f"book {v}", f"sgemm_tuned.cu sgemm_warptile_bk8 {' '.join(d)}") for v, d, _, _, _ in SGEMM_BOOK]
     return rows
 
@@ -266,7 +227,7 @@ def nvrtc_check(lib):
         + sorted({p_name(c) for c in TRANSPOSE_PIPE}) + [h_name(c) for c in TRANSPOSE_H]
         + [r_name(c) for c in TRANSPOSE_R4],
         "reduce.cu": sorted({n for c in SUM for e in SUM_TYPES for n in s_names(c, e)}),
-        "sgemm.cu": [g_name(c) for c in SGEMM] + [k_name(c) for c in SGEMM_SK],
+        "sgemm.cu": [g_name(c) for c in SGEMM],
         "../../kernels/coalescing/flat_copy.cu": [],
         "../../kernels/transpose_conrad/transpose.cu": [],
         "../../kernels/sgemm/sgemm.cu": [],
@@ -415,48 +376,7 @@ def self_test():
         ok &= all(0 <= k[0] < bm_ and 0 <= k[1] < bn_ for k in cc_)
         bad += not ok
         print(f"  sgemm {g_label(cfg):32} {'ok' if ok else 'WRONG'} ({nt} threads, N = {n})")
-    for T, KT, P in [(1024, 512, 264), (4096, 1024, 264), (64, 16, 10), (30, 7, 8), (16, 64, 264), (100, 3, 7), (1, 3, 8), (5, 2, 11)]:
-        for skw in sorted({c[6] for c in SGEMM_SK}):
-            ok = self_test_sk(T, KT, P, skw)
-            bad += not ok
-            print(f"  sgemm_sk T = {T}, KT = {KT}, P = {P}, SKW = {skw}: {'ok' if ok else 'WRONG'}")
     return bad
-
-
-def self_test_sk(T, KT, P, skw):
-    """Every (tile, k-tile) computed once; a tile split between blocks is stored by the block with
-    its k-tile 0 (its last segment), whose fix-up loop reads exactly the blocks holding the rest,
-    each through its first segment (written before any of its own waits)."""
-    blocks = sk_segments(T, KT, P, skw)
-    seen = {}
-    for b, (segs, D, total, gs, ge) in enumerate(blocks):
-        for i, (tile, kb, ke) in enumerate(segs):
-            if not (0 <= tile < T and 0 <= kb < ke <= KT):
-                return False
-            for k in range(kb, ke):
-                seen[(tile, k)] = seen.get((tile, k), 0) + 1
-            nd = sum(1 for sg in segs if sg[0] < D)
-            if kb != 0 and i != nd:
-                return False   # a later part of a tile: only the block's first stream-K segment
-            if kb == 0 and ke < KT:
-                if i != len(segs) - 1:
-                    return False   # the owner's part ends its range
-                covered, c = ke, b + 1
-                while covered < KT and c < P:
-                    if total * (c + 1) // P == total * c // P:
-                        c += 1   # an empty range: skipped, as the kernel skips it
-                        continue
-                    csk = [sg for sg in blocks[c][0] if sg[0] >= D]   # its stream-K segments
-                    if not csk or csk[0][0] != tile or csk[0][1] != covered:
-                        return False
-                    gec = total * (c + 1) // P
-                    covered = min(KT, gec - (tile - D) * KT)
-                    if covered != csk[0][2]:
-                        return False
-                    c += 1
-                if covered != KT:
-                    return False
-    return len(seen) == T * KT and set(seen.values()) == {1}
 
 
 def self_test_r4(tr, tc):
@@ -882,12 +802,8 @@ class Bench:
     def sgemm(self):
         cp = self.cp
         sgemm = [c for c in SGEMM if self.want(g_label(c))]
-        sk = [c for c in SGEMM_SK if self.want(k_label(c))]
-        names = [g_name(c) for c in sgemm] + [k_name(c) for c in sk]
+        names = [g_name(c) for c in sgemm]
         mod = self.module(os.path.join(CAND, "sgemm.cu"), names)
-        P = max([self.sms * c[5] for c in sk] or [1])
-        ws = cp.zeros(P * max([c[0] * c[1] for c in sk] or [1]), dtype=cp.float32)
-        flags = cp.zeros(P, dtype=cp.int32)
         cur = self.module(os.path.join(ROOT, "kernels/sgemm/sgemm.cu"), None, ("-DBK=16",)).get_function("sgemm_warptile")
         for n in SGEMM_NS:
             a = cp.random.uniform(-1, 1, (n, n), dtype=cp.float32)
@@ -931,26 +847,6 @@ class Bench:
                                 tflops, "TFLOP/s", base)
                 if val and (best is None or val > best[0]):
                     best = (val, f"book {v}")
-            for cfg in sk:
-                bm, bn, _, wm, wn, minb = cfg[:6]
-                threads = (bm // wm) * (bn // wn) * 32
-                try:
-                    fn = mod.get_function(k_name(cfg))
-                except Exception as e:  # noqa: BLE001
-                    self.failed += 1
-                    print(f"  {k_label(cfg):36} COMPILE ERROR {e}")
-                    continue
-                c.fill(0)
-
-                def check_sk():
-                    ok, note = check()
-                    left = int(cp.count_nonzero(flags))
-                    return ok and left == 0, note + ("" if left == 0 else f", {left} flags left raised")
-                val = self.case(k_label(cfg), check_sk,
-                                lambda f=fn, g=self.sms * minb, t=threads: f((g,), (t,), (a, b, c, cp.int32(n), ws, flags)),
-                                tflops, "TFLOP/s", base)
-                if val and (best is None or val > best[0]):
-                    best = (val, k_label(cfg))
             for cfg in sgemm:
                 bm, bn, _, wm, wn = cfg[:5]
                 threads = (bm // wm) * (bn // wn) * 32
