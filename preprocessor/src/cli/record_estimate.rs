@@ -4,7 +4,7 @@
 
 use super::record::{RecordArgs, groups_to_run, recorded_points};
 use crate::engine::estimate::{
-    ENGINE_16E018A, ENGINE_NOW, Estimate, Exec, PointFacts, RefWork, estimate,
+    ENGINE_16E018A, ENGINE_NOW, Estimate, Exec, FLOOR, PointFacts, RefWork, estimate,
 };
 use crate::engine::job::JobPoint;
 use crate::engine::recorder::JobGroup;
@@ -43,6 +43,7 @@ pub fn run(dir: &Path, device: &str, args: &RecordArgs) -> anyhow::Result<ExitCo
         estimate(&facts, &ENGINE_NOW),
     );
     print!("{}", report(&device, &old, &now));
+    print!("{}", floor_line(&estimate(&facts, &FLOOR)));
     Ok(ExitCode::SUCCESS)
 }
 
@@ -74,6 +75,19 @@ pub fn report(device: &str, old: &Estimate, now: &Estimate) -> String {
         now.lanes.alone
     );
     s
+}
+
+/// The floor under today's rules (`engine::estimate::FLOOR`): the measured code's own run time.
+pub fn floor_line(floor: &Estimate) -> String {
+    format!(
+        "floor under today's rules (the measured code's own run time, every overhead at zero): \
+         {:.0} s (GPU lane {:.0} s, single-threaded CPU baselines beside it {:.0} s, then \
+         multi-threaded ones alone {:.0} s)\n",
+        floor.total_s(),
+        floor.lanes.gpu,
+        floor.lanes.beside,
+        floor.lanes.alone
+    )
 }
 
 /// The model's facts of every point of `groups`.

@@ -93,3 +93,45 @@ fn skipped_points_cost_nothing() {
     let e = estimate(&[facts(0, 1, Exec::Gpu, p)], &ENGINE_NOW);
     assert!((e.total_s() - ENGINE_NOW.job_s).abs() < 1e-9);
 }
+
+/// The floor counts only the measured code's own runs: the long GPU point's first run is its first
+/// sample (200 ms × 2 = 0.4 s), a short one's verification run comes on top (1 ms × 99 + 1 =
+/// 0.1 s), and so does a CPU baseline's first run unless it lasted 0.1 s; no job, reference,
+/// transfer or sample overhead. Single-threaded baselines run beside the GPU lane (3 s × 2 = 6 s),
+/// multi-threaded ones alone after it (1 s × 3 = 3 s): 6 + 3 = 9 s.
+#[test]
+fn the_floor_is_the_measured_code_s_own_run_time_in_each_lane() {
+    let pts = [
+        facts(
+            0,
+            1,
+            Exec::Gpu,
+            point(200.0, 2, StopReason::MinTime, TimingMode::Cold),
+        ),
+        facts(
+            0,
+            2,
+            Exec::Gpu,
+            point(1.0, 99, StopReason::Converged, TimingMode::Cold),
+        ),
+        facts(
+            0,
+            3,
+            Exec::CpuSingle,
+            point(3000.0, 2, StopReason::MinTime, TimingMode::Host),
+        ),
+        facts(
+            0,
+            4,
+            Exec::CpuMulti,
+            point(1000.0, 3, StopReason::MinTime, TimingMode::Host),
+        ),
+    ];
+    let floor = estimate(&pts, &FLOOR);
+    assert!((floor.lanes.gpu - 0.5).abs() < 1e-9, "{floor:?}");
+    assert!((floor.lanes.beside - 6.0).abs() < 1e-9, "{floor:?}");
+    assert!((floor.lanes.alone - 3.0).abs() < 1e-9, "{floor:?}");
+    assert!((floor.total_s() - 9.0).abs() < 1e-9);
+    // The engine's own profile still charges its overheads on the same points.
+    assert!(estimate(&pts, &ENGINE_NOW).total_s() > floor.total_s() + 1.0);
+}
