@@ -67,18 +67,24 @@ fn lexical(path: &Path) -> PathBuf {
     out
 }
 
-fn code_file(exp: &Experiment, path: &Path, read: bool) -> CodeFile {
-    // `kernels/<experiment>/<file>`: the kernels folder's own name, then the path inside it.
-    let root = exp.dir.parent().unwrap_or(&exp.dir);
+/// `kernels/<experiment>/<file>`: the kernels folder's own name, then the path inside it, for a
+/// file of the experiment in `dir` (both resolved the same way, as [`code_paths`] resolves them).
+fn shown_name(dir: &Path, path: &Path) -> String {
+    let dir = lexical(dir);
+    let root = dir.parent().unwrap_or(&dir);
     let inside = path.strip_prefix(root).unwrap_or(path);
     let prefix = root
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let name = Path::new(&prefix)
+    Path::new(&prefix)
         .join(inside)
         .to_string_lossy()
-        .replace('\\', "/");
+        .replace('\\', "/")
+}
+
+fn code_file(exp: &Experiment, path: &Path, read: bool) -> CodeFile {
+    let name = shown_name(&exp.dir, path);
     let language = match path.extension().and_then(|e| e.to_str()) {
         Some("toml") => "toml",
         _ => "cpp",
@@ -109,5 +115,22 @@ mod tests {
             Path::new("/b/kernels/coalescing/copy.cu")
         );
         assert_eq!(lexical(Path::new("../k/a.cu")), Path::new("../k/a.cu"));
+    }
+
+    /// Built from `.` (`mdbook-gpulab build`), the page named `kernels/kernels/…/experiment.toml`:
+    /// the experiment's folder, `./kernels/…`, was not resolved like the file's path.
+    #[test]
+    fn a_file_is_named_from_the_kernels_folder_when_the_book_is_built_from_dot() {
+        let dir = Path::new("./kernels/matmul");
+        let file = lexical(&dir.join("experiment.toml"));
+        assert_eq!(
+            super::shown_name(dir, &file),
+            "kernels/matmul/experiment.toml"
+        );
+        let shared = lexical(&dir.join("../coalescing/copy.cu"));
+        assert_eq!(
+            super::shown_name(dir, &shared),
+            "kernels/coalescing/copy.cu"
+        );
     }
 }
