@@ -101,32 +101,43 @@ fn skipped_points_cost_nothing() {
 /// multi-threaded ones alone after it (1 s × 3 = 3 s): 6 + 3 = 9 s.
 #[test]
 fn the_floor_is_the_measured_code_s_own_run_time_in_each_lane() {
-    let pts = [
-        facts(
-            0,
+    let pts: Vec<PointFacts> = [
+        (
             1,
             Exec::Gpu,
-            point(200.0, 2, StopReason::MinTime, TimingMode::Cold),
+            200.0,
+            2,
+            StopReason::MinTime,
+            TimingMode::Cold,
         ),
-        facts(
-            0,
+        (
             2,
             Exec::Gpu,
-            point(1.0, 99, StopReason::Converged, TimingMode::Cold),
+            1.0,
+            99,
+            StopReason::Converged,
+            TimingMode::Cold,
         ),
-        facts(
-            0,
+        (
             3,
             Exec::CpuSingle,
-            point(3000.0, 2, StopReason::MinTime, TimingMode::Host),
+            3000.0,
+            2,
+            StopReason::MinTime,
+            TimingMode::Host,
         ),
-        facts(
-            0,
+        (
             4,
             Exec::CpuMulti,
-            point(1000.0, 3, StopReason::MinTime, TimingMode::Host),
+            1000.0,
+            3,
+            StopReason::MinTime,
+            TimingMode::Host,
         ),
-    ];
+    ]
+    .into_iter()
+    .map(|(b, exec, ms, n, stop, mode)| facts(0, b, exec, point(ms, n, stop, mode)))
+    .collect();
     let floor = estimate(&pts, &FLOOR);
     assert!((floor.lanes.gpu - 0.5).abs() < 1e-9, "{floor:?}");
     assert!((floor.lanes.beside - 6.0).abs() < 1e-9, "{floor:?}");
