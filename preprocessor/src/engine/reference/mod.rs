@@ -1,0 +1,283 @@
+//! Built-in CPU references (rayon-parallel) and the comparison of a kernel's output with them.
+//!
+//! Floats are computed in `f64` and returned in the input's element type; integers use wrapping
+//! arithmetic in their own type, like the kernels they check. Reductions over floats sum fixed-size
+//! chunks, so results do not depend on the number of threads.
+
+use crate::host_data::init::random_word;
+use crate::host_data::{ElemType, Element, HostData, each, map_same, of_type};
+use crate::spec::builtins::REFERENCES as NAMES;
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use std::collections::BTreeMap;
+
+/// Why a reference (or CPU baseline) could not run.
+#[derive(Debug, Clone, PartialEq, thiserror::Error)]
+pub enum ReferenceError {
+    #[error("unknown {kind} `{name}` (known: {})", known.join(", "))]
+    Unknown {
+        kind: &'static str,
+        name: String,
+        known: Vec<String>,
+    },
+    #[error("`{name}` takes {expected} input buffer(s), got {got}")]
+    InputCount {
+        name: String,
+        expected: usize,
+        got: usize,
+    },
+    #[error("`{name}` needs the dimension `{dim}` in `dims`")]
+    MissingDim { name: String, dim: String },
+    #[error("`{name}`: dimension `{dim}` = {value} is invalid: {reason}")]
+    BadDim {
+        name: String,
+        dim: String,
+        value: i64,
+        reason: String,
+    },
+    #[error("`{name}`: input {input} has {got} elements, expected {expected}")]
+    Length {
+        name: String,
+        input: usize,
+        expected: String,
+        got: usize,
+    },
+    #[error("`{name}` does not support element type {ty}{detail}")]
+    Type {
+        name: String,
+        ty: ElemType,
+        detail: String,
+    },
+    #[error("`{name}`: inputs have different element types ({a} and {b})")]
+    MixedTypes {
+        name: String,
+        a: ElemType,
+        b: ElemType,
+    },
+    #[error("`{name}`: index {index} (element {element}) is outside the input of {len} elements")]
+    OutOfBounds {
+        name: String,
+        element: usize,
+        index: i64,
+        len: usize,
+    },
+}
+
+/// Runs the reference `name` on `inputs` with the scalar `dims` (names per reference, see DESIGN.md).
+pub fn run(
+    name: &str,
+    inputs: &[&HostData],
+    dims: &BTreeMap<String, i64>,
+) -> Result<HostData, ReferenceError> {
+    let narrow = inputs.first().map(|d| d.elem_type());
+    let moves_data = matches!(name, "transpose" | "gather");
+    if let Some(ty) = narrow
+        && let Some(wide) = computing_type(ty).filter(|_| !moves_data)
+    {
+        let widened: Vec<HostData> = inputs
+            .iter()
+            .map(|d| match computing_type(d.elem_type()) {
+                Some(w) => d.cast(w),
+                None => (*d).clone(),
+            })
+            .collect();
+        let refs: Vec<&HostData> = widened.iter().collect();
+        let out = run_typed(name, &refs, dims)?;
+        debug_assert!(out.elem_type() == wide || inputs.len() > 1);
+        return Ok(out.cast(ty));
+    }
+    run_typed(name, inputs, dims)
+}
+
+/// [`run`] on inputs of the types the references compute in.
+fn run_typed(
+    name: &str,
+    inputs: &[&HostData],
+    dims: &BTreeMap<String, i64>,
+) -> Result<HostData, ReferenceError> {
+    let d = Dims { name, dims };
+    let want = |n: usize| -> Result<(), ReferenceError> {
+        if inputs.len() == n {
+            Ok(())
+        } else {
+            Err(ReferenceError::InputCount {
+                name: name.to_string(),
+                expected: n,
+                got: inputs.len(),
+            })
+        }
+    };
+    match name {
+        "matmul" => {
+            want(2)?;
+            matmul(inputs[0], inputs[1], d.usize("n")?)
+        }
+        "matmul_aat" => {
+            want(1)?;
+            matmul_aat(inputs[0], d.usize("n")?)
+        }
+        "transpose" => {
+            want(1)?;
+            transpose(inputs[0], d.usize("rows")?, d.usize("cols")?)
+        }
+        "gather" => {
+            want(1)?;
+            gather(inputs[0], d.usize("n")?, d.int("offset")?, d.int("stride")?)
+        }
+        "sum" => {
+            want(1)?;
+            sum(inputs[0])
+        }
+        "dot" => {
+            want(2)?;
+            dot(inputs[0], inputs[1])
+        }
+        "row_sum" | "row_mean" | "row_max" | "row_min" | "row_sumsq" => {
+            want(1)?;
+            let (rows, cols) = (d.usize("rows")?, d.usize("cols")?);
+            let pitch = if dims.contains_key("pitch") {
+                d.usize("pitch")?
+            } else {
+                cols
+            };
+            let op = match name {
+                "row_sum" => RowOp::Sum,
+                "row_mean" => RowOp::Mean,
+                "row_max" => RowOp::Max,
+                "row_min" => RowOp::Min,
+                _ => RowOp::SumSq,
+            };
+            row_reduce(inputs[0], rows, cols, pitch, op)
+        }
+        "col_mean" => {
+            want(1)?;
+            let (rows, cols) = (d.usize("rows")?, d.usize("cols")?);
+            let pitch = if dims.contains_key("pitch") {
+                d.usize("pitch")?
+            } else {
+                cols
+            };
+            col_mean(inputs[0], rows, cols, pitch)
+        }
+        "sin_sqrt" => {
+            want(1)?;
+            sin_sqrt(inputs[0])
+        }
+        _ => Err(ReferenceError::Unknown {
+            kind: "reference",
+            name: name.to_string(),
+            known: NAMES.iter().map(|s| s.to_string()).collect(),
+        }),
+    }
+}
+
+/// Named scalar dimensions with typed errors.
+pub(crate) struct Dims<'a> {
+    pub name: &'a str,
+    pub dims: &'a BTreeMap<String, i64>,
+}
+
+impl Dims<'_> {
+    pub fn int(&self, dim: &str) -> Result<i64, ReferenceError> {
+        self.dims
+            .get(dim)
+            .copied()
+            .ok_or_else(|| ReferenceError::MissingDim {
+                name: self.name.to_string(),
+                dim: dim.to_string(),
+            })
+    }
+    pub fn usize(&self, dim: &str) -> Result<usize, ReferenceError> {
+        let value = self.int(dim)?;
+        usize::try_from(value).map_err(|_| ReferenceError::BadDim {
+            name: self.name.to_string(),
+            dim: dim.to_string(),
+            value,
+            reason: "must not be negative".to_string(),
+        })
+    }
+}
+
+/// The chunk of elements that parallel sums and comparisons work on: fixed, so that results and
+/// the first bad index do not depend on the number of threads.
+pub(super) const SUM_CHUNK: usize = 1 << 14;
+
+pub(super) fn check_len(
+    name: &str,
+    input: usize,
+    data: &HostData,
+    expected: usize,
+    what: &str,
+) -> Result<(), ReferenceError> {
+    if data.len() == expected {
+        Ok(())
+    } else {
+        Err(ReferenceError::Length {
+            name: name.to_string(),
+            input,
+            expected: format!("{expected} ({what})"),
+            got: data.len(),
+        })
+    }
+}
+
+pub(super) fn product(name: &str, dims: &[(&str, usize)]) -> Result<usize, ReferenceError> {
+    dims.iter().try_fold(1usize, |acc, &(dim, v)| {
+        acc.checked_mul(v).ok_or_else(|| ReferenceError::BadDim {
+            name: name.to_string(),
+            dim: dim.to_string(),
+            value: v as i64,
+            reason: "the buffer size overflows".to_string(),
+        })
+    })
+}
+
+pub(super) fn to_f64_vec(data: &HostData) -> Vec<f64> {
+    each!(data, v => v.par_iter().map(|&x| x.to_f64()).collect())
+}
+
+pub(super) fn from_f64_vec(ty: ElemType, v: Vec<f64>) -> HostData {
+    of_type!(ty, T => v.par_iter().map(|&x| T::from_f64(x)).collect())
+}
+
+/// The type a built-in reference computes a narrow type in: 8- and 16-bit integers in i32/u32
+/// (wrapping arithmetic modulo 2^32 agrees with wrapping modulo 2^8 or 2^16 once narrowed back),
+/// f16/bf16 in f64 (rounded back to nearest once, like f32 results). `None`: computed as is.
+pub(super) fn computing_type(ty: ElemType) -> Option<ElemType> {
+    match ty {
+        ElemType::I8 | ElemType::I16 => Some(ElemType::I32),
+        ElemType::U8 | ElemType::U16 => Some(ElemType::U32),
+        ElemType::F16 | ElemType::BF16 => Some(ElemType::F64),
+        _ => None,
+    }
+}
+
+/// A reference input type the arithmetic references do not compute in (64-bit integers).
+pub(super) fn unsupported(name: &str, ty: ElemType) -> ReferenceError {
+    ReferenceError::Type {
+        name: name.to_string(),
+        ty,
+        detail: " (arithmetic references compute in 8- to 32-bit integers and floats; for 64-bit \
+                 integers write a `formula`)"
+            .to_string(),
+    }
+}
+
+mod compare;
+mod elementwise;
+mod freivalds;
+mod gemm;
+mod movement;
+mod reduce;
+
+pub use compare::{Comparison, Worst, compare, compare_prefix_within, compare_within, scale};
+pub use elementwise::sin_sqrt;
+pub use freivalds::freivalds;
+pub use gemm::{matmul, matmul_aat};
+pub use movement::{gather, transpose};
+pub use reduce::{RowOp, col_mean, dot, row_reduce, sum};
+
+#[cfg(test)]
+mod tests;
+#[cfg(test)]
+mod types_tests;

@@ -1,0 +1,272 @@
+//! Reduction references: `sum`, `dot`, the row reductions and `col_mean`, summed over fixed-size
+//! chunks so that results do not depend on the number of threads.
+
+use super::*;
+
+/// Deterministic f64 sum of `f(x)` over a slice: fixed chunks summed in parallel, partials summed in order.
+fn sum_f64<T: Copy + Sync>(v: &[T], f: impl Fn(T) -> f64 + Sync) -> f64 {
+    let partials: Vec<f64> = v
+        .par_chunks(SUM_CHUNK)
+        .map(|c| c.iter().map(|&x| f(x)).sum::<f64>())
+        .collect();
+    partials.iter().sum()
+}
+
+/// The sum of all elements, as a one-element array of the same type (integers wrap).
+pub fn sum(x: &HostData) -> Result<HostData, ReferenceError> {
+    Ok(match x {
+        HostData::I32(v) => {
+            HostData::I32(vec![v.par_iter().copied().reduce(|| 0, i32::wrapping_add)])
+        }
+        HostData::U32(v) => {
+            HostData::U32(vec![v.par_iter().copied().reduce(|| 0, u32::wrapping_add)])
+        }
+        HostData::F32(v) => HostData::F32(vec![sum_f64(v, |a| a as f64) as f32]),
+        HostData::F64(v) => HostData::F64(vec![sum_f64(v, |a| a)]),
+        other => return Err(unsupported("sum", other.elem_type())),
+    })
+}
+
+/// `Σ x[i]·y[i]` as a one-element array of the inputs' type (integers wrap).
+pub fn dot(x: &HostData, y: &HostData) -> Result<HostData, ReferenceError> {
+    if x.len() != y.len() {
+        return Err(ReferenceError::Length {
+            name: "dot".to_string(),
+            input: 1,
+            expected: format!("{} (the length of input 0)", x.len()),
+            got: y.len(),
+        });
+    }
+    Ok(match (x, y) {
+        (HostData::I32(a), HostData::I32(b)) => HostData::I32(vec![
+            a.par_iter()
+                .zip(b)
+                .map(|(&p, &q)| p.wrapping_mul(q))
+                .reduce(|| 0, i32::wrapping_add),
+        ]),
+        (HostData::U32(a), HostData::U32(b)) => HostData::U32(vec![
+            a.par_iter()
+                .zip(b)
+                .map(|(&p, &q)| p.wrapping_mul(q))
+                .reduce(|| 0, u32::wrapping_add),
+        ]),
+        (HostData::F32(a), HostData::F32(b)) => {
+            let pairs: Vec<(usize, usize)> = chunk_bounds(a.len());
+            let partials: Vec<f64> = pairs
+                .par_iter()
+                .map(|&(s, e)| {
+                    a[s..e]
+                        .iter()
+                        .zip(&b[s..e])
+                        .map(|(&p, &q)| p as f64 * q as f64)
+                        .sum()
+                })
+                .collect();
+            HostData::F32(vec![partials.iter().sum::<f64>() as f32])
+        }
+        (HostData::F64(a), HostData::F64(b)) => {
+            let pairs: Vec<(usize, usize)> = chunk_bounds(a.len());
+            let partials: Vec<f64> = pairs
+                .par_iter()
+                .map(|&(s, e)| a[s..e].iter().zip(&b[s..e]).map(|(&p, &q)| p * q).sum())
+                .collect();
+            HostData::F64(vec![partials.iter().sum()])
+        }
+        _ if x.elem_type() == y.elem_type() => return Err(unsupported("dot", x.elem_type())),
+        _ => {
+            return Err(ReferenceError::MixedTypes {
+                name: "dot".to_string(),
+                a: x.elem_type(),
+                b: y.elem_type(),
+            });
+        }
+    })
+}
+
+fn chunk_bounds(len: usize) -> Vec<(usize, usize)> {
+    (0..len)
+        .step_by(SUM_CHUNK)
+        .map(|s| (s, (s + SUM_CHUNK).min(len)))
+        .collect()
+}
+
+/// A per-row reduction of a pitched matrix.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RowOp {
+    Sum,
+    /// Floats: the f64 mean. Integers: the exact (i64) sum divided by `cols`, truncated toward zero.
+    Mean,
+    Max,
+    Min,
+    SumSq,
+}
+
+/// Reduces each of `rows` rows of `cols` elements; rows start `pitch` elements apart (`pitch >= cols`,
+/// elements past `cols` are padding and ignored). The result has `rows` elements of the input's type.
+pub fn row_reduce(
+    x: &HostData,
+    rows: usize,
+    cols: usize,
+    pitch: usize,
+    op: RowOp,
+) -> Result<HostData, ReferenceError> {
+    let name = match op {
+        RowOp::Sum => "row_sum",
+        RowOp::Mean => "row_mean",
+        RowOp::Max => "row_max",
+        RowOp::Min => "row_min",
+        RowOp::SumSq => "row_sumsq",
+    };
+    if pitch < cols {
+        return Err(ReferenceError::BadDim {
+            name: name.to_string(),
+            dim: "pitch".to_string(),
+            value: pitch as i64,
+            reason: format!("must be at least cols = {cols}"),
+        });
+    }
+    if cols == 0 && matches!(op, RowOp::Mean | RowOp::Max | RowOp::Min) {
+        return Err(ReferenceError::BadDim {
+            name: name.to_string(),
+            dim: "cols".to_string(),
+            value: 0,
+            reason: "a row needs at least one element".to_string(),
+        });
+    }
+    let needed = if rows == 0 {
+        0
+    } else {
+        product(name, &[("rows", rows - 1), ("pitch", pitch)])? + cols
+    };
+    if x.len() < needed {
+        return Err(ReferenceError::Length {
+            name: name.to_string(),
+            input: 0,
+            expected: format!("at least {needed} ((rows-1)*pitch + cols)"),
+            got: x.len(),
+        });
+    }
+    fn rows_of<T: Sync, R: Send>(
+        v: &[T],
+        rows: usize,
+        cols: usize,
+        pitch: usize,
+        f: impl Fn(&[T]) -> R + Sync + Send,
+    ) -> Vec<R> {
+        (0..rows)
+            .into_par_iter()
+            .map(|r| f(&v[r * pitch..r * pitch + cols]))
+            .collect()
+    }
+    Ok(match x {
+        HostData::I32(v) => HostData::I32(rows_of(v, rows, cols, pitch, |row| match op {
+            RowOp::Sum => row.iter().fold(0i32, |a, &b| a.wrapping_add(b)),
+            RowOp::SumSq => row
+                .iter()
+                .fold(0i32, |a, &b| a.wrapping_add(b.wrapping_mul(b))),
+            RowOp::Mean => (row.iter().map(|&b| b as i64).sum::<i64>() / cols as i64) as i32,
+            RowOp::Max => row.iter().copied().max().unwrap_or(0),
+            RowOp::Min => row.iter().copied().min().unwrap_or(0),
+        })),
+        HostData::U32(v) => HostData::U32(rows_of(v, rows, cols, pitch, |row| match op {
+            RowOp::Sum => row.iter().fold(0u32, |a, &b| a.wrapping_add(b)),
+            RowOp::SumSq => row
+                .iter()
+                .fold(0u32, |a, &b| a.wrapping_add(b.wrapping_mul(b))),
+            RowOp::Mean => (row.iter().map(|&b| b as u64).sum::<u64>() / cols as u64) as u32,
+            RowOp::Max => row.iter().copied().max().unwrap_or(0),
+            RowOp::Min => row.iter().copied().min().unwrap_or(0),
+        })),
+        HostData::F32(v) => HostData::F32(rows_of(v, rows, cols, pitch, |row| {
+            float_row(row.iter().map(|&b| b as f64), cols, op) as f32
+        })),
+        HostData::F64(v) => HostData::F64(rows_of(v, rows, cols, pitch, |row| {
+            float_row(row.iter().copied(), cols, op)
+        })),
+        other => return Err(unsupported(name, other.elem_type())),
+    })
+}
+
+fn float_row(row: impl Iterator<Item = f64>, cols: usize, op: RowOp) -> f64 {
+    match op {
+        RowOp::Sum => row.sum(),
+        RowOp::SumSq => row.map(|b| b * b).sum(),
+        RowOp::Mean => row.sum::<f64>() / cols as f64,
+        RowOp::Max => row.fold(f64::NEG_INFINITY, f64::max),
+        RowOp::Min => row.fold(f64::INFINITY, f64::min),
+    }
+}
+
+/// The mean of each of the `cols` columns of a matrix of `rows` rows stored `pitch` elements apart
+/// (lab 3, task 3 "(columns)"): `cols` results, accumulated in f64 (i64 for integers, truncated).
+pub fn col_mean(
+    x: &HostData,
+    rows: usize,
+    cols: usize,
+    pitch: usize,
+) -> Result<HostData, ReferenceError> {
+    let name = "col_mean";
+    if pitch < cols {
+        return Err(ReferenceError::BadDim {
+            name: name.to_string(),
+            dim: "pitch".to_string(),
+            value: pitch as i64,
+            reason: format!("must be at least cols = {cols}"),
+        });
+    }
+    if rows == 0 {
+        return Err(ReferenceError::BadDim {
+            name: name.to_string(),
+            dim: "rows".to_string(),
+            value: 0,
+            reason: "a column needs at least one element".to_string(),
+        });
+    }
+    let needed = product(name, &[("rows", rows - 1), ("pitch", pitch)])? + cols;
+    if x.len() < needed {
+        return Err(ReferenceError::Length {
+            name: name.to_string(),
+            input: 0,
+            expected: format!("at least {needed} ((rows-1)*pitch + cols)"),
+            got: x.len(),
+        });
+    }
+    fn mean_of<T: Sync + Copy>(
+        v: &[T],
+        rows: usize,
+        cols: usize,
+        pitch: usize,
+        f: impl Fn(T) -> f64 + Sync,
+    ) -> Vec<f64> {
+        (0..cols)
+            .into_par_iter()
+            .map(|c| (0..rows).map(|r| f(v[r * pitch + c])).sum::<f64>() / rows as f64)
+            .collect()
+    }
+    Ok(match x {
+        HostData::F32(v) => HostData::F32(
+            mean_of(v, rows, cols, pitch, f64::from)
+                .into_iter()
+                .map(|m| m as f32)
+                .collect(),
+        ),
+        HostData::F64(v) => HostData::F64(mean_of(v, rows, cols, pitch, |b| b)),
+        HostData::I32(v) => HostData::I32(
+            (0..cols)
+                .into_par_iter()
+                .map(|c| {
+                    ((0..rows).map(|r| v[r * pitch + c] as i64).sum::<i64>() / rows as i64) as i32
+                })
+                .collect(),
+        ),
+        HostData::U32(v) => HostData::U32(
+            (0..cols)
+                .into_par_iter()
+                .map(|c| {
+                    ((0..rows).map(|r| v[r * pitch + c] as u64).sum::<u64>() / rows as u64) as u32
+                })
+                .collect(),
+        ),
+        other => return Err(unsupported(name, other.elem_type())),
+    })
+}
