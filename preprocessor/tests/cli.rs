@@ -685,3 +685,22 @@ fn calibrate_and_launch_info_image_say_there_is_no_gpu() {
     );
     assert!(!image.exists());
 }
+
+/// `list | head` panicked ("failed printing to stdout: Broken pipe", exit 101): a reader that
+/// stops early now ends the command quietly, with the status of a command killed by SIGPIPE.
+#[test]
+fn output_into_a_closed_pipe_exits_quietly_not_with_a_panic() {
+    let book = BookCopy::new("basic");
+    let mut child = std::process::Command::new(cargo_bin!("mdbook-gpulab"))
+        .arg("list")
+        .arg(&book.root)
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("starting mdbook-gpulab list");
+    drop(child.stdout.take()); // the reader is gone before the first line is written
+    let out = child.wait_with_output().unwrap();
+    let stderr = stderr_of(&out);
+    assert!(!stderr.contains("panicked"), "{stderr}");
+    assert_eq!(out.status.code(), Some(141), "{stderr}");
+}

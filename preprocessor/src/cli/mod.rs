@@ -2,6 +2,7 @@
 //! devices, run and record. `anyhow` lives here, at the edge.
 
 mod book;
+mod broken_pipe;
 mod build;
 mod calibrate;
 mod check;
@@ -177,6 +178,7 @@ fn parse_arch(s: &str) -> Result<(u32, u32), String> {
 
 /// Entry point of the binary.
 pub fn main() -> ExitCode {
+    broken_pipe::install();
     let cli = Cli::parse();
     let result = match cli.command {
         None => protocol::run_preprocessor(),

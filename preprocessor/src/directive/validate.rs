@@ -270,7 +270,9 @@ pub fn validate(
     }
 
     let metrics = known_metrics(exp);
-    let mut fields: Vec<String> = param_names.clone();
+    // A table's or chart's fields are the directive's axes (a parameter it does not sweep has one
+    // value, so no point would carry it: the cells would be dropped) and `variant`.
+    let mut fields: Vec<String> = axis_names.clone();
     fields.push("variant".into());
     let field_ok = |name: &str| fields.iter().any(|f| f == name);
     let check_field = |c: &mut Checker, name: &str, span: Range<usize>, want_metric: bool| {
@@ -294,6 +296,24 @@ pub fn validate(
             } else {
                 "an axis or `variant`"
             };
+            let unswept = !want_metric && param_names.iter().any(|p| p == name);
+            if unswept {
+                c.err(
+                    span,
+                    format!(
+                        "`{name}` is a parameter of experiment `{}` but not an axis of this directive",
+                        exp.name
+                    ),
+                    "not an axis",
+                    Some(format!(
+                        "a parameter the directive does not sweep has one value, so it cannot label \
+                         rows, columns or series; add it to `axes` (e.g. `axes = {{ {name} = [...] }}`) \
+                         or use one of: {}",
+                        pool.join(", ")
+                    )),
+                );
+                return;
+            }
             let help = did_you_mean(name, pool.iter().copied())
                 .or_else(|| Some(format!("expected {what}: {}", pool.join(", "))));
             c.err(
@@ -479,6 +499,26 @@ pub fn validate(
                             claim.span(),
                             format!("claim names unknown metric `{metric}`"),
                             "in this claim",
+                            help,
+                        );
+                    }
+                }
+                for axis in parsed.axis_names() {
+                    if !axis_names.contains(&axis) {
+                        let start =
+                            claim.span().start + 1 + parsed.span_of(&axis).map_or(0, |r| r.start);
+                        let help = did_you_mean(&axis, axis_names.iter().map(String::as_str))
+                            .or_else(|| {
+                                Some(if axis_names.is_empty() {
+                                    "this directive has no axes".to_string()
+                                } else {
+                                    format!("its axes: {}", axis_names.join(", "))
+                                })
+                            });
+                        c.err(
+                            start..start + axis.len(),
+                            format!("claim names `{axis}`, which is not an axis of this directive"),
+                            "not an axis",
                             help,
                         );
                     }

@@ -1,0 +1,53 @@
+//! Output piped into a reader that stops early (`list | head`): a quiet exit, not a panic.
+//!
+//! `println!` and `eprintln!` panic when the pipe they write to is closed. The process keeps
+//! SIGPIPE ignored (Rust's default), so a supervisor writing to a worker that died still gets an
+//! error it can handle; only a failed print of the command line's own output ends the process,
+//! with the status a shell gives a command killed by SIGPIPE.
+
+/// The exit status of a process killed by SIGPIPE (128 + 13), as `yes | head` reports it.
+pub(crate) const STATUS: i32 = 141;
+
+/// Whether a panic message is the standard library's report of a print to a closed pipe.
+pub(crate) fn is_broken_pipe_print(message: &str) -> bool {
+    (message.starts_with("failed printing to stdout")
+        || message.starts_with("failed printing to stderr"))
+        && message.contains("Broken pipe")
+}
+
+/// Installs the panic hook: a print to a closed pipe exits quietly with [`STATUS`]; every other
+/// panic goes to the default hook.
+pub(crate) fn install() {
+    let default = std::panic::take_hook();
+    std::panic::set_hook(Box::new(move |info| {
+        let message = info
+            .payload()
+            .downcast_ref::<String>()
+            .map(String::as_str)
+            .or_else(|| info.payload().downcast_ref::<&str>().copied())
+            .unwrap_or("");
+        if is_broken_pipe_print(message) {
+            std::process::exit(STATUS);
+        }
+        default(info);
+    }));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_standard_librarys_broken_pipe_print_is_quiet() {
+        assert!(is_broken_pipe_print(
+            "failed printing to stdout: Broken pipe (os error 32)"
+        ));
+        assert!(is_broken_pipe_print(
+            "failed printing to stderr: Broken pipe (os error 32)"
+        ));
+        assert!(!is_broken_pipe_print(
+            "failed printing to stdout: No space left on device (os error 28)"
+        ));
+        assert!(!is_broken_pipe_print("index out of bounds: Broken pipe"));
+    }
+}
