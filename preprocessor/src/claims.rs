@@ -367,6 +367,24 @@ impl Claim {
         {
             return format!("no results for `{v}`");
         }
+        if let Some(c) = &self.cond {
+            // Points where `where` holds but a value is missing (skipped by a budget, failed, not
+            // recorded): say which, not that no point satisfies `where`.
+            let applies = |g: &ClaimGroup| c.eval(&GroupEnv(g)).is_ok_and(Num::truthy);
+            let missing: Vec<String> = vars
+                .iter()
+                .filter(|v| v.contains('.'))
+                .filter(|v| groups.iter().any(|g| !g.has(v) && applies(g)))
+                .map(|v| format!("`{v}`"))
+                .collect();
+            if !missing.is_empty() {
+                return format!(
+                    "where `{}` holds, there is no result for {} (not recorded, skipped or failed)",
+                    c.expr.source().trim(),
+                    missing.join(", ")
+                );
+            }
+        }
         match &self.cond {
             Some(c) if complete > 0 => {
                 format!("no point satisfies `where {}`", c.expr.source().trim())
@@ -777,6 +795,16 @@ mod tests {
         assert_eq!(
             reason("shared_2d.time_ms < global_2d.time_ms where N > 5000", &d),
             "no point satisfies `where N > 5000`"
+        );
+        // The points where `where` holds lack a value (skipped by a budget): say so, not that no
+        // point satisfies `where` (Widuch's Fig. 6 claims where N >= 800).
+        let skipped = [
+            group(400).with("a", "t", 1.0).with("b", "t", 2.0),
+            group(800).with("b", "t", 2.0),
+        ];
+        assert_eq!(
+            reason("a.t < b.t where N >= 800", &skipped),
+            "where `N >= 800` holds, there is no result for `a.t` (not recorded, skipped or failed)"
         );
         // Each value exists somewhere, but never together.
         let split = [group(1).with("a", "t", 1.0), group(2).with("b", "t", 2.0)];

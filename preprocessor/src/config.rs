@@ -34,7 +34,8 @@ impl Mode {
 #[serde(default)]
 pub struct Config {
     pub mode: Mode,
-    /// A missing or stale recording is an error, not a warning.
+    /// A stale or unreadable recording, or an invalid directive, is an error, not a warning (an
+    /// experiment awaiting its first GPU run and a failed point stay warnings).
     pub strict: bool,
     /// Device slug shown by default (else the device with the newest recording).
     pub device: Option<String>,

@@ -140,6 +140,25 @@ impl PaperTable {
         self.meta.get("gpu").map(String::as_str)
     }
 
+    /// The GPU's name without its description (`GeForce 9600M GT` of `GeForce 9600M GT (32 cores,
+    /// …)`), and whether the paper names one: a table measured on none (`none (CPU: Intel Core 2
+    /// Duo P8400 2.2 GHz, …)`) gives the machine in the parentheses up to its first comma, unnamed.
+    pub fn gpu_short(&self) -> Option<(&str, bool)> {
+        let gpu = self.gpu()?;
+        let (name, rest) = gpu.split_once(" (").unwrap_or((gpu, ""));
+        let name = name.trim();
+        if name.is_empty() || name.starts_with("none") || name.starts_with("not ") {
+            let machine = rest
+                .trim_end_matches(')')
+                .split(',')
+                .next()
+                .unwrap_or("")
+                .trim();
+            return Some((if machine.is_empty() { name } else { machine }, false));
+        }
+        Some((name, true))
+    }
+
     /// Why a ratio of our values to this table's is no speed-up, from `# no-speed-up: <why>` (e.g. the
     /// paper does not state the size it measured); `None` when speed-ups may be shown.
     pub fn no_speedup(&self) -> Option<&str> {
@@ -374,6 +393,18 @@ fn split_csv_line(line: &str) -> Result<Vec<String>, String> {
 mod tests {
     use super::*;
 
+    /// Widuch's Table 2 (a CPU's times) was captioned "paper: none (widuch2010, Table 2)".
+    #[test]
+    fn a_table_measured_on_no_gpu_is_named_by_its_machine() {
+        let t = PaperTable::parse(
+            "t2",
+            Path::new("t2.csv"),
+            "# gpu: none (CPU: Synthetic CPU 2.2 GHz, 4 GB RAM)\nN,variant,time_ms\n1,a,1\n",
+        )
+        .unwrap();
+        assert_eq!(t.gpu_short(), Some(("CPU: Synthetic CPU 2.2 GHz", false)));
+    }
+
     // Synthetic paper table (not a real paper's numbers).
     const SYNTHETIC: &str = "\
 # paper: synth2020
@@ -394,6 +425,7 @@ N,BLOCK,variant,time_ms,speed,gflops
     fn parses_meta_and_rows() {
         let t = table();
         assert_eq!(t.gpu(), Some("Synthetic GPU 1"));
+        assert_eq!(t.gpu_short(), Some(("Synthetic GPU 1", true)));
         assert_eq!(t.rows.len(), 3);
         assert_eq!(t.rows[0].axes["N"], ParamValue::Int(160));
         assert_eq!(t.rows[0].axes["BLOCK"], ParamValue::Str("16x16".into()));

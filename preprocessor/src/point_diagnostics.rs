@@ -86,7 +86,8 @@ pub fn check_points(
                         format!("this value of `{name}`"),
                     )
                     .with_help(format!(
-                        "`{}` is defined at {}:{line}",
+                        "{} = `{}` is at {}:{line}",
+                        p.what,
                         p.expr,
                         spec.path.display()
                     ));

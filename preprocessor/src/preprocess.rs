@@ -182,6 +182,10 @@ pub fn process_book(
             .iter()
             .filter(|f| f.fence.kind == FenceKind::Experiment)
             .count(),
+        invalid: found
+            .iter()
+            .filter(|f| f.fence.kind == FenceKind::Experiment && f.parsed.is_err())
+            .count(),
         chapters: found
             .iter()
             .map(|f| &f.chapter_path)
@@ -363,6 +367,8 @@ pub struct BuildSummary {
     pub mode: Mode,
     /// `gpulab` directives (valid or not) rendered.
     pub directives: usize,
+    /// Of them, invalid ones (rendered as an error box).
+    pub invalid: usize,
     /// Chapters with at least one directive or status block.
     pub chapters: usize,
     /// The GPU that ran stale points, and how many it ran; `None`: no kernels were run.
@@ -389,7 +395,11 @@ impl std::fmt::Display for BuildSummary {
             f,
             "gpulab: {how}; rendered {} directive(s) in {} chapter(s)",
             self.directives, self.chapters
-        )
+        )?;
+        match self.invalid {
+            0 => Ok(()),
+            n => write!(f, ", {n} of them invalid (shown as an error box)"),
+        }
     }
 }
 

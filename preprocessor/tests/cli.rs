@@ -590,6 +590,24 @@ fn build_says_it_used_recordings_and_how_many_directives_and_chapters() {
         )),
         "{line}"
     );
+    assert!(!line.contains("invalid"), "{line}");
+
+    // An invalid directive is rendered as an error box, and the summary says so.
+    book.edit(
+        "src/chapter.md",
+        "experiment = \"copy\"\naxes = { N = [1024] }",
+        "experiment = \"copy\"\naxes = { N = [1024] }\nbogus = 1",
+    );
+    let assert = on(&book, &["build", "--mode", "recorded"])
+        .assert()
+        .success();
+    let stderr = stderr_of(assert.get_output());
+    assert!(
+        stderr.contains(&format!(
+            "rendered {directives} directive(s) in 2 chapter(s), 1 of them invalid (shown as an error box)"
+        )),
+        "{stderr}"
+    );
 }
 
 /// `devices = "all"`: `list --json` reports the claims of every device with a recording, each
@@ -703,4 +721,21 @@ fn output_into_a_closed_pipe_exits_quietly_not_with_a_panic() {
     let stderr = stderr_of(&out);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(141), "{stderr}");
+}
+
+/// `record --experiment nosuch --estimate` printed an empty table and exited 0.
+#[test]
+fn record_names_an_unknown_experiment_instead_of_doing_nothing() {
+    let book = BookCopy::new("basic");
+    let out = bin()
+        .args(["record", "--experiment", "scael", "--estimate"])
+        .current_dir(&book.root)
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.contains("--experiment scael: no directive of the book shows this experiment; did you mean `scale`?"),
+        "{stderr}"
+    );
 }

@@ -197,7 +197,7 @@ fn a_division_by_zero_in_a_spec_define_is_reported_once_at_the_spec_line() {
     assert_eq!(errs.matches("division by zero").count(), 1, "{errs}");
     assert!(errs.contains("(and 4 more point(s))"), "{errs}");
     assert!(
-        errs.contains("help: `N / 0` is defined at kernels/scale/experiment.toml:"),
+        errs.contains("help: define `K` = `N / 0` is at kernels/scale/experiment.toml:33"),
         "{errs}"
     );
     // With the spec's own defaults only, the spec line itself is blamed.

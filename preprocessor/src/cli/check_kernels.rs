@@ -89,10 +89,16 @@ pub(super) fn run(
             Ok(image) => image.ptx().map(crate::ptx::parse),
             Err(e) => {
                 compile_errors += 1;
-                eprintln!(
-                    "error: compiling `{function}` from {} with {}:\n{e}",
-                    shown.display(),
+                let with = if options.is_empty() {
+                    "no options".to_string()
+                } else {
                     options.join(" ")
+                };
+                let users: Vec<String> = uses.keys().map(|(e, v)| format!("{e}/{v}")).collect();
+                eprintln!(
+                    "error: compiling `{function}` from {} with {with} (for {}):\n{e}",
+                    shown.display(),
+                    users.join(", ")
                 );
                 e.ptx().map(crate::ptx::parse)
             }

@@ -43,20 +43,7 @@ pub fn install(dir: &Path) -> anyhow::Result<Vec<String>> {
             .with_context(|| format!("writing {}", toml_path.display()))?;
     }
 
-    let css = dir.join(CSS_PATH);
-    match fs::read_to_string(&css) {
-        Ok(old) if old == crate::render::CSS => {}
-        found => {
-            fs::create_dir_all(css.parent().unwrap_or(dir))
-                .with_context(|| format!("creating the folder of {}", css.display()))?;
-            fs::write(&css, crate::render::CSS)
-                .with_context(|| format!("writing {}", css.display()))?;
-            let verb = if found.is_ok() { "updated" } else { "wrote" };
-            changes.push(format!(
-                "{verb} {CSS_PATH} (tables, charts and badges, light and dark themes)"
-            ));
-        }
-    }
+    changes.extend(write_stylesheet(dir)?);
     for folder in ["kernels", "data"] {
         let path = dir.join(folder);
         if !path.is_dir() {
@@ -65,6 +52,38 @@ pub fn install(dir: &Path) -> anyhow::Result<Vec<String>> {
         }
     }
     Ok(changes)
+}
+
+/// Where a stylesheet that differs from this version's is kept before it is replaced (a user's
+/// edits, or an older version's rules).
+pub const CSS_BACKUP: &str = "theme/gpulab.css.bak";
+
+/// Writes this version's stylesheet to [`CSS_PATH`]. One that differs (edited, or an older
+/// version's) is first copied to [`CSS_BACKUP`], so nobody's edits are lost silently.
+fn write_stylesheet(dir: &Path) -> anyhow::Result<Option<String>> {
+    let css = dir.join(CSS_PATH);
+    let found = fs::read_to_string(&css).ok();
+    if found.as_deref() == Some(crate::render::CSS) {
+        return Ok(None);
+    }
+    fs::create_dir_all(css.parent().unwrap_or(dir))
+        .with_context(|| format!("creating the folder of {}", css.display()))?;
+    let kept = match &found {
+        Some(old) => {
+            let backup = dir.join(CSS_BACKUP);
+            fs::write(&backup, old).with_context(|| format!("writing {}", backup.display()))?;
+            format!(
+                "; the previous one is kept as {CSS_BACKUP} (put your own rules in a stylesheet of \
+                 your own, listed in additional-css: this one is replaced on every install)"
+            )
+        }
+        None => String::new(),
+    };
+    fs::write(&css, crate::render::CSS).with_context(|| format!("writing {}", css.display()))?;
+    let verb = if found.is_some() { "updated" } else { "wrote" };
+    Ok(Some(format!(
+        "{verb} {CSS_PATH} (tables, charts and badges, light and dark themes){kept}"
+    )))
 }
 
 /// Adds `[preprocessor.gpulab]` and the stylesheet to `additional-css`, keeping everything else
@@ -156,6 +175,22 @@ mod tests {
         let (again, changes) = configured(&text);
         assert!(changes.is_empty(), "{changes:?}");
         assert_eq!(again, text);
+    }
+
+    /// `install` replaced an edited theme/gpulab.css without a word: the edits are now kept.
+    #[test]
+    fn an_edited_stylesheet_is_kept_as_a_backup_before_it_is_replaced() {
+        let dir = tempfile::tempdir().unwrap();
+        let first = write_stylesheet(dir.path()).unwrap().unwrap();
+        assert!(first.starts_with("wrote"), "{first}");
+        assert_eq!(write_stylesheet(dir.path()).unwrap(), None);
+        let edited = format!("{}/* my tweak */\n", crate::render::CSS);
+        fs::write(dir.path().join(CSS_PATH), &edited).unwrap();
+        let again = write_stylesheet(dir.path()).unwrap().unwrap();
+        assert!(again.contains(CSS_BACKUP), "{again}");
+        let read = |p: &str| fs::read_to_string(dir.path().join(p)).unwrap();
+        assert_eq!(read(CSS_BACKUP), edited);
+        assert_eq!(read(CSS_PATH), crate::render::CSS);
     }
 
     #[test]

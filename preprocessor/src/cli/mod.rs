@@ -39,13 +39,17 @@ struct Cli {
 #[derive(Subcommand)]
 enum Command {
     /// mdBook asks whether a renderer is supported (exit 0: yes, 1: no).
-    Supports { renderer: String },
+    Supports {
+        /// The renderer's name (`html`; any other is not supported).
+        renderer: String,
+    },
     /// Build the handbook in-process (no separate mdbook install needed).
     Build {
         /// The book's root folder (with book.toml).
         #[arg(default_value = ".")]
         dir: PathBuf,
-        /// A missing or stale recording is an error.
+        /// A stale or unreadable recording, or an invalid directive, is an error (an experiment
+        /// awaiting its first GPU run and a failed point stay warnings).
         #[arg(long)]
         strict: bool,
         /// When to run kernels (default: book.toml's `mode`, else auto).
@@ -60,6 +64,7 @@ enum Command {
     },
     /// Validate every directive and spec; compile every kernel with NVRTC when available.
     Check {
+        /// The book's root folder (with book.toml).
         #[arg(default_value = ".")]
         dir: PathBuf,
         /// Skip the NVRTC compile step.
@@ -74,6 +79,7 @@ enum Command {
     },
     /// Run every missing or stale point on this machine's GPU and write data/.
     Record {
+        /// The book's root folder (with book.toml).
         #[arg(default_value = ".")]
         dir: PathBuf,
         /// Run again even if current: every experiment, or the one named.
@@ -118,6 +124,7 @@ enum Command {
     Run {
         /// Chapter path (relative to the book's src folder or the repository), optionally `#n`.
         target: String,
+        /// The book's root folder (with book.toml).
         #[arg(long, default_value = ".")]
         dir: PathBuf,
         /// Print the recorded tables and run nothing, even on a machine with a GPU.
@@ -160,8 +167,10 @@ enum Command {
     },
     /// Print the reproduction status of every `reproduces` id.
     List {
+        /// The book's root folder (with book.toml).
         #[arg(default_value = ".")]
         dir: PathBuf,
+        /// Print the table as JSON (items, states, claims per device), for scripts.
         #[arg(long)]
         json: bool,
     },

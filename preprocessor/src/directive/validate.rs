@@ -931,7 +931,7 @@ args = ["x", "y", "N"]
     #[test]
     fn baseline_must_be_among_the_directive_variants() {
         let errs = errors(
-            "experiment = \"synth\"\nvariants = [\"slow\", \"fast\"]\n\
+            "experiment = \"synth\"\nvariants = [\"slow\", \"fast\"]\naxes = { N = [1, 2] }\n\
              chart = { x = \"N\", y = \"pct_of:other\" }\n",
         );
         assert_eq!(errs.len(), 1, "{errs:?}");
@@ -994,7 +994,7 @@ args = ["x", "y", "N"]
                 .contains("counters = [\"instructions\"]")
         );
         let errs = errors(
-            "experiment = \"synth\"\ncounters = [\"dram\"]\n\
+            "experiment = \"synth\"\ncounters = [\"dram\"]\naxes = { N = [1, 2] }\n\
              chart = { x = \"N\", y = \"stall_global_pct\" }\n",
         );
         assert!(errs[0].0.contains("`warp_states`"), "{errs:?}");

@@ -55,10 +55,8 @@ fn citations(tables: &[&PaperTable]) -> String {
         .collect::<Vec<_>>()
         .join(" + ");
     let mut gpus: Vec<&str> = Vec::new();
-    for gpu in tables.iter().filter_map(|t| t.gpu()) {
-        let name = gpu.split(" (").next().unwrap_or(gpu).trim();
-        let unnamed = name.is_empty() || name.starts_with("none") || name.starts_with("not ");
-        if !unnamed && !gpus.contains(&name) {
+    for (name, named) in tables.iter().filter_map(|t| t.gpu_short()) {
+        if named && !gpus.contains(&name) {
             gpus.push(name);
         }
     }

@@ -66,7 +66,7 @@ fn convert(value: f64, from: Unit, to: Unit) -> Option<f64> {
 /// full description and the source are in the tooltip.
 pub fn caption_html(paper: &PaperTable, unit: Unit, matched: usize) -> String {
     let gpu = paper.gpu().unwrap_or("GPU not stated");
-    let short_gpu = gpu.split(" (").next().unwrap_or(gpu).trim();
+    let short_gpu = paper.gpu_short().map_or(gpu, |(name, _)| name);
     let mut tooltip = gpu.to_string();
     if let Some(source) = paper.meta.get("source") {
         tooltip.push_str(" · ");

@@ -52,12 +52,19 @@ pub fn text_table(
     let rows = distinct(&results.cells, &spec.rows);
     let cols = distinct(&results.cells, &spec.columns);
     let mut grid: Vec<Vec<String>> = Vec::new();
-    let mut header = vec![format!(
-        "{} \\ {} ({})",
-        spec.rows,
-        spec.value,
-        unit.symbol()
-    )];
+    // A unit the tool does not know (`ns`, `GOP/s`) is kept at the end of the metric's label.
+    let unit_text = match unit.symbol() {
+        "" => metrics
+            .get(base)
+            .and_then(|m| m.label.strip_suffix(')'))
+            .and_then(|l| l.rsplit_once(" ("))
+            .map(|(_, u)| u.to_string()),
+        sym => Some(sym.to_string()),
+    };
+    let mut header = vec![match unit_text {
+        Some(u) => format!("{} \\ {} ({u})", spec.rows, spec.value),
+        None => format!("{} \\ {}", spec.rows, spec.value),
+    }];
     header.extend(cols.iter().map(|c| c.to_string()));
     grid.push(header);
     for r in &rows {
