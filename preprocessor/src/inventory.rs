@@ -4,7 +4,7 @@
 
 use crate::record::store::PAPERS_DIR;
 use serde::{Deserialize, Serialize};
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The inventory file of one paper, inside `data/papers/<key>/`.
@@ -169,9 +169,17 @@ impl Inventory {
 
     /// Checks the inventory against the `reproduces` ids of the book's directives: every id of a paper
     /// with an inventory names one of its items, every re-run item (or its `same_as`) is named by
-    /// some directive, and no item that says it is not re-run is. One message per problem.
-    pub fn check_reproduces<'a>(&self, ids: impl IntoIterator<Item = &'a str>) -> Vec<String> {
-        let named: BTreeSet<&str> = ids.into_iter().collect();
+    /// some directive, and no item that says it is not re-run is. One message per problem. Each id
+    /// comes with where it is written (`part1/widuch2010.md#3`), named in the message.
+    pub fn check_reproduces<'a>(
+        &self,
+        ids: impl IntoIterator<Item = (&'a str, String)>,
+    ) -> Vec<String> {
+        let mut at: BTreeMap<&str, Vec<String>> = BTreeMap::new();
+        for (id, location) in ids {
+            at.entry(id).or_default().push(location);
+        }
+        let named: BTreeSet<&str> = at.keys().copied().collect();
         let mut problems = Vec::new();
         for id in &named {
             let Some((key, item)) = id.split_once(':') else {
@@ -185,7 +193,8 @@ impl Inventory {
                     paper.items.iter().map(|i| i.id.as_str()),
                 );
                 problems.push(format!(
-                    "`reproduces = \"{id}\"`: data/papers/{key}/{ITEMS_FILE} has no item `{item}`{}",
+                    "`reproduces = \"{id}\"` ({}): data/papers/{key}/{ITEMS_FILE} has no item `{item}`{}",
+                    at[id].join(", "),
                     hint.map(|h| format!("; {h}")).unwrap_or_default()
                 ));
             }
@@ -325,12 +334,20 @@ why = "needs instruction counts"
         assert_eq!(p.items.len(), 4);
         assert_eq!(p.run_by(&p.items[1]), "table1");
         let inv = Inventory { papers: vec![p] };
-        assert!(inv.check_reproduces(["p2020:table1"]).is_empty());
+        let at = |ids: &[&'static str]| {
+            ids.iter()
+                .enumerate()
+                .map(|(i, id)| (*id, format!("c.md#{}", i + 1)))
+                .collect::<Vec<_>>()
+        };
+        assert!(inv.check_reproduces(at(&["p2020:table1"])).is_empty());
         // A re-run item that nothing re-runs; an unknown id (with a suggestion); a not-reproduced item
         // that a directive re-runs after all.
-        let problems = inv.check_reproduces(["p2020:tabel1", "p2020:gips", "other:x"]);
+        let problems = inv.check_reproduces(at(&["p2020:tabel1", "p2020:gips", "other:x"]));
         assert_eq!(problems.len(), 3, "{problems:#?}");
-        assert!(problems[0].contains("has no item `tabel1`; did you mean `table1`?"));
+        assert!(problems[0].contains(
+            "`reproduces = \"p2020:tabel1\"` (c.md#1): data/papers/p2020/items.toml has no item `tabel1`; did you mean `table1`?"
+        ), "{problems:#?}");
         assert!(
             problems
                 .iter()

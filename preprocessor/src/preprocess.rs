@@ -284,13 +284,7 @@ pub fn process_book(
 
     // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
     let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
-    unreadable.extend(
-        inventory.check_reproduces(
-            status_rows
-                .iter()
-                .flat_map(|r| r.ids.iter().map(String::as_str)),
-        ),
-    );
+    unreadable.extend(inventory.check_reproduces(status_rows.iter().flat_map(|r| r.located_ids())));
     if (!problems.is_empty() || !unreadable.is_empty()) && ws.config.strict {
         return Err(BuildError::Strict(
             unreadable.iter().chain(&problems).cloned().collect(),

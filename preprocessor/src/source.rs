@@ -59,13 +59,29 @@ pub fn toml_error_mapped(
 ) -> Diagnostic {
     let span = map(err.span().unwrap_or(0..0));
     let message = err.message().trim().to_string();
-    let help = unknown_field_help(&message);
+    let help = unknown_field_help(&message).or_else(|| missing_field_help(&message));
     let label = if message.starts_with("unknown field") {
         "unknown key"
     } else {
         "here"
     };
     with_help(file.error(span, message.clone(), label), help)
+}
+
+/// For serde's "missing field `verify`": what the key is for, where the tool knows it.
+fn missing_field_help(message: &str) -> Option<String> {
+    let name = message.strip_prefix("missing field `")?.strip_suffix('`')?;
+    Some(match name {
+        "verify" => "every experiment checks its output: add a `[verify]` table with the \
+                     `reference` (a built-in CPU reference, `formula` or `variant:<name>`), its \
+                     `inputs` and the `output` buffer (see \"Adding an experiment\")"
+            .to_string(),
+        "source" => "name the CUDA file beside the spec: `source = \"kernel.cu\"`".to_string(),
+        "experiment" => {
+            "name the experiment: `experiment = \"<folder under kernels/>\"`".to_string()
+        }
+        other => format!("add `{other} = …`"),
+    })
 }
 
 /// For serde's "unknown field `axs`, expected one of `a`, `b`" messages: the nearest valid key.

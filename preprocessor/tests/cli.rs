@@ -739,3 +739,30 @@ fn record_names_an_unknown_experiment_instead_of_doing_nothing() {
         "{stderr}"
     );
 }
+
+/// `run` on a misspelt chapter said "no gpulab directive in …", and on `#n` past the end "has no
+/// directive #n" without saying how many there are.
+#[test]
+fn run_says_which_chapter_or_directive_does_not_exist() {
+    let book = BookCopy::new("basic");
+    let run = |target: &str| {
+        let out = bin()
+            .args(["run", target, "--recorded", "--dir"])
+            .arg(&book.root)
+            .output()
+            .unwrap();
+        assert_eq!(out.status.code(), Some(1), "{}", stderr_of(&out));
+        stderr_of(&out)
+    };
+    let e = run("chaptr.md");
+    assert!(
+        e.contains("no chapter `chaptr.md` in the book")
+            && e.contains("did you mean `chapter.md`?"),
+        "{e}"
+    );
+    let e = run("chapter.md#99");
+    assert!(
+        e.contains("`chapter.md` has no directive #99: it has"),
+        "{e}"
+    );
+}

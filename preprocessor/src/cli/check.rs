@@ -47,7 +47,10 @@ pub fn run(
     let ids = found
         .iter()
         .filter_map(|f| f.parsed.as_ref().ok())
-        .flat_map(|(d, _)| d.reproduces.iter().map(String::as_str));
+        .flat_map(|(d, _)| {
+            let at = format!("{}#{}", d.location.chapter.display(), d.location.index);
+            d.reproduces.iter().map(move |id| (id.as_str(), at.clone()))
+        });
     for problem in inventory.check_reproduces(ids) {
         eprintln!("error: {problem}");
         failed = true;

@@ -38,9 +38,27 @@ pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<Exit
         .filter(|f| f.fence.kind == FenceKind::Experiment)
         .collect();
     if selected.is_empty() {
+        let exists = [ws.src_dir.join(chapter_rel), ws.root.join(chapter_rel)]
+            .iter()
+            .any(|p| p.is_file());
+        if exists {
+            anyhow::bail!("`{chapter}` has no gpulab directive");
+        }
+        let mut chapters: Vec<String> = found
+            .iter()
+            .filter(|f| f.fence.kind == FenceKind::Experiment)
+            .map(|f| f.chapter_path.display().to_string())
+            .collect();
+        chapters.dedup();
+        let hint = crate::diagnostic::did_you_mean(chapter, chapters.iter().map(String::as_str))
+            .map_or_else(String::new, |h| format!("; {h}"));
         anyhow::bail!(
-            "no gpulab directive in `{chapter}` (paths are relative to the book's src folder or the book root)"
+            "no chapter `{chapter}` in the book (paths are relative to the book's src folder or the book root){hint}"
         );
+    }
+    let total = selected.len();
+    if let Some(n) = index.filter(|&n| n == 0 || n > total) {
+        anyhow::bail!("`{chapter}` has no directive #{n}: it has {total} (#1 to #{total})");
     }
     let gpu = !recorded_only && crate::engine::gpu_present();
     if gpu {
@@ -53,7 +71,12 @@ pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<Exit
         ..Default::default()
     };
     let mut shown = 0;
-    for f in selected {
+    for (i, f) in selected.into_iter().enumerate() {
+        // `#n` counts the chapter's directives from 1, valid or not: another one's error does
+        // not stop this one.
+        if index.is_some_and(|n| n != i + 1) {
+            continue;
+        }
         let (d, exp) = match &f.parsed {
             Ok(x) => x,
             Err(diags) => {
@@ -61,9 +84,6 @@ pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<Exit
                 anyhow::bail!("the directive is invalid");
             }
         };
-        if index.is_some_and(|n| n != d.location.index) {
-            continue;
-        }
         shown += 1;
         let points = plan(d, exp, &ws.sources)?;
         let mut shown_directive: Directive = d.clone();

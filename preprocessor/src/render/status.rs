@@ -93,6 +93,14 @@ pub struct DirectiveStatus {
     pub claims: Vec<DeviceClaims>,
 }
 
+impl DirectiveStatus {
+    /// Its `reproduces` ids, each with where it is written (`part1/widuch2010.md#gpulab-…-3`).
+    pub fn located_ids(&self) -> impl Iterator<Item = (&str, String)> {
+        let at = format!("{}#{}", self.chapter_path, self.anchor);
+        self.ids.iter().map(move |id| (id.as_str(), at.clone()))
+    }
+}
+
 /// A link from a status row to a chapter, or to one table or chart in it.
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct StatusLink {
