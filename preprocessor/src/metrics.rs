@@ -17,6 +17,10 @@ use crate::value::Unit;
 pub struct MetricInfo {
     pub label: String,
     pub unit: Unit,
+    /// Computed from the point's time (a timing statistic, a rate, a relative metric): its cells
+    /// carry the timing's quality marks. A kernel attribute, a count or a FLOP-per-byte ratio
+    /// does not.
+    pub uses_time: bool,
 }
 
 /// How a relative metric compares a cell with its baseline cell.

@@ -50,6 +50,7 @@ pub fn relative_metric_infos(
             let info = MetricInfo {
                 label: rel.label(&baseline_label),
                 unit: rel.unit(),
+                uses_time: true,
             };
             (name, info)
         })

@@ -49,6 +49,20 @@ pub struct Builtin {
     pub source: Source,
 }
 
+impl Builtin {
+    /// Whether the value is computed from the point's time (so its timing's quality applies):
+    /// timing statistics and rates, not kernel attributes, counts or FLOP-per-byte ratios.
+    pub fn uses_time(&self) -> bool {
+        match self.source {
+            Source::Timing => true,
+            Source::Derived | Source::Counters(_) => {
+                !matches!(self.unit, Unit::Count | Unit::Bytes | Unit::FlopPerByte)
+            }
+            Source::Attribute(_) | Source::Text => false,
+        }
+    }
+}
+
 const fn metric(name: &'static str, label: &'static str, unit: Unit, source: Source) -> Builtin {
     Builtin {
         name,

@@ -184,7 +184,19 @@ impl DeviceContext {
 /// pair points of one recording run.
 fn quality_line(view: &DirectiveView<'_>, device: &DeviceResults<'_>) -> Option<String> {
     let mut parts = Vec::new();
-    if let Some(q) = quality_summary(device.cells.iter().filter_map(|c| c.point), device.device) {
+    // Timing marks only where a table or chart shows a value computed from the time.
+    let d = view.directive;
+    let shown = d
+        .tables
+        .iter()
+        .map(|t| t.value.as_str())
+        .chain(d.charts.iter().map(|c| c.value.as_deref().unwrap_or(&c.y)));
+    let timed = shown
+        .map(|m| super::fields::MetricRef::resolve(view, m))
+        .any(|m| m.uses_time);
+    if timed
+        && let Some(q) = quality_summary(device.cells.iter().filter_map(|c| c.point), device.device)
+    {
         parts.push(q);
     }
     if let Some((paired, apart)) = crate::results::relative_pairing(&device.cells, view.directive)

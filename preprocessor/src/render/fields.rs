@@ -135,6 +135,8 @@ pub struct MetricRef {
     pub base: String,
     pub label: String,
     pub unit: Unit,
+    /// Its cells carry the timing's quality marks ([`crate::metrics::MetricInfo::uses_time`]).
+    pub uses_time: bool,
 }
 
 impl MetricRef {
@@ -143,9 +145,13 @@ impl MetricRef {
         let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
         // Relative metrics (`speedup:…`) are in `view.metrics` under their full name (see
         // `directive::metrics::directive_metric_infos`); `.` never occurs in them.
-        let (label, unit) = match view.metrics.get(base) {
-            Some(info) => (info.label.clone(), info.unit),
-            None => (default_label(base), known_unit(base).unwrap_or(Unit::Count)),
+        let (label, unit, uses_time) = match view.metrics.get(base) {
+            Some(info) => (info.label.clone(), info.unit, info.uses_time),
+            None => (
+                default_label(base),
+                known_unit(base).unwrap_or(Unit::Count),
+                true,
+            ),
         };
         let label = match stat_label(suffix) {
             Some(stat) => format!("{label}, {stat}"),
@@ -156,6 +162,7 @@ impl MetricRef {
             base: base.to_string(),
             label,
             unit,
+            uses_time,
         }
     }
 

@@ -193,6 +193,7 @@ impl Fixture {
             MetricInfo {
                 label: "time".into(),
                 unit: Unit::Millis,
+                uses_time: true,
             },
         );
         metrics.insert(
@@ -200,6 +201,7 @@ impl Fixture {
             MetricInfo {
                 label: "throughput".into(),
                 unit: Unit::GflopsPerSec,
+                uses_time: true,
             },
         );
         let variant_labels: Vec<(String, String)> = vec![

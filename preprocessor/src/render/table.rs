@@ -94,8 +94,10 @@ impl TableModel {
                             ))
                         });
                         paper_matches += usize::from(paper.is_some());
+                        // A compile-time attribute or a count is not noisy: no timing marks.
                         let point = cell
                             .and_then(|c| c.point)
+                            .filter(|_| metric.uses_time)
                             .filter(|_| matches!(state, CellState::Value(_)));
                         TableCell {
                             stale: cell.is_some_and(|c| c.stale),

@@ -750,6 +750,7 @@ fn counter_metrics_render_like_any_metric_and_say_when_they_await_a_gpu_run() {
         crate::metrics::MetricInfo {
             label: "warp instructions per second, whole GPU".into(),
             unit: crate::value::Unit::Gips,
+            uses_time: true,
         },
     );
     let templates = Templates::builtin().unwrap();
@@ -769,4 +770,59 @@ fn counter_metrics_render_like_any_metric_and_say_when_they_await_a_gpu_run() {
         html.contains("hardware counters of 3 of 6 points not recorded yet (awaiting a GPU run)"),
         "{html}"
     );
+}
+
+/// Szczepański's register counts, blocks per SM and CGMA showed "32~" (noise above the target):
+/// a value not computed from the time carries no timing marks, in cells or the provenance line.
+#[test]
+fn values_not_computed_from_the_time_carry_no_timing_marks() {
+    let mut fixture = Fixture::new();
+    for p in &mut fixture.points {
+        if let Some(t) = p.timing.as_mut() {
+            t.noise = 0.05; // ten times the target
+        }
+    }
+    let spec = TableSpec {
+        rows: "variant".into(),
+        columns: "N".into(),
+        value: "gflops".into(),
+        title: None,
+    };
+    let marked = |view: &DirectiveView<'_>| {
+        TableModel::build(view, &view.devices[0], &spec)
+            .rows
+            .iter()
+            .flat_map(|r| &r.cells)
+            .filter(|c| !c.concerns.is_empty())
+            .count()
+    };
+    let view = fixture.view();
+    assert!(marked(&view) > 0, "a rate computed from the time is marked");
+    let mut view = fixture.view();
+    view.metrics.get_mut("gflops").unwrap().uses_time = false;
+    assert_eq!(marked(&view), 0);
+}
+
+#[test]
+fn which_builtin_metrics_are_computed_from_the_time() {
+    let uses = |name: &str| {
+        crate::metrics::BUILTINS
+            .iter()
+            .find(|b| b.name == name)
+            .unwrap()
+            .uses_time()
+    };
+    for timed in ["time_ms", "gbps", "pct_fp32", "gips", "dram_gbs"] {
+        assert!(uses(timed), "{timed}");
+    }
+    for untimed in [
+        "registers",
+        "blocks_per_sm",
+        "local_bytes",
+        "instructions",
+        "cgma_dram",
+        "limiter",
+    ] {
+        assert!(!uses(untimed), "{untimed}");
+    }
 }

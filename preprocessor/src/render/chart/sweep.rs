@@ -148,7 +148,7 @@ impl SweepData {
                 | CellState::OutsideSweep
                 | CellState::Text(_) => PointValue::Missing,
             };
-            let tip = match (&value, cell.point) {
+            let tip = match (&value, cell.point.filter(|_| metric.uses_time)) {
                 (PointValue::Value(_), Some(point)) => point_tip(point, device).map(|text| Tip {
                     flagged: !concerns(point, device).is_empty(),
                     text,
