@@ -9,6 +9,24 @@
 
 use std::path::{Component, Path, PathBuf};
 
+/// Reads a text file the book names, refusing anything but a regular file: a FIFO put where a
+/// recording or spec belongs would block the build forever, a folder or device cannot be one.
+pub fn read_regular_file(path: &Path) -> std::io::Result<String> {
+    if !std::fs::metadata(path)?.is_file() {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::InvalidInput,
+            "not a regular file (a folder, FIFO or device)",
+        ));
+    }
+    std::fs::read_to_string(path)
+}
+
+/// Whether anything, even a broken or looping symlink, is at `path` (`Path::exists` says no for
+/// those, which would make a recording behind a symlink loop look missing instead of unreadable).
+pub fn is_present(path: &Path) -> bool {
+    std::fs::symlink_metadata(path).is_ok()
+}
+
 /// Why a path was refused.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum ConfineError {

@@ -145,10 +145,11 @@ impl Inventory {
         let mut papers = Vec::new();
         for key in keys {
             let path = dir.join(&key).join(ITEMS_FILE);
-            let text = std::fs::read_to_string(&path).map_err(|source| InventoryError::Io {
-                path: path.clone(),
-                source,
-            })?;
+            let text =
+                crate::confine::read_regular_file(&path).map_err(|source| InventoryError::Io {
+                    path: path.clone(),
+                    source,
+                })?;
             let invalid = |message: String| InventoryError::Invalid {
                 path: path.clone(),
                 message,
@@ -254,6 +255,21 @@ impl PaperItems {
                     item.id,
                     item.state.label()
                 ));
+            }
+            // `where` becomes a link in the status table: a chapter of the book, nothing else
+            // (`javascript:…` or `../../etc/passwd` must not reach the page).
+            if let Some(w) = &item.where_ {
+                let path = w.split('#').next().unwrap_or("");
+                let chapter = path.ends_with(".md")
+                    && !path.starts_with('/')
+                    && !path.contains(':')
+                    && !path.split('/').any(|c| c == "..");
+                if !chapter {
+                    return Err(format!(
+                        "item `{}`: `where = \"{w}\"` must name a chapter of the book (`part1/x.md`, optionally `#anchor`)",
+                        item.id
+                    ));
+                }
             }
             if item.state == ItemState::Prose && item.where_.is_none() {
                 return Err(format!(
@@ -372,6 +388,18 @@ why = "needs instruction counts"
             "{OK}\n[[item]]\nid = \"fig1\"\nkind = \"figure\"\ntitle = \"x\"\nstate = \"re-run\"\n"
         );
         assert!(paper(&twice).unwrap_err().contains("listed twice"));
+        for bad in [
+            "javascript:alert(1)",
+            "../../etc/passwd.md",
+            "/abs.md",
+            "x.html",
+        ] {
+            let text = OK.replace("part1/x.md#the-experiment", bad);
+            assert!(
+                paper(&text).unwrap_err().contains("must name a chapter"),
+                "{bad}"
+            );
+        }
         let no_where = OK.replace("where = \"part1/x.md#the-experiment\"\n", "");
         assert!(paper(&no_where).unwrap_err().contains("name the chapter"));
         assert!(paper(&OK.replace("kind = \"table\"", "kind = \"tabel\"")).is_err());

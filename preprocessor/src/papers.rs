@@ -59,7 +59,7 @@ impl PaperTable {
         if path.exists() && !crate::confine::is_inside(&path, &[data_dir]) {
             return Err(PaperError::Outside { path });
         }
-        let text = std::fs::read_to_string(&path).map_err(|source| PaperError::Io {
+        let text = crate::confine::read_regular_file(&path).map_err(|source| PaperError::Io {
             path: path.clone(),
             source,
         })?;

@@ -735,7 +735,9 @@ fn record_names_an_unknown_experiment_instead_of_doing_nothing() {
     let stderr = stderr_of(&out);
     assert_eq!(out.status.code(), Some(1), "{stderr}");
     assert!(
-        stderr.contains("--experiment scael: no directive of the book shows this experiment; did you mean `scale`?"),
+        stderr.contains(
+            "`scael`: no directive of the book shows this experiment; did you mean `scale`?"
+        ),
         "{stderr}"
     );
 }

@@ -62,6 +62,16 @@ pub const CSS_BACKUP: &str = "theme/gpulab.css.bak";
 /// version's) is first copied to [`CSS_BACKUP`], so nobody's edits are lost silently.
 fn write_stylesheet(dir: &Path) -> anyhow::Result<Option<String>> {
     let css = dir.join(CSS_PATH);
+    // Nothing is written through a symlink: a linked theme/ or stylesheet would have `install`
+    // overwrite a file outside the book.
+    for p in [css.parent().unwrap_or(dir), css.as_path()] {
+        if fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) {
+            anyhow::bail!(
+                "{} is a symbolic link: install writes the stylesheet only inside the book; replace the link by a folder or file of the book's own",
+                p.display()
+            );
+        }
+    }
     let found = fs::read_to_string(&css).ok();
     if found.as_deref() == Some(crate::render::CSS) {
         return Ok(None);
@@ -191,6 +201,24 @@ mod tests {
         let read = |p: &str| fs::read_to_string(dir.path().join(p)).unwrap();
         assert_eq!(read(CSS_BACKUP), edited);
         assert_eq!(read(CSS_PATH), crate::render::CSS);
+    }
+
+    /// `install` overwrote the file a symlinked theme/gpulab.css pointed to, outside the book.
+    #[test]
+    fn a_symlinked_stylesheet_or_theme_folder_is_refused() {
+        let book = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let victim = outside.path().join("victim.css");
+        fs::write(&victim, "keep").unwrap();
+        fs::create_dir_all(book.path().join("theme")).unwrap();
+        std::os::unix::fs::symlink(&victim, book.path().join(CSS_PATH)).unwrap();
+        let err = write_stylesheet(book.path()).unwrap_err().to_string();
+        assert!(err.contains("is a symbolic link"), "{err}");
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        let book2 = tempfile::tempdir().unwrap();
+        std::os::unix::fs::symlink(outside.path(), book2.path().join("theme")).unwrap();
+        assert!(write_stylesheet(book2.path()).is_err());
+        assert!(!outside.path().join("gpulab.css").exists());
     }
 
     #[test]

@@ -24,7 +24,7 @@ pub fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
                 .collect();
             files.sort();
             for path in files {
-                let text = std::fs::read_to_string(&path)
+                let text = crate::confine::read_regular_file(&path)
                     .with_context(|| format!("reading {}", path.display()))?;
                 let rec = parse_recording(&path, &text)?;
                 let stem = path.file_stem().unwrap_or_default().to_string_lossy();

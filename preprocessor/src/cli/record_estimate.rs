@@ -34,6 +34,17 @@ pub fn run(dir: &Path, device: &str, args: &RecordArgs) -> anyhow::Result<ExitCo
             .next()
             .ok_or_else(|| anyhow::anyhow!("no recordings to estimate from: name a device"))?
     } else {
+        crate::confine::plain_name(device)
+            .map_err(|e| anyhow::anyhow!("--estimate {device}: not a device slug: {e}"))?;
+        let known = ws.data().devices()?;
+        if !known.iter().any(|d| d == device) {
+            let hint = crate::diagnostic::did_you_mean(device, known.iter().map(String::as_str))
+                .map_or_else(String::new, |h| format!(" ({h})"));
+            eprintln!(
+                "note: data/ has no recordings of `{device}`{hint}: every point's time comes from the other devices' recordings ({})",
+                known.join(", ")
+            );
+        }
         device.to_string()
     };
     let groups = groups_to_run(ws, found, &mut recordings, &device, args)?;

@@ -83,7 +83,11 @@ impl DataDir {
         };
         crate::confine::plain_name(device).map_err(|e| outside(e.to_string()))?;
         crate::confine::plain_name(experiment).map_err(|e| outside(e.to_string()))?;
-        if path.exists() && !crate::confine::is_inside(&path, &[&self.root]) {
+        // Checked also for a file not written yet whose device folder exists: a folder that is a
+        // symlink to elsewhere would otherwise receive it (`merge`, `record`).
+        let checkable =
+            crate::confine::is_present(&path) || path.parent().is_some_and(Path::exists);
+        if checkable && !crate::confine::is_inside(&path, &[&self.root]) {
             return Err(outside("it resolves outside data/ (a symlink?)".into()));
         }
         Ok(path)
@@ -100,7 +104,9 @@ impl DataDir {
         for entry in entries {
             let entry = entry.map_err(io_err(&self.root))?;
             let name = entry.file_name().to_string_lossy().into_owned();
-            if entry.path().is_dir() && name != PAPERS_DIR && !name.starts_with('.') {
+            // A folder whose name is no device slug (`my gpu`, made by hand) holds no recordings
+            // the tool wrote: skipped, so that it cannot turn every directive into an error box.
+            if entry.path().is_dir() && name != PAPERS_DIR && crate::confine::is_plain_name(&name) {
                 slugs.push(name);
             }
         }
@@ -111,10 +117,10 @@ impl DataDir {
     /// Loads a recording; `Ok(None)` when there is none. A corrupt file is an error, never skipped.
     pub fn load(&self, device: &str, experiment: &str) -> Result<Option<Recording>, StoreError> {
         let path = self.confined_path(device, experiment)?;
-        if !path.exists() {
+        if !crate::confine::is_present(&path) {
             return Ok(None);
         }
-        let text = match fs::read_to_string(&path) {
+        let text = match crate::confine::read_regular_file(&path) {
             Ok(text) => text,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io_err(&path)(e)),
@@ -310,7 +316,7 @@ pub fn parse_recording(path: &Path, text: &str) -> Result<Recording, StoreError>
 pub fn read_json_if_present<T: serde::de::DeserializeOwned>(
     path: PathBuf,
 ) -> Result<Option<T>, StoreError> {
-    match fs::read_to_string(&path) {
+    match crate::confine::read_regular_file(&path) {
         Ok(text) => serde_json::from_str(&text)
             .map(Some)
             .map_err(|e| StoreError::Corrupt {
@@ -335,6 +341,12 @@ fn write_atomic_with(
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(io_err(dir))?;
     let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err(dir))?;
+    // The temporary file is created 0600; a recording is shared data: keep the mode of the file
+    // it replaces, else readable by all (0644, as a file written by an editor would be).
+    let mode = fs::metadata(path)
+        .map(|m| m.permissions())
+        .unwrap_or_else(|_| std::os::unix::fs::PermissionsExt::from_mode(0o644));
+    tmp.as_file().set_permissions(mode).map_err(io_err(path))?;
     write(tmp.as_file_mut()).map_err(io_err(path))?;
     tmp.as_file().sync_all().map_err(io_err(path))?;
     tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
@@ -448,6 +460,65 @@ mod tests {
         assert_eq!(rec.points[0].recorded_at.timestamp(), 20, "the new timing");
         assert!(rec.points[0].counters.is_some(), "same key: kept");
         assert!(rec.points[1].counters.is_none(), "other code: dropped");
+    }
+
+    /// Recordings written through a temporary file came out 0600 (tempfile's mode): a new one is
+    /// 0644, a replaced one keeps its mode.
+    #[test]
+    fn a_written_recording_is_readable_by_all_or_keeps_its_mode() {
+        use std::os::unix::fs::PermissionsExt;
+        let tmp = tempfile::tempdir().unwrap();
+        let path = tmp.path().join("r.json");
+        write_atomic(&path, "{}").unwrap();
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o777;
+        assert_eq!(mode(&path), 0o644);
+        fs::set_permissions(&path, fs::Permissions::from_mode(0o664)).unwrap();
+        write_atomic(&path, "{ }").unwrap();
+        assert_eq!(mode(&path), 0o664);
+    }
+
+    /// An empty `data/my gpu` made every directive an error box ("not a recording path").
+    #[test]
+    fn folders_that_are_no_device_slug_are_not_devices() {
+        let tmp = tempfile::tempdir().unwrap();
+        for d in ["my gpu", ".hidden", "papers", "nvidia-h100"] {
+            fs::create_dir_all(tmp.path().join(d)).unwrap();
+        }
+        assert_eq!(DataDir::new(tmp.path()).devices().unwrap(), ["nvidia-h100"]);
+    }
+
+    /// `merge` wrote a new recording into a device folder that is a symlink to elsewhere.
+    #[test]
+    fn a_device_folder_linked_outside_data_is_refused_for_a_new_recording() {
+        let tmp = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let data = DataDir::new(tmp.path());
+        fs::create_dir_all(tmp.path()).unwrap();
+        std::os::unix::fs::symlink(outside.path(), tmp.path().join("linked-gpu")).unwrap();
+        let err = data
+            .confined_path("linked-gpu", "e")
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("outside data/"), "{err}");
+        assert!(data.confined_path("fresh-gpu", "e").is_ok());
+    }
+
+    /// A FIFO where a recording belongs blocked `check` and `build` forever; a symlink loop read as
+    /// "no recording". Both are now errors naming the file.
+    #[test]
+    fn a_fifo_or_a_symlink_loop_in_place_of_a_recording_is_an_error_not_a_hang() {
+        let tmp = tempfile::tempdir().unwrap();
+        let data = DataDir::new(tmp.path());
+        let path = data.recording_path("synthetic-gpu", "fifo");
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        let c = std::ffi::CString::new(path.to_str().unwrap()).unwrap();
+        // SAFETY: a valid NUL-terminated path; mkfifo only creates the node.
+        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o644) }, 0);
+        let err = data.load("synthetic-gpu", "fifo").unwrap_err().to_string();
+        assert!(err.contains("not a regular file"), "{err}");
+        let looped = data.recording_path("synthetic-gpu", "looped");
+        std::os::unix::fs::symlink(&looped, &looped).unwrap();
+        assert!(data.load("synthetic-gpu", "looped").is_err());
     }
 
     #[test]

@@ -34,7 +34,7 @@ pub fn load(
             crate::confine::ConfineError::Outside(shown.clone())
         ));
     }
-    let text = match std::fs::read_to_string(&path) {
+    let text = match crate::confine::read_regular_file(&path) {
         Ok(t) => t,
         Err(e) => {
             let file = SourceFile::new(shown, "");
