@@ -166,11 +166,15 @@ impl PaperTable {
     }
 
     /// The unit of a metric column: from `# units:` when it is one we know, else the built-in
-    /// metric's unit; `None` for a unit we cannot interpret (`Ginstructions/s`).
+    /// metric's unit where the text only describes a count (`blocks`, `registers per thread`);
+    /// `None` for a unit we cannot interpret, and for a time, rate or share in a unit we do not
+    /// know (`gbps=MB/s`, `time_ms=us`: read as GB/s or ms they would be off by 1000×).
     pub fn unit_of(&self, metric: &str) -> Option<Unit> {
         let units = parse_units(self.meta.get("units").map(String::as_str));
         match units.get(metric) {
-            Some(text) => Unit::parse(text).or_else(|| known_unit(metric)),
+            Some(text) => Unit::parse(text).or_else(|| {
+                known_unit(metric).filter(|u| matches!(u, Unit::Count | Unit::Bytes | Unit::Ratio))
+            }),
             None => known_unit(metric),
         }
     }
@@ -446,6 +450,16 @@ N,BLOCK,variant,time_ms,speed,gflops
         assert_eq!(t.unit_of("speed"), Some(Unit::GigabytesPerSec));
         assert_eq!(t.unit_of("gflops"), Some(Unit::GflopsPerSec));
         assert_eq!(t.unit_of("nope"), None);
+        // A rate or time in a unit we do not know is not read as the built-in one (MB/s shown as
+        // GB/s made a 1000× ratio look like 1.0×); a count's description is.
+        let odd = PaperTable::parse(
+            "t",
+            Path::new("t.csv"),
+            "# units: gbps=MB/s, time_ms=us\nN,variant,gbps\n1,a,1\n",
+        )
+        .unwrap();
+        assert_eq!(odd.unit_of("gbps"), None);
+        assert_eq!(odd.unit_of("time_ms"), None);
         let mut axes = BTreeMap::new();
         axes.insert("N".to_string(), ParamValue::Int(320));
         axes.insert("BLOCK".to_string(), ParamValue::Str("8x8".into()));
@@ -518,8 +532,8 @@ N,BLOCK,variant,time_ms,speed,gflops
         assert_eq!(t.unit_of("registers"), None);
         assert_eq!(
             t.unit_of("time_ms"),
-            Some(Unit::Millis),
-            "unknown text falls back to the built-in unit"
+            None,
+            "a time in a unit we cannot read is not compared"
         );
         let mut axes = BTreeMap::new();
         axes.insert("BS".to_string(), ParamValue::Int(8));

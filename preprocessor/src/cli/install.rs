@@ -62,15 +62,13 @@ pub const CSS_BACKUP: &str = "theme/gpulab.css.bak";
 /// version's) is first copied to [`CSS_BACKUP`], so nobody's edits are lost silently.
 fn write_stylesheet(dir: &Path) -> anyhow::Result<Option<String>> {
     let css = dir.join(CSS_PATH);
-    // Nothing is written through a symlink: a linked theme/ or stylesheet would have `install`
-    // overwrite a file outside the book.
-    for p in [css.parent().unwrap_or(dir), css.as_path()] {
-        if fs::symlink_metadata(p).is_ok_and(|m| m.file_type().is_symlink()) {
-            anyhow::bail!(
-                "{} is a symbolic link: install writes the stylesheet only inside the book; replace the link by a folder or file of the book's own",
-                p.display()
-            );
-        }
+    // Nothing is written outside the book: a theme/ or stylesheet linked to elsewhere would have
+    // `install` overwrite a file there (a link inside the book, as this repository's, is fine).
+    if !crate::confine::is_inside(&css, &[dir]) {
+        anyhow::bail!(
+            "{} resolves outside the book (a symbolic link?): install writes the stylesheet only inside the book",
+            css.display()
+        );
     }
     let found = fs::read_to_string(&css).ok();
     if found.as_deref() == Some(crate::render::CSS) {
@@ -213,12 +211,22 @@ mod tests {
         fs::create_dir_all(book.path().join("theme")).unwrap();
         std::os::unix::fs::symlink(&victim, book.path().join(CSS_PATH)).unwrap();
         let err = write_stylesheet(book.path()).unwrap_err().to_string();
-        assert!(err.contains("is a symbolic link"), "{err}");
+        assert!(err.contains("resolves outside the book"), "{err}");
         assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
         let book2 = tempfile::tempdir().unwrap();
         std::os::unix::fs::symlink(outside.path(), book2.path().join("theme")).unwrap();
         assert!(write_stylesheet(book2.path()).is_err());
         assert!(!outside.path().join("gpulab.css").exists());
+        // A link inside the book (this repository's theme/gpulab.css) is followed.
+        let book3 = tempfile::tempdir().unwrap();
+        fs::create_dir_all(book3.path().join("src/css")).unwrap();
+        fs::create_dir_all(book3.path().join("theme")).unwrap();
+        std::os::unix::fs::symlink("../src/css/g.css", book3.path().join(CSS_PATH)).unwrap();
+        assert!(write_stylesheet(book3.path()).is_ok());
+        assert_eq!(
+            fs::read_to_string(book3.path().join("src/css/g.css")).unwrap(),
+            crate::render::CSS
+        );
     }
 
     #[test]

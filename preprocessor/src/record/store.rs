@@ -289,7 +289,10 @@ pub fn parse_recording(path: &Path, text: &str) -> Result<Recording, StoreError>
     // not parse is read again, for its schema version, so that an old or new schema is named as
     // such rather than as a missing field.
     match serde_json::from_str::<Recording>(text) {
-        Ok(rec) if rec.schema == SCHEMA_VERSION => Ok(rec),
+        Ok(rec) if rec.schema == SCHEMA_VERSION => match implausible(&rec) {
+            Some(why) => Err(corrupt(why)),
+            None => Ok(rec),
+        },
         Ok(rec) => Err(wrong_schema(u64::from(rec.schema))),
         Err(e) => {
             #[derive(serde::Deserialize)]
@@ -308,6 +311,42 @@ pub fn parse_recording(path: &Path, text: &str) -> Result<Recording, StoreError>
             }
         }
     }
+}
+
+/// What makes a parsed recording impossible, for the first point it finds: a timing that no
+/// measurement gives (not finite, not positive, min ≤ q1 ≤ median ≤ q3 ≤ max broken, no samples,
+/// negative noise), an `ok` point carrying a failure, or a point recorded twice. The tool never
+/// writes such a file; one edited by hand would render (and be judged by claims) as if measured.
+fn implausible(rec: &Recording) -> Option<String> {
+    let mut seen = std::collections::HashSet::new();
+    for p in &rec.points {
+        let at = || format!("point `{}` at {:?}", p.variant, p.params);
+        if !seen.insert(format!("{}{:?}", p.variant, p.params)) {
+            return Some(format!("{} is recorded twice", at()));
+        }
+        if p.outcome == crate::record::Outcome::Ok && p.failure.is_some() {
+            return Some(format!("{}: outcome `ok` but a failure is recorded", at()));
+        }
+        let Some(t) = &p.timing else { continue };
+        let values = [t.min_ms, t.q1_ms, t.median_ms, t.q3_ms, t.max_ms];
+        let problem = if values.iter().chain([&t.noise]).any(|x| !x.is_finite()) {
+            Some("a timing value is not a finite number")
+        } else if t.median_ms <= 0.0 || t.min_ms <= 0.0 {
+            Some("a time is not positive")
+        } else if values.windows(2).any(|w| w[0] > w[1]) {
+            Some("min ≤ q1 ≤ median ≤ q3 ≤ max does not hold")
+        } else if t.samples == 0 {
+            Some("a timing of no samples")
+        } else if t.noise < 0.0 {
+            Some("negative noise")
+        } else {
+            None
+        };
+        if let Some(problem) = problem {
+            return Some(format!("{}: {problem}", at()));
+        }
+    }
+    None
 }
 
 /// Writes `text` to `path` through a temporary file in the same folder and a rename, so a
@@ -475,6 +514,39 @@ mod tests {
         fs::set_permissions(&path, fs::Permissions::from_mode(0o664)).unwrap();
         write_atomic(&path, "{ }").unwrap();
         assert_eq!(mode(&path), 0o664);
+    }
+
+    /// A hand-edited median of -1 ms rendered as "−1.00" and made a claim hold; a duplicate point
+    /// showed whichever came first. Such a file is now corrupt, with the point named.
+    #[test]
+    fn impossible_timings_and_duplicate_points_make_a_recording_corrupt() {
+        let path = Path::new("data/synthetic-gpu/e.json");
+        let good = recording(&[("a", 1, 100), ("a", 2, 100)]);
+        let text = |r: &Recording| serde_json::to_string(r).unwrap();
+        assert!(parse_recording(path, &text(&good)).is_ok());
+        let mut negative = good.clone();
+        negative.points[0].timing = Some(crate::record::Timing {
+            median_ms: -1.0,
+            min_ms: -1.0,
+            max_ms: -1.0,
+            q1_ms: -1.0,
+            q3_ms: -1.0,
+            samples: 1,
+            ..Default::default()
+        });
+        let err = parse_recording(path, &text(&negative))
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("point `a`") && err.contains("not positive"),
+            "{err}"
+        );
+        let mut twice = good.clone();
+        twice.points[1].params = twice.points[0].params.clone();
+        let err = parse_recording(path, &text(&twice))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("recorded twice"), "{err}");
     }
 
     /// An empty `data/my gpu` made every directive an error box ("not a recording path").
