@@ -42,6 +42,24 @@ pub fn run(
     for warning in truncated_metrics(&found, &ws)? {
         eprintln!("warning: {warning}");
     }
+    // A directive showing one device names a device with recordings (a typo shows "awaiting a GPU
+    // run" although the data exist).
+    let known = ws.data().devices()?;
+    for f in &found {
+        let Ok((d, _)) = &f.parsed else { continue };
+        if let crate::directive::DeviceSelection::Slug(slug) = &d.devices
+            && !known.contains(slug)
+        {
+            let hint = crate::diagnostic::did_you_mean(slug, known.iter().map(String::as_str))
+                .map_or_else(String::new, |h| format!("; {h}"));
+            eprintln!(
+                "warning: {}#{}: `devices = \"{slug}\"`: data/ has no recordings of this device (it has: {}){hint}",
+                d.location.chapter.display(),
+                d.location.index,
+                known.join(", ")
+            );
+        }
+    }
     // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
     let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
     let ids = found

@@ -537,10 +537,28 @@ pub fn validate(
         }
     }
 
-    let devices = match raw.devices.as_ref().map(|d| d.get_ref().as_str()) {
+    let devices = match raw
+        .devices
+        .as_ref()
+        .map(|d| (d.get_ref().as_str(), d.span()))
+    {
         None => DeviceSelection::Default,
-        Some("all") => DeviceSelection::All,
-        Some(slug) => DeviceSelection::Slug(slug.to_string()),
+        Some(("all", _)) => DeviceSelection::All,
+        Some((slug, span)) => {
+            // `ALL`, `""` or `../x` showed "awaiting a GPU run" although the data exist.
+            if !crate::confine::is_plain_name(slug) || slug.eq_ignore_ascii_case("all") {
+                c.err(
+                    span,
+                    format!("`devices = \"{slug}\"` is neither \"all\" nor a device slug"),
+                    "here",
+                    Some(
+                        "write \"all\", or the folder name of a device under data/ (e.g. \"nvidia-h100-80gb-hbm3\")"
+                            .into(),
+                    ),
+                );
+            }
+            DeviceSelection::Slug(slug.to_string())
+        }
     };
 
     let measure = raw
