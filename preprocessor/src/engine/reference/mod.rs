@@ -134,12 +134,7 @@ fn run_typed(
         }
         "row_sum" | "row_mean" | "row_max" | "row_min" | "row_sumsq" => {
             want(1)?;
-            let (rows, cols) = (d.usize("rows")?, d.usize("cols")?);
-            let pitch = if dims.contains_key("pitch") {
-                d.usize("pitch")?
-            } else {
-                cols
-            };
+            let (rows, cols, pitch) = d.matrix()?;
             let op = match name {
                 "row_sum" => RowOp::Sum,
                 "row_mean" => RowOp::Mean,
@@ -151,12 +146,7 @@ fn run_typed(
         }
         "col_mean" => {
             want(1)?;
-            let (rows, cols) = (d.usize("rows")?, d.usize("cols")?);
-            let pitch = if dims.contains_key("pitch") {
-                d.usize("pitch")?
-            } else {
-                cols
-            };
+            let (rows, cols, pitch) = d.matrix()?;
             col_mean(inputs[0], rows, cols, pitch)
         }
         "sin_sqrt" => {
@@ -187,6 +177,18 @@ impl Dims<'_> {
                 dim: dim.to_string(),
             })
     }
+    /// `rows`, `cols` and `pitch` (the row stride in elements; `cols` when not given) of a matrix
+    /// reference.
+    pub fn matrix(&self) -> Result<(usize, usize, usize), ReferenceError> {
+        let (rows, cols) = (self.usize("rows")?, self.usize("cols")?);
+        let pitch = if self.dims.contains_key("pitch") {
+            self.usize("pitch")?
+        } else {
+            cols
+        };
+        Ok((rows, cols, pitch))
+    }
+
     pub fn usize(&self, dim: &str) -> Result<usize, ReferenceError> {
         let value = self.int(dim)?;
         usize::try_from(value).map_err(|_| ReferenceError::BadDim {
