@@ -473,7 +473,6 @@ pub fn directive_status(
     let claims = every
         .devices
         .iter()
-        .filter(|dev| !dev.claims.is_empty())
         .map(|dev| DeviceClaims {
             device: dev.device.name.clone(),
             holding: dev
@@ -481,8 +480,15 @@ pub fn directive_status(
                 .iter()
                 .filter(|c| c.status == ClaimStatus::Holds)
                 .count(),
-            total: dev.claims.len(),
+            // A claim not evaluated on a device (no output there, or no point with its values)
+            // neither holds nor fails: it is not counted ("2 of 3 hold" read as one failure).
+            total: dev
+                .claims
+                .iter()
+                .filter(|c| c.status != ClaimStatus::NotEvaluated)
+                .count(),
         })
+        .filter(|c| c.total > 0)
         .collect();
     DirectiveStatus {
         ids: d.reproduces.clone(),

@@ -772,3 +772,25 @@ fn run_says_which_chapter_or_directive_does_not_exist() {
         "{e}"
     );
 }
+
+/// The status table counted a claim that was not evaluated on a device as one that does not hold
+/// ("2 of 3 hold" where one claim had no output there): only evaluated claims are counted.
+#[test]
+fn claims_not_evaluated_are_not_counted_as_failing() {
+    let book = BookCopy::new("basic");
+    book.edit(
+        "src/chapter.md",
+        "expect = [\"naive.time_ms < 1\", \"grid_stride.time_ms < naive.time_ms\"]",
+        "expect = [\"naive.time_ms < 1\", \"grid_stride.time_ms < naive.time_ms\", \"naive.time_ms < 1 where N > 100000\"]",
+    );
+    let assert = on(&book, &["list", "--json"]).assert();
+    let rows: serde_json::Value = serde_json::from_str(&stdout_of(assert.get_output())).unwrap();
+    let row = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == "demo:table1")
+        .expect("demo:table1");
+    let claims = &row["claims"]["Synthetic Test GPU (not a measurement)"];
+    assert_eq!(claims["total"].as_u64(), Some(2), "{row:#}");
+}

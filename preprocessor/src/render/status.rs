@@ -73,6 +73,7 @@ pub struct DeviceClaims {
     /// The device's name as the page shows it.
     pub device: String,
     pub holding: usize,
+    /// Claims evaluated there (holding or not); one not evaluated is not counted.
     pub total: usize,
 }
 
