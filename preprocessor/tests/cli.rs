@@ -12,6 +12,18 @@ fn bin() -> Command {
     Command::new(cargo_bin!("mdbook-gpulab"))
 }
 
+/// The row of `list --json` for the item `id`.
+fn list_json_row(book: &BookCopy, id: &str) -> serde_json::Value {
+    let assert = on(book, &["list", "--json"]).assert();
+    let rows: serde_json::Value = serde_json::from_str(&stdout_of(assert.get_output())).unwrap();
+    rows.as_array()
+        .unwrap()
+        .iter()
+        .find(|r| r["id"] == id)
+        .unwrap_or_else(|| panic!("{id}"))
+        .clone()
+}
+
 /// `mdbook-gpulab <args> <book root>`.
 fn on(book: &BookCopy, args: &[&str]) -> Command {
     bin().args(args).arg(&book.root)
@@ -637,14 +649,7 @@ fn list_json_reports_claims_per_device() {
         "axes = { N = [1024, 4096] }\ntitle = \"Scale: time and bandwidth\"\n",
         "axes = { N = [1024, 4096] }\ntitle = \"Scale: time and bandwidth\"\ndevices = \"all\"\n",
     );
-    let assert = on(&book, &["list", "--json"]).assert();
-    let rows: serde_json::Value = serde_json::from_str(&stdout_of(assert.get_output())).unwrap();
-    let row = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == "demo:table1")
-        .expect("demo:table1");
+    let row = list_json_row(&book, "demo:table1");
     let holding = |device: &str| row["claims"][device]["holding"].as_u64();
     // `naive.time_ms < 1` holds on the test device, not on the 1000× slower second one.
     assert_eq!(
@@ -783,14 +788,7 @@ fn claims_not_evaluated_are_not_counted_as_failing() {
         "expect = [\"naive.time_ms < 1\", \"grid_stride.time_ms < naive.time_ms\"]",
         "expect = [\"naive.time_ms < 1\", \"grid_stride.time_ms < naive.time_ms\", \"naive.time_ms < 1 where N > 100000\"]",
     );
-    let assert = on(&book, &["list", "--json"]).assert();
-    let rows: serde_json::Value = serde_json::from_str(&stdout_of(assert.get_output())).unwrap();
-    let row = rows
-        .as_array()
-        .unwrap()
-        .iter()
-        .find(|r| r["id"] == "demo:table1")
-        .expect("demo:table1");
+    let row = list_json_row(&book, "demo:table1");
     let claims = &row["claims"]["Synthetic Test GPU (not a measurement)"];
     assert_eq!(claims["total"].as_u64(), Some(2), "{row:#}");
 }

@@ -4,7 +4,7 @@
 //! The `*_naive` baselines are single-threaded loops written like the papers' C code; the `*_threads`
 //! ones use every core through rayon. Integer arithmetic wraps, like C's on the usual targets.
 
-use super::reference::{Dims, ReferenceError};
+use super::reference::{Dims, ReferenceError, input_count};
 use crate::host_data::HostData;
 use crate::spec::builtins::CPU_BASELINES as NAMES;
 use rayon::prelude::*;
@@ -21,17 +21,7 @@ pub fn run_into(
     out: &mut HostData,
 ) -> Result<(), ReferenceError> {
     let d = Dims { name, dims };
-    let expect_inputs = |n: usize| {
-        if inputs.len() == n {
-            Ok(())
-        } else {
-            Err(ReferenceError::InputCount {
-                name: name.to_string(),
-                expected: n,
-                got: inputs.len(),
-            })
-        }
-    };
+    let expect_inputs = |n: usize| input_count(name, inputs.len(), n);
     match name {
         "matmul_i32_naive" | "matmul_i32_threads" | "matmul_f32_naive" | "matmul_f32_threads" => {
             expect_inputs(2)?;

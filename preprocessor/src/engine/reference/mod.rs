@@ -96,17 +96,7 @@ fn run_typed(
     dims: &BTreeMap<String, i64>,
 ) -> Result<HostData, ReferenceError> {
     let d = Dims { name, dims };
-    let want = |n: usize| -> Result<(), ReferenceError> {
-        if inputs.len() == n {
-            Ok(())
-        } else {
-            Err(ReferenceError::InputCount {
-                name: name.to_string(),
-                expected: n,
-                got: inputs.len(),
-            })
-        }
-    };
+    let want = |n: usize| input_count(name, inputs.len(), n);
     match name {
         "matmul" => {
             want(2)?;
@@ -158,6 +148,19 @@ fn run_typed(
             name: name.to_string(),
             known: NAMES.iter().map(|s| s.to_string()).collect(),
         }),
+    }
+}
+
+/// `Ok` when `name` (a reference or CPU baseline) got the `expected` number of input buffers.
+pub(crate) fn input_count(name: &str, got: usize, expected: usize) -> Result<(), ReferenceError> {
+    if got == expected {
+        Ok(())
+    } else {
+        Err(ReferenceError::InputCount {
+            name: name.to_string(),
+            expected,
+            got,
+        })
     }
 }
 
