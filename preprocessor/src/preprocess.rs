@@ -3,7 +3,7 @@
 
 use crate::config::{Config, Mode};
 use crate::diagnostic::Diagnostic;
-use crate::directive::fence::FenceKind;
+use crate::directive::fence::{ANCHORS_INFO, FenceKind, NCU_CHECK_INFO};
 use crate::directive::validate::point_count;
 use crate::engine::{LiveRunner, Work};
 use crate::error::Error;
@@ -282,6 +282,61 @@ pub fn process_book(
             .push((f.fence.block.clone(), r.html));
     }
 
+    // The library anchors and the profiler check: a data file that cannot be read spoils its own
+    // block only (an error box), like a directive's recording.
+    unreadable.extend(recordings.unreadable_calibrations().iter().cloned());
+    for f in found.iter().filter(|f| f.fence.kind == FenceKind::Anchors) {
+        let spec: crate::results::anchors::AnchorsSpec =
+            toml::from_str(&f.fence.body).map_err(|error| BuildError::Anchors {
+                chapter: f.chapter_path.clone(),
+                error,
+            })?;
+        let tables = crate::results::anchors::anchor_tables(
+            &spec,
+            &|name| ws.spec(name).ok(),
+            &mut recordings,
+            &ws.sources,
+        );
+        let html = match tables {
+            Ok(tables) => crate::render::anchors::anchors_html(&tables),
+            Err(e) => {
+                let message = e.to_string();
+                unreadable.push(format!(
+                    "{}: {ANCHORS_INFO}: {message}",
+                    f.chapter_path.display()
+                ));
+                templates.render_error(
+                    &format!("Unreadable data for this {ANCHORS_INFO} block"),
+                    &message,
+                )?
+            }
+        };
+        replacements
+            .entry(f.chapter_path.clone())
+            .or_default()
+            .push((f.fence.block.clone(), html));
+    }
+    for f in found.iter().filter(|f| f.fence.kind == FenceKind::NcuCheck) {
+        let html = match crate::results::ncu_check::device_checks(recordings.data()) {
+            Ok(checks) => crate::render::ncu_check::ncu_check_html(&checks),
+            Err(e) => {
+                let message = e.to_string();
+                unreadable.push(format!(
+                    "{}: {NCU_CHECK_INFO}: {message}",
+                    f.chapter_path.display()
+                ));
+                templates.render_error(
+                    &format!("Unreadable data for this {NCU_CHECK_INFO} block"),
+                    &message,
+                )?
+            }
+        };
+        replacements
+            .entry(f.chapter_path.clone())
+            .or_default()
+            .push((f.fence.block.clone(), html));
+    }
+
     // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
     let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
     unreadable.extend(inventory.check_reproduces(status_rows.iter().flat_map(|r| r.located_ids())));
@@ -295,38 +350,6 @@ pub fn process_book(
     }
     for p in problems.iter().chain(&pending) {
         eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
-    }
-
-    for f in found.iter().filter(|f| f.fence.kind == FenceKind::Anchors) {
-        let spec: crate::results::anchors::AnchorsSpec =
-            toml::from_str(&f.fence.body).map_err(|error| BuildError::Anchors {
-                chapter: f.chapter_path.clone(),
-                error,
-            })?;
-        let tables = crate::results::anchors::anchor_tables(
-            &spec,
-            &|name| ws.spec(name).ok(),
-            &mut recordings,
-            &ws.sources,
-        )?;
-        replacements
-            .entry(f.chapter_path.clone())
-            .or_default()
-            .push((
-                f.fence.block.clone(),
-                crate::render::anchors::anchors_html(&tables),
-            ));
-    }
-
-    for f in found.iter().filter(|f| f.fence.kind == FenceKind::NcuCheck) {
-        let checks = crate::results::ncu_check::device_checks(recordings.data())?;
-        replacements
-            .entry(f.chapter_path.clone())
-            .or_default()
-            .push((
-                f.fence.block.clone(),
-                crate::render::ncu_check::ncu_check_html(&checks),
-            ));
     }
 
     let status = StatusTable::build(&inventory, &status_rows);

@@ -25,19 +25,28 @@ pub struct Recordings {
     data: DataDir,
     devices: Vec<String>,
     offsets: HashMap<String, event_offset::EventOffset>,
+    /// Calibration files that could not be read: their device's times are shown uncorrected.
+    offset_errors: Vec<String>,
     loaded: HashMap<(String, String), Option<Recording>>,
 }
 
 impl Recordings {
     pub fn new(data: DataDir) -> Result<Self, StoreError> {
         let devices = data.devices()?;
-        let offsets = load_offsets(&data, &devices)?;
+        let (offsets, offset_errors) = load_offsets(&data, &devices);
         Ok(Recordings {
             data,
             devices,
             offsets,
+            offset_errors,
             loaded: HashMap::new(),
         })
+    }
+
+    /// The event-overhead calibrations that could not be read (each device's times are then shown
+    /// without the correction), one message each: a build reports them as unreadable data.
+    pub fn unreadable_calibrations(&self) -> &[String] {
+        &self.offset_errors
     }
 
     /// The event-overhead calibration applied to `device`'s points, if it has one.
@@ -52,7 +61,7 @@ impl Recordings {
     /// Forgets cached files (after the engine wrote new recordings).
     pub fn reload(&mut self) -> Result<(), StoreError> {
         self.devices = self.data.devices()?;
-        self.offsets = load_offsets(&self.data, &self.devices)?;
+        (self.offsets, self.offset_errors) = load_offsets(&self.data, &self.devices);
         self.loaded.clear();
         Ok(())
     }
@@ -172,17 +181,24 @@ impl Recordings {
 }
 
 /// Each device's event-overhead calibration, for the devices that have one.
+/// Every device's calibration, and a message for each one that cannot be read.
 fn load_offsets(
     data: &DataDir,
     devices: &[String],
-) -> Result<HashMap<String, event_offset::EventOffset>, StoreError> {
-    let mut out = HashMap::new();
+) -> (HashMap<String, event_offset::EventOffset>, Vec<String>) {
+    let (mut out, mut errors) = (HashMap::new(), Vec::new());
     for d in devices {
-        if let Some(c) = event_offset::load(data, d)? {
-            out.insert(d.clone(), c);
+        match event_offset::load(data, d) {
+            Ok(Some(c)) => {
+                out.insert(d.clone(), c);
+            }
+            Ok(None) => {}
+            Err(e) => errors.push(format!(
+                "{e}; {d}'s times are shown without the event-overhead correction"
+            )),
         }
     }
-    Ok(out)
+    (out, errors)
 }
 
 /// Replaces every point's `metrics` with those the spec's formulas give for its stored median

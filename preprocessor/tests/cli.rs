@@ -247,7 +247,9 @@ fn check_without_compile_passes_on_the_fixture() {
     let assert = on(&book, &["check", "--no-compile"]).assert().success();
     let stderr = stderr_of(assert.get_output());
     assert!(
-        stderr.contains("checked 4 directive(s), 2 experiment spec(s) and 1 recording(s)"),
+        stderr.contains(
+            "checked 4 directive(s), 2 experiment spec(s), 1 recording(s) and 0 calibration"
+        ),
         "{stderr}"
     );
     assert!(!stderr.contains("error"), "{stderr}");
@@ -791,4 +793,32 @@ fn claims_not_evaluated_are_not_counted_as_failing() {
     let row = list_json_row(&book, "demo:table1");
     let claims = &row["claims"]["Synthetic Test GPU (not a measurement)"];
     assert_eq!(claims["total"].as_u64(), Some(2), "{row:#}");
+}
+
+/// Regression (session 10): a misspelt key in `[preprocessor.gpulab]` (`stritc = true`) was
+/// silently ignored, so the book built without the option the author asked for.
+#[test]
+fn an_unknown_book_toml_key_fails_with_the_nearest_known_one() {
+    let book = BookCopy::new("basic");
+    let toml = book.read("book.toml");
+    book.write(
+        "book.toml",
+        &toml.replace(
+            "[preprocessor.gpulab]",
+            "[preprocessor.gpulab]\nstritc = true",
+        ),
+    );
+    for args in [
+        &["check", "--no-compile"][..],
+        &["build", "--mode", "recorded"],
+    ] {
+        let assert = on(&book, args).assert().failure();
+        let stderr = stderr_of(assert.get_output());
+        assert!(
+            stderr.contains(
+                "book.toml [preprocessor.gpulab]: unknown key `stritc`; did you mean `strict`?"
+            ),
+            "{args:?}: {stderr}"
+        );
+    }
 }

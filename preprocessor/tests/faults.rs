@@ -244,3 +244,56 @@ fn without_libnvrtc_check_skips_loudly_or_fails_when_required() {
     assert!(!out.status.success());
     assert!(stderr(&out).contains("libnvrtc"), "{}", stderr(&out));
 }
+
+/// Regression (session 10): a corrupt event-overhead calibration, Nsight Compute check or library
+/// anchors file passed `check` and aborted every build ("error: building the book: …"), where a
+/// corrupt recording spoils only its own directive. Now `check` fails naming the file, a build
+/// shows the block as an error box and renders the rest, and `--strict` fails.
+#[test]
+fn a_corrupt_calibration_check_or_anchors_file_spoils_its_block_only() {
+    let blocks = "\n```gpulab-anchors\n[[row]]\nanchor = \"scale\"\nexperiment = \"scale\"\nmetric = \"gbps\"\nvariants = [\"naive\"]\nparams = { N = 4096 }\n```\n\n```gpulab-ncu-check\n```\n";
+    for (file, block) in [
+        ("checks/event_offset.json", None),
+        ("checks/ncu.json", Some("gpulab-ncu-check")),
+        ("anchors/library.json", Some("gpulab-anchors")),
+    ] {
+        let book = BookCopy::new("basic");
+        let chapter = book.read("src/chapter.md") + blocks;
+        book.write("src/chapter.md", &chapter);
+        book.write(&format!("data/test-device/{file}"), "{\"schema\": ");
+
+        let out = gpulab(&book, &["check", "--no-compile"], &[]);
+        assert!(!out.status.success(), "{file}: check passed");
+        assert!(
+            stderr(&out).contains(&format!("test-device/{file} cannot be parsed")),
+            "{file}: {}",
+            stderr(&out)
+        );
+
+        let out = gpulab(&book, &["build", "--mode", "recorded"], &[]);
+        let err = stderr(&out);
+        assert!(out.status.success(), "{file}: {err}");
+        assert!(
+            err.contains("error: ") && err.contains(file),
+            "{file}: {err}"
+        );
+        let html = book.read("out/chapter.html");
+        assert!(
+            html.contains("gpulab-table"),
+            "{file}: the directives still render"
+        );
+        match block {
+            Some(b) => assert!(
+                html.contains(&format!("Unreadable data for this {b} block")),
+                "{file}: {html}"
+            ),
+            None => assert!(
+                err.contains("shown without the event-overhead correction"),
+                "{file}: {err}"
+            ),
+        }
+
+        let out = gpulab(&book, &["build", "--mode", "recorded", "--strict"], &[]);
+        assert!(!out.status.success(), "{file}: --strict passed");
+    }
+}

@@ -34,9 +34,10 @@ pub fn run(
     let mut failed = !diags.is_empty();
     report(&crate::diagnostic::dedup(diags));
     let (recordings, unreadable) = check_recordings(&ws, &names);
-    failed |= unreadable > 0;
+    let (device_files, unreadable_device_files) = check_device_files(&ws);
+    failed |= unreadable + unreadable_device_files > 0;
     eprintln!(
-        "checked {directives} directive(s), {} experiment spec(s) and {recordings} recording(s)",
+        "checked {directives} directive(s), {} experiment spec(s), {recordings} recording(s) and {device_files} calibration, profiler-check and library-anchor file(s)",
         names.len()
     );
     for warning in truncated_metrics(&found, &ws)? {
@@ -119,6 +120,34 @@ fn truncated_metrics(found: &[FoundDirective], ws: &Workspace) -> anyhow::Result
         }
     }
     Ok(out)
+}
+
+/// Parses each device's event-overhead calibration, Nsight Compute check and library anchors, as
+/// a build would; reports each one that cannot be read. Returns (files read, unreadable ones).
+fn check_device_files(ws: &Workspace) -> (usize, usize) {
+    use crate::results::{anchors, event_offset, ncu_check};
+    let data = ws.data();
+    let Ok(devices) = data.devices() else {
+        return (0, 0); // check_recordings reported it
+    };
+    let (mut read, mut bad) = (0, 0);
+    for dev in &devices {
+        let loads = [
+            event_offset::load(&data, dev).map(|f| f.is_some()),
+            ncu_check::load(data.root(), dev).map(|f| f.is_some()),
+            anchors::load_anchors(data.root(), dev).map(|f| f.is_some()),
+        ];
+        for load in loads {
+            match load {
+                Ok(present) => read += usize::from(present),
+                Err(e) => {
+                    eprintln!("error: {e}");
+                    bad += 1;
+                }
+            }
+        }
+    }
+    (read, bad)
 }
 
 /// Parses every recording of the book's experiments, on every device, as a build would; reports

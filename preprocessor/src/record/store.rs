@@ -24,6 +24,9 @@ pub enum StoreError {
     },
     #[error("{path} is not a valid recording: {message}")]
     Corrupt { path: PathBuf, message: String },
+    /// A device's calibration, profiler check or library anchors that cannot be parsed.
+    #[error("{path} cannot be parsed: {message}")]
+    Unparsable { path: PathBuf, message: String },
     #[error("cannot write the recording {path}: {source}")]
     Encode {
         path: PathBuf,
@@ -349,8 +352,6 @@ fn implausible(rec: &Recording) -> Option<String> {
     None
 }
 
-/// Writes `text` to `path` through a temporary file in the same folder and a rename, so a
-/// reader (or an interrupted run) never sees a half-written file.
 /// Reads a JSON file beside the recordings (library anchors, checks); `None` when it does not exist.
 pub fn read_json_if_present<T: serde::de::DeserializeOwned>(
     path: PathBuf,
@@ -358,7 +359,7 @@ pub fn read_json_if_present<T: serde::de::DeserializeOwned>(
     match crate::confine::read_regular_file(&path) {
         Ok(text) => serde_json::from_str(&text)
             .map(Some)
-            .map_err(|e| StoreError::Corrupt {
+            .map_err(|e| StoreError::Unparsable {
                 path,
                 message: e.to_string(),
             }),
@@ -367,6 +368,8 @@ pub fn read_json_if_present<T: serde::de::DeserializeOwned>(
     }
 }
 
+/// Writes `text` to `path` through a temporary file in the same folder and a rename, so a
+/// reader (or an interrupted run) never sees a half-written file.
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), StoreError> {
     write_atomic_with(path, |file| file.write_all(text.as_bytes()))
 }

@@ -121,7 +121,7 @@ mod tests {
         std::fs::write(dir.join("gpu-a/checks/ncu.json"), "{").unwrap();
         assert!(matches!(
             load(&dir, "gpu-a"),
-            Err(StoreError::Corrupt { .. })
+            Err(StoreError::Unparsable { .. })
         ));
         let _ = std::fs::remove_dir_all(&dir);
     }
