@@ -29,7 +29,27 @@ impl Mode {
     }
 }
 
-/// Book-wide options. Unknown keys that mdBook itself uses (`command`, `renderers`, …) are ignored.
+/// The keys mdBook itself reads from a preprocessor's table.
+const MDBOOK_KEYS: &[&str] = &["command", "renderers", "before", "after", "optional"];
+/// This tool's keys: the fields of [`Config`] (a test checks that each one is read).
+const OWN_KEYS: &[&str] = &[
+    "mode",
+    "strict",
+    "device",
+    "data",
+    "kernels",
+    "cache",
+    "timeout_s",
+    "max_samples",
+    "min_samples",
+    "noise",
+    "budget_s",
+    "watchdog_s",
+    "max_buffer_bytes",
+];
+
+/// Book-wide options. Keys that mdBook itself uses (`command`, `renderers`, …) are left to it; any
+/// other key is an error (a typo such as `stritc = true` would otherwise be silently ignored).
 #[derive(Debug, Clone, Deserialize)]
 #[serde(default)]
 pub struct Config {
@@ -82,12 +102,22 @@ impl Default for Config {
 impl Config {
     /// Reads `[preprocessor.gpulab]` from mdBook's config.
     pub fn from_mdbook(cfg: &mdbook_preprocessor::config::Config) -> anyhow::Result<Config> {
+        const TABLE: &str = "book.toml [preprocessor.gpulab]";
         let config = cfg
-            .get::<Config>("preprocessor.gpulab")?
+            .get::<Config>("preprocessor.gpulab")
+            .map_err(|e| anyhow::anyhow!("{TABLE}: {e:#}"))?
             .unwrap_or_default();
-        let problems = config.problems();
+        let mut problems = unknown_keys(
+            cfg.get::<toml::Table>("preprocessor.gpulab")
+                .ok()
+                .flatten()
+                .unwrap_or_default()
+                .keys()
+                .map(String::as_str),
+        );
+        problems.extend(config.problems());
         if !problems.is_empty() {
-            anyhow::bail!("book.toml [preprocessor.gpulab]: {}", problems.join("; "));
+            anyhow::bail!("{TABLE}: {}", problems.join("; "));
         }
         Ok(config)
     }
@@ -139,9 +169,56 @@ impl Config {
     }
 }
 
+/// A message for each key that neither mdBook nor this tool reads, with the nearest known key.
+fn unknown_keys<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<String> {
+    let known = || MDBOOK_KEYS.iter().chain(OWN_KEYS).copied();
+    keys.filter(|k| !known().any(|n| n == *k))
+        .map(|k| {
+            let hint = crate::diagnostic::did_you_mean(k, known())
+                .map_or_else(String::new, |h| format!("; {h}"));
+            format!("unknown key `{k}`{hint}")
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every key this tool lists as its own is read into the config (none is a leftover).
+    #[test]
+    fn every_own_key_is_a_config_field() {
+        let values: &[(&str, &str)] = &[
+            ("mode", "\"live\""),
+            ("strict", "true"),
+            ("device", "\"x\""),
+            ("data", "\"d\""),
+            ("kernels", "\"k\""),
+            ("cache", "\"c\""),
+            ("timeout_s", "9.5"),
+            ("max_samples", "7"),
+            ("min_samples", "3"),
+            ("noise", "0.25"),
+            ("budget_s", "8.5"),
+            ("watchdog_s", "99.0"),
+            ("max_buffer_bytes", "12345"),
+        ];
+        assert_eq!(values.len(), OWN_KEYS.len());
+        let default = format!("{:?}", Config::default());
+        for (key, value) in values {
+            assert!(OWN_KEYS.contains(key), "{key}");
+            let one: Config = toml::from_str(&format!("{key} = {value}")).unwrap();
+            assert_ne!(format!("{one:?}"), default, "`{key}` is not read");
+        }
+    }
+
+    #[test]
+    fn an_unknown_key_is_named_with_the_nearest_known_one() {
+        let problems = unknown_keys(["command", "renderers", "stritc", "mode"].into_iter());
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(problems[0].contains("`stritc`"), "{problems:?}");
+        assert!(problems[0].contains("strict"), "{problems:?}");
+    }
 
     #[test]
     fn folders_outside_the_book_and_broken_rules_are_refused() {
