@@ -594,3 +594,99 @@ fn two_shards_script_merges_to_the_single_process_recording() {
     assert!(!check.status.success(), "{text}");
     assert!(text.contains("SHARDS FAILED: 1 missing"), "{text}");
 }
+
+/// Regression (session 10): `merge` took only the recordings, so a shard's library anchors,
+/// event-overhead calibration and Nsight Compute check (run by one job of a fleet) were lost. Now
+/// each comes over when it is newer than the book's by its own date, with its log; an older one
+/// is left out, and a corrupt one fails the merge before anything is written.
+#[test]
+fn merge_brings_a_shards_newer_anchors_and_checks() {
+    let book = BookCopy::handbook();
+    let log = book.path("fake.log");
+    let h100 = "nvidia-h100-80gb-hbm3";
+    let repo_data = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../data")
+        .join(h100);
+    for sub in ["checks", "anchors"] {
+        common::copy_dir(
+            &repo_data.join(sub),
+            &book.path(&format!("data/{h100}/{sub}")),
+        );
+    }
+    let read = |rel: &str| book.read(&format!("data/{h100}/{rel}"));
+    let dated = |text: &str, from: &str, to: &str| {
+        assert!(text.contains(from), "{from}");
+        text.replace(from, to)
+    };
+    let (ncu, offset) = (read("checks/ncu.json"), read("checks/event_offset.json"));
+    let ncu_date = "\"date\": \"2026-11-24T02:34:07Z\"";
+    let offset_date = "\"date\": \"2026-11-24T01:54:37Z\"";
+    // SYNTHETIC files for this test: the book's own, with their dates moved.
+    let shard = book.path("shard");
+    common::write_files(
+        &shard,
+        &[
+            (
+                &format!("{h100}/checks/ncu.json") as &str,
+                &dated(&ncu, ncu_date, "\"date\": \"2027-01-01T00:00:00Z\"") as &str,
+            ),
+            (&format!("{h100}/checks/ncu.log"), "the shard's log\n"),
+            (
+                &format!("{h100}/checks/event_offset.json"),
+                &dated(&offset, offset_date, "\"date\": \"2020-01-01T00:00:00Z\""),
+            ),
+            (
+                "other-gpu/anchors/library.json",
+                &read("anchors/library.json"),
+            ),
+        ],
+    );
+    let stderr = ok(gpulab(&["merge", "--dir"], &log)
+        .arg(&book.root)
+        .arg(&shard)
+        .output()
+        .unwrap());
+    assert!(
+        stderr.contains("2 newer calibration, profiler-check or library-anchor file(s)"),
+        "{stderr}"
+    );
+    assert!(read("checks/ncu.json").contains("2027-01-01T00:00:00Z"));
+    assert_eq!(read("checks/ncu.log"), "the shard's log\n");
+    assert_eq!(
+        read("checks/event_offset.json"),
+        offset,
+        "an older calibration is left out"
+    );
+    assert_eq!(
+        book.read("data/other-gpu/anchors/library.json"),
+        read("anchors/library.json")
+    );
+
+    // A corrupt file in a shard: nothing is written.
+    let bad = book.path("bad-shard");
+    common::write_files(
+        &bad,
+        &[
+            ("other-gpu/checks/ncu.json", "{\"date\": "),
+            (
+                &format!("{h100}/anchors/library.json") as &str,
+                &read("anchors/library.json")
+                    .replace("2026-11-23T20:44:04Z", "2028-01-01T00:00:00Z")
+                    as &str,
+            ),
+        ],
+    );
+    let before = read("anchors/library.json");
+    let out = gpulab(&["merge", "--dir"], &log)
+        .arg(&book.root)
+        .arg(&bad)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("other-gpu/checks/ncu.json cannot be parsed"),
+        "{stderr}"
+    );
+    assert_eq!(read("anchors/library.json"), before);
+}

@@ -1,6 +1,7 @@
 //! `mdbook-gpulab merge DIR…`: merges the recordings of other `data/` folders (shards recorded
 //! on other machines or jobs) into the book's, point by point, the newer recording of a point
-//! winning, under the data lock.
+//! winning, under the data lock; and each device's anchors and checks, the newer file winning
+//! (`merge_files`).
 
 use crate::record::store::parse_recording;
 use crate::record::{DataDir, Recording};
@@ -13,9 +14,11 @@ pub fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
     anyhow::ensure!(!sources.is_empty(), "name at least one folder to merge");
     // Read and check every file before writing anything.
     let mut incoming: Vec<(PathBuf, Recording)> = Vec::new();
+    let mut device_files = Vec::new();
     for src in sources {
         let data = data_folder(src)?;
         for device in data.devices()? {
+            device_files.extend(super::merge_files::read_shard(&data, &device)?);
             let folder = data.root().join(&device);
             let mut files: Vec<PathBuf> = std::fs::read_dir(&folder)
                 .with_context(|| format!("reading {}", folder.display()))?
@@ -54,7 +57,14 @@ pub fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
             points += taken;
         }
     }
-    eprintln!("merged {points} point(s) into {files} file(s)");
+    let others = super::merge_files::merge_newer(&target, device_files)?;
+    eprintln!(
+        "merged {points} point(s) into {files} file(s){}",
+        match others {
+            0 => String::new(),
+            n => format!(", and {n} newer calibration, profiler-check or library-anchor file(s)"),
+        }
+    );
     Ok(ExitCode::SUCCESS)
 }
 

@@ -13,6 +13,7 @@ mod launch_info;
 mod list;
 mod mdbook_json;
 mod merge;
+mod merge_files;
 mod protocol;
 mod record;
 mod record_counters;

@@ -1,0 +1,155 @@
+//! The files beside a device's recordings that `merge` brings from a shard: the library anchors,
+//! the event-overhead calibration and the Nsight Compute check (each with its log). One file per
+//! device, not per point: the newer by its own date wins, and a corrupt one is never written or
+//! overwritten.
+
+use crate::record::{DataDir, StoreError};
+use crate::results::{anchors, event_offset, ncu_check};
+use anyhow::Context;
+use std::path::{Path, PathBuf};
+
+/// One kind of device file: where it lives under `data/<slug>/`, its log, and where its date is.
+struct DeviceFile {
+    rel: &'static str,
+    log: Option<&'static str>,
+    /// JSON pointer to the RFC 3339 time the file was measured.
+    date: &'static str,
+    /// Parses the file of `slug` under a data folder, as a build reads it.
+    parse: fn(&DataDir, &str) -> Result<bool, StoreError>,
+}
+
+const DEVICE_FILES: [DeviceFile; 3] = [
+    DeviceFile {
+        rel: "anchors/library.json",
+        log: None,
+        date: "/provenance/recorded_at",
+        parse: |d, s| anchors::load_anchors(d.root(), s).map(|f| f.is_some()),
+    },
+    DeviceFile {
+        rel: "checks/event_offset.json",
+        log: Some("checks/event_offset.log"),
+        date: "/date",
+        parse: |d, s| event_offset::load(d, s).map(|f| f.is_some()),
+    },
+    DeviceFile {
+        rel: "checks/ncu.json",
+        log: Some("checks/ncu.log"),
+        date: "/date",
+        parse: |d, s| ncu_check::load(d.root(), s).map(|f| f.is_some()),
+    },
+];
+
+/// A device file found in a shard, read and checked.
+pub(super) struct Incoming {
+    slug: String,
+    file: &'static DeviceFile,
+    from: PathBuf,
+    date: String,
+    text: String,
+    log: Option<String>,
+}
+
+/// The date a device file states; `None` when it has none.
+fn date_of(text: &str, file: &DeviceFile) -> Option<String> {
+    let value: serde_json::Value = serde_json::from_str(text).ok()?;
+    value.pointer(file.date)?.as_str().map(String::from)
+}
+
+/// Every device file of the shard `data`, parsed as a build would (an unreadable one fails the
+/// merge before anything is written).
+pub(super) fn read_shard(data: &DataDir, slug: &str) -> anyhow::Result<Vec<Incoming>> {
+    let mut out = Vec::new();
+    for file in &DEVICE_FILES {
+        if !(file.parse)(data, slug)? {
+            continue;
+        }
+        let from = data.root().join(slug).join(file.rel);
+        let text = crate::confine::read_regular_file(&from)
+            .with_context(|| format!("reading {}", from.display()))?;
+        let date = date_of(&text, file)
+            .with_context(|| format!("{} states no date ({})", from.display(), file.date))?;
+        let log = match file.log {
+            Some(log) => {
+                let path = data.root().join(slug).join(log);
+                crate::confine::is_present(&path)
+                    .then(|| crate::confine::read_regular_file(&path))
+                    .transpose()
+                    .with_context(|| format!("reading {}", path.display()))?
+            }
+            None => None,
+        };
+        out.push(Incoming {
+            slug: slug.to_string(),
+            file,
+            from,
+            date,
+            text,
+            log,
+        });
+    }
+    Ok(out)
+}
+
+/// Writes each incoming file whose date is newer than the book's own (or that the book lacks),
+/// oldest first, so the newest of several shards wins; returns the files written. Call under the
+/// data lock.
+pub(super) fn merge_newer(target: &DataDir, mut incoming: Vec<Incoming>) -> anyhow::Result<usize> {
+    incoming.sort_by(|a, b| a.date.cmp(&b.date));
+    let mut written = 0;
+    for inc in incoming {
+        // The book's own file must be readable: a corrupt one is reported, never overwritten.
+        let current = if (inc.file.parse)(target, &inc.slug)? {
+            let path = target.root().join(&inc.slug).join(inc.file.rel);
+            let text = crate::confine::read_regular_file(&path)
+                .with_context(|| format!("reading {}", path.display()))?;
+            date_of(&text, inc.file)
+        } else {
+            None
+        };
+        if current.as_ref().is_some_and(|d| *d >= inc.date) {
+            continue;
+        }
+        let path = confined(target, &inc.slug, inc.file.rel)?;
+        crate::record::store::write_atomic(&path, &inc.text)?;
+        if let Some(log) = inc.file.log {
+            let log_path = confined(target, &inc.slug, log)?;
+            match &inc.log {
+                Some(text) => crate::record::store::write_atomic(&log_path, text)?,
+                // The book's old log would describe another run.
+                None if log_path.exists() => std::fs::remove_file(&log_path)
+                    .with_context(|| format!("removing {}", log_path.display()))?,
+                None => {}
+            }
+        }
+        eprintln!(
+            "{}: from {} ({})",
+            path.display(),
+            inc.from.display(),
+            inc.date
+        );
+        written += 1;
+    }
+    Ok(written)
+}
+
+/// `data/<slug>/<rel>` of the book, its folder created, refused when it resolves outside `data/`.
+fn confined(target: &DataDir, slug: &str, rel: &str) -> anyhow::Result<PathBuf> {
+    crate::confine::plain_name(slug)?;
+    let device = target.root().join(slug);
+    let path = device.join(rel);
+    let folder = path.parent().unwrap_or(Path::new("."));
+    let outside = |p: &Path| p.exists() && !crate::confine::is_inside(p, &[target.root()]);
+    // Checked before anything is created in it, then again for the subfolder.
+    anyhow::ensure!(
+        !outside(&device) && !outside(folder),
+        "{} resolves outside data/ (a symlink?): not written",
+        path.display()
+    );
+    std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
+    anyhow::ensure!(
+        !outside(folder),
+        "{} resolves outside data/ (a symlink?): not written",
+        path.display()
+    );
+    Ok(path)
+}
