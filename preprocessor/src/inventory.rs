@@ -209,6 +209,20 @@ impl Inventory {
                         "data/papers/{}/{ITEMS_FILE}: item `{}` is marked re-run, but no directive names `reproduces = \"{full}\"`",
                         paper.key, item.id
                     )),
+                    // The status table would show the `same_as` item's directives, not this one's.
+                    ItemState::ReRun
+                        if item.same_as.is_some()
+                            && named.contains(format!("{}:{}", paper.key, item.id).as_str()) =>
+                    {
+                        let own = format!("{}:{}", paper.key, item.id);
+                        problems.push(format!(
+                            "data/papers/{}/{ITEMS_FILE}: item `{}` says `same_as = \"{}\"`, but a directive re-runs it itself (`reproduces = \"{own}\"`, {}): remove `same_as`",
+                            paper.key,
+                            item.id,
+                            paper.run_by(item),
+                            at[own.as_str()].join(", ")
+                        ))
+                    }
                     ItemState::PaperNumbers | ItemState::Prose | ItemState::NotReproduced
                         if named.contains(format!("{}:{}", paper.key, item.id).as_str()) =>
                     {
@@ -372,6 +386,26 @@ why = "needs instruction counts"
         assert!(problems.iter().any(|p| {
             p.contains("item `gips` is marked not reproduced, but a directive re-runs it")
         }));
+    }
+
+    /// Regression (session 10): Widuch's `fig5-conclusions` said `same_as = "fig5"` while a
+    /// directive of its own re-ran it, so the status table counted the claims of fig5's directive.
+    #[test]
+    fn an_item_with_same_as_that_a_directive_names_itself_is_reported() {
+        let inv = Inventory {
+            papers: vec![paper(OK).unwrap()],
+        };
+        let problems = inv.check_reproduces([
+            ("p2020:table1", "c.md#1".to_string()),
+            ("p2020:listing1", "c.md#2".to_string()),
+        ]);
+        assert_eq!(problems.len(), 1, "{problems:#?}");
+        assert!(
+            problems[0].contains(
+                "item `listing1` says `same_as = \"table1\"`, but a directive re-runs it itself (`reproduces = \"p2020:listing1\"`, c.md#2): remove `same_as`"
+            ),
+            "{problems:#?}"
+        );
     }
 
     #[test]
