@@ -65,19 +65,7 @@ fn convert(value: f64, from: Unit, to: Unit) -> Option<f64> {
 /// "paper: GeForce 9600M GT (widuch2010, Table 3)" with how to read the second line; the GPU's
 /// full description and the source are in the tooltip.
 pub fn caption_html(paper: &PaperTable, unit: Unit, matched: usize) -> String {
-    let gpu = paper.gpu().unwrap_or("GPU not stated");
-    let short_gpu = paper.gpu_short().map_or(gpu, |(name, _)| name);
-    let mut tooltip = gpu.to_string();
-    if let Some(source) = paper.meta.get("source") {
-        tooltip.push_str(" · ");
-        tooltip.push_str(source);
-    }
-    let head = format!(
-        "<span class=\"gpulab-paper-label\" title=\"{}\">paper: {} ({})</span>",
-        escape(&tooltip),
-        escape(short_gpu),
-        escape(&paper.citation())
-    );
+    let head = paper_label_html(paper);
     if matched == 0 {
         return format!("{head} — no value of the paper matches these cells");
     }
@@ -99,6 +87,34 @@ pub fn caption_html(paper: &PaperTable, unit: Unit, matched: usize) -> String {
     };
     format!(
         "{head} — second line: the paper's value · speed-up vs paper ({how}; &gt; 1: ours better)"
+    )
+}
+
+/// "paper: GeForce 9600M GT (widuch2010, Table 3)", the GPU's full description and the source in
+/// the tooltip.
+fn paper_label_html(paper: &PaperTable) -> String {
+    let gpu = paper.gpu().unwrap_or("GPU not stated");
+    let short_gpu = paper.gpu_short().map_or(gpu, |(name, _)| name);
+    let mut tooltip = gpu.to_string();
+    if let Some(source) = paper.meta.get("source") {
+        tooltip.push_str(" · ");
+        tooltip.push_str(source);
+    }
+    format!(
+        "<span class=\"gpulab-paper-label\" title=\"{}\">paper: {} ({})</span>",
+        escape(&tooltip),
+        escape(short_gpu),
+        escape(&paper.citation())
+    )
+}
+
+/// The caption of a table whose metric the paper's table has no column for: it says so, where
+/// "no value matches" would suggest the paper measured other cells.
+pub fn no_column_html(paper: &PaperTable, label: &str) -> String {
+    format!(
+        "{} — the paper's table gives no number for {}",
+        paper_label_html(paper),
+        escape(label)
     )
 }
 
@@ -168,6 +184,14 @@ mod tests {
         assert!(html.contains("paper ÷ ours"));
         assert!(caption_html(&paper, Unit::GigabytesPerSec, 3).contains("ours ÷ paper"));
         assert!(caption_html(&paper, Unit::Millis, 0).contains("no value of the paper matches"));
+        // Regression (session 10): a table of a metric the paper has no column for (Szczepański's
+        // whole-GPU GIPS) read "no value of the paper matches these cells".
+        let none = no_column_html(&paper, "GIPS, whole GPU");
+        assert!(
+            none.contains("the paper's table gives no number for GIPS, whole GPU"),
+            "{none}"
+        );
+        assert!(!none.contains("matches"), "{none}");
     }
 
     #[test]

@@ -43,6 +43,9 @@ pub struct TableModel {
     pub rows: Vec<TableRow>,
     /// Cells that have a paper value.
     pub paper_matches: usize,
+    /// Cells left without the paper's value because the same paper row (one that names none of the
+    /// rows field's values, e.g. a lab that states no N) is already shown higher in the column.
+    pub paper_repeats: usize,
 }
 
 impl TableModel {
@@ -76,7 +79,10 @@ impl TableModel {
         }
 
         let metric = MetricRef::resolve(view, &spec.value);
-        let mut paper_matches = 0;
+        let (mut paper_matches, mut paper_repeats) = (0, 0);
+        // The paper rows already shown in each column (by address): a paper row that does not
+        // name the rows field would otherwise repeat its one number on every row.
+        let mut shown: Vec<Vec<*const crate::papers::PaperRow>> = vec![Vec::new(); columns.len()];
         let rows = grid
             .into_iter()
             .map(|(keys, by_column)| {
@@ -86,6 +92,12 @@ impl TableModel {
                         let state = CellState::of(cell, &metric.name);
                         let paper = cell.zip(view.paper).and_then(|(cell, paper)| {
                             let value = paper_value(paper, &metric, &cell.variant, &cell.axes)?;
+                            let row: *const _ = paper.lookup(&cell.variant, &cell.axes)?;
+                            if shown[i].contains(&row) {
+                                paper_repeats += 1;
+                                return None;
+                            }
+                            shown[i].push(row);
                             Some(compare(
                                 value,
                                 state.value(),
@@ -124,6 +136,7 @@ impl TableModel {
             columns,
             rows,
             paper_matches,
+            paper_repeats,
         }
     }
 

@@ -1,6 +1,6 @@
 //! The HTML of a results table: units in headers, best per row, failed and skipped cells, paper ratios.
 
-use super::compare::{PaperValue, caption_html};
+use super::compare::{PaperValue, caption_html, no_column_html};
 use super::csv::{csv_download_html, table_csv};
 use super::fields::{VARIANT, field_header};
 use super::format::format_value;
@@ -184,7 +184,17 @@ fn write_foot(out: &mut String, model: &TableModel, paper: Option<&PaperTable>) 
     if let Some(paper) = paper
         && model.metric.is_plain()
     {
-        notes.push(caption_html(paper, model.metric.unit, model.paper_matches));
+        notes.push(if paper.has_metric(&model.metric.base) {
+            caption_html(paper, model.metric.unit, model.paper_matches)
+        } else {
+            no_column_html(paper, &model.metric.label)
+        });
+        if model.paper_repeats > 0 {
+            notes.push(format!(
+                "the paper's value is shown once per column, in the first row: its table does not distinguish the rows by {}",
+                escape(&model.row_fields.join(", "))
+            ));
+        }
     }
     if model.any_stale() {
         notes.push("† recorded with an older kernel or spec; run <code>mdbook-gpulab record</code> to refresh".into());

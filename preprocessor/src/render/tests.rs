@@ -826,3 +826,34 @@ fn which_builtin_metrics_are_computed_from_the_time() {
         assert!(!uses(untimed), "{untimed}");
     }
 }
+
+/// Regression (session 10): lab 3's Tables 3.1 and 3.2 state no N, so their one time per variant
+/// stood beside every N row, as if the lab had measured it at each size. Now a paper row that does
+/// not name the rows field is shown once per column, in the first row, and the caption says why.
+#[test]
+fn a_paper_value_without_the_row_axis_is_shown_once_per_column() {
+    let mut fixture = Fixture::new();
+    fixture.paper = crate::papers::PaperTable::parse(
+        "synth2020/table1",
+        std::path::Path::new("synthetic.csv"),
+        "# paper: synth2020\n# gpu: Synthetic Paper GPU\n# units: time_ms=ms\nvariant,time_ms\nshared_2d,9.0\n",
+    )
+    .unwrap();
+    let view = fixture.view();
+    let model = TableModel::build(&view, &view.devices[0], &fixture.directive.tables[0]);
+    let shared: Vec<Option<f64>> = model
+        .rows
+        .iter()
+        .map(|r| r.cells[1].paper.map(|p| p.value))
+        .collect();
+    assert_eq!(shared[0], Some(9.0), "{shared:?}");
+    assert!(shared[1..].iter().all(Option::is_none), "{shared:?}");
+    assert!(model.paper_repeats >= 1);
+    let html = table_html(&model, Some(&fixture.paper), "x.csv");
+    assert!(
+        html.contains(
+            "shown once per column, in the first row: its table does not distinguish the rows by N"
+        ),
+        "{html}"
+    );
+}
