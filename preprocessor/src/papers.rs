@@ -76,6 +76,11 @@ impl PaperTable {
         let mut meta = BTreeMap::new();
         let mut header: Option<Header> = None;
         let mut rows = Vec::new();
+        // (variant, axes) of each row read so far, with its line: a repeated row is an error
+        // (lookups would silently take the first).
+        let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        // A spreadsheet's UTF-8 byte-order mark would otherwise become part of the first name.
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (index, raw) in text.lines().enumerate() {
             let line_no = index + 1;
             let line = raw.trim_end_matches('\r');
@@ -96,7 +101,24 @@ impl PaperTable {
                     let units = parse_units(meta.get("units").map(String::as_str));
                     header = Some(Header::new(fields, &units).map_err(|m| syntax(line_no, m))?);
                 }
-                Some(h) => rows.push(h.row(fields).map_err(|m| syntax(line_no, m))?),
+                Some(h) => {
+                    let row = h.row(fields).map_err(|m| syntax(line_no, m))?;
+                    let key = format!("{}\u{0}{:?}", row.variant, row.axes);
+                    if let Some(first) = seen.insert(key, line_no) {
+                        return Err(syntax(
+                            line_no,
+                            format!(
+                                "repeats the variant and axes of line {first} (`{}`{}): give each once",
+                                row.variant,
+                                row.axes
+                                    .iter()
+                                    .map(|(k, v)| format!(", {k} = {v}"))
+                                    .collect::<String>()
+                            ),
+                        ));
+                    }
+                    rows.push(row);
+                }
             }
         }
         if header.is_none() {
@@ -177,6 +199,11 @@ impl PaperTable {
             }),
             None => known_unit(metric),
         }
+    }
+
+    /// Whether any row of the table gives `metric` (a column of the CSV).
+    pub fn has_metric(&self, metric: &str) -> bool {
+        self.rows.iter().any(|r| r.metrics.contains_key(metric))
     }
 
     /// The row for `variant` whose axes all equal the given ones (the paper row may name fewer axes).
@@ -517,6 +544,25 @@ N,BLOCK,variant,time_ms,speed,gflops
         ));
         let missing = PaperTable::load(dir.path(), "synth2020/none").unwrap_err();
         assert!(missing.to_string().contains("none.csv"));
+    }
+
+    /// Regression (session 10): a row given twice was accepted (lookups took the first), and a
+    /// CSV saved by a spreadsheet with a byte-order mark named its first axis "\u{feff}N", so no
+    /// cell matched.
+    #[test]
+    fn a_repeated_row_is_an_error_and_a_byte_order_mark_is_ignored() {
+        let twice = "N,variant,time_ms\n16,a,1.0\n32,a,2.0\n16,a,3.0\n";
+        let err = PaperTable::parse("synth/t", Path::new("p.csv"), twice)
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.contains("p.csv:4:")
+                && err.contains("repeats the variant and axes of line 2 (`a`, N = 16)"),
+            "{err}"
+        );
+        let bom = "\u{feff}N,variant,time_ms\n16,a,1.0\n";
+        let t = PaperTable::parse("synth/t", Path::new("p.csv"), bom).unwrap();
+        assert!(t.rows[0].axes.contains_key("N"), "{:?}", t.rows[0].axes);
     }
 
     #[test]

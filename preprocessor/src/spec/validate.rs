@@ -164,6 +164,25 @@ pub fn validate(
         }
     }
 
+    // `B = "16x16"` defines `B_X` and `B_Y`: a parameter of that name would silently replace one.
+    for (pname, value) in &params {
+        if value.as_dim2().is_none() {
+            continue;
+        }
+        for side in ["X", "Y"] {
+            let derived = format!("{pname}_{side}");
+            if let Some(other) = raw.params.get(&derived) {
+                c.err(
+                    other.span(),
+                    format!(
+                        "parameter `{derived}` has the name of a side of `{pname}` (its \"AxB\" value defines `{pname}_X` and `{pname}_Y`): rename one of them"
+                    ),
+                    format!("shadows a side of `{pname}`"),
+                );
+            }
+        }
+    }
+
     let check_file = |c: &mut Checker, rel: &Spanned<String>| -> Option<std::path::PathBuf> {
         let path = dir.join(rel.get_ref());
         // Inside the book, or inside the kernels folder (which may be a symlink to a shared one).
