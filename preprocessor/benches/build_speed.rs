@@ -63,6 +63,34 @@ fn build_in_process(out: &Path, with_gpulab: bool) {
     md.build().expect("building the handbook");
 }
 
+/// A renderer that only names itself `html`, so that `preprocess_book` runs what a build would.
+struct HtmlName;
+
+impl mdbook_renderer::Renderer for HtmlName {
+    fn name(&self) -> &str {
+        "html"
+    }
+    fn render(&self, _: &mdbook_renderer::RenderContext) -> anyhow::Result<()> {
+        Ok(())
+    }
+}
+
+/// The preprocessors of one in-process build, without the renderer.
+fn preprocess_only(with_gpulab: bool) {
+    let mut md = mdbook_driver::MDBook::load(repo()).expect("loading the handbook");
+    if with_gpulab {
+        let mut lab = GpuLab::new();
+        lab.overrides.mode = Some(Mode::Recorded);
+        md.with_preprocessor(lab);
+    } else {
+        md.config
+            .set("preprocessor.gpulab.renderers", vec!["none"])
+            .unwrap();
+    }
+    md.preprocess_book(&HtmlName)
+        .expect("preprocessing the handbook");
+}
+
 /// One `mdbook build` of the handbook into `out`.
 fn build_with_mdbook(mdbook: &str, out: &Path, with_gpulab: bool) {
     let mut cmd = Command::new(mdbook);
@@ -111,6 +139,17 @@ fn main() {
     let html = std::fs::read_to_string(lab_out.join("part1/widuch2010.html")).unwrap();
     assert!(html.contains("class=\"gpulab"), "the preprocessor ran");
     report("in-process (mdbook-driver)", plain, lab);
+    let (pre_plain, pre_lab) = (
+        timed(|| preprocess_only(false)),
+        timed(|| preprocess_only(true)),
+    );
+    println!(
+        "  of which loading and preprocessing: plain {:.0} ms, with gpulab {:.0} ms; rendering HTML: plain {:.0} ms, with gpulab {:.0} ms",
+        pre_plain.as_secs_f64() * 1e3,
+        pre_lab.as_secs_f64() * 1e3,
+        plain.saturating_sub(pre_plain).as_secs_f64() * 1e3,
+        lab.saturating_sub(pre_lab).as_secs_f64() * 1e3,
+    );
 
     let mdbook = std::env::var("MDBOOK").unwrap_or_else(|_| "mdbook".into());
     match Command::new(&mdbook).arg("--version").output() {
