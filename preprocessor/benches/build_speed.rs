@@ -44,12 +44,9 @@ fn timed(mut f: impl FnMut()) -> Duration {
     )
 }
 
-/// One in-process build of the handbook into `out`, with the preprocessor or without it.
-fn build_in_process(out: &Path, with_gpulab: bool) {
+/// The handbook loaded in-process, with the preprocessor or without it.
+fn load(with_gpulab: bool) -> mdbook_driver::MDBook {
     let mut md = mdbook_driver::MDBook::load(repo()).expect("loading the handbook");
-    md.config
-        .set("build.build-dir", out.display().to_string())
-        .unwrap();
     if with_gpulab {
         let mut lab = GpuLab::new();
         lab.overrides.mode = Some(Mode::Recorded);
@@ -60,6 +57,15 @@ fn build_in_process(out: &Path, with_gpulab: bool) {
             .set("preprocessor.gpulab.renderers", vec!["none"])
             .unwrap();
     }
+    md
+}
+
+/// One in-process build of the handbook into `out`, with the preprocessor or without it.
+fn build_in_process(out: &Path, with_gpulab: bool) {
+    let mut md = load(with_gpulab);
+    md.config
+        .set("build.build-dir", out.display().to_string())
+        .unwrap();
     md.build().expect("building the handbook");
 }
 
@@ -77,17 +83,8 @@ impl mdbook_renderer::Renderer for HtmlName {
 
 /// The preprocessors of one in-process build, without the renderer.
 fn preprocess_only(with_gpulab: bool) {
-    let mut md = mdbook_driver::MDBook::load(repo()).expect("loading the handbook");
-    if with_gpulab {
-        let mut lab = GpuLab::new();
-        lab.overrides.mode = Some(Mode::Recorded);
-        md.with_preprocessor(lab);
-    } else {
-        md.config
-            .set("preprocessor.gpulab.renderers", vec!["none"])
-            .unwrap();
-    }
-    md.preprocess_book(&HtmlName)
+    load(with_gpulab)
+        .preprocess_book(&HtmlName)
         .expect("preprocessing the handbook");
 }
 

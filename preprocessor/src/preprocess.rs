@@ -297,40 +297,25 @@ pub fn process_book(
             &mut recordings,
             &ws.sources,
         );
-        let html = match tables {
-            Ok(tables) => crate::render::anchors::anchors_html(&tables),
-            Err(e) => {
-                let message = e.to_string();
-                unreadable.push(format!(
-                    "{}: {ANCHORS_INFO}: {message}",
-                    f.chapter_path.display()
-                ));
-                templates.render_error(
-                    &format!("Unreadable data for this {ANCHORS_INFO} block"),
-                    &message,
-                )?
-            }
-        };
+        let html = block_html(
+            tables.map(|t| crate::render::anchors::anchors_html(&t)),
+            (ANCHORS_INFO, f),
+            &mut unreadable,
+            &templates,
+        )?;
         replacements
             .entry(f.chapter_path.clone())
             .or_default()
             .push((f.fence.block.clone(), html));
     }
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::NcuCheck) {
-        let html = match crate::results::ncu_check::device_checks(recordings.data()) {
-            Ok(checks) => crate::render::ncu_check::ncu_check_html(&checks),
-            Err(e) => {
-                let message = e.to_string();
-                unreadable.push(format!(
-                    "{}: {NCU_CHECK_INFO}: {message}",
-                    f.chapter_path.display()
-                ));
-                templates.render_error(
-                    &format!("Unreadable data for this {NCU_CHECK_INFO} block"),
-                    &message,
-                )?
-            }
-        };
+        let html = block_html(
+            crate::results::ncu_check::device_checks(recordings.data())
+                .map(|c| crate::render::ncu_check::ncu_check_html(&c)),
+            (NCU_CHECK_INFO, f),
+            &mut unreadable,
+            &templates,
+        )?;
         replacements
             .entry(f.chapter_path.clone())
             .or_default()
@@ -375,6 +360,25 @@ pub fn process_book(
         }
     });
     Ok(summary)
+}
+
+/// The HTML of a `gpulab-anchors` or `gpulab-ncu-check` block (`info`, at `f`), or, when its data
+/// cannot be read, an error box, with the problem added to `unreadable`.
+fn block_html(
+    html: std::result::Result<String, crate::record::StoreError>,
+    (info, f): (&str, &FoundDirective),
+    unreadable: &mut Vec<String>,
+    templates: &Templates,
+) -> Result<String> {
+    match html {
+        Ok(html) => Ok(html),
+        Err(e) => {
+            let message = e.to_string();
+            unreadable.push(format!("{}: {info}: {message}", f.chapter_path.display()));
+            Ok(templates
+                .render_error(&format!("Unreadable data for this {info} block"), &message)?)
+        }
+    }
 }
 
 /// What a build did, printed on stderr at its end: kernels run or recordings used, and how much

@@ -271,6 +271,18 @@ fn slurm_array_records_shards_and_merges_them_into_the_book() {
     merged_all(&book, &log, &["task1", "task2"]);
 }
 
+/// `merge --dir BOOK SHARD`, which must fail; its stderr.
+fn merge_fails(book: &BookCopy, shard: &Path, log: &Path) -> String {
+    let out = gpulab(&["merge", "--dir"], log)
+        .arg(&book.root)
+        .arg(shard)
+        .output()
+        .unwrap();
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(!out.status.success(), "merge passed: {stderr}");
+    stderr
+}
+
 #[test]
 fn merge_refuses_a_recording_whose_path_names_another_experiment() {
     let book = BookCopy::handbook();
@@ -286,13 +298,7 @@ fn merge_refuses_a_recording_whose_path_names_another_experiment() {
         shard.join("fake-gpu/sgemm.json"),
     )
     .unwrap();
-    let out = gpulab(&["merge", "--dir"], &log)
-        .arg(&book.root)
-        .arg(&shard)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success());
+    let stderr = merge_fails(&book, &shard, &log);
     assert!(stderr.contains("not what its path says"), "{stderr}");
 }
 
@@ -677,13 +683,7 @@ fn merge_brings_a_shards_newer_anchors_and_checks() {
         ],
     );
     let before = read("anchors/library.json");
-    let out = gpulab(&["merge", "--dir"], &log)
-        .arg(&book.root)
-        .arg(&bad)
-        .output()
-        .unwrap();
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(!out.status.success(), "{stderr}");
+    let stderr = merge_fails(&book, &bad, &log);
     assert!(
         stderr.contains("other-gpu/checks/ncu.json cannot be parsed"),
         "{stderr}"
