@@ -57,7 +57,7 @@ pub fn check_points(
     let spec = SourceFile::new(spec_shown, spec_text.as_str());
     let mut out = Vec::new();
     for ((variant, _, _), (p, axes, count)) in seen {
-        let spec_span = find_expr(&spec_text, &p.expr);
+        let spec_span = find_expr_in_variant(&spec_text, &p.expr, &variant);
         let (line, _) = crate::diagnostic::line_col(&spec_text, spec_span.start);
         let more = if count > 1 {
             format!(" (and {} more point(s))", count - 1)
@@ -121,6 +121,38 @@ fn read_spec(path: &Path, shown: &Path) -> Result<String, Box<Diagnostic>> {
     })
 }
 
+/// [`find_expr`] in the `[[variant]]` table named `variant` first (several variants often write the
+/// same expression, e.g. `grid = "N/16"`), else anywhere in the spec (a buffer's or the
+/// parameters' expression).
+fn find_expr_in_variant(text: &str, expr: &str, variant: &str) -> Range<usize> {
+    let table = text.match_indices("[[variant]]").find_map(|(start, _)| {
+        let rest = &text[start + "[[variant]]".len()..];
+        // The table ends at the next header that is not one of its sub-tables (`[variant.x]`).
+        let end = rest
+            .match_indices("\n[")
+            .map(|(e, _)| e)
+            .find(|e| {
+                let header = rest[e + 1..].trim_start_matches('[');
+                !header.starts_with("variant.")
+            })
+            .map_or(text.len(), |e| start + "[[variant]]".len() + e);
+        let body = &text[start..end];
+        let names_it = body.lines().any(|l| {
+            l.split_once('=').is_some_and(|(k, v)| {
+                k.trim() == "name" && v.trim().trim_matches(['"', '\'']) == variant
+            })
+        });
+        names_it.then_some(start..end)
+    });
+    if let Some(range) = table {
+        let found = find_expr(&text[range.clone()], expr);
+        if found != (0..0) {
+            return range.start + found.start..range.start + found.end;
+        }
+    }
+    find_expr(text, expr)
+}
+
 /// Where expression `expr` is written in the spec text: as a quoted string if possible, else as
 /// a bare value (after `=`, `[` or `,`, so that a label mentioning the same text is skipped).
 fn find_expr(text: &str, expr: &str) -> Range<usize> {
@@ -141,7 +173,25 @@ fn find_expr(text: &str, expr: &str) -> Range<usize> {
 
 #[cfg(test)]
 mod tests {
-    use super::{find_expr, read_spec};
+    use super::{find_expr, find_expr_in_variant, read_spec};
+
+    /// Regression (session 10): the help line named the first line of the spec that wrote the
+    /// same expression, often another variant's.
+    #[test]
+    fn an_expression_is_found_in_its_own_variant_first() {
+        let t = "[params]\nN = 4\n\n[[variant]]\nname = \"a\"\ngrid = \"N/16\"\n\n[[variant]]\nname = \"b\"\nblock = 32\ngrid = \"N/16\"\n";
+        let second = t.rfind("\"N/16\"").unwrap();
+        assert_eq!(find_expr_in_variant(t, "N/16", "b").start, second);
+        assert_eq!(
+            find_expr_in_variant(t, "N/16", "a").start,
+            t.find("\"N/16\"").unwrap()
+        );
+        // Not in the variant's table: anywhere.
+        assert_eq!(
+            find_expr_in_variant(t, "4", "b").start,
+            t.find("4").unwrap()
+        );
+    }
 
     /// An unreadable spec was read as empty, so its problems pointed at nothing; now it is an error.
     #[test]
