@@ -65,17 +65,23 @@ pub struct Config {
     /// Cache for compiled PTX (outside `book/`, so `mdbook serve` does not loop).
     pub cache: PathBuf,
     /// Default measurement rules (a directive's `measure` overrides them).
+    #[serde(alias = "timeout-s")]
     pub timeout_s: Option<f64>,
+    #[serde(alias = "max-samples")]
     pub max_samples: Option<usize>,
+    #[serde(alias = "min-samples")]
     pub min_samples: Option<usize>,
     pub noise: Option<f64>,
     /// Default time budget per point for CPU baselines and long launch sequences, seconds.
+    #[serde(alias = "budget-s")]
     pub budget_s: Option<f64>,
     /// Seconds a point may run without a result before its worker is killed as hung (default:
     /// derived from the timeout and budget, at least 60 s).
+    #[serde(alias = "watchdog-s")]
     pub watchdog_s: Option<f64>,
     /// Bytes all buffers of one point may take when no GPU is known (default
     /// [`crate::limits::DEFAULT_MAX_BUFFER_BYTES`]); a live run also checks the device's memory.
+    #[serde(alias = "max-buffer-bytes")]
     pub max_buffer_bytes: Option<u64>,
 }
 
@@ -172,7 +178,8 @@ impl Config {
 /// A message for each key that neither mdBook nor this tool reads, with the nearest known key.
 fn unknown_keys<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<String> {
     let known = || MDBOOK_KEYS.iter().chain(OWN_KEYS).copied();
-    keys.filter(|k| !known().any(|n| n == *k))
+    // mdBook writes `MDBOOK_PREPROCESSOR__GPULAB__TIMEOUT_S` as `timeout-s`: the same key.
+    keys.filter(|k| !known().any(|n| n == k.replace('-', "_")))
         .map(|k| {
             let hint = crate::diagnostic::did_you_mean(k, known())
                 .map_or_else(String::new, |h| format!("; {h}"));
@@ -212,9 +219,27 @@ mod tests {
         }
     }
 
+    /// Regression (session 10): mdBook turns `MDBOOK_PREPROCESSOR__GPULAB__TIMEOUT_S=5` into the
+    /// key `timeout-s`, which was ignored (and, with the unknown-key check, refused).
+    #[test]
+    fn an_environment_override_with_dashes_is_read() {
+        let c: Config = toml::from_str("timeout-s = 5.0\nmax-samples = 9").unwrap();
+        assert_eq!((c.timeout_s, c.max_samples), (Some(5.0), Some(9)));
+    }
+
     #[test]
     fn an_unknown_key_is_named_with_the_nearest_known_one() {
-        let problems = unknown_keys(["command", "renderers", "stritc", "mode"].into_iter());
+        let problems = unknown_keys(
+            [
+                "command",
+                "renderers",
+                "stritc",
+                "mode",
+                "timeout-s",
+                "max-samples",
+            ]
+            .into_iter(),
+        );
         assert_eq!(problems.len(), 1, "{problems:?}");
         assert!(problems[0].contains("`stritc`"), "{problems:?}");
         assert!(problems[0].contains("strict"), "{problems:?}");

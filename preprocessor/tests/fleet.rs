@@ -639,11 +639,20 @@ fn merge_brings_a_shards_newer_anchors_and_checks() {
             (&format!("{h100}/checks/ncu.log"), "the shard's log\n"),
             (
                 &format!("{h100}/checks/event_offset.json"),
-                &dated(&offset, offset_date, "\"date\": \"2020-01-01T00:00:00Z\""),
+                // 01:00 UTC: older than the book's 01:54:37Z, though it sorts later as text.
+                &dated(
+                    &offset,
+                    offset_date,
+                    "\"date\": \"2026-11-24T03:00:00+02:00\"",
+                ),
             ),
             (
                 "other-gpu/anchors/library.json",
                 &read("anchors/library.json"),
+            ),
+            (
+                "undated-gpu/anchors/library.json",
+                &read("anchors/library.json").replace("\"recorded_at\"", "\"measured\""),
             ),
         ],
     );
@@ -667,6 +676,11 @@ fn merge_brings_a_shards_newer_anchors_and_checks() {
         book.read("data/other-gpu/anchors/library.json"),
         read("anchors/library.json")
     );
+    assert!(
+        stderr.contains("undated-gpu/anchors/library.json states no date"),
+        "{stderr}"
+    );
+    assert!(!book.path("data/undated-gpu/anchors/library.json").exists());
 
     // A corrupt file in a shard: nothing is written.
     let bad = book.path("bad-shard");
@@ -689,4 +703,24 @@ fn merge_brings_a_shards_newer_anchors_and_checks() {
         "{stderr}"
     );
     assert_eq!(read("anchors/library.json"), before);
+
+    // The book's own file corrupt: nothing is written, the shard's newer points included.
+    book.write("data/other-gpu/anchors/library.json", "{");
+    let points = book.path("points-shard");
+    ok(gpulab(&["record", "--experiment", "reduction"], &log)
+        .arg(&book.root)
+        .output()
+        .unwrap());
+    common::copy_dir(&book.path("data/fake-gpu"), &points.join("fake-gpu"));
+    std::fs::remove_dir_all(book.path("data/fake-gpu")).unwrap();
+    common::write_files(
+        &points,
+        &[("other-gpu/anchors/library.json", &before as &str)],
+    );
+    let stderr = merge_fails(&book, &points, &log);
+    assert!(
+        stderr.contains("other-gpu/anchors/library.json cannot be parsed"),
+        "{stderr}"
+    );
+    assert!(!book.path("data/fake-gpu").exists(), "points were written");
 }

@@ -43,6 +43,7 @@ pub fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
         }
     }
     let target = ws.data();
+    super::merge_files::check_book(&target, &device_files)?;
     let lock = target.lock()?;
     let (mut files, mut points) = (0, 0);
     for (from, rec) in incoming {

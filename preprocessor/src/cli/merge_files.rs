@@ -6,6 +6,7 @@
 use crate::record::{DataDir, StoreError};
 use crate::results::{anchors, event_offset, ncu_check};
 use anyhow::Context;
+use chrono::{DateTime, FixedOffset};
 use std::path::{Path, PathBuf};
 
 /// One kind of device file: where it lives under `data/<slug>/`, its log, and where its date is.
@@ -44,15 +45,40 @@ pub(super) struct Incoming {
     slug: String,
     file: &'static DeviceFile,
     from: PathBuf,
-    date: String,
+    date: DateTime<FixedOffset>,
     text: String,
     log: Option<String>,
 }
 
-/// The date a device file states; `None` when it has none.
-fn date_of(text: &str, file: &DeviceFile) -> Option<String> {
-    let value: serde_json::Value = serde_json::from_str(text).ok()?;
-    value.pointer(file.date)?.as_str().map(String::from)
+/// The date a device file states: `Ok(None)` when it states none, an error when it is no RFC 3339
+/// time (compared as instants, so `…+02:00` and `…Z` order correctly).
+fn date_of(text: &str, file: &DeviceFile) -> anyhow::Result<Option<DateTime<FixedOffset>>> {
+    let value: serde_json::Value = serde_json::from_str(text)?;
+    let Some(date) = value.pointer(file.date) else {
+        return Ok(None);
+    };
+    let date = date
+        .as_str()
+        .with_context(|| format!("`{}` is not a string", file.date))?;
+    DateTime::parse_from_rfc3339(date)
+        .map(Some)
+        .with_context(|| format!("`{}` = \"{date}\" is not an RFC 3339 time", file.date))
+}
+
+/// The date of the book's own file of this kind; `None` when it has none (or states no date: then
+/// any dated file is newer). A corrupt one is an error, checked before anything is written.
+fn book_date(
+    target: &DataDir,
+    slug: &str,
+    file: &DeviceFile,
+) -> anyhow::Result<Option<DateTime<FixedOffset>>> {
+    if !(file.parse)(target, slug)? {
+        return Ok(None);
+    }
+    let path = target.root().join(slug).join(file.rel);
+    let text = crate::confine::read_regular_file(&path)
+        .with_context(|| format!("reading {}", path.display()))?;
+    date_of(&text, file).with_context(|| path.display().to_string())
 }
 
 /// Every device file of the shard `data`, parsed as a build would (an unreadable one fails the
@@ -66,8 +92,14 @@ pub(super) fn read_shard(data: &DataDir, slug: &str) -> anyhow::Result<Vec<Incom
         let from = data.root().join(slug).join(file.rel);
         let text = crate::confine::read_regular_file(&from)
             .with_context(|| format!("reading {}", from.display()))?;
-        let date = date_of(&text, file)
-            .with_context(|| format!("{} states no date ({})", from.display(), file.date))?;
+        let Some(date) = date_of(&text, file).with_context(|| from.display().to_string())? else {
+            eprintln!(
+                "warning: {} states no date ({}): not merged",
+                from.display(),
+                file.date
+            );
+            continue;
+        };
         let log = match file.log {
             Some(log) => {
                 let path = data.root().join(slug).join(log);
@@ -90,23 +122,25 @@ pub(super) fn read_shard(data: &DataDir, slug: &str) -> anyhow::Result<Vec<Incom
     Ok(out)
 }
 
+/// Checks the book's own file of every kind `incoming` brings (parsed, dated or undated), before
+/// anything is written: a corrupt one stops the merge.
+pub(super) fn check_book(target: &DataDir, incoming: &[Incoming]) -> anyhow::Result<()> {
+    for inc in incoming {
+        book_date(target, &inc.slug, inc.file)?;
+    }
+    Ok(())
+}
+
 /// Writes each incoming file whose date is newer than the book's own (or that the book lacks),
 /// oldest first, so the newest of several shards wins; returns the files written. Call under the
-/// data lock.
+/// data lock, after [`check_book`].
 pub(super) fn merge_newer(target: &DataDir, mut incoming: Vec<Incoming>) -> anyhow::Result<usize> {
     incoming.sort_by(|a, b| a.date.cmp(&b.date));
     let mut written = 0;
     for inc in incoming {
         // The book's own file must be readable: a corrupt one is reported, never overwritten.
-        let current = if (inc.file.parse)(target, &inc.slug)? {
-            let path = target.root().join(&inc.slug).join(inc.file.rel);
-            let text = crate::confine::read_regular_file(&path)
-                .with_context(|| format!("reading {}", path.display()))?;
-            date_of(&text, inc.file)
-        } else {
-            None
-        };
-        if current.as_ref().is_some_and(|d| *d >= inc.date) {
+        let current = book_date(target, &inc.slug, inc.file)?;
+        if current.is_some_and(|d| d >= inc.date) {
             continue;
         }
         let path = confined(target, &inc.slug, inc.file.rel)?;
@@ -125,7 +159,7 @@ pub(super) fn merge_newer(target: &DataDir, mut incoming: Vec<Incoming>) -> anyh
             "{}: from {} ({})",
             path.display(),
             inc.from.display(),
-            inc.date
+            inc.date.to_rfc3339()
         );
         written += 1;
     }
