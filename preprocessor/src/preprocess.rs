@@ -284,7 +284,7 @@ pub fn process_book(
 
     // The library anchors and the profiler check: a data file that cannot be read spoils its own
     // block only (an error box), like a directive's recording.
-    unreadable.extend(recordings.unreadable_calibrations().iter().cloned());
+    unreadable.extend(recordings.unreadable_calibrations().cloned());
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::Anchors) {
         let spec: crate::results::anchors::AnchorsSpec =
             toml::from_str(&f.fence.body).map_err(|error| BuildError::Anchors {

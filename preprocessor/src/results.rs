@@ -25,8 +25,9 @@ pub struct Recordings {
     data: DataDir,
     devices: Vec<String>,
     offsets: HashMap<String, event_offset::EventOffset>,
-    /// Calibration files that could not be read: their device's times are shown uncorrected.
-    offset_errors: Vec<String>,
+    /// (device, message) of each calibration file that could not be read: that device's times are
+    /// shown uncorrected.
+    offset_errors: Vec<(String, String)>,
     loaded: HashMap<(String, String), Option<Recording>>,
 }
 
@@ -43,10 +44,15 @@ impl Recordings {
         })
     }
 
+    /// Whether `device` has a calibration that cannot be read (its times are shown uncorrected).
+    pub fn calibration_unreadable(&self, device: &str) -> bool {
+        self.offset_errors.iter().any(|(d, _)| d == device)
+    }
+
     /// The event-overhead calibrations that could not be read (each device's times are then shown
     /// without the correction), one message each: a build reports them as unreadable data.
-    pub fn unreadable_calibrations(&self) -> &[String] {
-        &self.offset_errors
+    pub fn unreadable_calibrations(&self) -> impl Iterator<Item = &String> {
+        self.offset_errors.iter().map(|(_, message)| message)
     }
 
     /// The event-overhead calibration applied to `device`'s points, if it has one.
@@ -181,11 +187,14 @@ impl Recordings {
 }
 
 /// Each device's event-overhead calibration, for the devices that have one.
-/// Every device's calibration, and a message for each one that cannot be read.
+/// Every device's calibration, and (device, message) for each one that cannot be read.
 fn load_offsets(
     data: &DataDir,
     devices: &[String],
-) -> (HashMap<String, event_offset::EventOffset>, Vec<String>) {
+) -> (
+    HashMap<String, event_offset::EventOffset>,
+    Vec<(String, String)>,
+) {
     let (mut out, mut errors) = (HashMap::new(), Vec::new());
     for d in devices {
         match event_offset::load(data, d) {
@@ -193,8 +202,9 @@ fn load_offsets(
                 out.insert(d.clone(), c);
             }
             Ok(None) => {}
-            Err(e) => errors.push(format!(
-                "{e}; {d}'s times are shown without the event-overhead correction"
+            Err(e) => errors.push((
+                d.clone(),
+                format!("{e}; {d}'s times are shown without the event-overhead correction"),
             )),
         }
     }
@@ -252,7 +262,15 @@ pub fn directive_view<'a>(
             })
             .collect(),
         metrics: crate::directive::metrics::directive_metric_infos(d, exp),
-        devices: recs.iter().map(|r| device_results(r, d, points)).collect(),
+        devices: recs
+            .iter()
+            .map(|r| {
+                let mut dev = device_results(r, d, points);
+                dev.provenance.calibration_unreadable =
+                    recordings.calibration_unreadable(&r.device.slug);
+                dev
+            })
+            .collect(),
         paper,
         self_check: paper.into_iter().map(|p| vec![p]).collect(),
         expected_cells: points.len(),
@@ -415,6 +433,7 @@ pub fn device_results<'a>(
             .filter_map(|p| p.timing.as_ref()?.event_offset_ms)
             .map(|d| d * 1e3)
             .reduce(f64::max),
+        calibration_unreadable: false,
     };
     // The claims' data is built once for all of the directive's claims (it holds every metric
     // of every cell), and not at all for a directive without claims.

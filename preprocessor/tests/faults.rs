@@ -287,10 +287,16 @@ fn a_corrupt_calibration_check_or_anchors_file_spoils_its_block_only() {
                 html.contains(&format!("Unreadable data for this {b} block")),
                 "{file}: {html}"
             ),
-            None => assert!(
-                err.contains("shown without the event-overhead correction"),
-                "{file}: {err}"
-            ),
+            None => {
+                assert!(
+                    err.contains("shown without the event-overhead correction"),
+                    "{file}: {err}"
+                );
+                assert!(
+                    html.contains("event times not corrected: the calibration cannot be read"),
+                    "{file}: the page says so"
+                );
+            }
         }
 
         let out = gpulab(&book, &["build", "--mode", "recorded", "--strict"], &[]);

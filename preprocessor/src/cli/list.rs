@@ -115,7 +115,8 @@ pub fn status_table(dir: &Path) -> anyhow::Result<(StatusTable, Vec<String>, Vec
         directives.push(directive_status(f, &view, state, exp, &points, &recordings));
     }
     let inventory = Inventory::load(&ws.config.data_dir(&ws.root))?;
-    let problems = inventory.check_reproduces(directives.iter().flat_map(|d| d.located_ids()));
+    let mut problems = inventory.check_reproduces(directives.iter().flat_map(|d| d.located_ids()));
+    problems.extend(recordings.unreadable_calibrations().cloned());
     Ok((
         StatusTable::build(&inventory, &directives),
         problems,

@@ -24,7 +24,10 @@ pub fn report(
     let mut counts: BTreeMap<Concern, usize> = BTreeMap::new();
     let mut implausible = Vec::new();
     // The numbers as the page shows them: less the calibrated event overhead, where there is one.
-    let calibration = event_offset::load(data, device).ok().flatten();
+    let calibration = event_offset::load(data, device).unwrap_or_else(|e| {
+        eprintln!("warning: {e}; the counts below use uncorrected times");
+        None
+    });
     let mut recorded = 0;
     for (name, exp) in &experiments {
         let Ok(Some(mut rec)) = data.load(device, name) else {

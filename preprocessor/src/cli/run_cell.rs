@@ -101,6 +101,9 @@ pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<Exit
             shown_directive.devices = DeviceSelection::Slug(crate::engine::local_device_slug()?);
         }
         let mut recordings = Recordings::new(ws.data())?;
+        for problem in recordings.unreadable_calibrations() {
+            eprintln!("warning: {problem}");
+        }
         recordings.preload(exp)?;
         let view = directive_view(
             &shown_directive,

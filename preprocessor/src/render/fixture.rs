@@ -235,6 +235,7 @@ impl Fixture {
                     tool_version: "0.1.0".into(),
                     details: Vec::new(),
                     event_offset_us: None,
+                    calibration_unreadable: false,
                 },
                 claims: vec![ClaimView {
                     text: "shared_2d.time_ms < global_2d.time_ms".into(),

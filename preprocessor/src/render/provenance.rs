@@ -16,6 +16,8 @@ pub fn provenance_text(p: &Provenance) -> String {
     }
     if let Some(us) = p.event_offset_us {
         parts.push(format!("event times less {us:.2} µs"));
+    } else if p.calibration_unreadable {
+        parts.push("event times not corrected: the calibration cannot be read".into());
     }
     parts.retain(|part| !part.trim().is_empty());
     parts.join(" · ")
@@ -92,6 +94,7 @@ mod tests {
             tool_version: "0.1.0".into(),
             details: Vec::new(),
             event_offset_us: None,
+            calibration_unreadable: false,
         }
     }
 
@@ -118,6 +121,14 @@ mod tests {
         };
         assert!(
             provenance_text(&corrected).ends_with("· commit abc1234 · event times less 0.96 µs")
+        );
+        let uncorrected = Provenance {
+            calibration_unreadable: true,
+            ..p.clone()
+        };
+        assert!(
+            provenance_text(&uncorrected)
+                .ends_with("· event times not corrected: the calibration cannot be read")
         );
         let detailed = Provenance {
             details: vec!["NVRTC 13.0".into(), "GPU GPU-ab".into()],

@@ -39,6 +39,8 @@ pub struct Provenance {
     /// The calibrated event overhead subtracted from the event times of the points shown (µs per
     /// launch; see `results::event_offset`), when any was.
     pub event_offset_us: Option<f64>,
+    /// The device has a calibration that cannot be read: its event times are shown uncorrected.
+    pub calibration_unreadable: bool,
 }
 
 /// The outcome of one `expect` claim on one device.
