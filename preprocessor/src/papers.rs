@@ -22,6 +22,8 @@ pub struct PaperTable {
     /// `# key: value` metadata (paper, item, gpu, source, units, note).
     pub meta: BTreeMap<String, String>,
     pub rows: Vec<PaperRow>,
+    /// Columns after `variant` that hold words, not numbers (`limiter`): not compared.
+    pub info_columns: Vec<String>,
 }
 
 /// One row of a paper table.
@@ -79,6 +81,7 @@ impl PaperTable {
         // (variant, axes) of each row read so far, with its line: a repeated row is an error
         // (lookups would silently take the first).
         let mut seen: std::collections::HashMap<String, usize> = std::collections::HashMap::new();
+        let mut lines: Vec<usize> = Vec::new();
         // A spreadsheet's UTF-8 byte-order mark would otherwise become part of the first name.
         let text = text.strip_prefix('\u{feff}').unwrap_or(text);
         for (index, raw) in text.lines().enumerate() {
@@ -103,8 +106,15 @@ impl PaperTable {
                 }
                 Some(h) => {
                     let row = h.row(fields).map_err(|m| syntax(line_no, m))?;
-                    let key = format!("{}\u{0}{:?}", row.variant, row.axes);
-                    if let Some(first) = seen.insert(key, line_no) {
+                    let first = seen.insert(row_key(&row), line_no).or_else(|| {
+                        // A row that leaves an axis blank matches every value of it, so it
+                        // overlaps any row of its variant that agrees on the axes it names.
+                        rows.iter()
+                            .zip(&lines)
+                            .find(|(other, _)| overlaps(other, &row))
+                            .map(|(_, l)| *l)
+                    });
+                    if let Some(first) = first {
                         return Err(syntax(
                             line_no,
                             format!(
@@ -118,6 +128,7 @@ impl PaperTable {
                         ));
                     }
                     rows.push(row);
+                    lines.push(line_no);
                 }
             }
         }
@@ -150,10 +161,19 @@ impl PaperTable {
             }
             rows.extend(derived);
         }
+        let info_columns = header
+            .iter()
+            .flat_map(|h| &h.columns)
+            .filter_map(|c| match c {
+                Column::Info(name) => Some(name.clone()),
+                _ => None,
+            })
+            .collect();
         Ok(PaperTable {
             id: id.to_string(),
             meta,
             rows,
+            info_columns,
         })
     }
 
@@ -260,6 +280,35 @@ fn paper_path(data_dir: &Path, id: &str) -> Result<PathBuf, PaperError> {
 }
 
 /// Integers and floats compare numerically (`160` equals `160.0`); strings exactly.
+/// A row's variant and axes, numbers written as floats (`4194304` and `4194304.0` are one value).
+fn row_key(row: &PaperRow) -> String {
+    let mut key = row.variant.clone();
+    for (name, value) in &row.axes {
+        match value.as_f64() {
+            Some(x) => key.push_str(&format!("\u{0}{name}={x:?}")),
+            None => key.push_str(&format!("\u{0}{name}:{value}")),
+        }
+    }
+    key
+}
+
+/// Whether rows `a` and `b` of the same variant, one naming fewer axes, would both match a cell:
+/// every axis the shorter one names has the same value in the other.
+fn overlaps(a: &PaperRow, b: &PaperRow) -> bool {
+    if a.variant != b.variant || a.axes.len() == b.axes.len() {
+        return false;
+    }
+    let (short, long) = if a.axes.len() < b.axes.len() {
+        (a, b)
+    } else {
+        (b, a)
+    };
+    short
+        .axes
+        .iter()
+        .all(|(k, v)| long.axes.get(k).is_some_and(|w| same_value(v, w)))
+}
+
 fn same_value(a: &ParamValue, b: &ParamValue) -> bool {
     match (a.as_f64(), b.as_f64()) {
         (Some(x), Some(y)) => x == y,
@@ -294,7 +343,7 @@ enum Column {
     Variant,
     Metric(String),
     /// After `variant` but not a metric (`limiter`): kept out of axes so lookups still match.
-    Info,
+    Info(String),
 }
 
 #[derive(Debug)]
@@ -321,7 +370,7 @@ impl Header {
             } else if units.contains_key(&name) || known_unit(&name).is_some() {
                 Column::Metric(name)
             } else if after_variant {
-                Column::Info
+                Column::Info(name)
             } else {
                 Column::Axis(name)
             });
@@ -560,6 +609,20 @@ N,BLOCK,variant,time_ms,speed,gflops
                 && err.contains("repeats the variant and axes of line 2 (`a`, N = 16)"),
             "{err}"
         );
+        // The same number written as an integer and as a float; a row with N left blank, which
+        // would match the cells of the row before it.
+        for (text, first) in [
+            ("N,variant,time_ms\n16,a,1.0\n16.0,a,3.0\n", 2),
+            ("N,BS,variant,time_ms\n16,8,a,1.0\n,8,a,3.0\n", 2),
+        ] {
+            let err = PaperTable::parse("synth/t", Path::new("p.csv"), text)
+                .unwrap_err()
+                .to_string();
+            assert!(
+                err.contains(&format!("repeats the variant and axes of line {first}")),
+                "{err}"
+            );
+        }
         let bom = "\u{feff}N,variant,time_ms\n16,a,1.0\n";
         let t = PaperTable::parse("synth/t", Path::new("p.csv"), bom).unwrap();
         assert!(t.rows[0].axes.contains_key("N"), "{:?}", t.rows[0].axes);
@@ -574,6 +637,7 @@ N,BLOCK,variant,time_ms,speed,gflops
         let t = PaperTable::parse("synth/occ", Path::new("p"), text).unwrap();
         assert_eq!(t.rows[0].metrics["registers"], 10.0);
         assert_eq!(t.rows[0].axes.len(), 1, "`limiter` is not an axis");
+        assert_eq!(t.info_columns, vec!["limiter".to_string()]);
         assert_eq!(t.unit_of("occupancy_pct"), Some(Unit::Percent));
         assert_eq!(t.unit_of("registers"), None);
         assert_eq!(
@@ -587,6 +651,7 @@ N,BLOCK,variant,time_ms,speed,gflops
         assert_eq!(t.citation(), "synth, Table 2");
         let long = PaperTable {
             id: "k/variants_a".into(),
+            info_columns: Vec::new(),
             meta: [(
                 "item".to_string(),
                 "average time of every variant and of the CPU loop, 1024 x 1024".to_string(),

@@ -691,6 +691,7 @@ mod tests {
     fn self_check_leaves_out_the_shown_table_when_a_set_merges_it() {
         let table = |id: &str| PaperTable {
             id: id.into(),
+            info_columns: Vec::new(),
             ..PaperTable::default()
         };
         let (t4, t2, t9) = (table("w/table4"), table("w/table2"), table("w/table9"));

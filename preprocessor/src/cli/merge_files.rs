@@ -135,7 +135,7 @@ pub(super) fn check_book(target: &DataDir, incoming: &[Incoming]) -> anyhow::Res
 /// oldest first, so the newest of several shards wins; returns the files written. Call under the
 /// data lock, after [`check_book`].
 pub(super) fn merge_newer(target: &DataDir, mut incoming: Vec<Incoming>) -> anyhow::Result<usize> {
-    incoming.sort_by(|a, b| a.date.cmp(&b.date));
+    incoming.sort_by_key(|a| a.date);
     let mut written = 0;
     for inc in incoming {
         // The book's own file must be readable: a corrupt one is reported, never overwritten.

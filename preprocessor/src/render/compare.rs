@@ -108,12 +108,19 @@ fn paper_label_html(paper: &PaperTable) -> String {
     )
 }
 
-/// The caption of a table whose metric the paper's table has no column for: it says so, where
-/// "no value matches" would suggest the paper measured other cells.
-pub fn no_column_html(paper: &PaperTable, label: &str) -> String {
+/// The caption of a table whose metric the paper's table has no numbers for: it says so (and
+/// whether it gives the metric in words), where "no value matches" would suggest the paper measured
+/// other cells.
+pub fn no_column_html(paper: &PaperTable, metric: &str, label: &str) -> String {
+    let in_words = paper.info_columns.iter().any(|c| c == metric);
     format!(
-        "{} — the paper's table gives no number for {}",
+        "{} — the paper's table gives {} {}",
         paper_label_html(paper),
+        if in_words {
+            "in words, not as a number,"
+        } else {
+            "no number for"
+        },
         escape(label)
     )
 }
@@ -171,6 +178,7 @@ mod tests {
         // Synthetic paper metadata.
         let mut paper = PaperTable {
             id: "p2020/t1".into(),
+            info_columns: Vec::new(),
             ..Default::default()
         };
         paper
@@ -186,12 +194,20 @@ mod tests {
         assert!(caption_html(&paper, Unit::Millis, 0).contains("no value of the paper matches"));
         // Regression (session 10): a table of a metric the paper has no column for (Szczepański's
         // whole-GPU GIPS) read "no value of the paper matches these cells".
-        let none = no_column_html(&paper, "GIPS, whole GPU");
+        let none = no_column_html(&paper, "gips", "GIPS, whole GPU");
         assert!(
             none.contains("the paper's table gives no number for GIPS, whole GPU"),
             "{none}"
         );
         assert!(!none.contains("matches"), "{none}");
+        paper.info_columns = vec!["limiter".into()];
+        let words = no_column_html(&paper, "limiter", "occupancy limited by");
+        assert!(
+            words.contains(
+                "the paper's table gives in words, not as a number, occupancy limited by"
+            ),
+            "{words}"
+        );
     }
 
     #[test]

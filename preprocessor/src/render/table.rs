@@ -43,9 +43,11 @@ pub struct TableModel {
     pub rows: Vec<TableRow>,
     /// Cells that have a paper value.
     pub paper_matches: usize,
-    /// Cells left without the paper's value because the same paper row (one that names none of the
-    /// rows field's values, e.g. a lab that states no N) is already shown higher in the column.
+    /// Cells left without the paper's value because the same paper row (one that names fewer
+    /// axes than the table varies, e.g. a lab that states no N) is already shown in the table.
     pub paper_repeats: usize,
+    /// The table's fields that those paper rows do not name (sorted, for the caption).
+    pub paper_unnamed: Vec<String>,
 }
 
 impl TableModel {
@@ -80,9 +82,12 @@ impl TableModel {
 
         let metric = MetricRef::resolve(view, &spec.value);
         let (mut paper_matches, mut paper_repeats) = (0, 0);
-        // The paper rows already shown in each column (by address): a paper row that does not
-        // name the rows field would otherwise repeat its one number on every row.
-        let mut shown: Vec<Vec<*const crate::papers::PaperRow>> = vec![Vec::new(); columns.len()];
+        let mut paper_unnamed = std::collections::BTreeSet::new();
+        // The paper rows already shown (by address): one that does not name an axis the table
+        // varies would otherwise repeat its one number in every row or column of that axis.
+        let mut shown: std::collections::HashSet<*const crate::papers::PaperRow> =
+            std::collections::HashSet::new();
+        let table_fields: Vec<&String> = row_fields.iter().chain([&column_field]).collect();
         let rows = grid
             .into_iter()
             .map(|(keys, by_column)| {
@@ -92,12 +97,20 @@ impl TableModel {
                         let state = CellState::of(cell, &metric.name);
                         let paper = cell.zip(view.paper).and_then(|(cell, paper)| {
                             let value = paper_value(paper, &metric, &cell.variant, &cell.axes)?;
-                            let row: *const _ = paper.lookup(&cell.variant, &cell.axes)?;
-                            if shown[i].contains(&row) {
+                            let row = paper.lookup(&cell.variant, &cell.axes)?;
+                            if !shown.insert(row as *const _) {
                                 paper_repeats += 1;
+                                paper_unnamed.extend(
+                                    table_fields
+                                        .iter()
+                                        .filter(|f| {
+                                            cell.axes.contains_key(f.as_str())
+                                                && !row.axes.contains_key(f.as_str())
+                                        })
+                                        .map(|f| f.to_string()),
+                                );
                                 return None;
                             }
-                            shown[i].push(row);
                             Some(compare(
                                 value,
                                 state.value(),
@@ -137,6 +150,7 @@ impl TableModel {
             rows,
             paper_matches,
             paper_repeats,
+            paper_unnamed: paper_unnamed.into_iter().collect(),
         }
     }
 

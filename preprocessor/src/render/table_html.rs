@@ -187,12 +187,12 @@ fn write_foot(out: &mut String, model: &TableModel, paper: Option<&PaperTable>) 
         notes.push(if paper.has_metric(&model.metric.base) {
             caption_html(paper, model.metric.unit, model.paper_matches)
         } else {
-            no_column_html(paper, &model.metric.label)
+            no_column_html(paper, &model.metric.base, &model.metric.label)
         });
         if model.paper_repeats > 0 {
             notes.push(format!(
-                "the paper's value is shown once per column, in the first row: its table does not distinguish the rows by {}",
-                escape(&model.row_fields.join(", "))
+                "each of the paper's values is shown once, in the first cell it matches: its table does not state {}",
+                escape(&model.paper_unnamed.join(", "))
             ));
         }
     }

@@ -829,7 +829,8 @@ fn which_builtin_metrics_are_computed_from_the_time() {
 
 /// Regression (session 10): lab 3's Tables 3.1 and 3.2 state no N, so their one time per variant
 /// stood beside every N row, as if the lab had measured it at each size. Now a paper row that does
-/// not name the rows field is shown once per column, in the first row, and the caption says why.
+/// not name an axis the table varies is shown once, in the first cell it matches, and the caption
+/// says why.
 #[test]
 fn a_paper_value_without_the_row_axis_is_shown_once_per_column() {
     let mut fixture = Fixture::new();
@@ -849,11 +850,27 @@ fn a_paper_value_without_the_row_axis_is_shown_once_per_column() {
     assert_eq!(shared[0], Some(9.0), "{shared:?}");
     assert!(shared[1..].iter().all(Option::is_none), "{shared:?}");
     assert!(model.paper_repeats >= 1);
+    assert_eq!(model.paper_unnamed, vec!["N".to_string()]);
     let html = table_html(&model, Some(&fixture.paper), "x.csv");
     assert!(
         html.contains(
-            "shown once per column, in the first row: its table does not distinguish the rows by N"
+            "each of the paper's values is shown once, in the first cell it matches: its table does not state N"
         ),
         "{html}"
     );
+    // The same with N as the columns: shown once in its row, not in every column.
+    let spec = TableSpec {
+        rows: "variant".into(),
+        columns: "N".into(),
+        value: "time_ms".into(),
+        title: None,
+    };
+    let across = TableModel::build(&view, &view.devices[0], &spec);
+    let shown = across
+        .rows
+        .iter()
+        .flat_map(|r| &r.cells)
+        .filter(|c| c.paper.is_some())
+        .count();
+    assert_eq!(shown, 1, "{across:?}");
 }
