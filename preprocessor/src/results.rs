@@ -15,6 +15,7 @@ use view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenanc
 
 pub mod anchors;
 pub mod code;
+pub mod device_files;
 pub mod event_offset;
 pub mod ncu_check;
 pub mod view;

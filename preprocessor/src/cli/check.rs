@@ -125,18 +125,14 @@ fn truncated_metrics(found: &[FoundDirective], ws: &Workspace) -> anyhow::Result
 /// Parses each device's event-overhead calibration, Nsight Compute check and library anchors, as
 /// a build would; reports each one that cannot be read. Returns (files read, unreadable ones).
 fn check_device_files(ws: &Workspace) -> (usize, usize) {
-    use crate::results::{anchors, event_offset, ncu_check};
+    use crate::results::device_files::DEVICE_FILES;
     let data = ws.data();
     let Ok(devices) = data.devices() else {
         return (0, 0); // check_recordings reported it
     };
     let (mut read, mut bad) = (0, 0);
     for dev in &devices {
-        let loads = [
-            event_offset::load(&data, dev).map(|f| f.is_some()),
-            ncu_check::load(data.root(), dev).map(|f| f.is_some()),
-            anchors::load_anchors(data.root(), dev).map(|f| f.is_some()),
-        ];
+        let loads = DEVICE_FILES.iter().map(|f| (f.parse)(&data, dev));
         for load in loads {
             match load {
                 Ok(present) => read += usize::from(present),

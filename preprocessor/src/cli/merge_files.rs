@@ -3,42 +3,11 @@
 //! device, not per point: the newer by its own date wins, and a corrupt one is never written or
 //! overwritten.
 
-use crate::record::{DataDir, StoreError};
-use crate::results::{anchors, event_offset, ncu_check};
+use crate::record::DataDir;
+use crate::results::device_files::{DEVICE_FILES, DeviceFile};
 use anyhow::Context;
 use chrono::{DateTime, FixedOffset};
 use std::path::{Path, PathBuf};
-
-/// One kind of device file: where it lives under `data/<slug>/`, its log, and where its date is.
-struct DeviceFile {
-    rel: &'static str,
-    log: Option<&'static str>,
-    /// JSON pointer to the RFC 3339 time the file was measured.
-    date: &'static str,
-    /// Parses the file of `slug` under a data folder, as a build reads it.
-    parse: fn(&DataDir, &str) -> Result<bool, StoreError>,
-}
-
-const DEVICE_FILES: [DeviceFile; 3] = [
-    DeviceFile {
-        rel: "anchors/library.json",
-        log: None,
-        date: "/provenance/recorded_at",
-        parse: |d, s| anchors::load_anchors(d.root(), s).map(|f| f.is_some()),
-    },
-    DeviceFile {
-        rel: "checks/event_offset.json",
-        log: Some("checks/event_offset.log"),
-        date: "/date",
-        parse: |d, s| event_offset::load(d, s).map(|f| f.is_some()),
-    },
-    DeviceFile {
-        rel: "checks/ncu.json",
-        log: Some("checks/ncu.log"),
-        date: "/date",
-        parse: |d, s| ncu_check::load(d.root(), s).map(|f| f.is_some()),
-    },
-];
 
 /// A device file found in a shard, read and checked.
 pub(super) struct Incoming {

@@ -1,0 +1,37 @@
+//! The files beside a device's recordings, one of each kind per device: the library anchors, the
+//! event-overhead calibration and the Nsight Compute check. `check` parses them and `merge` brings
+//! them from shards; this is the one list of them.
+
+use super::{anchors, event_offset, ncu_check};
+use crate::record::{DataDir, StoreError};
+
+/// One kind of device file: where it lives under `data/<slug>/`, its log, and where its date is.
+pub struct DeviceFile {
+    pub rel: &'static str,
+    pub log: Option<&'static str>,
+    /// JSON pointer to the RFC 3339 time the file was measured.
+    pub date: &'static str,
+    /// Parses the file of `slug` under a data folder, as a build reads it; `Ok(false)`: none.
+    pub parse: fn(&DataDir, &str) -> Result<bool, StoreError>,
+}
+
+pub const DEVICE_FILES: [DeviceFile; 3] = [
+    DeviceFile {
+        rel: "anchors/library.json",
+        log: None,
+        date: "/provenance/recorded_at",
+        parse: |d, s| anchors::load_anchors(d.root(), s).map(|f| f.is_some()),
+    },
+    DeviceFile {
+        rel: "checks/event_offset.json",
+        log: Some("checks/event_offset.log"),
+        date: "/date",
+        parse: |d, s| event_offset::load(d, s).map(|f| f.is_some()),
+    },
+    DeviceFile {
+        rel: "checks/ncu.json",
+        log: Some("checks/ncu.log"),
+        date: "/date",
+        parse: |d, s| ncu_check::load(d.root(), s).map(|f| f.is_some()),
+    },
+];
