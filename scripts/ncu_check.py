@@ -2,8 +2,12 @@
 """Independent check of the recorded timings with Nsight Compute (issue 12, item 4).
 
 For a fixed list of points spanning every experiment (short and long kernels), this script times each
-point with `ncu --metrics gpu__time_duration.sum` and compares the median with the engine's recorded
-median of the same point in data/<slug>/<experiment>.json. Nothing of the engine's measurement is used: the launch
+point with `ncu --metrics gpu__time_duration.sum` and compares the median with the engine's median of the
+same point, twice: as recorded in data/<slug>/<experiment>.json (made in another session, often on another
+machine of the same model), and as the engine measures it in this call, on this GPU (`mdbook-gpulab record`
+in a scratch copy of the book from which the checked points were removed; data/ is not touched). The
+verdict is on the second: it compares two timers on one machine at one time, so that what it finds is a
+difference of method, not of machines. Nothing of the engine's measurement is used: the launch
 configuration (grid, block, dynamic shared memory, buffer lengths, defines and NVRTC options, arguments,
 host loops and multi-pass sequences) is read from kernels/<experiment>/experiment.toml and evaluated by
 this script's own small evaluator of the spec's expression language; the inputs are generated here (with
@@ -15,9 +19,12 @@ kernels compiled that way ran 1.5 % and 13 % differently from the engine's, by n
 
 Profiler settings, chosen so that both sides measure the same thing:
   --clock-control none   the engine does not lock clocks: the GPU runs at its own boost clock on both sides;
-  --cache-control all    for points recorded in cold mode (the engine flushes L2 before each sample);
-                         ncu flushes before every profiled kernel, so a multi-launch point's later
-                         launches start cold here but warm in the engine (said per point);
+  --cache-control all    for single-launch points recorded in cold mode (the engine flushes L2 before
+                         each sample);
+  --cache-control none   for multi-launch cold points, which this script flushes itself before each run
+                         of the sequence, as the engine does before each sample (ncu's `all` would flush
+                         before every launch, so the later launches would start cold here but warm in
+                         the engine);
   --cache-control none   for points recorded in hot mode;
   one warm-up run, then SAMPLES runs per point; the point's time is the median over runs of the sum of
   its launches' gpu__time_duration (ncu's sum excludes the gaps between launches, which the engine's
@@ -27,7 +34,11 @@ Target: the engine's median within +-2 % of ncu's for kernels of 10 us or more, 
 Usage:
   python3 scripts/ncu_check.py --dry-run [--slug SLUG] [--json PLANS]   # CPU only: plans every point from the specs and
                                                          # checks it is recorded (ok, timed) on each device
-  python3 scripts/ncu_check.py [--slug SLUG]              # on the GPU: profiles, writes
+  python3 scripts/ncu_check.py --dry-run --scratch DIR   # also prepares the scratch copy the engine's
+                                                         # same-call run would use (CPU only)
+  python3 scripts/ncu_check.py [--slug SLUG] [--no-same-run]
+                                                         # on the GPU: times the points with the engine
+                                                         # (unless --no-same-run), profiles, writes
                                                          # data/<slug>/checks/ncu.json and ncu.log
 """
 import argparse, datetime, json, math, os, re, shutil, statistics, subprocess, sys, tempfile, time
@@ -471,6 +482,86 @@ def corrected_offset(calibration, plan):
     return off if plan["engine_ms"] - off > 0 else 0.0
 
 
+# ---------------------------------------------------------------- the engine, in the same call
+
+# What of the book `mdbook-gpulab record` reads (the compile cache is left behind: it compiles afresh).
+BOOK_PARTS = ("book.toml", "book", "kernels", "data")
+
+
+def point_matches(q, plan):
+    return q["variant"] == plan["variant"] and q["params"] == plan["params"]
+
+
+def prepare_scratch(slug, plans, scratch):
+    """A copy of the book in `scratch` whose recordings of `slug` lack the checked points, so that
+    `mdbook-gpulab record` there runs exactly those (and nothing else while the book is current).
+    The book's own data/ is not touched. Returns {experiment: number of points removed}."""
+    os.makedirs(scratch, exist_ok=True)
+    for part in BOOK_PARTS:
+        src, dst = os.path.join(ROOT, part), os.path.join(scratch, part)
+        if os.path.isdir(src):
+            shutil.copytree(src, dst, symlinks=True, dirs_exist_ok=True)
+        else:
+            shutil.copy2(src, dst)
+    removed = {}
+    for exp in sorted({p["experiment"] for p in plans}):
+        mine = [p for p in plans if p["experiment"] == exp]
+        path = os.path.join(scratch, "data", slug, f"{exp}.json")
+        rec = json.load(open(path))
+        kept = [q for q in rec["points"] if not any(point_matches(q, p) for p in mine)]
+        removed[exp] = len(rec["points"]) - len(kept)
+        rec["points"] = kept
+        with open(path, "w") as f:
+            json.dump(rec, f, indent=1)
+            f.write("\n")
+    return removed
+
+
+def engine_binary():
+    return os.environ.get("GPULAB_BIN") or shutil.which("mdbook-gpulab")
+
+
+def same_run(slug, plans, scratch, commit):
+    """Times every checked point with the engine on this GPU, now: `mdbook-gpulab record` in a scratch
+    copy of the book without those points. Sets plan["same_run"] (the new point's timing, or its
+    failure) and returns what the run did, for the report."""
+    binary = engine_binary()
+    if not binary:
+        raise SystemExit("no mdbook-gpulab binary (GPULAB_BIN or PATH) to time the points with the engine; "
+                         "--no-same-run compares with the recordings only")
+    removed = prepare_scratch(slug, plans, scratch)
+    env = dict(os.environ)
+    if commit:
+        env["GPULAB_COMMIT"] = commit
+    start = time.time()
+    cmd = [binary, "record", scratch, "--experiment", ",".join(sorted(removed))]
+    print("$ " + " ".join(cmd), flush=True)
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True)
+    sys.stderr.write(out.stderr)
+    if out.returncode != 0:
+        raise SystemExit(f"the engine's run failed (status {out.returncode})")
+    ran = sum(int(m) for m in re.findall(r"^recorded (\d+) point\(s\) of ", out.stderr, re.M))
+    for p in plans:
+        path = os.path.join(scratch, "data", slug, f"{p['experiment']}.json")
+        rec = json.load(open(path)) if os.path.exists(path) else {"points": []}
+        q = next((q for q in rec["points"] if point_matches(q, p)), None)
+        if q is None:
+            raise SystemExit(f"the engine's run did not record {p['experiment']}/{p['variant']} {p['params']} "
+                             f"in data/{slug}/ (is this GPU {slug}?)")
+        t = q.get("timing") or {}
+        if q.get("outcome") != "ok" or "median_ms" not in t:
+            p["same_run"] = {"outcome": q.get("outcome"), "failure": q.get("failure")}
+            continue
+        p["same_run"] = {
+            "outcome": "ok", "raw_ms": t["median_ms"], "samples": t.get("samples"), "noise": t.get("noise"),
+            "runs_per_sample": t.get("runs_per_sample", 1), "clock": t.get("clock", "events"),
+            "mode": t.get("mode"), "recorded_at": q.get("recorded_at"), "commit": q.get("commit"),
+        }
+    return {"command": "mdbook-gpulab record <scratch copy> --experiment " + ",".join(sorted(removed)),
+            "points_removed": sum(removed.values()), "points_recorded": ran,
+            "seconds": round(time.time() - start, 1)}
+
+
 def slugs():
     data = os.path.join(ROOT, "data")
     return sorted(d for d in os.listdir(data) if d != "papers" and os.path.isdir(os.path.join(data, d)))
@@ -489,7 +580,7 @@ def describe(plan):
             f"    buffers {bufs}")
 
 
-def dry_run(selected, json_path=None):
+def dry_run(selected, json_path=None, scratch=None):
     failed = False
     dumped = {}
     for slug in selected:
@@ -506,6 +597,10 @@ def dry_run(selected, json_path=None):
         exps = {p["experiment"] for p in plans}
         print(f"   {len(plans)} points, {short} below {SHORT_US:g} us, {len(exps)} experiments")
         failed |= bool(problems)
+        if scratch:
+            removed = prepare_scratch(slug, plans, scratch)
+            print(f"   scratch copy for the engine's same-call run: {scratch} "
+                  f"({sum(removed.values())} point(s) removed from {len(removed)} recording(s) of {slug})")
     all_exps = {e for e, _, _ in POINTS}
     specs = {d for d in os.listdir(os.path.join(ROOT, "kernels")) if os.path.exists(os.path.join(ROOT, "kernels", d, "experiment.toml"))}
     if specs - all_exps:
@@ -522,6 +617,33 @@ def dry_run(selected, json_path=None):
 
 
 # ---------------------------------------------------------------- the GPU side
+
+class L2Flush:
+    """The engine's L2 flush before a cold sample (gpu::l2_clean): a memset of twice the L2 size, then
+    `discard.global.L2` over it (sm_80+), so that no dirty line of the flush is left for the kernel to
+    write back. Used with --cache-control none for multi-launch cold points: one flush per run of the
+    sequence, as the engine does per sample. Neither is one of the profiled kernels (--kernel-name)."""
+
+    def __init__(self):
+        import cupy as cp
+        self.cp = cp
+        l2 = cp.cuda.runtime.getDeviceProperties(0)["l2CacheSize"]
+        self.buf = cp.empty(2 * l2, dtype=cp.uint8)
+        major = cp.cuda.Device().compute_capability[0]
+        self.discard = None
+        if int(major) >= 8:
+            self.discard = cp.RawKernel(r'''extern "C" __global__ void gpulab_ncu_check_discard(char* p, unsigned long long n) {
+                unsigned long long i = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * 128ull;
+                if (i < n) asm volatile("discard.global.L2 [%0], 128;" :: "l"(p + i) : "memory");
+            }''', "gpulab_ncu_check_discard")
+
+    def run(self):
+        n = self.buf.nbytes
+        self.buf.data.memset_async(1, n)
+        if self.discard is not None:
+            lines = n // 128
+            self.discard(((lines + 255) // 256,), (256,), (self.buf, self.cp.uint64(n)))
+
 
 def worker(plan_path):
     """Runs inside ncu: for each point, one warm-up run and SAMPLES runs of its launch sequence."""
@@ -571,7 +693,10 @@ def worker(plan_path):
         biggest = max(s for *_, s in launches)
         if biggest > 48 * 1024:
             fn.max_dynamic_shared_size_bytes = biggest
+        flush = L2Flush() if point.get("flush") else None
         for _ in range(WARMUP + SAMPLES):
+            if flush:
+                flush.run()
             for grid, block, args, shared in launches:
                 fn(grid, block, args, shared_mem=shared)
             cp.cuda.Device().synchronize()
@@ -586,12 +711,13 @@ def ncu_version(ncu):
     return lines[-1].strip() if lines else out.strip()
 
 
-def profile(ncu, plans, cache_control, tmp):
+def profile(ncu, plans, cache_control, tmp, tag=""):
     """Profiles `plans` in one ncu run; returns the kernel durations in ns, in launch order, with names."""
-    plan_path = os.path.join(tmp, f"plan-{cache_control}.json")
+    cache_control_tag = cache_control + (f"-{tag}" if tag else "")
+    plan_path = os.path.join(tmp, f"plan-{cache_control_tag}.json")
     json.dump({"points": plans}, open(plan_path, "w"))
     names = sorted({p["function"] for p in plans})
-    report = os.path.join(tmp, f"report-{cache_control}")
+    report = os.path.join(tmp, f"report-{cache_control_tag}")
     cmd = [ncu, "--clock-control", "none", "--cache-control", cache_control, "--metrics", METRIC,
            "--kernel-name-base", "function", "--kernel-name", "regex:^(" + "|".join(map(re.escape, names)) + ")$",
            "--export", report, "--force-overwrite",
@@ -653,7 +779,26 @@ def engine_images(plans, tmp, own_compile):
     return "the engine's own compile (mdbook-gpulab launch-info --image: " + "; ".join(sorted(kinds)) + ")"
 
 
-def check(slug_arg, own_compile=False):
+def same_run_row(p, ncu_ms, calibration, kind):
+    """The engine's time of this point in this call, beside ncu's, as the row's `same_run`."""
+    same = p.get("same_run")
+    if same is None:
+        return None
+    if same["outcome"] != "ok":
+        return {"outcome": same["outcome"], "failure": same["failure"], "within": False}
+    off = corrected_offset(calibration, {"engine_ms": same["raw_ms"], "clock": same["clock"],
+                                         "runs_per_sample": same["runs_per_sample"]})
+    ms = same["raw_ms"] - off
+    return {
+        "outcome": "ok", "engine_raw_ms": same["raw_ms"], "engine_ms": ms, "event_offset_ms": off,
+        "ratio_raw": same["raw_ms"] / ncu_ms, "within_raw": abs(same["raw_ms"] / ncu_ms - 1) <= TARGET[kind],
+        "ratio": ms / ncu_ms, "within": abs(ms / ncu_ms - 1) <= TARGET[kind],
+        "samples": same["samples"], "noise": same["noise"], "mode": same["mode"],
+        "recorded_at": same["recorded_at"], "commit": same["commit"],
+    }
+
+
+def check(slug_arg, own_compile=False, same=True):
     import cupy as cp
     start = time.time()
     props = cp.cuda.runtime.getDeviceProperties(0)
@@ -671,11 +816,19 @@ def check(slug_arg, own_compile=False):
     calibration = event_offset(slug)
     code = engine_images(plans, tmp, own_compile)
     commit = git_commit()   # the code that made every row (the engine's point: recorded_commit)
-    for mode, cache_control in (("cold", "all"), ("hot", "none")):
-        group = [p for p in plans if p["mode"] == mode]
+    engine_run = None
+    if same:
+        engine_run = same_run(slug, plans, os.path.join(tmp, "book"), commit)
+    # Single-launch cold points: ncu flushes before the kernel. Multi-launch cold points: this script
+    # flushes once before each run of the sequence (L2Flush), as the engine does before each sample.
+    for p in plans:
+        p["flush"] = p["mode"] == "cold" and len(p["launches"]) > 1
+    groups = (("cold", "all", False), ("cold", "none", True), ("hot", "none", False))
+    for mode, cache_control, flush in groups:
+        group = [p for p in plans if p["mode"] == mode and p["flush"] == flush]
         if not group:
             continue
-        kernels = profile(ncu, group, cache_control, tmp)
+        kernels = profile(ncu, group, cache_control, tmp, "flush" if flush else "")
         expected = [p["function"] for p in group for _ in range((WARMUP + SAMPLES) * len(p["launches"]))]
         got = [k[0] for k in kernels]
         if got != expected:
@@ -708,10 +861,15 @@ def check(slug_arg, own_compile=False):
                 "recorded_at": p["recorded_at"], "recorded_commit": p["recorded_commit"],
                 "commit": commit,
                 "ratio": ratio, "target": TARGET[kind], "kind": kind, "within": abs(ratio - 1) <= TARGET[kind],
+                "flushed_by_script": p["flush"],
+                "same_run": same_run_row(p, ncu_ms, calibration, kind),
             })
     shutil.rmtree(tmp, ignore_errors=True)
     elapsed = time.time() - start
     within = sum(r["within"] for r in rows)
+    same_rows = [r["same_run"] for r in rows if r["same_run"] is not None]
+    same_within = sum(r["within"] for r in same_rows)
+    same_ok = [r for r in same_rows if r["outcome"] == "ok"]
     result = {
         "schema": 1,
         "tool": "scripts/ncu_check.py",
@@ -724,7 +882,7 @@ def check(slug_arg, own_compile=False):
         "cupy": cp.__version__,
         "metric": METRIC,
         "clock_control": "none",
-        "cache_control": {"cold": "all", "hot": "none"},
+        "cache_control": {"cold": "all", "hot": "none", "cold, several launches": "none, flushed by the script"},
         "code": code,
         "warmup_runs": WARMUP,
         "runs_per_point": SAMPLES,
@@ -735,6 +893,13 @@ def check(slug_arg, own_compile=False):
         "summary": {"points": len(rows), "within": within, "within_raw": sum(r["within_raw"] for r in rows),
                     "worst": max((abs(r["ratio"] - 1) for r in rows), default=None),
                     "median_ratio": statistics.median(r["ratio"] for r in rows)},
+        # The engine timed in this call, on this GPU (`same_run`): the verdict of the check when present.
+        "same_run": None if engine_run is None else dict(engine_run, summary={
+            "points": len(same_rows), "within": same_within,
+            "within_raw": sum(r.get("within_raw", False) for r in same_rows),
+            "failed": len(same_rows) - len(same_ok),
+            "worst": max((abs(r["ratio"] - 1) for r in same_ok), default=None),
+            "median_ratio": statistics.median(r["ratio"] for r in same_ok) if same_ok else None}),
         "not_checked": notes + problems,
         "points": rows,
     }
@@ -749,14 +914,33 @@ def check(slug_arg, own_compile=False):
              "engine ms: the recorded median less the event overhead calibrated on this GPU "
              + ("(none: no data/<slug>/checks/event_offset.json)" if calibration is None else
                 f"({calibration['offset_ms'] * 1000:.3f} us per sample, scripts/event_offset.py, {calibration['date']})")
-             + "; raw: as recorded",
-             f"{'point':58} {'launches':>8} {'ncu ms':>10} {'raw ms':>10} {'ratio':>7} {'engine ms':>10} {'ratio':>7} {'target':>7}"]
+             + "; raw: as recorded"
+             + ("" if engine_run is None else
+                f"; same call: the engine's median in this call ({engine_run['command']}: "
+                f"{engine_run['points_recorded']} point(s) in {engine_run['seconds']:.0f} s), less the same overhead"),
+             f"{'point':58} {'launches':>8} {'ncu ms':>10} {'raw ms':>10} {'ratio':>7} {'engine ms':>10} {'ratio':>7}"
+             + ("" if engine_run is None else f" {'same call':>10} {'ratio':>7}") + f" {'target':>7}"]
+
+    def verdict(r):
+        v = r["same_run"] if engine_run is not None else r
+        return "ok" if v["within"] else "OUTSIDE"
+
     for r in rows:
         case = f"{r['experiment']}/{r['variant']} " + " ".join(f"{k}={v}" for k, v in r["params"].items())
+        sr = r["same_run"]
+        same_cols = "" if engine_run is None else (
+            f" {sr['engine_ms']:10.4f} {sr['ratio']:7.3f}" if sr["outcome"] == "ok" else f" {sr['outcome']:>18}")
         lines.append(f"{case:58} {r['launches']:8d} {r['ncu_ms']:10.4f} {r['engine_raw_ms']:10.4f} {r['ratio_raw']:7.3f} "
-                     f"{r['engine_ms']:10.4f} {r['ratio']:7.3f} "
-                     f"{'±%g%%' % (r['target'] * 100):>7} {'ok' if r['within'] else 'OUTSIDE'}")
-    lines.append(f"NCU CHECK: {within} of {len(rows)} points within target "
+                     f"{r['engine_ms']:10.4f} {r['ratio']:7.3f}{same_cols} "
+                     f"{'±%g%%' % (r['target'] * 100):>7} {verdict(r)}")
+    if engine_run is not None:
+        ss = result["same_run"]["summary"]
+        worst = "n/a" if ss["worst"] is None else f"{ss['worst'] * 100:.1f} %"
+        lines.append(f"NCU CHECK (the engine in the same call): {ss['within']} of {ss['points']} points within target "
+                     f"({ss['within_raw']} before the event-overhead correction; {ss['failed']} failed); "
+                     f"worst deviation {worst}")
+    lines.append(f"NCU CHECK{'' if engine_run is None else ' (the recordings)'}: {within} of {len(rows)} points "
+                 f"within target "
                  f"({result['summary']['within_raw']} before the event-overhead correction); worst deviation "
                  f"{result['summary']['worst'] * 100:.1f} %; median ratio {result['summary']['median_ratio']:.3f}; "
                  f"{elapsed:.0f} s")
@@ -773,14 +957,18 @@ def main():
     ap.add_argument("--json", help="with --dry-run: also write the plans, by device, to this file")
     ap.add_argument("--own-compile", action="store_true",
                     help="compile the kernels with CuPy instead of taking the engine's machine code")
+    ap.add_argument("--no-same-run", action="store_true",
+                    help="compare with the recordings only (do not time the points with the engine in this call)")
+    ap.add_argument("--scratch", help="with --dry-run: prepare the scratch copy of the book for the engine's "
+                                      "same-call run here (and run nothing)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
         worker(a.worker)
         return 0
     if a.dry_run:
-        return dry_run([a.slug] if a.slug else slugs(), a.json)
-    return check(a.slug, a.own_compile)
+        return dry_run([a.slug] if a.slug else slugs(), a.json, a.scratch)
+    return check(a.slug, a.own_compile, not a.no_same_run)
 
 
 if __name__ == "__main__":

@@ -188,3 +188,63 @@ fn ncu_check_resolves_every_launch_as_the_engine_does() {
         }
     }
 }
+
+/// The check's same-call engine run: the scratch copy it prepares lacks exactly the checked points,
+/// so `record` there would run those 41 points and nothing else (the cost model's plan, on a CPU),
+/// and the book's own recordings are left as they were.
+#[test]
+fn ncu_check_scratch_copy_makes_record_run_exactly_the_checked_points() {
+    let scratch = std::env::temp_dir().join(format!("ncu-scratch-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&scratch);
+    let book_recording = root().join(format!("data/{SLUG}/reduction.json"));
+    let before = std::fs::read(&book_recording).unwrap();
+    let out = Command::new("python3")
+        .current_dir(root())
+        .args([
+            "scripts/ncu_check.py",
+            "--dry-run",
+            "--slug",
+            SLUG,
+            "--scratch",
+        ])
+        .arg(&scratch)
+        .output()
+        .expect("python3");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(out.status.success(), "{text}");
+    let planned = dry_run("scratch").len();
+    assert!(
+        text.contains(&format!("({planned} point(s) removed from ")),
+        "{text}"
+    );
+    assert_eq!(std::fs::read(&book_recording).unwrap(), before);
+    let experiments: std::collections::BTreeSet<String> = std::fs::read_dir(root().join("kernels"))
+        .unwrap()
+        .filter_map(|e| e.ok())
+        .filter(|e| e.path().join("experiment.toml").exists())
+        .map(|e| e.file_name().to_string_lossy().into_owned())
+        .collect();
+    let names: Vec<String> = experiments.into_iter().collect();
+    let estimate = Command::new(env!("CARGO_BIN_EXE_mdbook-gpulab"))
+        .arg("record")
+        .arg(&scratch)
+        .args(["--experiment", &names.join(","), "--estimate", SLUG])
+        .output()
+        .unwrap();
+    let report = String::from_utf8_lossy(&estimate.stdout).into_owned()
+        + &String::from_utf8_lossy(&estimate.stderr);
+    assert!(estimate.status.success(), "{report}");
+    // `experiment  points  …` rows: the points `record` would run, per experiment.
+    let to_run: usize = report
+        .lines()
+        .filter_map(|l| {
+            let mut w = l.split_whitespace();
+            let (name, count) = (w.next()?, w.next()?);
+            names
+                .contains(&name.to_string())
+                .then(|| count.parse::<usize>().ok())?
+        })
+        .sum();
+    assert_eq!(to_run, planned, "{report}");
+    let _ = std::fs::remove_dir_all(&scratch);
+}

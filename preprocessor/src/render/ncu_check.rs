@@ -1,8 +1,8 @@
 //! HTML of the Nsight Compute check: per device, ncu's time of each checked point beside the engine's
-//! recorded median, or "not run yet on this GPU".
+//! recorded median and its median in the check's own call, or "not run yet on this GPU".
 
 use super::html::escape;
-use crate::results::ncu_check::{DeviceCheck, NcuCheckFile, NcuPoint};
+use crate::results::ncu_check::{DeviceCheck, NcuCheckFile, NcuPoint, SameRunInfo};
 
 /// The tables, one per device (a note for a device without a check, or when there is no device).
 pub fn ncu_check_html(devices: &[DeviceCheck]) -> String {
@@ -36,6 +36,147 @@ fn point_label(p: &NcuPoint) -> String {
 }
 
 fn device_html(f: &NcuCheckFile) -> String {
+    match &f.same_run {
+        Some(run) => same_run_html(f, run),
+        None => recordings_only_html(f),
+    }
+}
+
+/// A millisecond cell less the event overhead, with what was measured in its tooltip.
+fn corrected_cell(ms: f64, raw: Option<f64>) -> String {
+    match raw {
+        Some(r) if r != ms => format!(
+            "<td title=\"as measured {r:.4} ms, less {:.3} µs of event overhead\">{ms:.4}</td>",
+            (r - ms) * 1e3
+        ),
+        _ => format!("<td>{ms:.4}</td>"),
+    }
+}
+
+fn verdict_cell(within: bool) -> &'static str {
+    if within {
+        "<td>within</td>"
+    } else {
+        "<td><strong>outside</strong></td>"
+    }
+}
+
+/// A check that also timed the points with the engine in its own call: the verdict is on that run
+/// (two timers, one machine, one time); the recordings' ratios stand beside it.
+fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
+    let n = f.points.len();
+    let within = f.points.iter().filter(|p| p.verdict()).count();
+    let recorded_within = f.points.iter().filter(|p| p.within).count();
+    let failed = f
+        .points
+        .iter()
+        .filter(|p| p.same_run.as_ref().is_some_and(|s| s.outcome != "ok"))
+        .count();
+    let worst = f
+        .points
+        .iter()
+        .filter_map(NcuPoint::verdict_ratio)
+        .map(|r| (r - 1.0).abs())
+        .fold(0.0f64, f64::max);
+    let offset = f.event_offset.as_ref().map_or_else(String::new, |o| {
+        format!(
+            "; both less the events' {:.3} µs (calibrated {})",
+            o.offset_ms * 1e3,
+            escape(&o.date[..o.date.len().min(10)])
+        )
+    });
+    let failed = if failed > 0 {
+        format!(" ({failed} failed in the engine's run)")
+    } else {
+        String::new()
+    };
+    let mut out = format!(
+        "<div class=\"gpulab-ncu-check\"><p><strong>{}</strong>: {within} of {n} points within target \
+         against the engine timed in the same call on the same GPU{failed} (±{:.0} % for kernels of \
+         {:.0} µs or more, ±{:.0} % below; largest deviation {:.1} %); against the handbook's \
+         recordings, made in other sessions: {recorded_within} of {n}{offset}.</p>\n\
+         <table>\n<thead><tr><th>point</th><th>mode</th><th>launches</th><th>ncu (ms)</th>\
+         <th>engine, recorded (ms)</th><th>÷ ncu</th><th>engine, this call (ms)</th><th>÷ ncu</th>\
+         <th>target</th><th></th></tr></thead>\n<tbody>\n",
+        escape(&f.gpu),
+        f.targets.long * 100.0,
+        f.targets.short_below_us,
+        f.targets.short * 100.0,
+        worst * 100.0
+    );
+    for p in &f.points {
+        let same = match &p.same_run {
+            Some(s) => match (s.engine_ms, s.ratio) {
+                (Some(ms), Some(r)) => {
+                    format!("{}<td>{r:.3}</td>", corrected_cell(ms, s.engine_raw_ms))
+                }
+                _ => format!(
+                    "<td colspan=\"2\" title=\"{}\">{}</td>",
+                    escape(s.failure.as_deref().unwrap_or("")),
+                    escape(&s.outcome)
+                ),
+            },
+            None => "<td colspan=\"2\">not timed</td>".to_string(),
+        };
+        out.push_str(&format!(
+            "<tr><td>{}</td><td>{}{}</td><td>{}</td><td>{:.4}</td>{}<td>{:.3}</td>{same}\
+             <td>±{:.0} %</td>{}</tr>\n",
+            point_label(p),
+            escape(&p.mode),
+            escape(&cache_note(f, p)),
+            p.launches,
+            p.ncu_ms,
+            corrected_cell(p.engine_ms, p.engine_raw_ms),
+            p.ratio,
+            p.target * 100.0,
+            verdict_cell(p.verdict())
+        ));
+    }
+    out.push_str("</tbody>\n</table>\n");
+    out.push_str(&provenance(
+        f,
+        &format!(
+            "; the engine's run: <code>{}</code>, {} point(s) in {:.0} s",
+            escape(&run.command),
+            run.points_recorded,
+            run.seconds
+        ),
+    ));
+    out
+}
+
+/// How ncu's caches were set for this point (a multi-launch cold point is flushed by the script once
+/// per run of its sequence, as the engine flushes once per sample).
+fn cache_note(f: &NcuCheckFile, p: &NcuPoint) -> String {
+    if p.flushed_by_script {
+        return " (L2 flushed by the script before each run of its launches)".to_string();
+    }
+    f.cache_control
+        .get(&p.mode)
+        .map(|c| format!(" (--cache-control {c})"))
+        .unwrap_or_default()
+}
+
+fn provenance(f: &NcuCheckFile, more: &str) -> String {
+    format!(
+        "<p class=\"gpulab-provenance\">scripts/ncu_check.py at commit {}, {}, {}; \
+         --clock-control {}, gpu__time_duration.sum, median of {} runs; kernels: {}; {:.0} s on the GPU{more}.</p>\n</div>\n",
+        escape(f.commit.as_deref().unwrap_or("unknown")),
+        escape(&f.date),
+        escape(&f.ncu_version),
+        escape(&f.clock_control),
+        f.runs_per_point,
+        escape(
+            f.code
+                .as_deref()
+                .unwrap_or("compiled by the script with CuPy")
+        ),
+        f.seconds
+    )
+}
+
+/// A check that compared ncu with the recordings only (checks before the same-call run).
+fn recordings_only_html(f: &NcuCheckFile) -> String {
     let within = f.points.iter().filter(|p| p.within).count();
     let worst = f
         .points
@@ -73,11 +214,7 @@ fn device_html(f: &NcuCheckFile) -> String {
         worst * 100.0
     );
     for p in &f.points {
-        let cache = f
-            .cache_control
-            .get(&p.mode)
-            .map(|c| format!(" (--cache-control {c})"))
-            .unwrap_or_default();
+        let cache = cache_note(f, p);
         let raw = match (offset, p.engine_raw_ms, p.ratio_raw) {
             (Some(_), Some(ms), Some(r)) => format!("<td>{ms:.4}</td><td>{r:.3}</td>"),
             (Some(_), _, _) => "<td></td><td></td>".to_string(),
@@ -102,21 +239,7 @@ fn device_html(f: &NcuCheckFile) -> String {
         ));
     }
     out.push_str("</tbody>\n</table>\n");
-    out.push_str(&format!(
-        "<p class=\"gpulab-provenance\">scripts/ncu_check.py at commit {}, {}, {}; \
-         --clock-control {}, gpu__time_duration.sum, median of {} runs; kernels: {}; {:.0} s on the GPU.</p>\n</div>\n",
-        escape(f.commit.as_deref().unwrap_or("unknown")),
-        escape(&f.date),
-        escape(&f.ncu_version),
-        escape(&f.clock_control),
-        f.runs_per_point,
-        escape(
-            f.code
-                .as_deref()
-                .unwrap_or("compiled by the script with CuPy")
-        ),
-        f.seconds
-    ));
+    out.push_str(&provenance(f, ""));
     out
 }
 
@@ -141,6 +264,8 @@ mod tests {
             engine_raw_ms: None,
             ratio_raw: None,
             within_raw: None,
+            flushed_by_script: false,
+            same_run: None,
         }
     }
 
@@ -165,6 +290,7 @@ mod tests {
             seconds: 61.0,
             code: None,
             event_offset,
+            same_run: None,
             points,
         }
     }
@@ -225,6 +351,71 @@ mod tests {
         );
         assert!(
             html.contains("<td>3.3000</td><td>1.100</td><td>3.0300</td><td>1.010</td>"),
+            "{html}"
+        );
+    }
+
+    #[test]
+    fn a_check_with_the_engine_in_the_same_call_gives_its_verdict_on_that_run() {
+        use crate::results::ncu_check::{SameRunInfo, SameRunPoint};
+        // Outside against its recording (made elsewhere), within against the same call.
+        let mut moved = point(1.036, false);
+        moved.same_run = Some(SameRunPoint {
+            outcome: "ok".into(),
+            failure: None,
+            engine_raw_ms: Some(3.0318),
+            engine_ms: Some(3.03),
+            ratio: Some(1.01),
+            within: true,
+        });
+        // Within against its recording, but the engine's run failed: outside.
+        let mut failed = point(1.0, true);
+        failed.flushed_by_script = true;
+        failed.launches = 2;
+        failed.same_run = Some(SameRunPoint {
+            outcome: "failed".into(),
+            failure: Some("mismatch at 3".into()),
+            engine_raw_ms: None,
+            engine_ms: None,
+            ratio: None,
+            within: false,
+        });
+        let mut f = check(vec![moved, failed], None);
+        f.same_run = Some(SameRunInfo {
+            command: "mdbook-gpulab record <scratch copy> --experiment sgemm".into(),
+            points_recorded: 2,
+            seconds: 35.0,
+        });
+        let html = ncu_check_html(&[DeviceCheck {
+            slug: "nvidia-h100".into(),
+            file: Some(f),
+        }]);
+        assert!(
+            html.contains(
+                "1 of 2 points within target against the engine timed in the same call on the same GPU \
+                 (1 failed in the engine's run)"
+            ),
+            "{html}"
+        );
+        assert!(html.contains("largest deviation 1.0 %"), "{html}");
+        assert!(
+            html.contains("against the handbook's recordings, made in other sessions: 1 of 2."),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td>1.036</td><td title=\"as measured 3.0318 ms, less 1.800 µs of event overhead\">3.0300</td><td>1.010</td><td>±2 %</td><td>within</td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td colspan=\"2\" title=\"mismatch at 3\">failed</td><td>±2 %</td><td><strong>outside</strong></td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("cold (L2 flushed by the script before each run of its launches)"),
+            "{html}"
+        );
+        assert!(
+            html.contains("the engine's run: <code>mdbook-gpulab record &lt;scratch copy&gt; --experiment sgemm</code>, 2 point(s) in 35 s"),
             "{html}"
         );
     }

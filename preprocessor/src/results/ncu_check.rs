@@ -1,6 +1,6 @@
 //! The Nsight Compute check (```` ```gpulab-ncu-check ````): per device, `data/<slug>/checks/ncu.json`
 //! (written on the GPU by `scripts/ncu_check.py`): ncu's time of each checked point beside the engine's
-//! recorded median, with the check's provenance.
+//! recorded median and the engine's median in the check's own call, with the check's provenance.
 
 use crate::record::{DataDir, StoreError};
 use serde::Deserialize;
@@ -26,7 +26,37 @@ pub struct NcuCheckFile {
     /// The event-overhead calibration the check subtracted (as the book does), if the GPU had one.
     #[serde(default)]
     pub event_offset: Option<OffsetUsed>,
+    /// The engine's own run of the checked points in the same call, on the same GPU (checks since
+    /// the same-call comparison; older ones compared with the recordings only).
+    #[serde(default)]
+    pub same_run: Option<SameRunInfo>,
     pub points: Vec<NcuPoint>,
+}
+
+/// How the check timed the points with the engine in its own call (`mdbook-gpulab record` in a
+/// scratch copy of the book without those points).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SameRunInfo {
+    pub command: String,
+    pub points_recorded: usize,
+    pub seconds: f64,
+}
+
+/// The engine's time of one checked point in the check's own call, beside ncu's.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SameRunPoint {
+    /// `ok`, or the engine's outcome (a failed point has no time and is outside the target).
+    pub outcome: String,
+    #[serde(default)]
+    pub failure: Option<String>,
+    #[serde(default)]
+    pub engine_raw_ms: Option<f64>,
+    /// Less the event overhead, as the book shows a recorded median.
+    #[serde(default)]
+    pub engine_ms: Option<f64>,
+    #[serde(default)]
+    pub ratio: Option<f64>,
+    pub within: bool,
 }
 
 /// The calibration a check applied (`data/<slug>/checks/event_offset.json` at the time).
@@ -69,6 +99,29 @@ pub struct NcuPoint {
     pub ratio_raw: Option<f64>,
     #[serde(default)]
     pub within_raw: Option<bool>,
+    /// A cold point of several launches whose L2 the script flushed once per run of the sequence
+    /// (ncu's `--cache-control none`), as the engine does per sample.
+    #[serde(default)]
+    pub flushed_by_script: bool,
+    /// The engine's time in the check's own call (the verdict when present).
+    #[serde(default)]
+    pub same_run: Option<SameRunPoint>,
+}
+
+impl NcuPoint {
+    /// Whether the point is within its target: against the engine in the same call when the check
+    /// ran it, else against the recording.
+    pub fn verdict(&self) -> bool {
+        self.same_run.as_ref().map_or(self.within, |s| s.within)
+    }
+
+    /// The engine ÷ ncu ratio the verdict is on (`None`: the same-call run failed).
+    pub fn verdict_ratio(&self) -> Option<f64> {
+        match &self.same_run {
+            Some(s) => s.ratio,
+            None => Some(self.ratio),
+        }
+    }
 }
 
 /// One device: its slug and its check, when one was run.
