@@ -12,7 +12,10 @@ a kernel that does nothing, on both sides, with the engine's own binary:
   2. the same command runs under `ncu --metrics gpu__time_duration.sum --kernel-name gpulab_null`
      (--clock-control none, --cache-control all: as the ncu check) for ncu's duration of the kernel;
   3. offset = events median - ncu median, written with its provenance to
-     data/<slug>/checks/event_offset.json (and the output to event_offset.log).
+     data/<slug>/checks/event_offset.json (and the output to event_offset.log);
+  4. `mdbook-gpulab calibrate --launches 2` (two launches back to back per sample): gap = its median
+     - the one-launch median - ncu's duration of one launch, the time between two launches that a
+     multi-launch point's events include and ncu's sum of durations does not.
 
 The book subtracts the offset from the event times of that GPU's points when it renders them (the
 recordings keep the raw times), and says so on every such number. The Nsight Compute check
@@ -38,8 +41,9 @@ def tool(env, name, fallbacks=()):
     return path
 
 
-def calibrate(binary, samples, gpu):
-    out = subprocess.run([binary, "calibrate", "--gpu", str(gpu), "--samples", str(samples)],
+def calibrate(binary, samples, gpu, launches=1):
+    out = subprocess.run([binary, "calibrate", "--gpu", str(gpu), "--samples", str(samples),
+                          "--launches", str(launches)],
                          capture_output=True, text=True)
     if out.returncode != 0:
         sys.exit(f"event_offset: `{binary} calibrate` failed:\n{out.stderr}")
@@ -89,6 +93,7 @@ def main():
 
     ev = calibrate(binary, args.samples, args.gpu)
     t = ev["events"]
+    two = calibrate(binary, args.samples, args.gpu, launches=2)["events"]
     with tempfile.TemporaryDirectory() as tmp:
         rep = os.path.join(tmp, "null")
         cmd = [ncu, "--clock-control", "none", "--cache-control", "all", "--metrics", METRIC,
@@ -121,6 +126,12 @@ def main():
         "ncu_ms": ncu_ms,
         "ncu_runs_ms": runs[1:],
         "offset_ms": t["median_ms"] - ncu_ms,
+        # Two launches back to back per sample: what the second adds beyond its own duration is the
+        # gap between launches, which the events of a multi-launch point include and ncu's sum of
+        # durations does not (the ncu check subtracts it per extra launch; the book does not).
+        "events_two_launches_ms": two["median_ms"],
+        "events_two_launches": two,
+        "gap_ms": two["median_ms"] - t["median_ms"] - ncu_ms,
     }
     out_dir = os.path.join(args.data, ev["slug"], "checks")
     os.makedirs(out_dir, exist_ok=True)
@@ -133,6 +144,8 @@ def main():
         f"{1e3 * t['median_ms']:.3f} us (IQR {1e3 * t['q1_ms']:.3f}-{1e3 * t['q3_ms']:.3f}); "
         f"ncu {METRIC} median {1e3 * ncu_ms:.3f} us over {len(runs) - 1} launches",
         f"offset (events - ncu): {1e3 * result['offset_ms']:.3f} us",
+        f"two launches per sample: events median {1e3 * two['median_ms']:.3f} us; gap between launches "
+        f"(two - one - ncu): {1e3 * result['gap_ms']:.3f} us",
     ]
     with open(os.path.join(out_dir, "event_offset.log"), "w") as f:
         f.write("\n".join(lines) + "\n")

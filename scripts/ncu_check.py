@@ -27,8 +27,9 @@ Profiler settings, chosen so that both sides measure the same thing:
                          the engine);
   --cache-control none   for points recorded in hot mode;
   one warm-up run, then SAMPLES runs per point; the point's time is the median over runs of the sum of
-  its launches' gpu__time_duration (ncu's sum excludes the gaps between launches, which the engine's
-  events include: a point with several launches says how many).
+  its launches' gpu__time_duration. ncu's sum excludes the gaps between launches, which the engine's
+  events include: the engine's side is the book's value (less the event overhead) less the calibrated
+  gap between two launches (data/<slug>/checks/event_offset.json, `gap_ms`) per extra launch.
 Target: the engine's median within +-2 % of ncu's for kernels of 10 us or more, +-5 % below.
 
 Usage:
@@ -472,6 +473,16 @@ def event_offset(slug):
     return json.load(open(path)) if os.path.exists(path) else None
 
 
+def launch_gaps(calibration, plan):
+    """What the engine's events of a multi-launch point include and ncu's sum of its launches'
+    durations does not: the calibrated gap between two launches (event_offset.json's `gap_ms`), once per
+    extra launch. 0 for one launch, or without a calibration of the gap."""
+    n = len(plan["launches"])
+    if calibration is None or n < 2 or calibration.get("gap_ms") is None or plan.get("clock") == "kernel":
+        return 0.0
+    return max(0.0, calibration["gap_ms"]) * (n - 1) / max(1, plan.get("runs_per_sample") or 1)
+
+
 def corrected_offset(calibration, plan):
     """What the book subtracts from this point's recorded median (results/event_offset.rs): the
     calibrated offset per sample for event-timed points, 0 without a calibration or when the median
@@ -779,6 +790,36 @@ def engine_images(plans, tmp, own_compile):
     return "the engine's own compile (mdbook-gpulab launch-info --image: " + "; ".join(sorted(kinds)) + ")"
 
 
+ENGINE_LAUNCHES = 12
+
+
+def engine_launches(rows):
+    """For each single-launch cold point outside its target against the engine in the same call: ncu's
+    median duration of the ENGINE's own launches of it (scripts/ncu_engine_point.sh: `record --rerun`
+    of a one-directive book under ncu, the first launch dropped), beside the engine's time. It tells a
+    difference of timing (the engine's events against ncu on the same launches) from a difference of
+    launch (the same machine code and configuration, launched by this script's process and buffers
+    instead of the engine's). The verdict stays on the script's own launches."""
+    for r in rows:
+        sr = r["same_run"]
+        if sr is None or sr["within"] or sr["outcome"] != "ok" or r["launches"] != 1 or r["mode"] != "cold":
+            continue
+        axes = "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in r["params"].items()) + " }"
+        cmd = ["bash", os.path.join(ROOT, "scripts", "ncu_engine_point.sh"), r["experiment"], r["variant"], axes,
+               r["function"], str(ENGINE_LAUNCHES)]
+        print("$ " + " ".join(cmd), flush=True)
+        out = subprocess.run(cmd, capture_output=True, text=True)
+        m = re.search(r"median of the rest ([0-9.]+) us", out.stdout)
+        if out.returncode != 0 or not m:
+            print(f"note: ncu on the engine's launches of {r['experiment']}/{r['variant']} failed:\n"
+                  f"{out.stdout[-1500:]}{out.stderr[-1500:]}", flush=True)
+            continue
+        ms = float(m.group(1)) / 1000
+        ratio = sr["engine_ms"] / ms
+        sr.update({"ncu_engine_launches_ms": ms, "ratio_engine_launches": ratio,
+                   "within_engine_launches": abs(ratio - 1) <= r["target"]})
+
+
 def same_run_row(p, ncu_ms, calibration, kind):
     """The engine's time of this point in this call, beside ncu's, as the row's `same_run`."""
     same = p.get("same_run")
@@ -786,11 +827,14 @@ def same_run_row(p, ncu_ms, calibration, kind):
         return None
     if same["outcome"] != "ok":
         return {"outcome": same["outcome"], "failure": same["failure"], "within": False}
-    off = corrected_offset(calibration, {"engine_ms": same["raw_ms"], "clock": same["clock"],
-                                         "runs_per_sample": same["runs_per_sample"]})
-    ms = same["raw_ms"] - off
+    timing = {"engine_ms": same["raw_ms"], "clock": same["clock"], "runs_per_sample": same["runs_per_sample"],
+              "launches": p["launches"]}
+    off = corrected_offset(calibration, timing)
+    gaps = launch_gaps(calibration, timing)
+    ms = same["raw_ms"] - off - gaps
     return {
         "outcome": "ok", "engine_raw_ms": same["raw_ms"], "engine_ms": ms, "event_offset_ms": off,
+        "launch_gaps_ms": gaps,
         "ratio_raw": same["raw_ms"] / ncu_ms, "within_raw": abs(same["raw_ms"] / ncu_ms - 1) <= TARGET[kind],
         "ratio": ms / ncu_ms, "within": abs(ms / ncu_ms - 1) <= TARGET[kind],
         "samples": same["samples"], "noise": same["noise"], "mode": same["mode"],
@@ -847,7 +891,10 @@ def check(slug_arg, own_compile=False, same=True):
             kind = "short" if ncu_ms * 1000 < SHORT_US else "long"
             raw = p["engine_ms"]
             off = corrected_offset(calibration, p)
-            engine_ms = raw - off
+            gaps = launch_gaps(calibration, p)
+            # As the book shows it (less the event overhead), and less the gaps between launches
+            # that ncu's sum does not count.
+            engine_ms = raw - off - gaps
             ratio = engine_ms / ncu_ms
             rows.append({
                 "experiment": p["experiment"], "variant": p["variant"], "params": p["params"],
@@ -855,7 +902,7 @@ def check(slug_arg, own_compile=False, same=True):
                 "grid": p["launches"][0]["grid"], "block": p["launches"][0]["block"],
                 "shared": p["launches"][0]["shared"], "options": [o for o in p["options"] if not o.startswith("-I")],
                 "ncu_ms": ncu_ms, "ncu_runs_ms": runs, "engine_ms": engine_ms, "engine_raw_ms": raw,
-                "event_offset_ms": off, "ratio_raw": raw / ncu_ms,
+                "event_offset_ms": off, "launch_gaps_ms": gaps, "ratio_raw": raw / ncu_ms,
                 "within_raw": abs(raw / ncu_ms - 1) <= TARGET[kind],
                 "engine_samples": p["engine_samples"], "engine_noise": p["engine_noise"],
                 "recorded_at": p["recorded_at"], "recorded_commit": p["recorded_commit"],
@@ -864,6 +911,8 @@ def check(slug_arg, own_compile=False, same=True):
                 "flushed_by_script": p["flush"],
                 "same_run": same_run_row(p, ncu_ms, calibration, kind),
             })
+    if engine_run is not None:
+        engine_launches(rows)
     shutil.rmtree(tmp, ignore_errors=True)
     elapsed = time.time() - start
     within = sum(r["within"] for r in rows)
@@ -898,6 +947,7 @@ def check(slug_arg, own_compile=False, same=True):
             "points": len(same_rows), "within": same_within,
             "within_raw": sum(r.get("within_raw", False) for r in same_rows),
             "failed": len(same_rows) - len(same_ok),
+            "outside_within_on_engine_launches": sum(r.get("within_engine_launches", False) for r in same_rows),
             "worst": max((abs(r["ratio"] - 1) for r in same_ok), default=None),
             "median_ratio": statistics.median(r["ratio"] for r in same_ok) if same_ok else None}),
         "not_checked": notes + problems,
@@ -912,6 +962,9 @@ def check(slug_arg, own_compile=False, same=True):
              f"--clock-control none; --cache-control all (cold points) / none (hot); {METRIC}; "
              f"median of {SAMPLES} runs after {WARMUP} warm-up; kernels: {code}",
              "engine ms: the recorded median less the event overhead calibrated on this GPU "
+             + ("" if calibration is None or calibration.get("gap_ms") is None else
+                f"and, per extra launch of a multi-launch point, the calibrated gap between launches "
+                f"({max(0.0, calibration['gap_ms']) * 1000:.3f} us, not counted by ncu's sum) ")
              + ("(none: no data/<slug>/checks/event_offset.json)" if calibration is None else
                 f"({calibration['offset_ms'] * 1000:.3f} us per sample, scripts/event_offset.py, {calibration['date']})")
              + "; raw: as recorded"
@@ -933,12 +986,20 @@ def check(slug_arg, own_compile=False, same=True):
         lines.append(f"{case:58} {r['launches']:8d} {r['ncu_ms']:10.4f} {r['engine_raw_ms']:10.4f} {r['ratio_raw']:7.3f} "
                      f"{r['engine_ms']:10.4f} {r['ratio']:7.3f}{same_cols} "
                      f"{'±%g%%' % (r['target'] * 100):>7} {verdict(r)}")
+    for r in rows:
+        sr = r["same_run"] or {}
+        if "ncu_engine_launches_ms" in sr:
+            lines.append(f"  {r['experiment']}/{r['variant']} {r['params']}: ncu on the engine's own launches "
+                         f"{sr['ncu_engine_launches_ms']:.4f} ms (the script's launches {r['ncu_ms']:.4f}); "
+                         f"engine ÷ that {sr['ratio_engine_launches']:.3f} "
+                         f"{'within' if sr['within_engine_launches'] else 'OUTSIDE'}")
     if engine_run is not None:
         ss = result["same_run"]["summary"]
         worst = "n/a" if ss["worst"] is None else f"{ss['worst'] * 100:.1f} %"
         lines.append(f"NCU CHECK (the engine in the same call): {ss['within']} of {ss['points']} points within target "
                      f"({ss['within_raw']} before the event-overhead correction; {ss['failed']} failed); "
-                     f"worst deviation {worst}")
+                     f"worst deviation {worst}; of those outside, {ss['outside_within_on_engine_launches']} within "
+                     f"against ncu on the engine's own launches")
     lines.append(f"NCU CHECK{'' if engine_run is None else ' (the recordings)'}: {within} of {len(rows)} points "
                  f"within target "
                  f"({result['summary']['within_raw']} before the event-overhead correction); worst deviation "

@@ -1,19 +1,21 @@
 //! `mdbook-gpulab calibrate`: the empty kernel timed as cold points are, printed as JSON.
 //! `scripts/event_offset.py` runs it, then runs it again under Nsight Compute, and stores the
-//! difference (what the event pair adds to a launch) in `data/<slug>/checks/`.
+//! difference (what the event pair adds to a launch) in `data/<slug>/checks/`; with `--launches 2`,
+//! what a second launch adds (the gap between launches).
 
 use crate::engine::calibrate::time_null_kernel;
 use crate::gpu::{Gpu, NULL_KERNEL_NAME};
 use std::process::ExitCode;
 
-pub fn run(gpu: usize, samples: usize) -> anyhow::Result<ExitCode> {
+pub fn run(gpu: usize, samples: usize, launches: usize) -> anyhow::Result<ExitCode> {
     let gpu = Gpu::open(gpu)?;
-    let t = time_null_kernel(&gpu, samples)?;
+    let t = time_null_kernel(&gpu, samples, launches)?;
     let info = gpu.info();
     let out = serde_json::json!({
         "gpu": info.name,
         "slug": info.slug,
         "kernel": NULL_KERNEL_NAME,
+        "launches": launches,
         "tool_version": env!("CARGO_PKG_VERSION"),
         "events": t,
     });

@@ -143,6 +143,10 @@ enum Command {
         /// Samples to take.
         #[arg(long, default_value_t = 400)]
         samples: usize,
+        /// Launches of the empty kernel per sample, back to back (2: what a second launch adds,
+        /// the gap between launches that Nsight Compute's sum of durations does not count).
+        #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
+        launches: u32,
     },
     /// Internal: print the resolved launch of a kernel variant at a point (for scripts/fidelity.py).
     #[command(hide = true)]
@@ -233,7 +237,11 @@ pub fn main() -> ExitCode {
             recorded,
         }) => run_cell::run(&dir, &target, recorded),
         Some(Command::Devices) => devices::run(),
-        Some(Command::Calibrate { gpu, samples }) => calibrate::run(gpu, samples),
+        Some(Command::Calibrate {
+            gpu,
+            samples,
+            launches,
+        }) => calibrate::run(gpu, samples, launches as usize),
         Some(Command::LaunchInfo {
             experiment,
             variant,

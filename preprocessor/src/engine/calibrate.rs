@@ -7,8 +7,9 @@ use super::measure::measure_gpu;
 use crate::gpu::{Gpu, GpuError};
 use crate::record::{Timing, TimingMode};
 
-/// Times the empty kernel on `gpu` with `samples` samples (after one untimed launch).
-pub fn time_null_kernel(gpu: &Gpu, samples: usize) -> Result<Timing, GpuError> {
+/// Times `launches` back-to-back launches of the empty kernel on `gpu` per sample, with `samples`
+/// samples (after one untimed launch).
+pub fn time_null_kernel(gpu: &Gpu, samples: usize, launches: usize) -> Result<Timing, GpuError> {
     let null = gpu.null_kernel()?;
     null.launch(gpu)?;
     gpu.synchronize()?;
@@ -19,5 +20,13 @@ pub fn time_null_kernel(gpu: &Gpu, samples: usize) -> Result<Timing, GpuError> {
         mode: TimingMode::Cold,
         ..MeasureRules::default()
     };
-    measure_gpu(gpu, &rules, None, 1, &mut || null.launch(gpu), None)
+    let launches = launches.max(1);
+    measure_gpu(
+        gpu,
+        &rules,
+        None,
+        launches,
+        &mut || (0..launches).try_for_each(|_| null.launch(gpu)),
+        None,
+    )
 }

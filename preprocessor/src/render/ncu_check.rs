@@ -42,14 +42,46 @@ fn device_html(f: &NcuCheckFile) -> String {
     }
 }
 
-/// A millisecond cell less the event overhead, with what was measured in its tooltip.
-fn corrected_cell(ms: f64, raw: Option<f64>) -> String {
+/// A millisecond cell less the event overhead (and the gaps between launches), with what was
+/// measured in its tooltip.
+fn corrected_cell(ms: f64, raw: Option<f64>, gaps_ms: Option<f64>) -> String {
+    let gaps = gaps_ms.unwrap_or(0.0);
     match raw {
-        Some(r) if r != ms => format!(
-            "<td title=\"as measured {r:.4} ms, less {:.3} µs of event overhead\">{ms:.4}</td>",
-            (r - ms) * 1e3
-        ),
+        Some(r) if r != ms => {
+            let gaps_note = if gaps > 0.0 {
+                format!(
+                    " and {:.3} µs of gaps between its launches, which ncu's sum does not count",
+                    gaps * 1e3
+                )
+            } else {
+                String::new()
+            };
+            format!(
+                "<td title=\"as measured {r:.4} ms, less {:.3} µs of event overhead{gaps_note}\">{ms:.4}</td>",
+                (r - ms - gaps) * 1e3
+            )
+        }
         _ => format!("<td>{ms:.4}</td>"),
+    }
+}
+
+/// The verdict on the same-call run, and for a point outside it, ncu's time of the engine's own
+/// launches beside the engine's.
+fn same_run_verdict_cell(p: &NcuPoint) -> String {
+    let Some(s) = &p.same_run else {
+        return verdict_cell(p.within).to_string();
+    };
+    match (s.ncu_engine_launches_ms, s.ratio_engine_launches) {
+        (Some(ms), Some(r)) if !s.within => format!(
+            "<td><strong>outside</strong><br><small>ncu on the engine's own launches: {ms:.4} ms; \
+             engine ÷ that {r:.3}, {}</small></td>",
+            if s.within_engine_launches == Some(true) {
+                "within: the launch differs, not the timing"
+            } else {
+                "<strong>outside</strong>"
+            }
+        ),
+        _ => verdict_cell(s.within).to_string(),
     }
 }
 
@@ -108,7 +140,10 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
         let same = match &p.same_run {
             Some(s) => match (s.engine_ms, s.ratio) {
                 (Some(ms), Some(r)) => {
-                    format!("{}<td>{r:.3}</td>", corrected_cell(ms, s.engine_raw_ms))
+                    format!(
+                        "{}<td>{r:.3}</td>",
+                        corrected_cell(ms, s.engine_raw_ms, s.launch_gaps_ms)
+                    )
                 }
                 _ => format!(
                     "<td colspan=\"2\" title=\"{}\">{}</td>",
@@ -126,10 +161,10 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
             escape(&cache_note(f, p)),
             p.launches,
             p.ncu_ms,
-            corrected_cell(p.engine_ms, p.engine_raw_ms),
+            corrected_cell(p.engine_ms, p.engine_raw_ms, p.launch_gaps_ms),
             p.ratio,
             p.target * 100.0,
-            verdict_cell(p.verdict())
+            same_run_verdict_cell(p)
         ));
     }
     out.push_str("</tbody>\n</table>\n");
@@ -264,6 +299,7 @@ mod tests {
             engine_raw_ms: None,
             ratio_raw: None,
             within_raw: None,
+            launch_gaps_ms: None,
             flushed_by_script: false,
             same_run: None,
         }
@@ -367,11 +403,31 @@ mod tests {
             engine_ms: Some(3.03),
             ratio: Some(1.01),
             within: true,
+            launch_gaps_ms: None,
+            ncu_engine_launches_ms: None,
+            ratio_engine_launches: None,
+            within_engine_launches: None,
+        });
+        // Outside against the script's launches, within against ncu on the engine's own launches.
+        let mut launch = point(1.0, true);
+        launch.same_run = Some(SameRunPoint {
+            outcome: "ok".into(),
+            failure: None,
+            engine_raw_ms: Some(3.1109),
+            engine_ms: Some(3.11),
+            ratio: Some(1.0367),
+            within: false,
+            launch_gaps_ms: None,
+            ncu_engine_launches_ms: Some(3.08),
+            ratio_engine_launches: Some(1.0097),
+            within_engine_launches: Some(true),
         });
         // Within against its recording, but the engine's run failed: outside.
         let mut failed = point(1.0, true);
         failed.flushed_by_script = true;
         failed.launches = 2;
+        failed.launch_gaps_ms = Some(0.0007);
+        failed.engine_raw_ms = Some(3.0016);
         failed.same_run = Some(SameRunPoint {
             outcome: "failed".into(),
             failure: Some("mismatch at 3".into()),
@@ -379,8 +435,12 @@ mod tests {
             engine_ms: None,
             ratio: None,
             within: false,
+            launch_gaps_ms: None,
+            ncu_engine_launches_ms: None,
+            ratio_engine_launches: None,
+            within_engine_launches: None,
         });
-        let mut f = check(vec![moved, failed], None);
+        let mut f = check(vec![moved, failed, launch], None);
         f.same_run = Some(SameRunInfo {
             command: "mdbook-gpulab record <scratch copy> --experiment sgemm".into(),
             points_recorded: 2,
@@ -392,14 +452,14 @@ mod tests {
         }]);
         assert!(
             html.contains(
-                "1 of 2 points within target against the engine timed in the same call on the same GPU \
+                "1 of 3 points within target against the engine timed in the same call on the same GPU \
                  (1 failed in the engine's run)"
             ),
             "{html}"
         );
-        assert!(html.contains("largest deviation 1.0 %"), "{html}");
+        assert!(html.contains("largest deviation 3.7 %"), "{html}");
         assert!(
-            html.contains("against the handbook's recordings, made in other sessions: 1 of 2."),
+            html.contains("against the handbook's recordings, made in other sessions: 2 of 3."),
             "{html}"
         );
         assert!(
@@ -408,6 +468,14 @@ mod tests {
         );
         assert!(
             html.contains("<td colspan=\"2\" title=\"mismatch at 3\">failed</td><td>±2 %</td><td><strong>outside</strong></td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td title=\"as measured 3.0016 ms, less 0.900 µs of event overhead and 0.700 µs of gaps between its launches, which ncu's sum does not count\">3.0000</td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains("<td><strong>outside</strong><br><small>ncu on the engine's own launches: 3.0800 ms; engine ÷ that 1.010, within: the launch differs, not the timing</small></td>"),
             "{html}"
         );
         assert!(

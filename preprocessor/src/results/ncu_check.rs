@@ -57,6 +57,18 @@ pub struct SameRunPoint {
     #[serde(default)]
     pub ratio: Option<f64>,
     pub within: bool,
+    /// The calibrated gaps between a multi-launch point's launches, subtracted for the comparison
+    /// (ncu's sum of durations does not count them).
+    #[serde(default)]
+    pub launch_gaps_ms: Option<f64>,
+    /// For a point outside its target: ncu's median of the engine's own launches of it, and the
+    /// engine's time against that (a difference of timing, not of launch, when this is outside too).
+    #[serde(default)]
+    pub ncu_engine_launches_ms: Option<f64>,
+    #[serde(default)]
+    pub ratio_engine_launches: Option<f64>,
+    #[serde(default)]
+    pub within_engine_launches: Option<bool>,
 }
 
 /// The calibration a check applied (`data/<slug>/checks/event_offset.json` at the time).
@@ -99,6 +111,9 @@ pub struct NcuPoint {
     pub ratio_raw: Option<f64>,
     #[serde(default)]
     pub within_raw: Option<bool>,
+    /// The calibrated gaps between a multi-launch point's launches, subtracted from `engine_ms`.
+    #[serde(default)]
+    pub launch_gaps_ms: Option<f64>,
     /// A cold point of several launches whose L2 the script flushed once per run of the sequence
     /// (ncu's `--cache-control none`), as the engine does per sample.
     #[serde(default)]
