@@ -309,9 +309,21 @@ pub fn process_book(
             .push((f.fence.block.clone(), html));
     }
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::NcuCheck) {
+        let checks = crate::results::ncu_check::device_checks(recordings.data());
+        // A device whose check cannot be read is a note in the block (the others render) and an
+        // error of the build.
+        for why in checks
+            .iter()
+            .flatten()
+            .filter_map(|d| d.unreadable.as_ref())
+        {
+            unreadable.push(format!(
+                "{}: {NCU_CHECK_INFO}: {why}",
+                f.chapter_path.display()
+            ));
+        }
         let html = block_html(
-            crate::results::ncu_check::device_checks(recordings.data())
-                .map(|c| crate::render::ncu_check::ncu_check_html(&c)),
+            checks.map(|c| crate::render::ncu_check::ncu_check_html(&c)),
             (NCU_CHECK_INFO, f),
             &mut unreadable,
             &templates,

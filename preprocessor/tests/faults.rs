@@ -251,6 +251,12 @@ fn without_libnvrtc_check_skips_loudly_or_fails_when_required() {
 /// shows the block as an error box and renders the rest, and `--strict` fails.
 #[test]
 fn a_corrupt_calibration_check_or_anchors_file_spoils_its_block_only() {
+    const OTHER_DEVICE_NCU_CHECK: &str = r#"{"schema": 1, "commit": "abc", "date": "2026-11-23T18:00:00Z",
+        "ncu_version": "Version 2025.3", "gpu": "Other GPU", "clock_control": "none",
+        "cache_control": {"cold": "all", "hot": "none"}, "runs_per_point": 7,
+        "targets": {"long": 0.02, "short": 0.05, "short_below_us": 10}, "seconds": 42.0,
+        "points": [{"experiment": "scale", "variant": "naive", "params": {"N": 4096}, "mode": "cold",
+        "launches": 1, "ncu_ms": 1.0, "engine_ms": 1.01, "ratio": 1.01, "target": 0.02, "within": true}]}"#;
     let blocks = "\n```gpulab-anchors\n[[row]]\nanchor = \"scale\"\nexperiment = \"scale\"\nmetric = \"gbps\"\nvariants = [\"naive\"]\nparams = { N = 4096 }\n```\n\n```gpulab-ncu-check\n```\n";
     for (file, block) in [
         ("checks/event_offset.json", None),
@@ -261,6 +267,8 @@ fn a_corrupt_calibration_check_or_anchors_file_spoils_its_block_only() {
         let chapter = book.read("src/chapter.md") + blocks;
         book.write("src/chapter.md", &chapter);
         book.write(&format!("data/test-device/{file}"), "{\"schema\": ");
+        // A second device whose Nsight Compute check is fine: it still renders.
+        book.write("data/other-device/checks/ncu.json", OTHER_DEVICE_NCU_CHECK);
 
         let out = gpulab(&book, &["check", "--no-compile"], &[]);
         assert!(!out.status.success(), "{file}: check passed");
@@ -283,6 +291,19 @@ fn a_corrupt_calibration_check_or_anchors_file_spoils_its_block_only() {
             "{file}: the directives still render"
         );
         match block {
+            // One device's corrupt check spoils its own part of the block only.
+            Some("gpulab-ncu-check") => {
+                assert!(
+                    html.contains(
+                        "<strong>test-device</strong>: its Nsight Compute check cannot be read"
+                    ),
+                    "{file}: {html}"
+                );
+                assert!(
+                    html.contains("<strong>Other GPU</strong>: 1 of 1 points within target"),
+                    "{file}: {html}"
+                );
+            }
             Some(b) => assert!(
                 html.contains(&format!("Unreadable data for this {b} block")),
                 "{file}: {html}"

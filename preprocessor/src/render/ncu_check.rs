@@ -13,9 +13,15 @@ pub fn ncu_check_html(devices: &[DeviceCheck]) -> String {
     }
     devices
         .iter()
-        .map(|d| match &d.file {
-            Some(f) => device_html(f),
-            None => format!(
+        .map(|d| match (&d.file, &d.unreadable) {
+            (_, Some(why)) => format!(
+                "<p class=\"gpulab-missing-note\"><strong>{}</strong>: its Nsight Compute check \
+                 cannot be read ({}).</p>\n",
+                escape(&d.slug),
+                escape(why)
+            ),
+            (Some(f), None) => device_html(f),
+            (None, None) => format!(
                 "<p class=\"gpulab-missing-note\"><strong>{}</strong>: the Nsight Compute check has not \
                  run yet on this GPU (<code>STEPS=ncu bash scripts/gpu-suite.sh</code> on it runs \
                  <code>scripts/ncu_check.py</code>).</p>\n",
@@ -154,11 +160,10 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
             None => "<td colspan=\"2\">not timed</td>".to_string(),
         };
         out.push_str(&format!(
-            "<tr><td>{}</td><td>{}{}</td><td>{}</td><td>{:.4}</td>{}<td>{:.3}</td>{same}\
+            "<tr><td>{}</td>{}<td>{}</td><td>{:.4}</td>{}<td>{:.3}</td>{same}\
              <td>±{:.0} %</td>{}</tr>\n",
             point_label(p),
-            escape(&p.mode),
-            escape(&cache_note(f, p)),
+            mode_cell(f, p),
             p.launches,
             p.ncu_ms,
             corrected_cell(p.engine_ms, p.engine_raw_ms, p.launch_gaps_ms),
@@ -180,16 +185,24 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
     out
 }
 
-/// How ncu's caches were set for this point (a multi-launch cold point is flushed by the script once
-/// per run of its sequence, as the engine flushes once per sample).
-fn cache_note(f: &NcuCheckFile, p: &NcuPoint) -> String {
+/// The point's mode, with how ncu's caches were set in its tooltip (a multi-launch cold point is
+/// flushed by the script once per run of its sequence, as the engine flushes once per sample).
+fn mode_cell(f: &NcuCheckFile, p: &NcuPoint) -> String {
     if p.flushed_by_script {
-        return " (L2 flushed by the script before each run of its launches)".to_string();
+        return format!(
+            "<td title=\"ncu --cache-control none; the script flushes L2 once before each run of the \
+             launches, as the engine does before each sample\">{}, flushed once</td>",
+            escape(&p.mode)
+        );
     }
-    f.cache_control
-        .get(&p.mode)
-        .map(|c| format!(" (--cache-control {c})"))
-        .unwrap_or_default()
+    match f.cache_control.get(&p.mode) {
+        Some(c) => format!(
+            "<td title=\"ncu --cache-control {}\">{}</td>",
+            escape(c),
+            escape(&p.mode)
+        ),
+        None => format!("<td>{}</td>", escape(&p.mode)),
+    }
 }
 
 fn provenance(f: &NcuCheckFile, more: &str) -> String {
@@ -249,18 +262,16 @@ fn recordings_only_html(f: &NcuCheckFile) -> String {
         worst * 100.0
     );
     for p in &f.points {
-        let cache = cache_note(f, p);
+        let mode = mode_cell(f, p);
         let raw = match (offset, p.engine_raw_ms, p.ratio_raw) {
             (Some(_), Some(ms), Some(r)) => format!("<td>{ms:.4}</td><td>{r:.3}</td>"),
             (Some(_), _, _) => "<td></td><td></td>".to_string(),
             (None, _, _) => String::new(),
         };
         out.push_str(&format!(
-            "<tr><td>{}</td><td>{}{}</td><td>{}</td><td>{:.4}</td>{raw}<td>{:.4}</td><td>{:.3}</td>\
+            "<tr><td>{}</td>{mode}<td>{}</td><td>{:.4}</td>{raw}<td>{:.4}</td><td>{:.3}</td>\
              <td>±{:.0} %</td><td>{}</td></tr>\n",
             point_label(p),
-            escape(&p.mode),
-            escape(&cache),
             p.launches,
             p.ncu_ms,
             p.engine_ms,
@@ -338,16 +349,26 @@ mod tests {
             DeviceCheck {
                 slug: "nvidia-h100".into(),
                 file: Some(f),
+                unreadable: None,
             },
             DeviceCheck {
                 slug: "nvidia-h200".into(),
                 file: None,
+                unreadable: None,
+            },
+            DeviceCheck {
+                slug: "nvidia-a100".into(),
+                file: None,
+                unreadable: Some("data/nvidia-a100/checks/ncu.json cannot be parsed: EOF".into()),
             },
         ]);
         assert!(html.contains("1 of 2 points within target"), "{html}");
         assert!(html.contains("largest deviation 6.0 %"), "{html}");
         assert!(html.contains("<code>sgemm/naive</code> N=2048"), "{html}");
-        assert!(html.contains("cold (--cache-control all)"), "{html}");
+        assert!(
+            html.contains("<td title=\"ncu --cache-control all\">cold</td>"),
+            "{html}"
+        );
         assert!(html.contains("<td>1.010</td>") && html.contains("<strong>outside</strong>"));
         assert!(html.contains("commit abc1234") && html.contains("--clock-control none"));
         assert!(
@@ -356,6 +377,10 @@ mod tests {
         );
         assert!(html.contains(
             "<strong>nvidia-h200</strong>: the Nsight Compute check has not run yet on this GPU"
+        ));
+        assert!(html.contains(
+            "<strong>nvidia-a100</strong>: its Nsight Compute check cannot be read \
+             (data/nvidia-a100/checks/ncu.json cannot be parsed: EOF)."
         ));
         assert!(ncu_check_html(&[]).contains("has not run yet"));
     }
@@ -374,6 +399,7 @@ mod tests {
         let html = ncu_check_html(&[DeviceCheck {
             slug: "nvidia-h100".into(),
             file: Some(f),
+            unreadable: None,
         }]);
         assert!(
             html.contains(
@@ -449,6 +475,7 @@ mod tests {
         let html = ncu_check_html(&[DeviceCheck {
             slug: "nvidia-h100".into(),
             file: Some(f),
+            unreadable: None,
         }]);
         assert!(
             html.contains(
@@ -479,7 +506,7 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("cold (L2 flushed by the script before each run of its launches)"),
+            html.contains("the script flushes L2 once before each run of the launches, as the engine does before each sample\">cold, flushed once</td>"),
             "{html}"
         );
         assert!(

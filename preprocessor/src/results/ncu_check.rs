@@ -144,6 +144,8 @@ impl NcuPoint {
 pub struct DeviceCheck {
     pub slug: String,
     pub file: Option<NcuCheckFile>,
+    /// Why its check file cannot be read (a corrupt file spoils only this device's part).
+    pub unreadable: Option<String>,
 }
 
 /// Reads a device's check; `None` when it has none.
@@ -151,15 +153,24 @@ pub fn load(data_root: &Path, slug: &str) -> Result<Option<NcuCheckFile>, StoreE
     crate::record::store::read_json_if_present(data_root.join(slug).join("checks").join("ncu.json"))
 }
 
-/// Every device with a data folder, with its check or none.
+/// Every device with a data folder, with its check, none, or why it cannot be read.
 pub fn device_checks(data: &DataDir) -> Result<Vec<DeviceCheck>, StoreError> {
-    data.devices()?
+    Ok(data
+        .devices()?
         .into_iter()
-        .map(|slug| {
-            let file = load(data.root(), &slug)?;
-            Ok(DeviceCheck { slug, file })
+        .map(|slug| match load(data.root(), &slug) {
+            Ok(file) => DeviceCheck {
+                slug,
+                file,
+                unreadable: None,
+            },
+            Err(e) => DeviceCheck {
+                slug,
+                file: None,
+                unreadable: Some(e.to_string()),
+            },
         })
-        .collect()
+        .collect())
 }
 
 #[cfg(test)]
@@ -191,6 +202,17 @@ mod tests {
             load(&dir, "gpu-a"),
             Err(StoreError::Unparsable { .. })
         ));
+        // A corrupt check spoils its own device only.
+        let checks = device_checks(&DataDir::new(&dir)).unwrap();
+        assert!(checks[0].file.is_none());
+        assert!(
+            checks[0]
+                .unreadable
+                .as_deref()
+                .is_some_and(|m| m.contains("cannot be parsed")),
+            "{checks:?}"
+        );
+        assert!(checks[1].unreadable.is_none());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
