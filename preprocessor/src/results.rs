@@ -10,6 +10,7 @@ use crate::plan::PlannedPoint;
 use crate::record::{DataDir, Outcome, Point, PointProvenance, Recording, StoreError, TimingMode};
 use crate::spec::Experiment;
 use crate::value::ParamValue;
+use point_index::PointIndex;
 use std::collections::{BTreeMap, HashMap};
 use view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance};
 
@@ -18,6 +19,7 @@ pub mod code;
 pub mod device_files;
 pub mod event_offset;
 pub mod ncu_check;
+pub mod point_index;
 pub mod view;
 
 /// Recordings loaded lazily, once per (device, experiment), with each device's event-overhead
@@ -131,11 +133,11 @@ impl Recordings {
         exp: &Experiment,
         points: &[PlannedPoint],
     ) -> Result<Vec<PlannedPoint>, StoreError> {
-        let mine = self.on_device(device, exp)?;
+        let mine = self.on_device(device, exp)?.map(PointIndex::new);
         let mode = d.measure.mode.unwrap_or(TimingMode::Cold);
         Ok(points
             .iter()
-            .filter(|p| needs_run(mine.and_then(|r| find_point(r, p)), p, device, mode))
+            .filter(|p| needs_run(mine.as_ref().and_then(|r| r.find(p)), p, device, mode))
             .cloned()
             .collect())
     }
@@ -150,11 +152,12 @@ impl Recordings {
         points: &[PlannedPoint],
         commits: &[String],
     ) -> Result<Vec<PlannedPoint>, StoreError> {
-        let mine = self.on_device(device, exp)?;
+        let mine = self.on_device(device, exp)?.map(PointIndex::new);
         Ok(points
             .iter()
             .filter(|p| {
-                mine.and_then(|r| find_point(r, p))
+                mine.as_ref()
+                    .and_then(|r| r.find(p))
                     .is_some_and(|q| !commits.iter().any(|c| made_by(q, c)))
             })
             .cloned()
@@ -295,13 +298,6 @@ pub fn self_check_sets<'a>(
     sets
 }
 
-/// Finds the recorded point for a planned one (same variant and parameter values).
-pub fn find_point<'a>(rec: &'a Recording, planned: &PlannedPoint) -> Option<&'a Point> {
-    rec.points
-        .iter()
-        .find(|p| p.variant == planned.variant && p.params == planned.params)
-}
-
 /// Whether `point` was recorded by `commit` (short hashes of any length match by prefix).
 pub fn made_by(point: &Point, commit: &str) -> bool {
     point
@@ -353,9 +349,10 @@ pub fn select_devices<'a>(
             }
             // The device that recorded most of these points; ties go to the newest recording.
             let score = |r: &Recording| {
+                let index = PointIndex::new(r);
                 let matched = points
                     .iter()
-                    .filter_map(|p| find_point(r, p))
+                    .filter_map(|p| index.find(p))
                     .collect::<Vec<_>>();
                 let newest = matched.iter().map(|p| p.recorded_at).max();
                 (matched.len(), newest)
@@ -375,10 +372,11 @@ pub fn device_results<'a>(
     points: &[PlannedPoint],
 ) -> DeviceResults<'a> {
     let slug = &rec.device.slug;
+    let index = PointIndex::new(rec);
     let mut cells: Vec<Cell<'a>> = points
         .iter()
         .map(|p| {
-            let point = find_point(rec, p);
+            let point = index.find(p);
             Cell {
                 variant: p.variant.clone(),
                 axes: p.axes.clone(),

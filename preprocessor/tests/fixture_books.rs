@@ -188,7 +188,8 @@ fn fixture_keys_are_current_except_the_deliberately_stale_point() {
         .map(|p| format!("{} {:?} {}", p.variant, p.params, p.key.on("test-device")))
         .collect();
     for p in &planned {
-        let recorded = mdbook_gpulab::results::find_point(&rec, p)
+        let recorded = mdbook_gpulab::results::point_index::PointIndex::new(&rec)
+            .find(p)
             .unwrap_or_else(|| panic!("no recorded point for {} {:?}", p.variant, p.params));
         let stale_on_purpose =
             p.variant == "grid_stride" && p.axes.values().any(|v| v.to_string() == "16384");

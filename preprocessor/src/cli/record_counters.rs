@@ -6,7 +6,8 @@ use crate::engine::counters::{self, Request, ncu::Ncu};
 use crate::engine::job::JobPoint;
 use crate::engine::recorder::Recorder;
 use crate::plan::plan;
-use crate::results::{Recordings, find_point};
+use crate::results::Recordings;
+use crate::results::point_index::PointIndex;
 use crate::workspace::{FoundDirective, Workspace};
 use std::path::Path;
 
@@ -107,9 +108,10 @@ fn requests(
         let rec = recordings
             .of(&exp.name)
             .into_iter()
-            .find(|r| r.device.slug == device);
+            .find(|r| r.device.slug == device)
+            .map(PointIndex::new);
         for p in plan(d, exp, &ws.sources)? {
-            let recorded = rec.and_then(|r| find_point(r, &p));
+            let recorded = rec.as_ref().and_then(|r| r.find(&p));
             if !counters::wants(recorded, &p.key.on(device), &d.counters) {
                 continue;
             }
