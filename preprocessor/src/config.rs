@@ -219,6 +219,30 @@ mod tests {
         }
     }
 
+    /// The other way round: every field of the config is a listed key, so that adding a field
+    /// without listing it (which would make `book.toml`'s new key an "unknown key" error) fails
+    /// here. The field names come from the config's `Debug` form (all its fields are plain values).
+    #[test]
+    fn every_config_field_is_an_own_key() {
+        let debug = format!("{:?}", Config::default());
+        let body = debug
+            .strip_prefix("Config { ")
+            .and_then(|b| b.strip_suffix(" }"))
+            .expect("the Debug form of a struct");
+        let fields: Vec<&str> = body
+            .split(", ")
+            .filter_map(|part| part.split_once(": ").map(|(name, _)| name))
+            .collect();
+        assert_eq!(
+            fields.len(),
+            OWN_KEYS.len(),
+            "{fields:?} against {OWN_KEYS:?}"
+        );
+        for f in fields {
+            assert!(OWN_KEYS.contains(&f), "field `{f}` is not in OWN_KEYS");
+        }
+    }
+
     /// Regression (session 10): mdBook turns `MDBOOK_PREPROCESSOR__GPULAB__TIMEOUT_S=5` into the
     /// key `timeout-s`, which was ignored (and, with the unknown-key check, refused).
     #[test]
