@@ -625,8 +625,20 @@ fn merge_brings_a_shards_newer_anchors_and_checks() {
         text.replace(from, to)
     };
     let (ncu, offset) = (read("checks/ncu.json"), read("checks/event_offset.json"));
-    let ncu_date = "\"date\": \"2026-11-24T02:34:07Z\"";
-    let offset_date = "\"date\": \"2026-11-24T01:54:37Z\"";
+    // The book's own dates (they change whenever the check is run again on the GPU).
+    let date_of = |text: &str| -> String {
+        let v: serde_json::Value = serde_json::from_str(text).unwrap();
+        v["date"].as_str().unwrap().to_string()
+    };
+    let ncu_date = format!("\"date\": \"{}\"", date_of(&ncu));
+    let offset_utc = date_of(&offset);
+    let offset_date = format!("\"date\": \"{offset_utc}\"");
+    // An hour before the book's calibration, written at +02:00: older, though it sorts later as text.
+    let older_at_plus_two = (chrono::DateTime::parse_from_rfc3339(&offset_utc).unwrap()
+        - chrono::Duration::hours(1))
+    .with_timezone(&chrono::FixedOffset::east_opt(2 * 3600).unwrap())
+    .to_rfc3339();
+    assert!(older_at_plus_two.as_str() > offset_utc.as_str());
     // SYNTHETIC files for this test: the book's own, with their dates moved.
     let shard = book.path("shard");
     common::write_files(
@@ -634,16 +646,15 @@ fn merge_brings_a_shards_newer_anchors_and_checks() {
         &[
             (
                 &format!("{h100}/checks/ncu.json") as &str,
-                &dated(&ncu, ncu_date, "\"date\": \"2027-01-01T00:00:00Z\"") as &str,
+                &dated(&ncu, &ncu_date, "\"date\": \"2099-01-01T00:00:00Z\"") as &str,
             ),
             (&format!("{h100}/checks/ncu.log"), "the shard's log\n"),
             (
                 &format!("{h100}/checks/event_offset.json"),
-                // 01:00 UTC: older than the book's 01:54:37Z, though it sorts later as text.
                 &dated(
                     &offset,
-                    offset_date,
-                    "\"date\": \"2026-11-24T03:00:00+02:00\"",
+                    &offset_date,
+                    &format!("\"date\": \"{older_at_plus_two}\""),
                 ),
             ),
             (
@@ -665,7 +676,7 @@ fn merge_brings_a_shards_newer_anchors_and_checks() {
         stderr.contains("2 newer calibration, profiler-check or library-anchor file(s)"),
         "{stderr}"
     );
-    assert!(read("checks/ncu.json").contains("2027-01-01T00:00:00Z"));
+    assert!(read("checks/ncu.json").contains("2099-01-01T00:00:00Z"));
     assert_eq!(read("checks/ncu.log"), "the shard's log\n");
     assert_eq!(
         read("checks/event_offset.json"),

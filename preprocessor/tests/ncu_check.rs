@@ -18,21 +18,20 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
+/// `scripts/ncu_check.py --dry-run --slug SLUG <option> <path>`, run.
+fn dry_run_with(option: &str, path: &Path) -> std::process::Output {
+    Command::new("python3")
+        .current_dir(root())
+        .args(["scripts/ncu_check.py", "--dry-run", "--slug", SLUG, option])
+        .arg(path)
+        .output()
+        .expect("python3 (3.11 or newer, for tomllib) must be installed to run this test")
+}
+
 /// Runs the dry run against the H100's recordings; returns its plans (`tag` names this test's file).
 fn dry_run(tag: &str) -> Vec<Value> {
     let plans = std::env::temp_dir().join(format!("ncu-plans-{}-{tag}.json", std::process::id()));
-    let out = Command::new("python3")
-        .current_dir(root())
-        .args([
-            "scripts/ncu_check.py",
-            "--dry-run",
-            "--slug",
-            SLUG,
-            "--json",
-        ])
-        .arg(&plans)
-        .output()
-        .expect("python3 (3.11 or newer, for tomllib) must be installed to run this test");
+    let out = dry_run_with("--json", &plans);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -198,18 +197,7 @@ fn ncu_check_scratch_copy_makes_record_run_exactly_the_checked_points() {
     let _ = std::fs::remove_dir_all(&scratch);
     let book_recording = root().join(format!("data/{SLUG}/reduction.json"));
     let before = std::fs::read(&book_recording).unwrap();
-    let out = Command::new("python3")
-        .current_dir(root())
-        .args([
-            "scripts/ncu_check.py",
-            "--dry-run",
-            "--slug",
-            SLUG,
-            "--scratch",
-        ])
-        .arg(&scratch)
-        .output()
-        .expect("python3");
+    let out = dry_run_with("--scratch", &scratch);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     let planned = dry_run("scratch").len();

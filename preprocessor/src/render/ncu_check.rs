@@ -316,6 +316,15 @@ mod tests {
         }
     }
 
+    /// The block of one device, the H100, with its check `f`.
+    fn h100_html(f: NcuCheckFile) -> String {
+        ncu_check_html(&[DeviceCheck {
+            slug: "nvidia-h100".into(),
+            file: Some(f),
+            unreadable: None,
+        }])
+    }
+
     /// A SYNTHETIC check of `points` on the H100's name.
     fn check(
         points: Vec<NcuPoint>,
@@ -396,11 +405,7 @@ mod tests {
             date: "2026-11-24T01:54:37Z".into(),
         };
         let f = check(vec![corrected], Some(offset));
-        let html = ncu_check_html(&[DeviceCheck {
-            slug: "nvidia-h100".into(),
-            file: Some(f),
-            unreadable: None,
-        }]);
+        let html = h100_html(f);
         assert!(
             html.contains(
                 "1 of 1 points within target (0 before subtracting the events' 0.960 µs, calibrated 2026-11-24)"
@@ -472,11 +477,7 @@ mod tests {
             points_recorded: 2,
             seconds: 35.0,
         });
-        let html = ncu_check_html(&[DeviceCheck {
-            slug: "nvidia-h100".into(),
-            file: Some(f),
-            unreadable: None,
-        }]);
+        let html = h100_html(f);
         assert!(
             html.contains(
                 "1 of 3 points within target against the engine timed in the same call on the same GPU \
