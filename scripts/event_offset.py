@@ -144,8 +144,9 @@ def main():
         f"{1e3 * t['median_ms']:.3f} us (IQR {1e3 * t['q1_ms']:.3f}-{1e3 * t['q3_ms']:.3f}); "
         f"ncu {METRIC} median {1e3 * ncu_ms:.3f} us over {len(runs) - 1} launches",
         f"offset (events - ncu): {1e3 * result['offset_ms']:.3f} us",
-        f"two launches per sample: events median {1e3 * two['median_ms']:.3f} us; gap between launches "
-        f"(two - one - ncu): {1e3 * result['gap_ms']:.3f} us",
+        f"two launches per sample: events median {1e3 * two['median_ms']:.3f} us (IQR {1e3 * two['q1_ms']:.3f}-"
+        f"{1e3 * two['q3_ms']:.3f}, noise {100 * two['noise']:.1f} %, {two['samples']} samples, stopped: "
+        f"{two.get('stop')}); gap between launches (two - one - ncu): {1e3 * result['gap_ms']:.3f} us",
     ]
     with open(os.path.join(out_dir, "event_offset.log"), "w") as f:
         f.write("\n".join(lines) + "\n")

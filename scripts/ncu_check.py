@@ -474,13 +474,15 @@ def event_offset(slug):
 
 
 def launch_gaps(calibration, plan):
-    """What the engine's events of a multi-launch point include and ncu's sum of its launches'
-    durations does not: the calibrated gap between two launches (event_offset.json's `gap_ms`), once per
-    extra launch. 0 for one launch, or without a calibration of the gap."""
+    """What the engine's events of a point include and ncu's sum of its launches' durations does not:
+    the calibrated gap between two launches (event_offset.json's `gap_ms`), once per launch after the
+    first in a sample. A sample of R runs of n launches has n*R - 1 of them; the engine's median is per
+    run, so (n*R - 1) / R gaps. 0 for one launch per sample, or without a calibration of the gap."""
     n = len(plan["launches"])
-    if calibration is None or n < 2 or calibration.get("gap_ms") is None or plan.get("clock") == "kernel":
+    r = max(1, plan.get("runs_per_sample") or 1)
+    if calibration is None or calibration.get("gap_ms") is None or plan.get("clock") == "kernel":
         return 0.0
-    return max(0.0, calibration["gap_ms"]) * (n - 1) / max(1, plan.get("runs_per_sample") or 1)
+    return max(0.0, calibration["gap_ms"]) * (n * r - 1) / r
 
 
 def corrected_offset(calibration, plan):
@@ -503,10 +505,8 @@ def point_matches(q, plan):
     return q["variant"] == plan["variant"] and q["params"] == plan["params"]
 
 
-def prepare_scratch(slug, plans, scratch):
-    """A copy of the book in `scratch` whose recordings of `slug` lack the checked points, so that
-    `mdbook-gpulab record` there runs exactly those (and nothing else while the book is current).
-    The book's own data/ is not touched. Returns {experiment: number of points removed}."""
+def copy_book(scratch):
+    """A copy of the book in `scratch` (what `record` reads of it)."""
     os.makedirs(scratch, exist_ok=True)
     for part in BOOK_PARTS:
         src, dst = os.path.join(ROOT, part), os.path.join(scratch, part)
@@ -514,6 +514,12 @@ def prepare_scratch(slug, plans, scratch):
             shutil.copytree(src, dst, symlinks=True, dirs_exist_ok=True)
         else:
             shutil.copy2(src, dst)
+
+
+def prepare_scratch(slug, plans, scratch):
+    """Removes the checked points from the recordings of `slug` in the book copy at `scratch`
+    (copy_book), so that `mdbook-gpulab record` there runs exactly those (and nothing else while the
+    book is current). The book's own data/ is not touched. Returns {experiment: points removed}."""
     removed = {}
     for exp in sorted({p["experiment"] for p in plans}):
         mine = [p for p in plans if p["experiment"] == exp]
@@ -528,6 +534,13 @@ def prepare_scratch(slug, plans, scratch):
     return removed
 
 
+def failure_text(failure):
+    """A recording's failure ({"kind", "message"}) as one line."""
+    if isinstance(failure, dict):
+        return ": ".join(str(failure[k]) for k in ("kind", "message") if failure.get(k) is not None)
+    return None if failure is None else str(failure)
+
+
 def engine_binary():
     return os.environ.get("GPULAB_BIN") or shutil.which("mdbook-gpulab")
 
@@ -540,6 +553,7 @@ def same_run(slug, plans, scratch, commit):
     if not binary:
         raise SystemExit("no mdbook-gpulab binary (GPULAB_BIN or PATH) to time the points with the engine; "
                          "--no-same-run compares with the recordings only")
+    copy_book(scratch)
     removed = prepare_scratch(slug, plans, scratch)
     env = dict(os.environ)
     if commit:
@@ -561,7 +575,7 @@ def same_run(slug, plans, scratch, commit):
                              f"in data/{slug}/ (is this GPU {slug}?)")
         t = q.get("timing") or {}
         if q.get("outcome") != "ok" or "median_ms" not in t:
-            p["same_run"] = {"outcome": q.get("outcome"), "failure": q.get("failure")}
+            p["same_run"] = {"outcome": q.get("outcome"), "failure": failure_text(q.get("failure"))}
             continue
         p["same_run"] = {
             "outcome": "ok", "raw_ms": t["median_ms"], "samples": t.get("samples"), "noise": t.get("noise"),
@@ -594,6 +608,8 @@ def describe(plan):
 def dry_run(selected, json_path=None, scratch=None):
     failed = False
     dumped = {}
+    if scratch:
+        copy_book(scratch)
     for slug in selected:
         plans, problems, notes = plan_all(slug)
         dumped[slug] = plans
@@ -640,8 +656,9 @@ class L2Flush:
         self.cp = cp
         l2 = cp.cuda.runtime.getDeviceProperties(0)["l2CacheSize"]
         self.buf = cp.empty(2 * l2, dtype=cp.uint8)
-        major = cp.cuda.Device().compute_capability[0]
+        major = cp.cuda.runtime.getDeviceProperties(0)["major"]
         self.discard = None
+        self.runs = 0
         if int(major) >= 8:
             self.discard = cp.RawKernel(r'''extern "C" __global__ void gpulab_ncu_check_discard(char* p, unsigned long long n) {
                 unsigned long long i = ((unsigned long long)blockIdx.x * blockDim.x + threadIdx.x) * 128ull;
@@ -650,7 +667,9 @@ class L2Flush:
 
     def run(self):
         n = self.buf.nbytes
-        self.buf.data.memset_async(1, n)
+        # A different byte each time, as the engine's flush (no write can be skipped as unchanged).
+        self.runs += 1
+        self.buf.data.memset_async(1 + self.runs % 255, n)
         if self.discard is not None:
             lines = n // 128
             self.discard(((lines + 255) // 256,), (256,), (self.buf, self.cp.uint64(n)))
@@ -759,6 +778,10 @@ def slug_of(name):
 def git_commit():
     if os.environ.get("GPULAB_COMMIT"):
         return os.environ["GPULAB_COMMIT"]
+    binary = engine_binary()
+    stamp = binary and os.path.join(os.path.dirname(os.path.abspath(binary)), "COMMIT")
+    if stamp and os.path.exists(stamp):   # what the binaries were built from (build-device-bin.sh)
+        return open(stamp).read().strip()
     try:
         return subprocess.run(["git", "-C", ROOT, "rev-parse", "--short", "HEAD"], capture_output=True, text=True,
                               check=True).stdout.strip()
@@ -799,7 +822,9 @@ def engine_launches(rows):
     of a one-directive book under ncu, the first launch dropped), beside the engine's time. It tells a
     difference of timing (the engine's events against ncu on the same launches) from a difference of
     launch (the same machine code and configuration, launched by this script's process and buffers
-    instead of the engine's). The verdict stays on the script's own launches."""
+    instead of the engine's). The two sides are two runs, one after the other (the engine's events
+    under ncu mean nothing): the engine's time is the same-call one. The verdict stays on the
+    script's own launches."""
     for r in rows:
         sr = r["same_run"]
         if sr is None or sr["within"] or sr["outcome"] != "ok" or r["launches"] != 1 or r["mode"] != "cold":
@@ -959,14 +984,15 @@ def check(slug_arg, own_compile=False, same=True):
         json.dump(result, f, indent=1)
         f.write("\n")
     lines = [f"ncu check on {gpu} ({slug}), {result['ncu_version']}, commit {result['commit']}, {result['date']}",
-             f"--clock-control none; --cache-control all (cold points) / none (hot); {METRIC}; "
+             f"--clock-control none; --cache-control all (cold points of one launch) / none (hot points, and cold "
+             f"points of several launches, which the script flushes once per run); {METRIC}; "
              f"median of {SAMPLES} runs after {WARMUP} warm-up; kernels: {code}",
              "engine ms: the recorded median less the event overhead calibrated on this GPU "
-             + ("" if calibration is None or calibration.get("gap_ms") is None else
-                f"and, per extra launch of a multi-launch point, the calibrated gap between launches "
-                f"({max(0.0, calibration['gap_ms']) * 1000:.3f} us, not counted by ncu's sum) ")
              + ("(none: no data/<slug>/checks/event_offset.json)" if calibration is None else
                 f"({calibration['offset_ms'] * 1000:.3f} us per sample, scripts/event_offset.py, {calibration['date']})")
+             + ("" if calibration is None or calibration.get("gap_ms") is None else
+                f" and the calibrated gap between launches ({max(0.0, calibration['gap_ms']) * 1000:.3f} us, "
+                f"not counted by ncu's sum) per launch after a sample's first")
              + "; raw: as recorded"
              + ("" if engine_run is None else
                 f"; same call: the engine's median in this call ({engine_run['command']}: "

@@ -237,8 +237,9 @@ fn ncu_check_scratch_copy_makes_record_run_exactly_the_checked_points() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
-/// The gaps between a multi-launch point's launches (counted by the engine's events, not by ncu's sum
-/// of durations) are subtracted once per extra launch, and only with a calibrated gap.
+/// The gaps between a point's launches (counted by the engine's events, not by ncu's sum of
+/// durations) are subtracted once per launch after a sample's first, per run, and only with a
+/// calibrated gap.
 #[test]
 fn ncu_check_subtracts_the_calibrated_gap_once_per_extra_launch() {
     let out = Command::new("python3")
@@ -250,7 +251,8 @@ import ncu_check as n
 cal = {"offset_ms": 0.001, "gap_ms": 0.0006}
 one = {"launches": [{}], "runs_per_sample": 1}
 three = {"launches": [{}, {}, {}], "runs_per_sample": 1}
-print(n.launch_gaps(cal, one), n.launch_gaps(cal, three), n.launch_gaps(None, three),
+hot = {"launches": [{}, {}], "runs_per_sample": 4}
+print(n.launch_gaps(cal, one), n.launch_gaps(cal, three), n.launch_gaps(cal, hot), n.launch_gaps(None, three),
       n.launch_gaps({"offset_ms": 0.001}, three), n.launch_gaps(cal, dict(three, clock="kernel")),
       n.launch_gaps({"offset_ms": 0.001, "gap_ms": -0.0001}, three))
 "#,
@@ -266,8 +268,10 @@ print(n.launch_gaps(cal, one), n.launch_gaps(cal, three), n.launch_gaps(None, th
         .split_whitespace()
         .map(|v| v.parse().unwrap())
         .collect();
-    assert_eq!(got.len(), 6);
+    assert_eq!(got.len(), 7);
     assert_eq!(got[0], 0.0, "one launch: no gap");
     assert!((got[1] - 0.0012).abs() < 1e-12, "three launches: two gaps");
-    assert_eq!(&got[2..], &[0.0, 0.0, 0.0, 0.0]);
+    // Four runs of two launches per sample: seven gaps, 7/4 per run.
+    assert!((got[2] - 0.0006 * 7.0 / 4.0).abs() < 1e-12, "{}", got[2]);
+    assert_eq!(&got[3..], &[0.0, 0.0, 0.0, 0.0]);
 }

@@ -82,7 +82,7 @@ fn same_run_verdict_cell(p: &NcuPoint) -> String {
             "<td><strong>outside</strong><br><small>ncu on the engine's own launches: {ms:.4} ms; \
              engine ÷ that {r:.3}, {}</small></td>",
             if s.within_engine_launches == Some(true) {
-                "within: the launch differs, not the timing"
+                "within: on the engine's own launches (a run just after) ncu agrees with it"
             } else {
                 "<strong>outside</strong>"
             }
@@ -153,7 +153,7 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
                 }
                 _ => format!(
                     "<td colspan=\"2\" title=\"{}\">{}</td>",
-                    escape(s.failure.as_deref().unwrap_or("")),
+                    escape(&s.failure_text()),
                     escape(&s.outcome)
                 ),
             },
@@ -461,7 +461,7 @@ mod tests {
         failed.engine_raw_ms = Some(3.0016);
         failed.same_run = Some(SameRunPoint {
             outcome: "failed".into(),
-            failure: Some("mismatch at 3".into()),
+            failure: Some(serde_json::json!({"kind": "mismatch", "message": "at 3"})),
             engine_raw_ms: None,
             engine_ms: None,
             ratio: None,
@@ -495,7 +495,7 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("<td colspan=\"2\" title=\"mismatch at 3\">failed</td><td>±2 %</td><td><strong>outside</strong></td>"),
+            html.contains("<td colspan=\"2\" title=\"mismatch: at 3\">failed</td><td>±2 %</td><td><strong>outside</strong></td>"),
             "{html}"
         );
         assert!(
@@ -503,7 +503,7 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("<td><strong>outside</strong><br><small>ncu on the engine's own launches: 3.0800 ms; engine ÷ that 1.010, within: the launch differs, not the timing</small></td>"),
+            html.contains("<td><strong>outside</strong><br><small>ncu on the engine's own launches: 3.0800 ms; engine ÷ that 1.010, within: on the engine's own launches (a run just after) ncu agrees with it</small></td>"),
             "{html}"
         );
         assert!(

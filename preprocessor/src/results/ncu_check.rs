@@ -42,13 +42,31 @@ pub struct SameRunInfo {
     pub seconds: f64,
 }
 
+impl SameRunPoint {
+    /// The failure as one line (empty when there is none).
+    pub fn failure_text(&self) -> String {
+        match &self.failure {
+            None | Some(serde_json::Value::Null) => String::new(),
+            Some(serde_json::Value::String(s)) => s.clone(),
+            Some(serde_json::Value::Object(o)) => ["kind", "message"]
+                .iter()
+                .filter_map(|k| o.get(*k))
+                .map(|v| v.as_str().map_or_else(|| v.to_string(), str::to_string))
+                .collect::<Vec<_>>()
+                .join(": "),
+            Some(other) => other.to_string(),
+        }
+    }
+}
+
 /// The engine's time of one checked point in the check's own call, beside ncu's.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct SameRunPoint {
     /// `ok`, or the engine's outcome (a failed point has no time and is outside the target).
     pub outcome: String,
+    /// Why it failed: a line, or a recording's `{"kind", "message"}` as it stands in the recording.
     #[serde(default)]
-    pub failure: Option<String>,
+    pub failure: Option<serde_json::Value>,
     #[serde(default)]
     pub engine_raw_ms: Option<f64>,
     /// Less the event overhead, as the book shows a recorded median.
@@ -195,6 +213,23 @@ mod tests {
         .unwrap();
         let checks = device_checks(&DataDir::new(&dir)).unwrap();
         assert_eq!(checks.len(), 2);
+        // A same-call point that failed, its failure as the recording holds it (an object) or as
+        // the script writes it (a line): both load.
+        for failure in [
+            r#"{"kind": "mismatch", "message": "element 3"}"#,
+            r#""mismatch: element 3""#,
+        ] {
+            let row: NcuPoint = serde_json::from_str(&format!(
+                r#"{{"experiment": "copy", "variant": "v", "params": {{"N": 1}}, "mode": "cold",
+                   "launches": 1, "ncu_ms": 1.0, "engine_ms": 1.01, "ratio": 1.01, "target": 0.02,
+                   "within": true, "same_run": {{"outcome": "failed", "failure": {failure},
+                   "within": false}}}}"#
+            ))
+            .unwrap();
+            let same = row.same_run.as_ref().unwrap();
+            assert_eq!(same.failure_text(), "mismatch: element 3");
+            assert!(!row.verdict());
+        }
         assert_eq!(checks[0].file.as_ref().unwrap().points[0].ratio, 1.01);
         assert!(checks[1].file.is_none());
         std::fs::write(dir.join("gpu-a/checks/ncu.json"), "{").unwrap();

@@ -67,6 +67,38 @@ mod tests {
             .collect()
     }
 
+    /// `find` returns the recorded point of a planned one: by equal values (−0.0 finds 0.0), the
+    /// first of two equal points, and nothing for another variant or value.
+    #[test]
+    fn find_returns_the_first_point_with_equal_variant_and_values() {
+        let mut first = crate::render::fixture::point("v", 4, 1.0);
+        first.params.insert("X".into(), ParamValue::Float(0.0));
+        let mut second = first.clone();
+        second.key = "second".into();
+        let other = crate::render::fixture::point("w", 4, 2.0);
+        let rec = Recording {
+            schema: 1,
+            experiment: "e".into(),
+            device: crate::render::fixture::device(),
+            points: vec![other, first, second],
+        };
+        let index = PointIndex::new(&rec);
+        let planned = |variant: &str, x: f64| PlannedPoint {
+            variant: variant.into(),
+            params: params(&[("N", ParamValue::Int(4)), ("X", ParamValue::Float(x))]),
+            axes: BTreeMap::new(),
+            key: "k".into(),
+        };
+        assert_eq!(index.find(&planned("v", -0.0)).unwrap().key, "key-v-4");
+        assert!(index.find(&planned("v", 1.0)).is_none());
+        assert!(index.find(&planned("u", 0.0)).is_none());
+        let w = PlannedPoint {
+            params: params(&[("N", ParamValue::Int(4))]),
+            ..planned("w", 0.0)
+        };
+        assert_eq!(index.find(&w).unwrap().key, "key-w-4");
+    }
+
     #[test]
     fn equal_values_hash_equally_and_different_ones_are_told_apart() {
         let a = params(&[("N", ParamValue::Int(4)), ("X", ParamValue::Float(0.0))]);
