@@ -71,15 +71,14 @@ mod tests {
     /// first of two equal points, and nothing for another variant or value.
     #[test]
     fn find_returns_the_first_point_with_equal_variant_and_values() {
-        let mut first = crate::render::fixture::point("v", 4, 1.0);
-        first.params.insert("X".into(), ParamValue::Float(0.0));
-        let mut second = first.clone();
-        second.key = "second".into();
-        let other = crate::render::fixture::point("w", 4, 2.0);
+        let n4_x0 = params(&[("N", ParamValue::Int(4)), ("X", ParamValue::Float(0.0))]);
+        let first = Point::new("v", &n4_x0, "key-v-4", None);
+        let second = Point::new("v", &n4_x0, "second", None);
+        let other = Point::new("w", &params(&[("N", ParamValue::Int(4))]), "key-w-4", None);
         let rec = Recording {
             schema: 1,
             experiment: "e".into(),
-            device: crate::render::fixture::device(),
+            device: crate::record::fixture::device(),
             points: vec![other, first, second],
         };
         let index = PointIndex::new(&rec);
