@@ -198,10 +198,30 @@ pub fn validate(
                 continue;
             }
             match axis_values(value.get_ref()) {
-                Ok(values) if !values.is_empty() => axes.push(Axis {
-                    name: name.clone(),
-                    values,
-                }),
+                Ok(values) if !values.is_empty() => {
+                    // `B = "16x16"` defines `B_X` and `B_Y`: a spec parameter of that name would be
+                    // replaced silently at these points (the spec itself is checked the same way).
+                    if values.iter().any(|v| v.as_dim2().is_some())
+                        && let Some(side) = ["X", "Y"]
+                            .iter()
+                            .map(|s| format!("{name}_{s}"))
+                            .find(|d| param_names.contains(d))
+                    {
+                        c.err(
+                            value.span(),
+                            format!(
+                                "an \"AxB\" value of `{name}` defines `{name}_X` and `{name}_Y`, but `{side}` is a parameter of experiment `{}`: rename one of them",
+                                exp.name
+                            ),
+                            &format!("shadows parameter `{side}`"),
+                            None,
+                        );
+                    }
+                    axes.push(Axis {
+                        name: name.clone(),
+                        values,
+                    })
+                }
                 Ok(_) => c.err(
                     value.span(),
                     format!("axis `{name}` has no values"),
