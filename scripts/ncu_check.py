@@ -796,7 +796,7 @@ def engine_images(plans, tmp, own_compile):
     --own-compile, the kernels are compiled here with CuPy (whose NVRTC and options may differ: in
     session 7 two kernels compiled that way ran 1.5 % and 13 % differently from the engine's).
     Returns what compiled the kernels, for the report."""
-    binary = os.environ.get("GPULAB_BIN") or shutil.which("mdbook-gpulab")
+    binary = engine_binary()
     if own_compile or not binary:
         return "CuPy's RawModule (this script's own compile)" + ("" if own_compile else ": no mdbook-gpulab binary")
     kinds = set()

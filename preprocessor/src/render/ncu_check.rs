@@ -270,18 +270,14 @@ fn recordings_only_html(f: &NcuCheckFile) -> String {
         };
         out.push_str(&format!(
             "<tr><td>{}</td>{mode}<td>{}</td><td>{:.4}</td>{raw}<td>{:.4}</td><td>{:.3}</td>\
-             <td>±{:.0} %</td><td>{}</td></tr>\n",
+             <td>±{:.0} %</td>{}</tr>\n",
             point_label(p),
             p.launches,
             p.ncu_ms,
             p.engine_ms,
             p.ratio,
             p.target * 100.0,
-            if p.within {
-                "within"
-            } else {
-                "<strong>outside</strong>"
-            }
+            verdict_cell(p.within)
         ));
     }
     out.push_str("</tbody>\n</table>\n");
