@@ -4,6 +4,10 @@
 //! PATH (or in `$MDBOOK`), through `mdbook build` with this crate's binary as the preprocessor.
 //! Prints the median of several runs and the ratio (goal: ≤ 1.5×).
 //!
+//! A second comparison separates the preprocessor's own cost from that of the pages it writes: a
+//! plain build of the *same pages* (a copy of the book whose chapters are the preprocessor's
+//! output, so mdBook renders and indexes the same tables, charts and code) against the cached build.
+//!
 //! `cargo bench --bench build_speed` (release profile); `BUILD_SPEED_RUNS=9` for more runs;
 //! `BUILD_SPEED_ONLY=plain` or `=gpulab` builds once, one side only (for `perf stat`).
 
@@ -46,7 +50,12 @@ fn timed(mut f: impl FnMut()) -> Duration {
 
 /// The handbook loaded in-process, with the preprocessor or without it.
 fn load(with_gpulab: bool) -> mdbook_driver::MDBook {
-    let mut md = mdbook_driver::MDBook::load(repo()).expect("loading the handbook");
+    load_at(&repo(), with_gpulab)
+}
+
+/// The book at `root` loaded in-process, with the preprocessor or without it.
+fn load_at(root: &Path, with_gpulab: bool) -> mdbook_driver::MDBook {
+    let mut md = mdbook_driver::MDBook::load(root).expect("loading the handbook");
     if with_gpulab {
         let mut lab = GpuLab::new();
         lab.overrides.mode = Some(Mode::Recorded);
@@ -62,7 +71,12 @@ fn load(with_gpulab: bool) -> mdbook_driver::MDBook {
 
 /// One in-process build of the handbook into `out`, with the preprocessor or without it.
 fn build_in_process(out: &Path, with_gpulab: bool) {
-    let mut md = load(with_gpulab);
+    build_in_process_at(&repo(), out, with_gpulab)
+}
+
+/// One in-process build of the book at `root` into `out`, with the preprocessor or without it.
+fn build_in_process_at(root: &Path, out: &Path, with_gpulab: bool) {
+    let mut md = load_at(root, with_gpulab);
     md.config
         .set("build.build-dir", out.display().to_string())
         .unwrap();
@@ -88,10 +102,48 @@ fn preprocess_only(with_gpulab: bool) {
         .expect("preprocessing the handbook");
 }
 
+/// A copy of the handbook in `dir` whose chapters are the preprocessor's output (the gpulab
+/// section left in `book.toml`, to be switched off like the plain build's).
+fn same_pages_copy(dir: &Path) -> PathBuf {
+    let (book, _) = load(true)
+        .preprocess_book(&HtmlName)
+        .expect("preprocessing the handbook");
+    let root = dir.join("same-pages");
+    copy_tree(&repo().join("book"), &root.join("book"));
+    copy_tree(&repo().join("theme"), &root.join("theme"));
+    std::fs::copy(repo().join("book.toml"), root.join("book.toml")).unwrap();
+    for item in book.iter() {
+        if let mdbook_preprocessor::book::BookItem::Chapter(ch) = item
+            && let Some(path) = &ch.source_path
+        {
+            std::fs::write(root.join("book").join(path), &ch.content).unwrap();
+        }
+    }
+    root
+}
+
+/// Copies the files under `from` (following symbolic links) to `to`.
+fn copy_tree(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap().flatten() {
+        let (src, dest) = (entry.path(), to.join(entry.file_name()));
+        if src.is_dir() {
+            copy_tree(&src, &dest);
+        } else {
+            std::fs::copy(&src, &dest).unwrap();
+        }
+    }
+}
+
 /// One `mdbook build` of the handbook into `out`.
 fn build_with_mdbook(mdbook: &str, out: &Path, with_gpulab: bool) {
+    build_with_mdbook_at(mdbook, &repo(), out, with_gpulab)
+}
+
+/// One `mdbook build` of the book at `root` into `out`.
+fn build_with_mdbook_at(mdbook: &str, root: &Path, out: &Path, with_gpulab: bool) {
     let mut cmd = Command::new(mdbook);
-    cmd.arg("build").arg("-d").arg(out).arg(repo());
+    cmd.arg("build").arg("-d").arg(out).arg(root);
     if with_gpulab {
         cmd.env(
             "MDBOOK_PREPROCESSOR__GPULAB__COMMAND",
@@ -120,6 +172,16 @@ fn report(what: &str, plain: Duration, gpulab: Duration) -> f64 {
     ratio
 }
 
+/// The cached build against a plain build of the same pages: what the preprocessor itself adds.
+fn report_same_pages(what: &str, same_plain: Duration, gpulab: Duration) {
+    let ratio = gpulab.as_secs_f64() / same_plain.as_secs_f64();
+    println!(
+        "  {what}, against a plain build of the same pages (the preprocessor's output as chapters): {:.0} ms, ratio {ratio:.2}x (goal <= {GOAL}x){}",
+        same_plain.as_secs_f64() * 1e3,
+        if ratio <= GOAL { "" } else { "  ABOVE GOAL" }
+    );
+}
+
 fn main() {
     let tmp = tempfile::tempdir().unwrap();
     let (plain_out, lab_out) = (tmp.path().join("plain"), tmp.path().join("gpulab"));
@@ -136,6 +198,16 @@ fn main() {
     let html = std::fs::read_to_string(lab_out.join("part1/widuch2010.html")).unwrap();
     assert!(html.contains("class=\"gpulab"), "the preprocessor ran");
     report("in-process (mdbook-driver)", plain, lab);
+    let same = same_pages_copy(tmp.path());
+    let same_out = tmp.path().join("same-out");
+    let same_plain = timed(|| build_in_process_at(&same, &same_out, false));
+    let copied = std::fs::read_to_string(same_out.join("part1/widuch2010.html")).unwrap();
+    assert_eq!(
+        copied.matches("class=\"gpulab").count(),
+        html.matches("class=\"gpulab").count(),
+        "the copy's pages are the cached build's"
+    );
+    report_same_pages("in-process (mdbook-driver)", same_plain, lab);
     let (pre_plain, pre_lab) = (
         timed(|| preprocess_only(false)),
         timed(|| preprocess_only(true)),
@@ -155,6 +227,10 @@ fn main() {
             let plain = timed(|| build_with_mdbook(&mdbook, &plain_out, false));
             let lab = timed(|| build_with_mdbook(&mdbook, &lab_out, true));
             report(&format!("`mdbook build` ({version})"), plain, lab);
+            let same = tmp.path().join("same-pages");
+            let same_out = tmp.path().join("same-out");
+            let same_plain = timed(|| build_with_mdbook_at(&mdbook, &same, &same_out, false));
+            report_same_pages(&format!("`mdbook build` ({version})"), same_plain, lab);
         }
         _ => println!(
             "`mdbook build`: NOT MEASURED: no `{mdbook}` binary (install mdBook or set MDBOOK=/path/to/mdbook)"

@@ -20,8 +20,10 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 pub mod error;
+mod render_cache;
 mod render_one;
 pub use error::BuildError;
+use render_cache::{RenderCache, Slot};
 use render_one::{RenderInputs, Rendered, earlier_listings, render_found};
 
 /// The outcome of a build step.
@@ -162,13 +164,28 @@ pub fn process_book(
     report(&invalid);
 
     let mut recordings = Recordings::new(ws.data())?;
+    // A kernel file is listed once per page, by the first result that uses it; later ones link there.
+    let earlier = earlier_listings(&found);
+    // A build that runs no kernels reuses the blocks rendered from unchanged inputs.
+    let cache = live.is_none().then(|| RenderCache::open(ws)).flatten();
+    let slots = cache_slots(cache.as_ref(), ws, &found, &earlier);
+    // The directives the cache holds (the data blocks are looked up where they are rendered).
+    let mut hits: Vec<Option<Rendered>> = found
+        .iter()
+        .zip(&slots)
+        .map(|(f, slot)| match f.fence.kind {
+            FenceKind::Experiment => cache.as_ref()?.get(slot.as_ref()?),
+            _ => None,
+        })
+        .collect();
     let planned: Vec<Option<Vec<PlannedPoint>>> = {
         use rayon::prelude::*;
         found
             .par_iter()
-            .map(|f| match &f.parsed {
-                Ok((d, exp)) => plan(d, exp, &ws.sources).map(Some),
-                Err(_) => Ok(None),
+            .zip(&hits)
+            .map(|(f, hit)| match (&f.parsed, hit) {
+                (Ok((d, exp)), None) => plan(d, exp, &ws.sources).map(Some),
+                _ => Ok(None),
             })
             .collect::<Vec<_>>()
             .into_iter()
@@ -220,21 +237,19 @@ pub fn process_book(
 
     // The recordings every directive shows, read in parallel; then, in book order, each
     // directive's own load (from that cache), whose error spoils that directive only.
-    recordings.preload_all(
-        found
-            .iter()
-            .filter_map(|f| f.parsed.as_ref().ok().map(|(_, exp)| exp.as_ref())),
-    );
+    // (A block the cache holds needs none.)
+    recordings.preload_all(found.iter().zip(&hits).filter_map(|(f, hit)| {
+        let (_, exp) = f.parsed.as_ref().ok().filter(|_| hit.is_none())?;
+        Some(exp.as_ref())
+    }));
     let preloaded: Vec<std::result::Result<(), String>> = found
         .iter()
-        .map(|f| match &f.parsed {
-            Ok((_, exp)) => recordings.preload(exp).map_err(|e| e.to_string()),
-            Err(_) => Ok(()),
+        .zip(&hits)
+        .map(|(f, hit)| match &f.parsed {
+            Ok((_, exp)) if hit.is_none() => recordings.preload(exp).map_err(|e| e.to_string()),
+            _ => Ok(()),
         })
         .collect();
-
-    // A kernel file is listed once per page, by the first result that uses it; later ones link there.
-    let earlier = earlier_listings(&found);
 
     // Directives are rendered in parallel (each reads the recordings, none writes them), and
     // their results gathered in book order.
@@ -243,18 +258,28 @@ pub fn process_book(
         use rayon::prelude::*;
         let recordings = &recordings;
         let templates = &templates;
+        let cache = cache.as_ref();
         found
             .par_iter()
             .zip(&planned)
             .zip(&preloaded)
             .zip(&earlier)
-            .map(|(((f, points), preloaded), earlier)| {
+            .zip(&slots)
+            .zip(hits.par_iter_mut())
+            .map(|(((((f, points), preloaded), earlier), slot), hit)| {
+                if let Some(hit) = hit.take() {
+                    return Ok(Some(hit));
+                }
                 let inputs = RenderInputs {
                     points: points.as_deref(),
                     preloaded,
                     earlier,
                 };
-                render_found(ws, f, inputs, recordings, templates, default_device)
+                let r = render_found(ws, f, inputs, recordings, templates, default_device)?;
+                if let (Some(cache), Some(slot), Some(r)) = (cache, slot, &r) {
+                    cache.put(slot, r);
+                }
+                Ok(r)
             })
             .collect::<Vec<_>>()
             .into_iter()
@@ -282,56 +307,30 @@ pub fn process_book(
             .push((f.fence.block.clone(), r.html));
     }
 
-    // The library anchors and the profiler check: a data file that cannot be read spoils its own
-    // block only (an error box), like a directive's recording.
+    // Event-overhead calibrations that could not be read (those devices' times are uncorrected).
     unreadable.extend(recordings.unreadable_calibrations().cloned());
-    for f in found.iter().filter(|f| f.fence.kind == FenceKind::Anchors) {
-        let spec: crate::results::anchors::AnchorsSpec =
-            toml::from_str(&f.fence.body).map_err(|error| BuildError::Anchors {
-                chapter: f.chapter_path.clone(),
-                error,
-            })?;
-        let tables = crate::results::anchors::anchor_tables(
-            &spec,
-            &|name| ws.spec(name).ok(),
-            &mut recordings,
-            &ws.sources,
-        );
-        let html = block_html(
-            tables.map(|t| crate::render::anchors::anchors_html(&t)),
-            (ANCHORS_INFO, f),
-            &mut unreadable,
-            &templates,
-        )?;
+    // The library anchors and the profiler check blocks.
+    let blocks = found
+        .iter()
+        .zip(&slots)
+        .filter(|(f, _)| matches!(f.fence.kind, FenceKind::Anchors | FenceKind::NcuCheck));
+    for (f, slot) in blocks {
+        let stored = slot.as_ref().and_then(|slot| cache.as_ref()?.get(slot));
+        let r = match stored {
+            Some(r) => r,
+            None => {
+                let r = data_block(ws, f, &mut recordings, &templates)?;
+                if let (Some(cache), Some(slot)) = (&cache, slot) {
+                    cache.put(slot, &r);
+                }
+                r
+            }
+        };
+        unreadable.extend(r.unreadable);
         replacements
             .entry(f.chapter_path.clone())
             .or_default()
-            .push((f.fence.block.clone(), html));
-    }
-    for f in found.iter().filter(|f| f.fence.kind == FenceKind::NcuCheck) {
-        let checks = crate::results::ncu_check::device_checks(recordings.data());
-        // A device whose check cannot be read is a note in the block (the others render) and an
-        // error of the build.
-        for why in checks
-            .iter()
-            .flatten()
-            .filter_map(|d| d.unreadable.as_ref())
-        {
-            unreadable.push(format!(
-                "{}: {NCU_CHECK_INFO}: {why}",
-                f.chapter_path.display()
-            ));
-        }
-        let html = block_html(
-            checks.map(|c| crate::render::ncu_check::ncu_check_html(&c)),
-            (NCU_CHECK_INFO, f),
-            &mut unreadable,
-            &templates,
-        )?;
-        replacements
-            .entry(f.chapter_path.clone())
-            .or_default()
-            .push((f.fence.block.clone(), html));
+            .push((f.fence.block.clone(), r.html));
     }
 
     // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
@@ -372,6 +371,82 @@ pub fn process_book(
         }
     });
     Ok(summary)
+}
+
+/// Each block's slot in the render cache, in book order (`None` without a cache, or for a block the
+/// cache does not keep).
+fn cache_slots(
+    cache: Option<&RenderCache>,
+    ws: &Workspace,
+    found: &[FoundDirective],
+    earlier: &[HashMap<PathBuf, String>],
+) -> Vec<Option<Slot>> {
+    let mut nth: HashMap<&PathBuf, usize> = HashMap::new();
+    found
+        .iter()
+        .zip(earlier)
+        .map(|(f, earlier)| {
+            let n = nth.entry(&f.chapter_path).or_default();
+            *n += 1;
+            cache?.slot(ws, f, *n - 1, earlier)
+        })
+        .collect()
+}
+
+/// A `gpulab-anchors` or `gpulab-ncu-check` block, rendered from the data folder: a data file
+/// that cannot be read spoils its own block only (an error box), like a directive's recording.
+fn data_block(
+    ws: &Workspace,
+    f: &FoundDirective,
+    recordings: &mut Recordings,
+    templates: &Templates,
+) -> Result<Rendered> {
+    let mut unreadable = Vec::new();
+    let html = if f.fence.kind == FenceKind::Anchors {
+        let spec: crate::results::anchors::AnchorsSpec =
+            toml::from_str(&f.fence.body).map_err(|error| BuildError::Anchors {
+                chapter: f.chapter_path.clone(),
+                error,
+            })?;
+        let tables = crate::results::anchors::anchor_tables(
+            &spec,
+            &|name| ws.spec(name).ok(),
+            recordings,
+            &ws.sources,
+        );
+        block_html(
+            tables.map(|t| crate::render::anchors::anchors_html(&t)),
+            (ANCHORS_INFO, f),
+            &mut unreadable,
+            templates,
+        )?
+    } else {
+        let checks = crate::results::ncu_check::device_checks(recordings.data());
+        // A device whose check cannot be read is a note in the block (the others render) and an
+        // error of the build.
+        for why in checks
+            .iter()
+            .flatten()
+            .filter_map(|d| d.unreadable.as_ref())
+        {
+            unreadable.push(format!(
+                "{}: {NCU_CHECK_INFO}: {why}",
+                f.chapter_path.display()
+            ));
+        }
+        block_html(
+            checks.map(|c| crate::render::ncu_check::ncu_check_html(&c)),
+            (NCU_CHECK_INFO, f),
+            &mut unreadable,
+            templates,
+        )?
+    };
+    Ok(Rendered {
+        html,
+        unreadable,
+        problem: None,
+        status: None,
+    })
 }
 
 /// The HTML of a `gpulab-anchors` or `gpulab-ncu-check` block (`info`, at `f`), or, when its data

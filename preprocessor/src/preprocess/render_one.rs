@@ -11,11 +11,12 @@ use crate::workspace::{FoundDirective, Workspace};
 use std::collections::HashMap;
 use std::path::PathBuf;
 
-/// One directive's page HTML and what the build reports about it.
+/// One block's page HTML and what the build reports about it (kept by the render cache).
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 pub(super) struct Rendered {
     pub(super) html: String,
-    /// Its recording or paper table could not be read.
-    pub(super) unreadable: Option<String>,
+    /// What of its data (recording, paper table, check) could not be read.
+    pub(super) unreadable: Vec<String>,
     /// Why it is not fully recorded, and whether that fails a strict build.
     pub(super) problem: Option<(bool, String)>,
     /// Its row of the reproduction-status table (a directive that `reproduces` paper items).
@@ -76,7 +77,7 @@ pub(super) fn render_found(
     } = inputs;
     let plain = |html: String| Rendered {
         html,
-        unreadable: None,
+        unreadable: Vec::new(),
         problem: None,
         status: None,
     };
@@ -116,7 +117,7 @@ pub(super) fn render_found(
                 &crate::results::code::code_files(exp, d, earlier),
             ));
             return Ok(Some(Rendered {
-                unreadable: Some(format!("{where_}: {e}")),
+                unreadable: vec![format!("{where_}: {e}")],
                 ..plain(html)
             }));
         }
@@ -159,7 +160,7 @@ pub(super) fn render_found(
     }?;
     Ok(Some(Rendered {
         html,
-        unreadable: None,
+        unreadable: Vec::new(),
         problem: problem.map(|p| (state.fails_strict(), p)),
         status,
     }))

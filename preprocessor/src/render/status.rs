@@ -3,7 +3,7 @@
 //! exact tables and charts that re-run it, and its claims on each device.
 
 use crate::inventory::{Inventory, ItemState};
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use std::path::{Component, Path};
 
 /// Where a reproduction stands.
@@ -12,7 +12,7 @@ use std::path::{Component, Path};
 /// the build, because the page would show a wrong or outdated result; [`StatusState::Pending`] and
 /// [`StatusState::Partial`] do not, because the page says plainly that points await a GPU run
 /// (a student without a GPU can land a new experiment).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StatusState {
     /// Every point recorded with the current kernel and spec, and verified.
@@ -68,7 +68,7 @@ impl StatusState {
 }
 
 /// The claims of one directive on one device.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeviceClaims {
     /// The device's name as the page shows it.
     pub device: String,
@@ -78,7 +78,7 @@ pub struct DeviceClaims {
 }
 
 /// What the status table needs to know about one directive that names `reproduces`.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 pub struct DirectiveStatus {
     /// Its `reproduces` ids (`widuch2010:table3`).
     pub ids: Vec<String>,

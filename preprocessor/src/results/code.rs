@@ -50,7 +50,7 @@ pub fn code_paths(exp: &Experiment, d: &Directive) -> Vec<PathBuf> {
 }
 
 /// `path` with `.` and `..` resolved without the file system (`a/b/../c` is `a/c`).
-fn lexical(path: &Path) -> PathBuf {
+pub fn lexical(path: &Path) -> PathBuf {
     use std::path::Component;
     let mut out = PathBuf::new();
     for c in path.components() {

@@ -1,0 +1,207 @@
+//! Rendered blocks kept between builds that run no kernels (`<cache>/render/`): a directive,
+//! library-anchors or profiler-check block whose text, place and inputs are unchanged reuses its
+//! HTML and what the build reports about it, instead of being planned, loaded and rendered again.
+//!
+//! The inputs are fingerprinted as build tools do (path, size, modification time, inode): every
+//! file under the data, kernels and `theme/` folders (and the folders of code a directive lists
+//! from elsewhere), and this binary (so a rebuilt tool re-renders); with the options of
+//! `[preprocessor.gpulab]`, the book's root and its `book.toml`.
+//! Chapter prose is not an input: editing it re-renders nothing. Each block has one slot file
+//! (its chapter and position), overwritten on a miss, so the cache does not grow with edits.
+//! An unreadable or mismatched slot is a miss; a slot that cannot be written is skipped.
+
+use super::render_one::Rendered;
+use crate::directive::fence::FenceKind;
+use crate::workspace::{FoundDirective, Workspace};
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+/// Bumped whenever what a slot holds, or what its key covers, changes.
+const FORMAT: &str = "gpulab-render-cache-1";
+
+/// Folders below this depth are not hashed (a symlink loop must not hang a build).
+const MAX_DEPTH: usize = 16;
+
+/// The cache of one build: where slots live and the digest of the inputs all blocks share.
+pub(super) struct RenderCache {
+    dir: PathBuf,
+    shared: [u8; 32],
+}
+
+/// One block's slot file and the key its stored rendering must carry to be reused.
+pub(super) struct Slot {
+    file: PathBuf,
+    key: String,
+}
+
+/// What a slot file holds.
+#[derive(Serialize, Deserialize)]
+struct Stored {
+    key: String,
+    rendered: Rendered,
+}
+
+impl RenderCache {
+    /// The cache of a build of `ws` that runs no kernels; `None` when this binary cannot be
+    /// identified (then nothing is reused, so a changed tool never shows old output).
+    pub(super) fn open(ws: &Workspace) -> Option<RenderCache> {
+        let exe = std::env::current_exe().ok()?;
+        let meta = std::fs::metadata(&exe).ok()?;
+        meta.modified().ok()?;
+        let mut h = Sha256::new();
+        h.update(FORMAT);
+        field(&mut h, env!("CARGO_PKG_VERSION"));
+        field(&mut h, &format!("{} {}", exe.display(), fingerprint(&meta)));
+        field(&mut h, &ws.root.display().to_string());
+        field(&mut h, &format!("{:?}", ws.config));
+        // The whole of book.toml, not only the options above: conservative and cheap.
+        let book_toml = std::fs::metadata(ws.root.join("book.toml"));
+        field(
+            &mut h,
+            &book_toml.map(|m| fingerprint(&m)).unwrap_or_default(),
+        );
+        let dir = ws.config.cache_dir(&ws.root).join("render");
+        for tree in [
+            ws.config.data_dir(&ws.root),
+            ws.config.kernels_dir(&ws.root),
+            ws.root.join("theme"),
+        ] {
+            hash_tree(&mut h, &tree, &tree, &dir, 0);
+        }
+        Some(RenderCache {
+            dir,
+            shared: h.finalize().into(),
+        })
+    }
+
+    /// The slot of the `nth` block (0-based, counting every block of its chapter) `f`; `earlier`
+    /// are the code files earlier results on its page list. `None` for a directive that did not
+    /// parse (its error box is cheap, and its text locates the error) and a status block (built
+    /// from every directive's row).
+    pub(super) fn slot(
+        &self,
+        ws: &Workspace,
+        f: &FoundDirective,
+        nth: usize,
+        earlier: &HashMap<PathBuf, String>,
+    ) -> Option<Slot> {
+        let mut key = Sha256::new();
+        key.update(self.shared);
+        field(&mut key, &f.chapter_name);
+        field(&mut key, &f.fence.body);
+        match f.fence.kind {
+            FenceKind::Experiment => {
+                let (d, exp) = f.parsed.as_ref().ok()?;
+                field(&mut key, &format!("experiment {}", d.location.index));
+                let mut listed: Vec<_> = earlier.iter().collect();
+                listed.sort();
+                field(&mut key, &format!("{listed:?}"));
+                // Code outside the kernels folder (the kernels folder is in the shared digest).
+                let kernels = crate::results::code::lexical(&ws.config.kernels_dir(&ws.root));
+                let mut dirs: Vec<PathBuf> = crate::results::code::code_paths(exp, d)
+                    .iter()
+                    .filter_map(|p| p.parent().map(Path::to_path_buf))
+                    .filter(|dir| !dir.starts_with(&kernels))
+                    .collect();
+                dirs.sort();
+                dirs.dedup();
+                for dir in dirs {
+                    hash_tree(&mut key, &dir, &dir, &self.dir, MAX_DEPTH);
+                }
+            }
+            FenceKind::Anchors => field(&mut key, "anchors"),
+            FenceKind::NcuCheck => field(&mut key, "ncu-check"),
+            FenceKind::Status => return None,
+        }
+        let mut place = Sha256::new();
+        field(&mut place, &f.chapter_path.display().to_string());
+        field(&mut place, &nth.to_string());
+        Some(Slot {
+            file: self.dir.join(format!("{}.json", hex(&place.finalize()))),
+            key: hex(&key.finalize()),
+        })
+    }
+
+    /// The rendering stored in `slot`, if it was made from the same inputs.
+    pub(super) fn get(&self, slot: &Slot) -> Option<Rendered> {
+        let text = std::fs::read(&slot.file).ok()?;
+        let stored: Stored = serde_json::from_slice(&text).ok()?;
+        (stored.key == slot.key).then_some(stored.rendered)
+    }
+
+    /// Stores `rendered` in `slot` (written whole, then renamed into place, so a concurrent build
+    /// never reads half a slot). A failure is ignored: the next build renders again.
+    pub(super) fn put(&self, slot: &Slot, rendered: &Rendered) {
+        let stored = Stored {
+            key: slot.key.clone(),
+            rendered: rendered.clone(),
+        };
+        let Ok(json) = serde_json::to_vec(&stored) else {
+            return;
+        };
+        let tmp = slot
+            .file
+            .with_extension(format!("tmp{}", std::process::id()));
+        let written = std::fs::create_dir_all(&self.dir)
+            .and_then(|()| std::fs::write(&tmp, json))
+            .and_then(|()| std::fs::rename(&tmp, &slot.file));
+        if written.is_err() {
+            let _ = std::fs::remove_file(&tmp);
+        }
+    }
+}
+
+/// Adds a length-prefixed string, so that no two sequences of fields hash alike.
+fn field(h: &mut Sha256, s: &str) {
+    h.update((s.len() as u64).to_le_bytes());
+    h.update(s);
+}
+
+/// Adds every file under `dir` (its path relative to `root`, size and modification time, as build
+/// tools fingerprint their inputs), in name order, except those under `skip` (the cache itself,
+/// should it be configured inside a hashed folder). A missing folder adds nothing; a file whose
+/// metadata cannot be read adds its name and a marker.
+fn hash_tree(h: &mut Sha256, root: &Path, dir: &Path, skip: &Path, depth: usize) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
+    paths.sort();
+    for path in paths.into_iter().filter(|p| !p.starts_with(skip)) {
+        let rel = path
+            .strip_prefix(root)
+            .unwrap_or(&path)
+            .display()
+            .to_string();
+        match std::fs::metadata(&path) {
+            Ok(meta) if meta.is_dir() => {
+                if depth < MAX_DEPTH {
+                    field(h, &format!("dir {rel}"));
+                    hash_tree(h, root, &path, skip, depth + 1);
+                }
+            }
+            Ok(meta) => field(h, &format!("file {rel} {}", fingerprint(&meta))),
+            Err(_) => field(h, &format!("file {rel} unreadable")),
+        }
+    }
+}
+
+/// A file's size and modification time (to the nanosecond where the file system keeps it), and on
+/// Unix its inode (a file replaced by a rename within one clock tick still differs).
+fn fingerprint(meta: &std::fs::Metadata) -> String {
+    let modified = meta
+        .modified()
+        .ok()
+        .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok());
+    #[cfg(unix)]
+    let inode = std::os::unix::fs::MetadataExt::ino(meta);
+    #[cfg(not(unix))]
+    let inode = 0;
+    format!("{} {modified:?} {inode}", meta.len())
+}
+
+fn hex(digest: &[u8]) -> String {
+    digest.iter().map(|b| format!("{b:02x}")).collect()
+}

@@ -1,0 +1,196 @@
+//! The render cache (`.cache/gpulab/render/`): a build that runs no kernels reuses a block's
+//! rendering while its inputs are unchanged, and renders it again when any of them changes. A
+//! marker written into every stored rendering shows which blocks came from the cache.
+
+mod common;
+
+use common::{BookCopy, main_element};
+use std::path::PathBuf;
+use std::process::Command;
+
+const MARK: &str = "<!-- served from the render cache -->";
+
+/// Builds `book` in-process and returns its chapter's `<main>`.
+fn build(book: &BookCopy) -> String {
+    let mut md = mdbook_driver::MDBook::load(&book.root).expect("loading the fixture book");
+    md.with_preprocessor(mdbook_gpulab::GpuLab::new());
+    md.build().expect("building the fixture book");
+    main_element(&book.read("out/chapter.html"))
+}
+
+fn slots(book: &BookCopy) -> Vec<PathBuf> {
+    let dir = book.path(".cache/gpulab/render");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Prefixes every stored rendering with [`MARK`]; returns how many there are.
+fn mark_stored(book: &BookCopy) -> usize {
+    let files = slots(book);
+    for file in &files {
+        let text = std::fs::read_to_string(file).unwrap();
+        let mut stored: serde_json::Value = serde_json::from_str(&text).unwrap();
+        let html = stored["rendered"]["html"].as_str().unwrap().to_string();
+        stored["rendered"]["html"] = format!("{MARK}\n{html}").into();
+        std::fs::write(file, stored.to_string()).unwrap();
+    }
+    files.len()
+}
+
+/// A built fixture whose every stored rendering is marked.
+fn built_and_marked() -> BookCopy {
+    let book = BookCopy::new("basic");
+    build(&book);
+    // The chapter's four directives (the status page's table is built from every directive's row
+    // at each build, and is not stored).
+    assert_eq!(mark_stored(&book), 4, "one slot per directive");
+    book
+}
+
+#[test]
+fn a_cached_build_is_the_same_as_a_fresh_one() {
+    let book = BookCopy::new("basic");
+    let fresh = build(&book);
+    let cached = build(&book);
+    assert_eq!(fresh, cached);
+    assert!(
+        fresh.contains("class=\"gpulab"),
+        "the directives were rendered"
+    );
+}
+
+#[test]
+fn an_unchanged_book_is_served_from_the_cache() {
+    let book = built_and_marked();
+    assert_eq!(build(&book).matches(MARK).count(), 4);
+}
+
+#[test]
+fn editing_prose_keeps_the_cache() {
+    let book = built_and_marked();
+    let chapter = book.read("src/chapter.md");
+    book.write(
+        "src/chapter.md",
+        &format!("A new first paragraph.\n\n{chapter}\nA new last paragraph.\n"),
+    );
+    let html = build(&book);
+    assert!(html.contains("A new last paragraph."));
+    assert_eq!(html.matches(MARK).count(), 4);
+}
+
+#[test]
+fn a_changed_recording_renders_every_block_again() {
+    let book = built_and_marked();
+    let rec = book.read("data/test-device/scale.json");
+    book.write("data/test-device/scale.json", &format!("{rec}\n"));
+    assert_eq!(build(&book).matches(MARK).count(), 0);
+}
+
+#[test]
+fn a_changed_kernel_renders_every_block_again() {
+    let book = built_and_marked();
+    let spec = book.read("kernels/copy/experiment.toml");
+    book.write(
+        "kernels/copy/experiment.toml",
+        &format!("{spec}\n# a comment\n"),
+    );
+    assert_eq!(build(&book).matches(MARK).count(), 0);
+}
+
+#[test]
+fn a_changed_book_toml_renders_every_block_again() {
+    let book = built_and_marked();
+    let toml = book.read("book.toml");
+    book.write("book.toml", &format!("{toml}\n# a comment\n"));
+    assert_eq!(build(&book).matches(MARK).count(), 0);
+}
+
+#[test]
+fn a_changed_directive_renders_that_directive_again() {
+    let book = built_and_marked();
+    book.edit(
+        "src/chapter.md",
+        "title = \"Scale: time and bandwidth\"",
+        "title = \"Scale: time and bandwidth, again\"",
+    );
+    let html = build(&book);
+    assert!(html.contains("Scale: time and bandwidth, again"));
+    assert_eq!(
+        html.matches(MARK).count(),
+        3,
+        "the other three still come from the cache"
+    );
+}
+
+#[test]
+fn an_unreadable_slot_is_rendered_again() {
+    let book = BookCopy::new("basic");
+    let fresh = build(&book);
+    for file in slots(&book) {
+        std::fs::write(&file, "{ not json").unwrap();
+    }
+    assert_eq!(build(&book), fresh);
+    // … and stored again.
+    assert_eq!(mark_stored(&book), 4);
+}
+
+#[test]
+fn a_cached_build_reports_what_a_fresh_one_does() {
+    let book = BookCopy::new("basic");
+    let run = || {
+        let out = Command::new(env!("CARGO_BIN_EXE_mdbook-gpulab"))
+            .arg("build")
+            .arg(&book.root)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stderr).into_owned()
+    };
+    let fresh = run();
+    assert!(
+        !slots(&book).is_empty(),
+        "the first build stored its blocks"
+    );
+    let cached = run();
+    assert!(
+        fresh.contains("stale"),
+        "the fixture's stale point is reported:\n{fresh}"
+    );
+    assert!(
+        fresh.contains("awaits a GPU run"),
+        "and its pending experiment:\n{fresh}"
+    );
+    assert_eq!(fresh, cached);
+}
+
+#[test]
+fn a_strict_build_fails_from_the_cache_as_it_does_fresh() {
+    let book = BookCopy::new("basic");
+    let strict = || {
+        Command::new(env!("CARGO_BIN_EXE_mdbook-gpulab"))
+            .args(["build", "--strict"])
+            .arg(&book.root)
+            .output()
+            .unwrap()
+    };
+    let (fresh, cached) = (strict(), strict());
+    assert!(
+        !fresh.status.success(),
+        "the fixture's stale point fails --strict"
+    );
+    assert!(
+        !slots(&book).is_empty(),
+        "the strict build stored its blocks"
+    );
+    assert_eq!(fresh.status.code(), cached.status.code());
+    assert_eq!(fresh.stderr, cached.stderr);
+}
