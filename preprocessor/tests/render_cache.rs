@@ -194,3 +194,33 @@ fn a_strict_build_fails_from_the_cache_as_it_does_fresh() {
     assert_eq!(fresh.status.code(), cached.status.code());
     assert_eq!(fresh.stderr, cached.stderr);
 }
+
+#[test]
+fn the_cache_folder_is_ignored_by_git() {
+    let book = BookCopy::new("basic");
+    build(&book);
+    assert_eq!(
+        book.read(".cache/gpulab/.gitignore").lines().last(),
+        Some("*")
+    );
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(&book.root)
+            .output()
+    };
+    match git(&["init", "-q"]) {
+        Ok(out) if out.status.success() => {
+            let status = git(&["status", "--porcelain", "--untracked-files=all"]).unwrap();
+            let listed = String::from_utf8_lossy(&status.stdout);
+            assert!(
+                listed.contains("src/chapter.md"),
+                "git lists the book:\n{listed}"
+            );
+            assert!(!listed.contains(".cache"), "but not the cache:\n{listed}");
+        }
+        _ => {
+            eprintln!("SKIPPED: the git check of the_cache_folder_is_ignored_by_git (no git here)")
+        }
+    }
+}

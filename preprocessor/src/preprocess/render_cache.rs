@@ -145,12 +145,29 @@ impl RenderCache {
             .file
             .with_extension(format!("tmp{}", std::process::id()));
         let written = std::fs::create_dir_all(&self.dir)
+            .and_then(|()| ignore_for_git(&self.dir))
             .and_then(|()| std::fs::write(&tmp, json))
             .and_then(|()| std::fs::rename(&tmp, &slot.file));
         if written.is_err() {
             let _ = std::fs::remove_file(&tmp);
         }
     }
+}
+
+/// Writes a `.gitignore` of `*` in the cache folder (the parent of `render/`), once, so that a
+/// book's repository never shows the cache as untracked files (as pytest and ruff do with theirs).
+fn ignore_for_git(render_dir: &Path) -> std::io::Result<()> {
+    let Some(cache) = render_dir.parent() else {
+        return Ok(());
+    };
+    let file = cache.join(".gitignore");
+    if file.exists() {
+        return Ok(());
+    }
+    std::fs::write(
+        file,
+        "# Written by mdbook-gpulab: compiled kernels and rendered blocks, safe to delete.\n*\n",
+    )
 }
 
 /// Adds a length-prefixed string, so that no two sequences of fields hash alike.
