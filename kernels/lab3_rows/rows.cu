@@ -1,7 +1,8 @@
 // Lab 3, tasks 2-6: one value per matrix row (OP: 1 sum, 2 mean, 3 max, 4 sum of squares, 5 min).
 // The matrix has `rows` rows of `cols` floats stored `pitch` floats apart: pitch = cols is the
 // unaligned layout, pitch rounded up to a multiple of 32 floats (128 bytes) the aligned one.
-// This file is identical in every lab3_row_* experiment; only the OP define differs.
+// Shared by the five lab3_row_* experiments (their specs name it as ../lab3_rows/rows.cu); each
+// sets only the OP define.
 
 #ifndef OP
 #define OP 1
