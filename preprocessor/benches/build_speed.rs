@@ -9,7 +9,9 @@
 //! output, so mdBook renders and indexes the same tables, charts and code) against the cached build.
 //!
 //! `cargo bench --bench build_speed` (release profile); `BUILD_SPEED_RUNS=9` for more runs;
-//! `BUILD_SPEED_ONLY=plain` or `=gpulab` builds once, one side only (for `perf stat`).
+//! `BUILD_SPEED_ONLY=plain`, `=gpulab` or `=same` builds once, one side only (for `perf` or
+//! `valgrind --tool=callgrind --toggle-collect='build_speed::build_in_process_at'`, which counts
+//! the build alone: this machine's wall times vary by ±30 %).
 
 use mdbook_gpulab::GpuLab;
 use mdbook_gpulab::config::Mode;
@@ -191,6 +193,10 @@ fn main() {
     match std::env::var("BUILD_SPEED_ONLY").as_deref() {
         Ok("plain") => return build_in_process(&plain_out, false),
         Ok("gpulab") => return build_in_process(&lab_out, true),
+        Ok("same") => {
+            let same = same_pages_copy(tmp.path());
+            return build_in_process_at(&same, &tmp.path().join("same-out"), false);
+        }
         _ => {}
     }
     let plain = timed(|| build_in_process(&plain_out, false));
