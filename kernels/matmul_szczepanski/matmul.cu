@@ -5,7 +5,8 @@
 //
 // Two changes from the listings, both marked FIX: versions 4 and 5 prefetch the *next* tiles
 // without a correct end test (v4 tests a < aEnd, which is still true on the last tile; v5 has no
-// test), reading up to 2·bs rows past the end of B. We guard the prefetch with a + aStep <= aEnd.
+// test), reading past the end of B (v4 up to bs rows, and past A in the last block row; v5 up to
+// 2·bs rows). We guard the prefetch with a + aStep <= aEnd.
 
 #ifndef BLOCK_SIZE
 #define BLOCK_SIZE 16

@@ -25,6 +25,8 @@ extern "C" __global__ void transpose_naive(const float* __restrict__ a, float* _
 
 // Tile staged in shared memory: both global accesses coalesced. `pitch` = TILE reads the tile by
 // columns with a stride of TILE words (bank conflicts); pitch = TILE + 1 is the padding fix.
+// (Conrad writes the tile transposed and reads it by rows: there the conflicts fall on the stores,
+// with the same degree.)
 __device__ __forceinline__ void tile_transpose(const float* __restrict__ a, float* __restrict__ b,
                                                int rows, int cols, int bx, int by,
                                                float* tile, const int pitch)
