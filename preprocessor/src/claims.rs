@@ -1,5 +1,6 @@
-//! `expect` claims (DESIGN.md, "Claims"): parse `[some:] <lhs> <op> <rhs> [within P%] [where <cond>]`
-//! and evaluate it at every combination of axis values (with `some:`, at least one must satisfy it).
+//! `expect` claims (DESIGN.md, "Claims"): parse `[ours:] [some:] <lhs> <op> <rhs> [within P%] [where <cond>]`
+//! and evaluate it at every combination of axis values (with `some:`, at least one must satisfy it;
+//! `ours:` marks the handbook's own expectation in a directive that reproduces a paper's item).
 //!
 //! Operands and the condition are [`Expr`]s. A dotted name `variant.metric` (or `variant.metric.stat`,
 //! e.g. `shared_2d.time_ms.min`) refers to a result; a plain name (`N`) to an axis value.
@@ -56,10 +57,17 @@ pub enum Quantifier {
 /// The prefix of a claim that needs to hold at one point only.
 pub const SOME: &str = "some:";
 
+/// The prefix of a claim that is the handbook's own expectation, not a statement of the paper whose
+/// item the directive reproduces: it is not checked on the paper's numbers nor counted as the
+/// paper's in the status table.
+pub const OURS: &str = "ours:";
+
 /// A parsed claim.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Claim {
     text: String,
+    /// `ours:`: the handbook's expectation, not the paper's.
+    ours: bool,
     quantifier: Quantifier,
     lhs: Part,
     op: CmpOp,
@@ -102,6 +110,10 @@ impl Claim {
     /// Parses a claim; error offsets are byte offsets into `text`.
     pub fn parse(text: &str) -> Result<Claim, ExprError> {
         let start = skip_ws(text, 0);
+        let (ours, start) = match text[start..].strip_prefix(OURS) {
+            Some(_) => (true, skip_ws(text, start + OURS.len())),
+            None => (false, start),
+        };
         let (quantifier, start) = match text[start..].strip_prefix(SOME) {
             Some(_) => (Quantifier::Some, skip_ws(text, start + SOME.len())),
             None => (Quantifier::Every, start),
@@ -167,6 +179,7 @@ impl Claim {
 
         let claim = Claim {
             text: text.to_string(),
+            ours,
             quantifier,
             lhs,
             op,
@@ -182,6 +195,11 @@ impl Claim {
             ));
         }
         Ok(claim)
+    }
+
+    /// The handbook's own expectation (`ours:`), not a statement of the paper.
+    pub fn is_ours(&self) -> bool {
+        self.ours
     }
 
     /// Every point, or one at least (`some:`).
@@ -634,6 +652,23 @@ mod tests {
         ] {
             assert_eq!(Claim::parse(text).unwrap().op(), op, "{text}");
         }
+    }
+
+    #[test]
+    fn ours_marks_the_handbook_s_expectation_and_combines_with_some() {
+        let plain = Claim::parse("a.time_ms < b.time_ms").unwrap();
+        assert!(!plain.is_ours());
+        let ours = Claim::parse("ours: a.time_ms < b.time_ms").unwrap();
+        assert!(ours.is_ours());
+        assert_eq!(ours.quantifier(), Quantifier::Every);
+        assert_eq!(ours.text(), "ours: a.time_ms < b.time_ms");
+        let both = Claim::parse("ours: some: a.time_ms < b.time_ms").unwrap();
+        assert!(both.is_ours());
+        assert_eq!(both.quantifier(), Quantifier::Some);
+        // The order is fixed, and an error after the prefix points into the text.
+        assert!(Claim::parse("some: ours: a.time_ms < b.time_ms").is_err());
+        let e = Claim::parse("ours: a.time_ms <").unwrap_err();
+        assert!(e.offset >= "ours: a.time_ms".len(), "{e:?}");
     }
 
     /// "Up to an order of magnitude" was tested as ≥ 10× at every size; `some:` tests the maximum.

@@ -584,23 +584,34 @@ pub fn directive_status(
         every_device = directive_view(&all, exp, points, recordings, None, None);
         &every_device
     };
+    // The paper's claims only: an `ours:` claim is the handbook's expectation, not the item's.
+    let of_paper = |dev: &crate::results::view::DeviceResults<'_>| -> Vec<ClaimStatus> {
+        dev.claims
+            .iter()
+            .zip(&d.expect)
+            .filter(|(_, parsed)| !parsed.is_ours())
+            .map(|(c, _)| c.status)
+            .collect()
+    };
     let claims = every
         .devices
         .iter()
-        .map(|dev| DeviceClaims {
-            device: dev.device.name.clone(),
-            holding: dev
-                .claims
-                .iter()
-                .filter(|c| c.status == ClaimStatus::Holds)
-                .count(),
-            // A claim not evaluated on a device (no output there, or no point with its values)
-            // neither holds nor fails: it is not counted ("2 of 3 hold" read as one failure).
-            total: dev
-                .claims
-                .iter()
-                .filter(|c| c.status != ClaimStatus::NotEvaluated)
-                .count(),
+        .map(|dev| {
+            let statuses = of_paper(dev);
+            DeviceClaims {
+                device: dev.device.name.clone(),
+                holding: statuses
+                    .iter()
+                    .filter(|s| **s == ClaimStatus::Holds)
+                    .count(),
+                // A claim not evaluated on a device (no output there, or no point with its
+                // values) neither holds nor fails: it is not counted ("2 of 3 hold" read as one
+                // failure).
+                total: statuses
+                    .iter()
+                    .filter(|s| **s != ClaimStatus::NotEvaluated)
+                    .count(),
+            }
         })
         .filter(|c| c.total > 0)
         .collect();

@@ -156,6 +156,33 @@ fn status_page_lists_every_reproduces_id_with_its_state() {
     assert!(row("demo:copy").contains("pending"), "{}", row("demo:copy"));
 }
 
+/// A claim marked `ours:` in a directive that reproduces a paper's item is the handbook's
+/// expectation: the status table counted it as the paper's.
+#[test]
+fn an_ours_claim_is_not_counted_as_the_paper_s() {
+    let book = BookCopy::new("basic");
+    book.edit(
+        "src/chapter.md",
+        "expect = [\"naive.time_ms < 1\",",
+        "expect = [\"ours: naive.time_ms < 1\",",
+    );
+    let mut md = mdbook_driver::MDBook::load(&book.root).expect("loading the fixture book");
+    md.with_preprocessor(mdbook_gpulab::GpuLab::new());
+    md.build().expect("building the fixture book");
+    let status = main_element(&book.read("out/status.html"));
+    let at = status.find("demo:table1").unwrap();
+    let row = &status[at..at + status[at..].find("</tr>").unwrap()];
+    assert!(
+        row.contains("0 of 1 hold"),
+        "only the paper's claim is counted: {row}"
+    );
+    let chapter = main_element(&book.read("out/chapter.html"));
+    assert!(
+        chapter.contains("our expectation, not a statement of the paper"),
+        "{chapter}"
+    );
+}
+
 #[test]
 fn the_fixture_recording_is_labelled_synthetic() {
     let text = std::fs::read_to_string(fixture("basic/data/test-device/scale.json")).unwrap();

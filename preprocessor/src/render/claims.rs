@@ -79,6 +79,7 @@ pub fn status_parts(status: ClaimStatus) -> (&'static str, &'static str, &'stati
 /// The list as HTML; empty when there are no claims. Each claim also says whether the paper's own
 /// numbers support it ([`on_paper`]), once per data set of `self_check`; with none, a claim of a
 /// directive that reproduces a paper's item (`of_paper`) says that the paper prints no numbers for it.
+/// An `ours:` claim says instead, where a paper is involved, that it is the handbook's expectation.
 /// `expect` holds the directive's parsed claims, one per entry of `claims` and in its order.
 pub fn claims_html(
     claims: &[ClaimView],
@@ -105,6 +106,16 @@ pub fn claims_html(
                 " <span class=\"gpulab-claim-detail\">— {}</span>",
                 escape(&claim.detail)
             );
+        }
+        if parsed.is_ours() {
+            if of_paper || !self_check.is_empty() {
+                out.push_str(
+                    "<br><span class=\"gpulab-claim-paper gpulab-claim-ours\">our expectation, not a \
+                     statement of the paper: not checked on its numbers</span>",
+                );
+            }
+            out.push_str("</li>\n");
+            continue;
         }
         for tables in self_check {
             let own = on_paper(parsed, tables);
@@ -296,5 +307,28 @@ mod tests {
             !target.contains("paper's own numbers"),
             "a project target is no paper claim: {target}"
         );
+    }
+
+    /// An expectation of the handbook in a directive that reproduces a lab task was shown as if
+    /// the lab had stated it ("the paper prints no numbers"), and counted as the lab's.
+    #[test]
+    fn our_claims_are_not_checked_on_the_paper() {
+        let claims = vec![ClaimView {
+            text: "ours: a.time_ms < b.time_ms".into(),
+            status: ClaimStatus::Holds,
+            detail: String::new(),
+        }];
+        let text = "# paper: synth2020\nN,variant,time_ms\n1,a,1\n1,b,2\n";
+        let a = PaperTable::parse("synth2020/t1", std::path::Path::new("t1.csv"), text).unwrap();
+        for self_check in [vec![], vec![vec![&a]]] {
+            let html = claims_html(&claims, &parsed(&claims), &self_check, true);
+            assert!(
+                html.contains("our expectation, not a statement of the paper"),
+                "{html}"
+            );
+            assert!(!html.contains("paper's own numbers"), "{html}");
+        }
+        let target = claims_html(&claims, &parsed(&claims), &[], false);
+        assert!(!target.contains("our expectation"), "{target}");
     }
 }
