@@ -817,23 +817,31 @@ ENGINE_LAUNCHES = 12
 
 
 def engine_launches(rows):
-    """For each single-launch cold point outside its target against the engine in the same call: ncu's
+    """For each cold point outside its target against the engine in the same call: ncu's
     median duration of the ENGINE's own launches of it (scripts/ncu_engine_point.sh: `record --rerun`
     of a one-directive book under ncu, the first launch dropped), beside the engine's time. It tells a
     difference of timing (the engine's events against ncu on the same launches) from a difference of
     launch (the same machine code and configuration, launched by this script's process and buffers
     instead of the engine's). The two sides are two runs, one after the other (the engine's events
     under ncu mean nothing): the engine's time is the same-call one. The verdict stays on the
-    script's own launches."""
+    script's own launches. A point of several launches of one kernel (a reduction's passes, flushed
+    once per run by the script as the engine flushes once per sample) is timed the same way on the
+    engine's side: ncu's `--cache-control none`, each sample's launches summed (PER_SAMPLE)."""
     for r in rows:
         sr = r["same_run"]
-        if sr is None or sr["within"] or sr["outcome"] != "ok" or r["launches"] != 1 or r["mode"] != "cold":
+        if sr is None or sr["within"] or sr["outcome"] != "ok" or r["mode"] != "cold":
+            continue
+        if r["launches"] != 1 and not r["flushed_by_script"]:
             continue
         axes = "{ " + ", ".join(f"{k} = {json.dumps(v)}" for k, v in r["params"].items()) + " }"
         cmd = ["bash", os.path.join(ROOT, "scripts", "ncu_engine_point.sh"), r["experiment"], r["variant"], axes,
-               r["function"], str(ENGINE_LAUNCHES)]
-        print("$ " + " ".join(cmd), flush=True)
-        out = subprocess.run(cmd, capture_output=True, text=True)
+               r["function"], str(ENGINE_LAUNCHES * r["launches"])]
+        env = dict(os.environ)
+        if r["launches"] != 1:
+            env.update(PER_SAMPLE=str(r["launches"]), CACHE_CONTROL="none")
+        print("$ " + " ".join(cmd) + (f"  (PER_SAMPLE={r['launches']} CACHE_CONTROL=none)" if r["launches"] != 1 else ""),
+              flush=True)
+        out = subprocess.run(cmd, capture_output=True, text=True, env=env)
         m = re.search(r"median of the rest ([0-9.]+) us", out.stdout)
         if out.returncode != 0 or not m:
             print(f"note: ncu on the engine's launches of {r['experiment']}/{r['variant']} failed:\n"
