@@ -128,11 +128,34 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
     } else {
         String::new()
     };
+    // Of the points outside, those where ncu on the engine's own launches agrees with the engine:
+    // a difference of launch (the script's process and buffers), not of timing.
+    let outside = n - within;
+    let agree = f
+        .points
+        .iter()
+        .filter(|p| !p.verdict())
+        .filter(|p| {
+            p.same_run
+                .as_ref()
+                .and_then(|s| s.within_engine_launches)
+                .unwrap_or(false)
+        })
+        .count();
+    let on_engine = if agree > 0 {
+        format!(
+            " Of the {outside} outside, {agree} {} within target against ncu on the engine's own \
+             launches (a run just after): on the same launches the two timers agree.",
+            if agree == 1 { "is" } else { "are" }
+        )
+    } else {
+        String::new()
+    };
     let mut out = format!(
         "<div class=\"gpulab-ncu-check\"><p><strong>{}</strong>: {within} of {n} points within target \
          against the engine timed in the same call on the same GPU{failed} (±{:.0} % for kernels of \
          {:.0} µs or more, ±{:.0} % below; largest deviation {:.1} %); against the handbook's \
-         recordings, made in other sessions: {recorded_within} of {n}{offset}.</p>\n\
+         recordings, made in other sessions: {recorded_within} of {n}{offset}.{on_engine}</p>\n\
          <table>\n<thead><tr><th>point</th><th>mode</th><th>launches</th><th>ncu (ms)</th>\
          <th>engine, recorded (ms)</th><th>÷ ncu</th><th>engine, this call (ms)</th><th>÷ ncu</th>\
          <th>target</th><th></th></tr></thead>\n<tbody>\n",
@@ -500,6 +523,12 @@ mod tests {
         );
         assert!(
             html.contains("<td><strong>outside</strong><br><small>ncu on the engine's own launches: 3.0800 ms; engine ÷ that 1.010, within: on the engine's own launches (a run just after) ncu agrees with it</small></td>"),
+            "{html}"
+        );
+        assert!(
+            html.contains(
+                "Of the 2 outside, 1 is within target against ncu on the engine's own launches"
+            ),
             "{html}"
         );
         assert!(
