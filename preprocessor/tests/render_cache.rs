@@ -227,3 +227,30 @@ fn the_cache_folder_is_ignored_by_git() {
         }
     }
 }
+
+/// A folder linked to its parent inside `data/` made the cache's walk revisit the tree, once per
+/// level: with six such links, 6^8 folders (each pass through a link is two levels of the 16),
+/// minutes, against a fraction of a second.
+#[cfg(unix)]
+#[test]
+fn links_to_a_parent_folder_do_not_loop_the_cache() {
+    let book = BookCopy::new("basic");
+    for name in ["a", "b", "c", "d", "e", "f"] {
+        std::os::unix::fs::symlink("..", book.path(&format!("data/test-device/{name}"))).unwrap();
+    }
+    let root = book.root.clone();
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut md = mdbook_driver::MDBook::load(&root).expect("loading the fixture book");
+        md.with_preprocessor(mdbook_gpulab::GpuLab::new());
+        let _ = done.send(md.build().is_ok());
+    });
+    let built = finished.recv_timeout(std::time::Duration::from_secs(10));
+    assert_eq!(built, Ok(true), "the build finishes, and quickly");
+    assert_eq!(mark_stored(&book), 4);
+    assert_eq!(
+        build(&book).matches(MARK).count(),
+        4,
+        "the second build is served from the cache"
+    );
+}

@@ -192,7 +192,15 @@ fn hash_tree(h: &mut Sha256, root: &Path, dir: &Path, skip: &Path, depth: usize)
             .unwrap_or(&path)
             .display()
             .to_string();
+        let linked = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
         match std::fs::metadata(&path) {
+            // A linked folder is named with its target, not walked: a link to a parent must not
+            // make the walk revisit the tree (the files a build reads through it are confined to
+            // the book, and the folders they lie in are hashed where they are).
+            Ok(meta) if meta.is_dir() && linked => {
+                let target = std::fs::read_link(&path).unwrap_or_default();
+                field(h, &format!("link {rel} -> {}", target.display()));
+            }
             Ok(meta) if meta.is_dir() => {
                 if depth < MAX_DEPTH {
                     field(h, &format!("dir {rel}"));
