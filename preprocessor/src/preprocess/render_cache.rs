@@ -15,7 +15,7 @@ use crate::directive::fence::FenceKind;
 use crate::workspace::{FoundDirective, Workspace};
 use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 /// Bumped whenever what a slot holds, or what its key covers, changes.
@@ -63,12 +63,13 @@ impl RenderCache {
             &book_toml.map(|m| fingerprint(&m)).unwrap_or_default(),
         );
         let dir = ws.config.cache_dir(&ws.root).join("render");
+        let mut seen = HashSet::new();
         for tree in [
             ws.config.data_dir(&ws.root),
             ws.config.kernels_dir(&ws.root),
             ws.root.join("theme"),
         ] {
-            hash_tree(&mut h, &tree, &tree, &dir, 0);
+            hash_tree(&mut h, (&tree, &tree, &dir), 0, &mut seen);
         }
         Some(RenderCache {
             dir,
@@ -108,7 +109,13 @@ impl RenderCache {
                 dirs.sort();
                 dirs.dedup();
                 for dir in dirs {
-                    hash_tree(&mut key, &dir, &dir, &self.dir, MAX_DEPTH);
+                    // The folder's own files only (MAX_DEPTH: no subfolders).
+                    hash_tree(
+                        &mut key,
+                        (&dir, &dir, &self.dir),
+                        MAX_DEPTH,
+                        &mut HashSet::new(),
+                    );
                 }
             }
             FenceKind::Anchors => field(&mut key, "anchors"),
@@ -179,8 +186,22 @@ fn field(h: &mut Sha256, s: &str) {
 /// Adds every file under `dir` (its path relative to `root`, size and modification time, as build
 /// tools fingerprint their inputs), in name order, except those under `skip` (the cache itself,
 /// should it be configured inside a hashed folder). A missing folder adds nothing; a file whose
-/// metadata cannot be read adds its name and a marker.
-fn hash_tree(h: &mut Sha256, root: &Path, dir: &Path, skip: &Path, depth: usize) {
+/// metadata cannot be read adds its name and a marker. Each folder is walked once, by its canonical
+/// path (`seen`): a link to a folder already walked (a parent, say) adds only its name, so links
+/// cannot loop the walk, while a linked folder elsewhere is walked like any other.
+fn hash_tree(
+    h: &mut Sha256,
+    (root, dir, skip): (&Path, &Path, &Path),
+    depth: usize,
+    seen: &mut HashSet<PathBuf>,
+) {
+    let Ok(canonical) = std::fs::canonicalize(dir) else {
+        return;
+    };
+    if !seen.insert(canonical) {
+        field(h, "walked already");
+        return;
+    }
     let Ok(entries) = std::fs::read_dir(dir) else {
         return;
     };
@@ -192,19 +213,11 @@ fn hash_tree(h: &mut Sha256, root: &Path, dir: &Path, skip: &Path, depth: usize)
             .unwrap_or(&path)
             .display()
             .to_string();
-        let linked = std::fs::symlink_metadata(&path).is_ok_and(|m| m.file_type().is_symlink());
         match std::fs::metadata(&path) {
-            // A linked folder is named with its target, not walked: a link to a parent must not
-            // make the walk revisit the tree (the files a build reads through it are confined to
-            // the book, and the folders they lie in are hashed where they are).
-            Ok(meta) if meta.is_dir() && linked => {
-                let target = std::fs::read_link(&path).unwrap_or_default();
-                field(h, &format!("link {rel} -> {}", target.display()));
-            }
             Ok(meta) if meta.is_dir() => {
                 if depth < MAX_DEPTH {
                     field(h, &format!("dir {rel}"));
-                    hash_tree(h, root, &path, skip, depth + 1);
+                    hash_tree(h, (root, &path, skip), depth + 1, seen);
                 }
             }
             Ok(meta) => field(h, &format!("file {rel} {}", fingerprint(&meta))),
