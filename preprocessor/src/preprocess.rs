@@ -168,15 +168,11 @@ pub fn process_book(
     let earlier = earlier_listings(&found);
     // A build that runs no kernels reuses the blocks rendered from unchanged inputs.
     let cache = live.is_none().then(|| RenderCache::open(ws)).flatten();
-    let slots = cache_slots(cache.as_ref(), ws, &found, &earlier);
-    // The directives the cache holds (the data blocks are looked up where they are rendered).
-    let mut hits: Vec<Option<Rendered>> = found
+    let slots = cache_slots(cache.as_ref(), &found, &earlier);
+    // The blocks the cache holds: directives are taken below, the data blocks after them.
+    let mut hits: Vec<Option<Rendered>> = slots
         .iter()
-        .zip(&slots)
-        .map(|(f, slot)| match f.fence.kind {
-            FenceKind::Experiment => cache.as_ref()?.get(slot.as_ref()?),
-            _ => None,
-        })
+        .map(|slot| cache.as_ref()?.get(slot.as_ref()?))
         .collect();
     let planned: Vec<Option<Vec<PlannedPoint>>> = {
         use rayon::prelude::*;
@@ -267,7 +263,9 @@ pub fn process_book(
             .zip(&slots)
             .zip(hits.par_iter_mut())
             .map(|(((((f, points), preloaded), earlier), slot), hit)| {
-                if let Some(hit) = hit.take() {
+                if f.fence.kind == FenceKind::Experiment
+                    && let Some(hit) = hit.take()
+                {
                     return Ok(Some(hit));
                 }
                 let inputs = RenderInputs {
@@ -313,10 +311,10 @@ pub fn process_book(
     let blocks = found
         .iter()
         .zip(&slots)
-        .filter(|(f, _)| matches!(f.fence.kind, FenceKind::Anchors | FenceKind::NcuCheck));
-    for (f, slot) in blocks {
-        let stored = slot.as_ref().and_then(|slot| cache.as_ref()?.get(slot));
-        let r = match stored {
+        .zip(hits)
+        .filter(|((f, _), _)| matches!(f.fence.kind, FenceKind::Anchors | FenceKind::NcuCheck));
+    for ((f, slot), hit) in blocks {
+        let r = match hit {
             Some(r) => r,
             None => {
                 let r = data_block(ws, f, &mut recordings, &templates)?;
@@ -377,7 +375,6 @@ pub fn process_book(
 /// cache does not keep).
 fn cache_slots(
     cache: Option<&RenderCache>,
-    ws: &Workspace,
     found: &[FoundDirective],
     earlier: &[HashMap<PathBuf, String>],
 ) -> Vec<Option<Slot>> {
@@ -388,7 +385,7 @@ fn cache_slots(
         .map(|(f, earlier)| {
             let n = nth.entry(&f.chapter_path).or_default();
             *n += 1;
-            cache?.slot(ws, f, *n - 1, earlier)
+            cache?.slot(f, *n - 1, earlier)
         })
         .collect()
 }

@@ -3,6 +3,8 @@
 //! into `kernels/` and `data/papers/`, which 404 once the book is served), and every link to a
 //! result's anchor or its code (`#gpulab-…`) names an element on the target page.
 
+mod common;
+
 use std::collections::HashMap;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
@@ -95,16 +97,8 @@ fn every_link_in_the_built_handbook_stays_inside_it() {
         }
     }
 
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mdbook-gpulab"))
-        .args(["build", "--mode", "recorded"])
-        .arg(&root)
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    let os = std::ffi::OsStr::new;
+    common::gpulab_ok([os("build"), os("--mode"), os("recorded"), root.as_os_str()]);
     let site = normalize(&root.join("build-out"));
     let mut pages = Vec::new();
     html_files(&site, &mut pages);

@@ -146,16 +146,7 @@ fn an_unreadable_slot_is_rendered_again() {
 fn a_cached_build_reports_what_a_fresh_one_does() {
     let book = BookCopy::new("basic");
     let run = || {
-        let out = Command::new(env!("CARGO_BIN_EXE_mdbook-gpulab"))
-            .arg("build")
-            .arg(&book.root)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let out = common::gpulab_ok([std::ffi::OsStr::new("build"), book.root.as_os_str()]);
         String::from_utf8_lossy(&out.stderr).into_owned()
     };
     let fresh = run();

@@ -24,10 +24,12 @@ const FORMAT: &str = "gpulab-render-cache-1";
 /// Folders below this depth are not hashed (a symlink loop must not hang a build).
 const MAX_DEPTH: usize = 16;
 
-/// The cache of one build: where slots live and the digest of the inputs all blocks share.
+/// The cache of one build: where slots live, the digest of the inputs all blocks share, and the
+/// kernels folder that digest covers (resolved as code paths are).
 pub(super) struct RenderCache {
     dir: PathBuf,
     shared: [u8; 32],
+    kernels: PathBuf,
 }
 
 /// One block's slot file and the key its stored rendering must carry to be reused.
@@ -74,6 +76,7 @@ impl RenderCache {
         Some(RenderCache {
             dir,
             shared: h.finalize().into(),
+            kernels: crate::results::code::lexical(&ws.config.kernels_dir(&ws.root)),
         })
     }
 
@@ -83,7 +86,6 @@ impl RenderCache {
     /// from every directive's row).
     pub(super) fn slot(
         &self,
-        ws: &Workspace,
         f: &FoundDirective,
         nth: usize,
         earlier: &HashMap<PathBuf, String>,
@@ -100,11 +102,10 @@ impl RenderCache {
                 listed.sort();
                 field(&mut key, &format!("{listed:?}"));
                 // Code outside the kernels folder (the kernels folder is in the shared digest).
-                let kernels = crate::results::code::lexical(&ws.config.kernels_dir(&ws.root));
                 let mut dirs: Vec<PathBuf> = crate::results::code::code_paths(exp, d)
                     .iter()
                     .filter_map(|p| p.parent().map(Path::to_path_buf))
-                    .filter(|dir| !dir.starts_with(&kernels))
+                    .filter(|dir| !dir.starts_with(&self.kernels))
                     .collect();
                 dirs.sort();
                 dirs.dedup();

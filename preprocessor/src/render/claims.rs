@@ -107,17 +107,12 @@ pub fn claims_html(
                 escape(&claim.detail)
             );
         }
-        if parsed.is_ours() {
-            if of_paper || !self_check.is_empty() {
-                out.push_str(
-                    "<br><span class=\"gpulab-claim-paper gpulab-claim-ours\">our expectation, not a \
-                     statement of the paper: not checked on its numbers</span>",
-                );
-            }
-            out.push_str("</li>\n");
-            continue;
-        }
-        for tables in self_check {
+        let checked_on = if parsed.is_ours() {
+            &[][..]
+        } else {
+            self_check
+        };
+        for tables in checked_on {
             let own = on_paper(parsed, tables);
             let (mark, class, _) = status_parts(own.status);
             let _ = write!(
@@ -127,7 +122,12 @@ pub fn claims_html(
                 escape(&own.detail)
             );
         }
-        if self_check.is_empty() && of_paper {
+        if parsed.is_ours() && (of_paper || !self_check.is_empty()) {
+            out.push_str(
+                "<br><span class=\"gpulab-claim-paper gpulab-claim-ours\">our expectation, not a \
+                 statement of the paper: not checked on its numbers</span>",
+            );
+        } else if self_check.is_empty() && of_paper {
             out.push_str(
                 "<br><span class=\"gpulab-claim-paper gpulab-claim-unevaluated\">on the paper's own numbers: – \
                  none to check: the paper prints no numbers for these quantities</span>",

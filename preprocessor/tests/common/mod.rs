@@ -49,6 +49,23 @@ pub fn gpu_binary() -> PathBuf {
         .unwrap_or(built)
 }
 
+/// Runs the `mdbook-gpulab` cargo built with `args`; fails the test, showing its stderr, unless it
+/// succeeds.
+pub fn gpulab_ok<S: AsRef<std::ffi::OsStr>>(
+    args: impl IntoIterator<Item = S>,
+) -> std::process::Output {
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_mdbook-gpulab"))
+        .args(args)
+        .output()
+        .expect("running mdbook-gpulab");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
 /// `tests/fixtures/<name>` in the source tree.
 pub fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
