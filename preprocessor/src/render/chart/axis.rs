@@ -181,25 +181,30 @@ fn log_axis(min: f64, max: f64) -> AxisPlan {
     let every = decades.len().div_ceil(8).max(1);
     let mut ticks: Vec<f64> = decades.iter().step_by(every).map(|d| *d as f64).collect();
     let mut minor = Vec::new();
-    // Multiples labelled: 2× and 5× over ≤ 2 decades; every one when that leaves < 3 ticks.
+    // Multiples labelled: 2× and 5× over ≤ 2 decades; when that leaves < 3 ticks, 2× and 5×
+    // first, then every one (labelling every multiple of two decades stacks 16 labels).
     let labelled: &[i32] = if span <= 2.0 { &[2, 5] } else { &[] };
-    let mut extra = Vec::new();
+    let (mut twos_fives, mut extra) = (Vec::new(), Vec::new());
     for d in (lo.floor() as i32)..(hi.ceil() as i32) {
         for m in 2..10 {
             let t = d as f64 + (m as f64).log10();
             if t > lo && t < hi {
                 if labelled.contains(&m) {
                     ticks.push(t);
+                } else if span <= 7.0 && (m == 2 || m == 5) {
+                    twos_fives.push(t);
                 } else if span <= 7.0 {
                     extra.push(t);
                 }
             }
         }
     }
-    if ticks.len() < 3 {
-        ticks.append(&mut extra);
-    } else {
-        minor.append(&mut extra);
+    for more in [&mut twos_fives, &mut extra] {
+        if ticks.len() < 3 {
+            ticks.append(more);
+        } else {
+            minor.append(more);
+        }
     }
     ticks.sort_by(f64::total_cmp);
     AxisPlan {
@@ -297,6 +302,27 @@ mod tests {
         assert!(numeric(&[0.0, -1.0], true, false, false).is_none());
         let wide = numeric(&[1e-12, 1e12], true, false, false).unwrap();
         assert!(wide.ticks.len() <= 9);
+    }
+
+    /// Lab 3's dot-product bars (0.003 to 0.23 ms): a little over two decades left two decades
+    /// labelled, and the fallback labelled all sixteen multiples, stacked on the axis.
+    #[test]
+    fn a_log_axis_of_two_decades_labels_twos_and_fives_not_every_multiple() {
+        let plan = numeric(&[0.00304, 0.0067, 0.0103, 0.18, 0.231], true, true, false).unwrap();
+        let labels: Vec<String> = plan
+            .ticks
+            .iter()
+            .map(|t| format!("{}", (plan.to_data(*t) * 1e4).round() / 1e4))
+            .collect();
+        assert_eq!(
+            labels,
+            ["0.005", "0.01", "0.02", "0.05", "0.1", "0.2"],
+            "{plan:?}"
+        );
+        assert!(
+            plan.minor.len() >= 10,
+            "the other multiples stay grid lines: {plan:?}"
+        );
     }
 
     #[test]
