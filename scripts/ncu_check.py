@@ -20,7 +20,9 @@ kernels compiled that way ran 1.5 % and 13 % differently from the engine's, by n
 Profiler settings, chosen so that both sides measure the same thing:
   --clock-control none   the engine does not lock clocks: the GPU runs at its own boost clock on both sides;
   --cache-control all    for single-launch points recorded in cold mode (the engine flushes L2 before
-                         each sample);
+                         each sample); with --cold-flush script, `none` and this script's own L2 flush
+                         before each run instead, as for several launches below (ncu's `all` flushes more
+                         than the engine's L2 flush: see --cold-flush);
   --cache-control none   for multi-launch cold points, which this script flushes itself before each run
                          of the sequence, as the engine does before each sample (ncu's `all` would flush
                          before every launch, so the later launches would start cold here but warm in
@@ -816,7 +818,7 @@ def engine_images(plans, tmp, own_compile):
 ENGINE_LAUNCHES = 12
 
 
-def engine_launches(rows):
+def engine_launches(rows, cold_flush="ncu"):
     """For each cold point outside its target against the engine in the same call: ncu's
     median duration of the ENGINE's own launches of it (scripts/ncu_engine_point.sh: `record --rerun`
     of a one-directive book under ncu, the first launch dropped), beside the engine's time. It tells a
@@ -826,7 +828,8 @@ def engine_launches(rows):
     under ncu mean nothing): the engine's time is the same-call one. The verdict stays on the
     script's own launches. A point of several launches of one kernel (a reduction's passes, flushed
     once per run by the script as the engine flushes once per sample) is timed the same way on the
-    engine's side: ncu's `--cache-control none`, each sample's launches summed (PER_SAMPLE)."""
+    engine's side: ncu's `--cache-control none`, each sample's launches summed (PER_SAMPLE); with
+    --cold-flush script, every cold point is (the engine's own flush before each sample)."""
     for r in rows:
         sr = r["same_run"]
         if sr is None or sr["within"] or sr["outcome"] != "ok" or r["mode"] != "cold":
@@ -837,9 +840,10 @@ def engine_launches(rows):
         cmd = ["bash", os.path.join(ROOT, "scripts", "ncu_engine_point.sh"), r["experiment"], r["variant"], axes,
                r["function"], str(ENGINE_LAUNCHES * r["launches"])]
         env = dict(os.environ)
-        if r["launches"] != 1:
+        own_flush = r["launches"] != 1 or cold_flush == "script"
+        if own_flush:
             env.update(PER_SAMPLE=str(r["launches"]), CACHE_CONTROL="none")
-        print("$ " + " ".join(cmd) + (f"  (PER_SAMPLE={r['launches']} CACHE_CONTROL=none)" if r["launches"] != 1 else ""),
+        print("$ " + " ".join(cmd) + (f"  (PER_SAMPLE={r['launches']} CACHE_CONTROL=none)" if own_flush else ""),
               flush=True)
         out = subprocess.run(cmd, capture_output=True, text=True, env=env)
         m = re.search(r"median of the rest ([0-9.]+) us", out.stdout)
@@ -875,7 +879,7 @@ def same_run_row(p, ncu_ms, calibration, kind):
     }
 
 
-def check(slug_arg, own_compile=False, same=True):
+def check(slug_arg, own_compile=False, same=True, cold_flush="ncu"):
     import cupy as cp
     start = time.time()
     props = cp.cuda.runtime.getDeviceProperties(0)
@@ -896,10 +900,11 @@ def check(slug_arg, own_compile=False, same=True):
     engine_run = None
     if same:
         engine_run = same_run(slug, plans, os.path.join(tmp, "book"), commit)
-    # Single-launch cold points: ncu flushes before the kernel. Multi-launch cold points: this script
-    # flushes once before each run of the sequence (L2Flush), as the engine does before each sample.
+    # Single-launch cold points: ncu flushes before the kernel (--cold-flush ncu), or this script
+    # does (--cold-flush script). Multi-launch cold points: this script flushes once before each run
+    # of the sequence (L2Flush), as the engine does before each sample.
     for p in plans:
-        p["flush"] = p["mode"] == "cold" and len(p["launches"]) > 1
+        p["flush"] = p["mode"] == "cold" and (len(p["launches"]) > 1 or cold_flush == "script")
     groups = (("cold", "all", False), ("cold", "none", True), ("hot", "none", False))
     for mode, cache_control, flush in groups:
         group = [p for p in plans if p["mode"] == mode and p["flush"] == flush]
@@ -945,7 +950,7 @@ def check(slug_arg, own_compile=False, same=True):
                 "same_run": same_run_row(p, ncu_ms, calibration, kind),
             })
     if engine_run is not None:
-        engine_launches(rows)
+        engine_launches(rows, cold_flush)
     shutil.rmtree(tmp, ignore_errors=True)
     elapsed = time.time() - start
     within = sum(r["within"] for r in rows)
@@ -964,7 +969,9 @@ def check(slug_arg, own_compile=False, same=True):
         "cupy": cp.__version__,
         "metric": METRIC,
         "clock_control": "none",
-        "cache_control": {"cold": "all", "hot": "none", "cold, several launches": "none, flushed by the script"},
+        "cache_control": {"cold": "all", "hot": "none", "cold, several launches": "none, flushed by the script"}
+        if cold_flush == "ncu" else {"cold": "none, flushed by the script", "hot": "none"},
+        "cold_flush": cold_flush,
         "code": code,
         "warmup_runs": WARMUP,
         "runs_per_point": SAMPLES,
@@ -992,9 +999,12 @@ def check(slug_arg, own_compile=False, same=True):
         json.dump(result, f, indent=1)
         f.write("\n")
     lines = [f"ncu check on {gpu} ({slug}), {result['ncu_version']}, commit {result['commit']}, {result['date']}",
-             f"--clock-control none; --cache-control all (cold points of one launch) / none (hot points, and cold "
-             f"points of several launches, which the script flushes once per run); {METRIC}; "
-             f"median of {SAMPLES} runs after {WARMUP} warm-up; kernels: {code}",
+             (f"--clock-control none; --cache-control all (cold points of one launch) / none (hot points, and cold "
+              f"points of several launches, which the script flushes once per run); {METRIC}; "
+              if cold_flush == "ncu" else
+              f"--clock-control none; --cache-control none, cold points flushed by the script once per run "
+              f"(--cold-flush script: L2 only, as the engine); {METRIC}; ")
+             + f"median of {SAMPLES} runs after {WARMUP} warm-up; kernels: {code}",
              "engine ms: the recorded median less the event overhead calibrated on this GPU "
              + ("(none: no data/<slug>/checks/event_offset.json)" if calibration is None else
                 f"({calibration['offset_ms'] * 1000:.3f} us per sample, scripts/event_offset.py, {calibration['date']})")
@@ -1056,6 +1066,10 @@ def main():
                     help="compare with the recordings only (do not time the points with the engine in this call)")
     ap.add_argument("--scratch", help="with --dry-run: prepare the scratch copy of the book for the engine's "
                                       "same-call run here (and run nothing)")
+    ap.add_argument("--cold-flush", choices=["ncu", "script"], default="ncu",
+                    help="who flushes the caches before a cold point of one launch: ncu (--cache-control all, "
+                         "which flushes more than the engine's L2 flush) or this script (--cache-control none "
+                         "and the engine's L2 flush, as for points of several launches)")
     ap.add_argument("--worker", help=argparse.SUPPRESS)
     a = ap.parse_args()
     if a.worker:
@@ -1063,7 +1077,7 @@ def main():
         return 0
     if a.dry_run:
         return dry_run([a.slug] if a.slug else slugs(), a.json, a.scratch)
-    return check(a.slug, a.own_compile, not a.no_same_run)
+    return check(a.slug, a.own_compile, not a.no_same_run, a.cold_flush)
 
 
 if __name__ == "__main__":

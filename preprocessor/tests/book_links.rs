@@ -9,19 +9,6 @@ use std::collections::HashMap;
 use std::fs;
 use std::path::{Component, Path, PathBuf};
 
-fn copy_dir(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let dest = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_dir(&entry.path(), &dest);
-        } else {
-            fs::copy(entry.path(), &dest).unwrap();
-        }
-    }
-}
-
 fn html_files(dir: &Path, out: &mut Vec<PathBuf>) {
     for entry in fs::read_dir(dir).unwrap() {
         let path = entry.unwrap().path();
@@ -70,7 +57,7 @@ fn every_link_in_the_built_handbook_stays_inside_it() {
     let root = tmp.path().join("book");
     for dir in ["book", "kernels", "data", "theme"] {
         if repo.join(dir).is_dir() {
-            copy_dir(&repo.join(dir), &root.join(dir));
+            common::copy_dir(&repo.join(dir), &root.join(dir));
         }
     }
     let book_toml = fs::read_to_string(repo.join("book.toml")).unwrap();
