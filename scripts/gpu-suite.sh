@@ -66,7 +66,7 @@ if [[ $STEPS == *regen* ]]; then
     echo "# mdbook-gpulab record --rerun (cold cache: empty compile cache, every point), commit ${GPULAB_COMMIT:-unknown}"
     nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
     echo "# the cost model's prediction (record --estimate, from the recordings before this run):"
-    mdbook-gpulab record "$copy" --rerun --estimate "$slug" 2>&1
+    mdbook-gpulab record "$copy" --rerun --estimate="$slug" 2>&1
     echo "# the run (elapsed seconds first; 'recorded N point(s) of \`exp\` ... in S s' per experiment):"
   } > "$log"
   start=$(date +%s)

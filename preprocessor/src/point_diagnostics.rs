@@ -57,7 +57,7 @@ pub fn check_points(
     let spec = SourceFile::new(spec_shown, spec_text.as_str());
     let mut out = Vec::new();
     for ((variant, _, _), (p, axes, count)) in seen {
-        let spec_span = find_expr_in_variant(&spec_text, &p.expr, &variant);
+        let spec_span = find_expr_in_variant(&spec_text, &p.expr, &variant, &p.what);
         let (line, _) = crate::diagnostic::line_col(&spec_text, spec_span.start);
         let more = if count > 1 {
             format!(" (and {} more point(s))", count - 1)
@@ -121,29 +121,16 @@ fn read_spec(path: &Path, shown: &Path) -> Result<String, Box<Diagnostic>> {
     })
 }
 
-/// [`find_expr`] in the `[[variant]]` table named `variant` first (several variants often write the
-/// same expression, e.g. `grid = "N/16"`), else anywhere in the spec (a buffer's or the
-/// parameters' expression).
-fn find_expr_in_variant(text: &str, expr: &str, variant: &str) -> Range<usize> {
-    let table = text.match_indices("[[variant]]").find_map(|(start, _)| {
-        let rest = &text[start + "[[variant]]".len()..];
-        // The table ends at the next header that is not one of its sub-tables (`[variant.x]`).
-        let end = rest
-            .match_indices("\n[")
-            .map(|(e, _)| e)
-            .find(|e| {
-                let header = rest[e + 1..].trim_start_matches('[');
-                !header.starts_with("variant.")
-            })
-            .map_or(text.len(), |e| start + "[[variant]]".len() + e);
-        let body = &text[start..end];
-        let names_it = body.lines().any(|l| {
-            l.split_once('=').is_some_and(|(k, v)| {
-                k.trim() == "name" && v.trim().trim_matches(['"', '\'']) == variant
-            })
-        });
-        names_it.then_some(start..end)
-    });
+/// Where the expression of problem `what` is written in the spec: in the `[[buffer]]` table of
+/// the buffer a length problem names, else in the table of `variant`, else anywhere.
+fn find_expr_in_variant(text: &str, expr: &str, variant: &str, what: &str) -> Range<usize> {
+    let buffer = what
+        .strip_prefix("buffer `")
+        .and_then(|r| r.strip_suffix("` length"));
+    let table = match buffer {
+        Some(name) => table_named(text, "buffer", name),
+        None => table_named(text, "variant", variant),
+    };
     if let Some(range) = table {
         let found = find_expr(&text[range.clone()], expr);
         if found != (0..0) {
@@ -151,6 +138,28 @@ fn find_expr_in_variant(text: &str, expr: &str, variant: &str) -> Range<usize> {
         }
     }
     find_expr(text, expr)
+}
+
+/// The byte range of the `[[kind]]` table whose `name = "…"` is `name` (up to the next header
+/// that is not one of its sub-tables, `[kind.x]`).
+fn table_named(text: &str, kind: &str, name: &str) -> Option<Range<usize>> {
+    let header = format!("[[{kind}]]");
+    let sub = format!("{kind}.");
+    text.match_indices(&header).find_map(|(start, _)| {
+        let rest = &text[start + header.len()..];
+        let end = rest
+            .match_indices("\n[")
+            .map(|(e, _)| e)
+            .find(|e| !rest[e + 1..].trim_start_matches('[').starts_with(&sub))
+            .map_or(text.len(), |e| start + header.len() + e);
+        let body = &text[start..end];
+        let names_it = body.lines().any(|l| {
+            l.split_once('=').is_some_and(|(k, v)| {
+                k.trim() == "name" && v.trim().trim_matches(['"', '\'']) == name
+            })
+        });
+        names_it.then_some(start..end)
+    })
 }
 
 /// Where expression `expr` is written in the spec text: as a quoted string if possible, else as
@@ -181,15 +190,37 @@ mod tests {
     fn an_expression_is_found_in_its_own_variant_first() {
         let t = "[params]\nN = 4\n\n[[variant]]\nname = \"a\"\ngrid = \"N/16\"\n\n[[variant]]\nname = \"b\"\nblock = 32\ngrid = \"N/16\"\n";
         let second = t.rfind("\"N/16\"").unwrap();
-        assert_eq!(find_expr_in_variant(t, "N/16", "b").start, second);
+        assert_eq!(find_expr_in_variant(t, "N/16", "b", "grid").start, second);
         assert_eq!(
-            find_expr_in_variant(t, "N/16", "a").start,
+            find_expr_in_variant(t, "N/16", "a", "grid").start,
             t.find("\"N/16\"").unwrap()
         );
         // Not in the variant's table: anywhere.
         assert_eq!(
-            find_expr_in_variant(t, "4", "b").start,
+            find_expr_in_variant(t, "4", "b", "grid").start,
             t.find("4").unwrap()
+        );
+    }
+
+    /// Regression (session 13, new-user audit): a buffer length's help line named the variant's
+    /// `args` line, which also writes `N`, instead of the buffer's `len`.
+    #[test]
+    fn a_buffer_length_is_found_in_its_buffer_table() {
+        let t = "[[buffer]]\nname = \"x\"\ntype = \"f32\"\nlen = \"N\"\n\n[[buffer]]\nname = \"y\"\nlen = \"N\"\n\n[[variant]]\nname = \"v\"\nargs = [\"x\", \"y\", \"N\"]\n";
+        let x = t.find("\"N\"").unwrap();
+        let y = x + 1 + t[x + 1..].find("\"N\"").unwrap();
+        assert_eq!(
+            find_expr_in_variant(t, "N", "v", "buffer `x` length").start,
+            x
+        );
+        assert_eq!(
+            find_expr_in_variant(t, "N", "v", "buffer `y` length").start,
+            y
+        );
+        // Other problems still look in the variant's table first.
+        assert_eq!(
+            find_expr_in_variant(t, "N", "v", "argument").start,
+            t.rfind("\"N\"").unwrap()
         );
     }
 

@@ -336,7 +336,13 @@ pub fn process_book(
     unreadable.extend(inventory.check_reproduces(status_rows.iter().flat_map(|r| r.located_ids())));
     if (!problems.is_empty() || !unreadable.is_empty()) && ws.config.strict {
         return Err(BuildError::Strict(
-            unreadable.iter().chain(&problems).cloned().collect(),
+            unreadable
+                .iter()
+                .cloned()
+                .chain(problems.iter().map(|p| {
+                    format!("{p} (`mdbook-gpulab record` on a machine with an NVIDIA GPU records it again)")
+                }))
+                .collect(),
         ));
     }
     for u in &unreadable {

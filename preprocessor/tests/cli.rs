@@ -822,3 +822,128 @@ fn an_unknown_book_toml_key_fails_with_the_nearest_known_one() {
         );
     }
 }
+
+/// New-user audit (session 13): `mdbook-gpulab` typed in a terminal waited silently for mdBook's
+/// JSON; now it prints the help. (`script` gives the command a terminal; it is in util-linux /
+/// bsdutils, which every Debian and Ubuntu has.)
+#[test]
+fn bare_command_in_a_terminal_prints_the_help_instead_of_waiting() {
+    if std::process::Command::new("script")
+        .arg("--version")
+        .output()
+        .is_err()
+    {
+        eprintln!(
+            "SKIPPED bare_command_in_a_terminal_…: no `script` command to give it a terminal"
+        );
+        return;
+    }
+    let bin = cargo_bin!("mdbook-gpulab");
+    let started = std::time::Instant::now();
+    let out = std::process::Command::new("timeout")
+        .args(["10", "script", "-qec"])
+        .arg(bin)
+        .arg("/dev/null")
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let raw = String::from_utf8_lossy(&out.stdout).into_owned() + &stderr_of(&out);
+    // The help is coloured on a terminal: drop the escape sequences.
+    let mut text = String::new();
+    let mut in_escape = false;
+    for c in raw.chars() {
+        match (in_escape, c) {
+            (false, '\u{1b}') => in_escape = true,
+            (true, 'm') => in_escape = false,
+            (true, _) => {}
+            (false, c) => text.push(c),
+        }
+    }
+    assert!(started.elapsed().as_secs() < 9, "it waited: {text}");
+    assert!(text.contains("Usage: mdbook-gpulab"), "{text}");
+    assert!(text.contains("reads the book as JSON on stdin"), "{text}");
+}
+
+/// New-user audit (session 13): an invalid directive under `build --strict` printed
+/// "error: building the book: error: …"; now its diagnostic alone, with its source lines.
+#[test]
+fn strict_build_prints_an_invalid_directive_once_without_contexts() {
+    let book = BookCopy::new("basic");
+    book.edit(
+        "src/chapter.md",
+        "axes = { N = [16384] }",
+        "axes = { N = [16384] }\nvariants = [\"nosuch\"]",
+    );
+    let out = on(&book, &["build", "--strict"]).output().unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(
+        stderr.starts_with("error: experiment `scale` has no variant `nosuch`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("--> src/chapter.md:"), "{stderr}");
+    assert!(!stderr.contains("building the book"), "{stderr}");
+}
+
+/// New-user audit (session 13): the strict failure for a stale recording did not say how to fix
+/// it, where the warning of a plain build does.
+#[test]
+fn strict_stale_error_says_how_to_record_again() {
+    let book = BookCopy::new("basic");
+    let out = on(&book, &["build", "--strict"]).output().unwrap();
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("the recording of `scale` is stale (`mdbook-gpulab record` on a machine with an NVIDIA GPU records it again)"),
+        "{stderr}"
+    );
+}
+
+/// New-user audit (session 13): `record --estimate /path/to/book` took the path for a device and
+/// said the current folder had no book.toml; `--estimate` with `--gpus` ignored `--gpus`.
+#[test]
+fn record_estimate_does_not_take_the_book_folder_for_a_device() {
+    let book = BookCopy::new("basic");
+    let out = bin()
+        .args(["record", "--estimate"])
+        .arg(&book.root)
+        .output()
+        .unwrap();
+    let text = stdout_of(&out) + &stderr_of(&out);
+    assert!(out.status.success(), "{text}");
+    assert!(text.contains("predicted `record` on test-device"), "{text}");
+    let out = on(&book, &["record", "--estimate", "--gpus", "0"])
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("cannot be used with '--gpus"), "{stderr}");
+}
+
+/// New-user audit (session 13): a chapter left out of SUMMARY.md was silently ignored by `check`,
+/// and `run` said it had no gpulab directive.
+#[test]
+fn a_chapter_missing_from_summary_is_named_by_check_and_run() {
+    let book = BookCopy::new("basic");
+    book.write(
+        "src/orphan.md",
+        "# Orphan\n\n```gpulab\nexperiment = \"copy\"\naxes = { N = [1024] }\n```\n",
+    );
+    let out = on(&book, &["check", "--no-compile"]).output().unwrap();
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains(
+            "warning: src/orphan.md has gpulab directives but is not listed in SUMMARY.md"
+        ),
+        "{stderr}"
+    );
+    let out = bin()
+        .args(["run", "orphan.md"])
+        .current_dir(&book.root)
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert!(
+        stderr.contains("`orphan.md` is not listed in SUMMARY.md, so mdBook does not build it"),
+        "{stderr}"
+    );
+}

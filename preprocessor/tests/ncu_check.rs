@@ -216,7 +216,11 @@ fn ncu_check_scratch_copy_makes_record_run_exactly_the_checked_points() {
     let estimate = Command::new(env!("CARGO_BIN_EXE_mdbook-gpulab"))
         .arg("record")
         .arg(&scratch)
-        .args(["--experiment", &names.join(","), "--estimate", SLUG])
+        .args([
+            "--experiment",
+            &names.join(","),
+            &format!("--estimate={SLUG}"),
+        ])
         .output()
         .unwrap();
     let report = String::from_utf8_lossy(&estimate.stdout).into_owned()

@@ -27,3 +27,65 @@ pub fn load(dir: &Path) -> anyhow::Result<(Workspace, Vec<FoundDirective>)> {
     let found = scan_book(&ws, &md.book);
     Ok((ws, found))
 }
+
+/// Chapters under the book's src folder that have a `gpulab` fence but are not listed in
+/// `SUMMARY.md` (so mdBook never builds them, and no command sees their directives), relative to
+/// the src folder, sorted.
+pub fn unlisted_with_directives(dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
+    let md = mdbook_driver::MDBook::load(dir)
+        .with_context(|| format!("loading the book at {}", dir.display()))?;
+    let listed: std::collections::HashSet<std::path::PathBuf> = md
+        .book
+        .iter()
+        .filter_map(|item| match item {
+            mdbook_preprocessor::book::BookItem::Chapter(ch) => {
+                ch.source_path.clone().or(ch.path.clone())
+            }
+            _ => None,
+        })
+        .collect();
+    let src = dir.join(&md.config.book.src);
+    let mut out = Vec::new();
+    let mut stack = vec![src.clone()];
+    let mut seen = std::collections::HashSet::new();
+    while let Some(folder) = stack.pop() {
+        // Each folder once, by its canonical path: a link to a parent cannot loop the walk.
+        let Ok(canonical) = folder.canonicalize() else {
+            continue;
+        };
+        if !seen.insert(canonical) {
+            continue;
+        }
+        let Ok(entries) = std::fs::read_dir(&folder) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            if path.is_dir() {
+                stack.push(path);
+            } else if path.extension().is_some_and(|e| e == "md")
+                && let Ok(rel) = path.strip_prefix(&src)
+                && !listed.contains(rel)
+                && std::fs::read_to_string(&path).is_ok_and(|t| has_gpulab_fence(&t))
+            {
+                out.push(rel.to_path_buf());
+            }
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+/// Whether markdown `text` has a fenced block whose info string starts with `gpulab`.
+fn has_gpulab_fence(text: &str) -> bool {
+    text.lines().any(|l| {
+        let l = l.trim_start_matches([' ', '>']).trim_start();
+        ["```", "~~~"].iter().any(|f| {
+            l.strip_prefix(f).is_some_and(|rest| {
+                rest.trim_start_matches(['`', '~'])
+                    .trim_start()
+                    .starts_with("gpulab")
+            })
+        })
+    })
+}

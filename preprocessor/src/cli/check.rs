@@ -40,6 +40,16 @@ pub fn run(
         "checked {directives} directive(s), {} experiment spec(s), {recordings} recording(s) and {device_files} calibration, profiler-check and library-anchor file(s)",
         names.len()
     );
+    for path in super::book::unlisted_with_directives(dir)? {
+        eprintln!(
+            "warning: {} has gpulab directives but is not listed in SUMMARY.md, so mdBook does not build it and they are not checked",
+            ws.src_dir
+                .join(&path)
+                .strip_prefix(&ws.root)
+                .unwrap_or(&path)
+                .display()
+        );
+    }
     for warning in truncated_metrics(&found, &ws)? {
         eprintln!("warning: {warning}");
     }

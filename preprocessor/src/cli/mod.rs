@@ -107,7 +107,9 @@ enum Command {
         /// Predict the run's wall time without a GPU (on the book's first recorded device, or the
         /// device slug given), per experiment, from the recordings and the engine's cost model.
         /// With --rerun: a regeneration on a cold cache.
-        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        /// `--estimate` alone, or `--estimate=DEVICE` (with `=`, so that a book folder after it is
+        /// not taken for a device).
+        #[arg(long, num_args = 0..=1, default_missing_value = "", require_equals = true, conflicts_with_all = ["gpus", "counters"])]
         estimate: Option<String>,
     },
     /// Merge the recordings of other data/ folders (shards from other machines) into this
@@ -195,6 +197,16 @@ pub fn main() -> ExitCode {
     broken_pipe::install();
     let cli = Cli::parse();
     let result = match cli.command {
+        // Run by hand in a terminal: mdBook's JSON will never come, so say what the tool does.
+        None if std::io::IsTerminal::is_terminal(&std::io::stdin()) => {
+            use clap::CommandFactory;
+            let mut help = Cli::command();
+            let _ = help.print_help();
+            eprintln!(
+                "\n(With no command, mdbook-gpulab is mdBook's preprocessor and reads the book as JSON on stdin.)"
+            );
+            return ExitCode::from(2);
+        }
         None => protocol::run_preprocessor(),
         Some(Command::Supports { renderer }) => return protocol::supports(&renderer),
         Some(Command::Build { dir, strict, mode }) => build::run(&dir, strict, mode),
@@ -256,8 +268,30 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            eprintln!("error: {e:#}");
+            // Invalid directives or specs: their diagnostics, each already an `error: …` with its
+            // source lines, without the contexts above them.
+            match invalid_input(&e) {
+                Some(diags) => crate::preprocess::report(diags),
+                None => eprintln!("error: {e:#}"),
+            }
             ExitCode::FAILURE
         }
     }
+}
+
+/// The diagnostics of an invalid directive or spec anywhere in `e`'s chain.
+fn invalid_input(e: &anyhow::Error) -> Option<&[crate::diagnostic::Diagnostic]> {
+    use crate::error::Error;
+    use crate::preprocess::BuildError;
+    e.chain().find_map(|cause| {
+        match cause
+            .downcast_ref::<Error>()
+            .or_else(|| match cause.downcast_ref::<BuildError>() {
+                Some(BuildError::Library(inner)) => Some(inner),
+                _ => None,
+            }) {
+            Some(Error::Invalid(diags)) => Some(diags.as_slice()),
+            _ => None,
+        }
+    })
 }

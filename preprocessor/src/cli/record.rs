@@ -61,7 +61,7 @@ pub struct RecordArgs {
     pub gpus: Option<Gpus>,
     /// Then the profiled pass (`record_counters`).
     pub counters: bool,
-    /// `--estimate [DEVICE]`: predict the run's time instead (empty: the book's first device).
+    /// `--estimate[=DEVICE]`: predict the run's time instead (empty: the book's first device).
     pub estimate: Option<String>,
 }
 

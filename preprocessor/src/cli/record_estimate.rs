@@ -32,11 +32,19 @@ pub fn run(dir: &Path, device: &str, args: &RecordArgs) -> anyhow::Result<ExitCo
             .devices()?
             .into_iter()
             .next()
-            .ok_or_else(|| anyhow::anyhow!("no recordings to estimate from: name a device"))?
+            .ok_or_else(|| {
+                anyhow::anyhow!(
+                    "no recordings to estimate from: data/ has none yet (the estimate reads the recorded timings of some GPU)"
+                )
+            })?
     } else {
         crate::confine::plain_name(device)
             .map_err(|e| anyhow::anyhow!("--estimate {device}: not a device slug: {e}"))?;
         let known = ws.data().devices()?;
+        anyhow::ensure!(
+            !known.is_empty(),
+            "no recordings to estimate from: data/ has none yet (the estimate reads the recorded timings of some GPU)"
+        );
         if !known.iter().any(|d| d == device) {
             let hint = crate::diagnostic::did_you_mean(device, known.iter().map(String::as_str))
                 .map_or_else(String::new, |h| format!(" ({h})"));

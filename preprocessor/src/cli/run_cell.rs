@@ -42,6 +42,15 @@ pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<Exit
             .iter()
             .any(|p| p.is_file());
         if exists {
+            let unlisted = super::book::unlisted_with_directives(dir)?;
+            if unlisted
+                .iter()
+                .any(|p| chapter_rel.ends_with(p) || p.ends_with(chapter_rel))
+            {
+                anyhow::bail!(
+                    "`{chapter}` is not listed in SUMMARY.md, so mdBook does not build it: add it there to run its directives"
+                );
+            }
             anyhow::bail!("`{chapter}` has no gpulab directive");
         }
         let mut chapters: Vec<String> = found

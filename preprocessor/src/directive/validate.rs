@@ -631,6 +631,7 @@ pub fn validate(
     }
 
     let counters = check_counters(&mut c, raw.counters.as_ref(), &used);
+    check_derived(&mut c, exp, &used);
 
     if !c.diags.is_empty() {
         return Err(c.diags);
@@ -707,6 +708,35 @@ fn check_counters(
         );
     }
     groups
+}
+
+/// An error for every rate the directive shows or claims whose formula its experiment's spec
+/// lacks (`gbps` and `pct_bw` need `bytes`, `gflops` and `pct_fp32` need `flops`): without it
+/// the table and chart would stay empty after every GPU run.
+fn check_derived(c: &mut Checker, exp: &Experiment, used: &[(String, Range<usize>)]) {
+    let mut reported = BTreeSet::new();
+    for (metric, span) in used {
+        let base = metric.split('.').next().unwrap_or(metric);
+        let (formula, present, example) = match base {
+            "gbps" | "pct_bw" => ("bytes", exp.metrics.bytes.is_some(), "2*N*4"),
+            "gflops" | "pct_fp32" => ("flops", exp.metrics.flops.is_some(), "2*N^3"),
+            _ => continue,
+        };
+        if present || !reported.insert(base.to_string()) {
+            continue;
+        }
+        c.err(
+            span.clone(),
+            format!(
+                "`{base}` is computed from the spec's `{formula}` formula, which experiment `{}` does not have",
+                exp.name
+            ),
+            "no formula",
+            Some(format!(
+                "add `{formula} = \"…\"` under `[metrics]` in its experiment.toml (e.g. `{formula} = \"{example}\"`), or show `time_ms`"
+            )),
+        );
+    }
 }
 
 /// Expands an axis value: a scalar, a list, `{ range = [a, b, step] }` or `{ pow2 = [lo, hi] }`.
