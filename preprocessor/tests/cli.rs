@@ -947,3 +947,45 @@ fn a_chapter_missing_from_summary_is_named_by_check_and_run() {
         "{stderr}"
     );
 }
+
+/// New-user audit (session 13): `merge` of an empty or wrong folder reported "merged 0 point(s)"
+/// and succeeded; recordings of experiments the book does not have were merged without a word.
+#[test]
+fn merge_names_a_folder_without_recordings_and_experiments_the_book_lacks() {
+    let book = BookCopy::new("basic");
+    let empty = tempfile::tempdir().unwrap();
+    let out = bin()
+        .args(["merge", "--dir"])
+        .arg(&book.root)
+        .arg(empty.path())
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(stderr.contains("holds no recordings"), "{stderr}");
+
+    // A shard of another book: its experiment `other` is not this book's.
+    let shard = tempfile::tempdir().unwrap();
+    let device = shard.path().join("test-device");
+    std::fs::create_dir_all(&device).unwrap();
+    let text = book
+        .read("data/test-device/scale.json")
+        .replace("\"experiment\": \"scale\"", "\"experiment\": \"other\"");
+    assert!(
+        text.contains("\"experiment\": \"other\""),
+        "the fixture's layout changed"
+    );
+    std::fs::write(device.join("other.json"), text).unwrap();
+    let out = bin()
+        .args(["merge", "--dir"])
+        .arg(&book.root)
+        .arg(shard.path())
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert!(out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("warning: this book has no experiment `other`"),
+        "{stderr}"
+    );
+}

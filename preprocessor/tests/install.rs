@@ -41,6 +41,8 @@ fn install_sets_up_a_fresh_mdbook_init_book_whose_built_page_is_styled() {
     let stderr = String::from_utf8_lossy(&out.get_output().stderr).into_owned();
     assert!(stderr.contains("added [preprocessor.gpulab]"), "{stderr}");
     assert!(root.join("kernels").is_dir() && root.join("data").is_dir());
+    // New-user audit (session 13): git records no empty folder, so the new ones hold a `.gitkeep`.
+    assert!(root.join("kernels/.gitkeep").is_file() && root.join("data/.gitkeep").is_file());
     let toml_after = fs::read_to_string(root.join("book.toml")).unwrap();
 
     // Idempotent: nothing changes the second time.

@@ -68,3 +68,34 @@ fn the_docs_list_every_builtin_metric_as_the_registry_defines_it() {
         "cargo test --test metric_docs",
     );
 }
+
+/// New-user audit (session 13): the directive reference, copied verbatim into a chapter, failed
+/// `check` (`zip` named axes the directive did not have, the chart showed `gflops` of an
+/// experiment without a `flops` formula). It is now a directive of the handbook that passes.
+#[test]
+fn the_directive_reference_passes_check_as_written() {
+    let doc = std::fs::read_to_string(DOC).unwrap();
+    let after = doc
+        .split_once("## Directive reference")
+        .expect("the doc has a directive reference")
+        .1;
+    let body = after
+        .split_once("```toml\n")
+        .and_then(|(_, rest)| rest.split_once("\n```"))
+        .expect("the reference is a ```toml block")
+        .0;
+    let book = common::BookCopy::handbook();
+    book.write(
+        "book/reference.md",
+        &format!("# Reference\n\n```gpulab\n{body}\n```\n"),
+    );
+    let summary = book.read("book/SUMMARY.md");
+    book.write(
+        "book/SUMMARY.md",
+        &format!("{summary}\n- [Reference](reference.md)\n"),
+    );
+    let out = common::gpulab_ok(["check", "--no-compile", book.root.to_str().unwrap()]);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(!stderr.contains("error"), "{stderr}");
+    assert!(!stderr.contains("reference.md"), "{stderr}");
+}

@@ -100,6 +100,10 @@ pub(super) fn run(
                     shown.display(),
                     users.join(", ")
                 );
+                let headers = crate::gpu::toolkit_include_dir().is_some();
+                if let Some(help) = missing_header_help(&e, headers) {
+                    eprintln!("  = help: {help}");
+                }
                 e.ptx().map(crate::ptx::parse)
             }
         };
@@ -149,6 +153,22 @@ fn spec_text(ws: &Workspace, exp: &Experiment) -> SpecText {
     SpecText::new(shown, &std::fs::read_to_string(&path).unwrap_or_default())
 }
 
+/// What to do when NVRTC could not open a header and no CUDA toolkit headers were found (NVRTC
+/// alone, from PyPI, has none: `<cuda_fp16.h>` and the like come with the runtime's wheel).
+/// `headers`: whether a toolkit include folder was found.
+fn missing_header_help(e: &crate::gpu::CompileError, headers: bool) -> Option<String> {
+    let missing = e
+        .diagnostics()
+        .iter()
+        .any(|d| d.message.starts_with("cannot open source file"));
+    (missing && !headers).then(|| {
+        "no CUDA toolkit headers were found for NVRTC: install them beside NVRTC \
+         (`pip install nvidia-cuda-runtime`), or set GPULAB_CUDA_INCLUDE to a folder with \
+         cuda_fp16.h (a toolkit's include/); a header of your own is looked for beside the .cu file"
+            .to_string()
+    })
+}
+
 /// NVRTC's version, or why it cannot be used (checked before cudarc, which panics otherwise).
 fn nvrtc_available() -> Result<String, String> {
     if !crate::gpu::nvrtc_library_present() {
@@ -157,4 +177,39 @@ fn nvrtc_available() -> Result<String, String> {
     crate::gpu::nvrtc_version()
         .map(|(a, b)| format!("{a}.{b}"))
         .map_err(|e| e.to_string())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::missing_header_help;
+    use crate::gpu::{CompileError, parse_log};
+
+    /// New-user audit (session 13): with NVRTC from PyPI alone, `#include <cuda_fp16.h>` failed
+    /// with "cannot open source file" and no word of where the headers come from.
+    #[test]
+    fn a_missing_toolkit_header_says_where_the_headers_come_from() {
+        let log =
+            "kernels/h/h.cu(1): catastrophic error: cannot open source file \"cuda_fp16.h\"\n";
+        let e = CompileError::Failed {
+            source_name: "kernels/h/h.cu".into(),
+            log: log.into(),
+            diagnostics: parse_log(log),
+            options: Vec::new(),
+            ptx: None,
+        };
+        let help = missing_header_help(&e, false).expect("a help line");
+        assert!(help.contains("pip install nvidia-cuda-runtime"), "{help}");
+        assert!(help.contains("GPULAB_CUDA_INCLUDE"), "{help}");
+        // With headers found, the missing file is the kernel's own: no such help.
+        assert_eq!(missing_header_help(&e, true), None);
+        let log = "kernels/h/h.cu(3): error: identifier \"x\" is undefined\n";
+        let other = CompileError::Failed {
+            source_name: "kernels/h/h.cu".into(),
+            log: log.into(),
+            diagnostics: parse_log(log),
+            options: Vec::new(),
+            ptx: None,
+        };
+        assert_eq!(missing_header_help(&other, false), None);
+    }
 }

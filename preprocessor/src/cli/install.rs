@@ -48,6 +48,10 @@ pub fn install(dir: &Path) -> anyhow::Result<Vec<String>> {
         let path = dir.join(folder);
         if !path.is_dir() {
             fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
+            // git records no empty folder: a `.gitkeep` makes the new ones part of the book's
+            // repository from the first commit.
+            let keep = path.join(".gitkeep");
+            fs::write(&keep, "").with_context(|| format!("writing {}", keep.display()))?;
             changes.push(format!("created {folder}/"));
         }
     }

@@ -17,6 +17,7 @@ pub fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let mut device_files = Vec::new();
     for src in sources {
         let data = data_folder(src)?;
+        let before = (incoming.len(), device_files.len());
         for device in data.devices()? {
             device_files.extend(super::merge_files::read_shard(&data, &device)?);
             let folder = data.root().join(&device);
@@ -41,6 +42,32 @@ pub fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
                 incoming.push((path, rec));
             }
         }
+        // A wrong folder (or a shard that recorded nothing) is named, not merged as nothing.
+        anyhow::ensure!(
+            (incoming.len(), device_files.len()) != before,
+            "{} holds no recordings: expected a data/ folder (device folders of <experiment>.json) or a copy of a book with one",
+            src.display()
+        );
+    }
+    // Recordings of experiments this book does not have are merged (a shard may be ahead of
+    // the book), but said.
+    let known = ws.experiment_names();
+    let mut strangers: Vec<&str> = incoming
+        .iter()
+        .map(|(_, r)| r.experiment.as_str())
+        .filter(|e| !known.iter().any(|k| k == e))
+        .collect();
+    strangers.sort_unstable();
+    strangers.dedup();
+    if !strangers.is_empty() {
+        eprintln!(
+            "warning: this book has no experiment {}: merging their recordings anyway (no chapter shows them)",
+            strangers
+                .iter()
+                .map(|e| format!("`{e}`"))
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
     let target = ws.data();
     super::merge_files::check_book(&target, &device_files)?;

@@ -44,7 +44,7 @@ enum Command {
         /// The renderer's name (`html`; any other is not supported).
         renderer: String,
     },
-    /// Build the handbook in-process (no separate mdbook install needed).
+    /// Build the book in-process, as `mdbook build` would (no separate mdbook install needed).
     Build {
         /// The book's root folder (with book.toml).
         #[arg(default_value = ".")]
@@ -172,7 +172,7 @@ enum Command {
         #[arg(long)]
         job: Option<PathBuf>,
     },
-    /// Print the reproduction status of every `reproduces` id.
+    /// Print the reproduction status of every item of the papers' inventories and every `reproduces` id.
     List {
         /// The book's root folder (with book.toml).
         #[arg(default_value = ".")]

@@ -55,3 +55,4 @@ pub use probe::{
 };
 pub use session::Gpu;
 pub use timer::Timer;
+pub use toolkit_headers::include_dir as toolkit_include_dir;

@@ -241,7 +241,9 @@ pub fn validate(
             );
         }
         let elem = ElemType::parse(b.ty.get_ref()).ok().or_else(|| {
-            let help = did_you_mean(b.ty.get_ref(), ElemType::names());
+            let help = c_type_name(b.ty.get_ref())
+                .map(|t| format!("the CUDA C type `{}` is `{t}` here", b.ty.get_ref()))
+                .or_else(|| did_you_mean(b.ty.get_ref(), ElemType::names()));
             c.err_help(
                 b.ty.span(),
                 format!("unknown buffer type `{}`", b.ty.get_ref()),
@@ -876,4 +878,25 @@ fn check_bufname(c: &mut Checker, s: &Spanned<String>, buffers: &BTreeSet<String
             help,
         );
     }
+}
+
+/// The element type a buffer's `type` means when it is written as a CUDA C type (`float` is
+/// `f32`), for the help of an unknown type.
+fn c_type_name(c: &str) -> Option<&'static str> {
+    let words: Vec<&str> = c.split_whitespace().collect();
+    Some(match words.as_slice() {
+        ["float"] => "f32",
+        ["double"] => "f64",
+        ["half"] | ["__half"] => "f16",
+        ["__nv_bfloat16"] | ["bfloat16"] => "bf16",
+        ["int"] | ["signed"] | ["int32_t"] => "i32",
+        ["unsigned"] | ["unsigned", "int"] | ["uint"] | ["uint32_t"] => "u32",
+        ["short"] | ["int16_t"] => "i16",
+        ["unsigned", "short"] | ["uint16_t"] => "u16",
+        ["char"] | ["signed", "char"] | ["int8_t"] => "i8",
+        ["unsigned", "char"] | ["uint8_t"] => "u8",
+        ["long", "long"] | ["int64_t"] | ["long"] => "i64",
+        ["unsigned", "long", "long"] | ["uint64_t"] | ["size_t"] => "u64",
+        _ => return None,
+    })
 }
