@@ -178,6 +178,7 @@ pub fn validate(
     };
 
     let mut axes = Vec::new();
+    let mut bad_axes: Vec<String> = Vec::new();
     if let Some(map) = &raw.axes {
         for (name, value) in map.get_ref() {
             if !param_names.contains(name) {
@@ -222,29 +223,37 @@ pub fn validate(
                         values,
                     })
                 }
-                Ok(_) => c.err(
-                    value.span(),
-                    format!("axis `{name}` has no values"),
-                    "empty",
-                    None,
-                ),
-                Err(msg) => c.err(
-                    value.span(),
-                    format!("invalid values for axis `{name}`: {msg}"),
-                    "here",
-                    None,
-                ),
+                Ok(_) => {
+                    bad_axes.push(name.clone());
+                    c.err(
+                        value.span(),
+                        format!("axis `{name}` has no values"),
+                        "empty",
+                        None,
+                    )
+                }
+                Err(msg) => {
+                    bad_axes.push(name.clone());
+                    c.err(
+                        value.span(),
+                        format!("invalid values for axis `{name}`: {msg}"),
+                        "here",
+                        None,
+                    )
+                }
             }
         }
     }
     let axis_names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
+    // An axis whose values are invalid has its error; the fields naming it get none more.
+    let named_axis = |n: &str| axis_names.iter().chain(&bad_axes).any(|a| a == n);
 
     let mut zip = Vec::new();
     if let Some(groups) = &raw.zip {
         for g in groups.get_ref() {
             let names: Vec<String> = g.get_ref().iter().map(|s| s.get_ref().clone()).collect();
             for n in g.get_ref() {
-                if !axis_names.contains(n.get_ref()) {
+                if !named_axis(n.get_ref()) {
                     c.err(
                         n.span(),
                         format!(
@@ -303,7 +312,7 @@ pub fn validate(
         let ok = if want_metric {
             is_metric(name, &metrics)
         } else {
-            field_ok(name)
+            field_ok(name) || bad_axes.iter().any(|a| a == name)
         };
         if !ok {
             let pool: Vec<&str> = if want_metric {
@@ -524,7 +533,7 @@ pub fn validate(
                     }
                 }
                 for axis in parsed.axis_names() {
-                    if !axis_names.contains(&axis) {
+                    if !named_axis(&axis) {
                         let start =
                             claim.span().start + 1 + parsed.span_of(&axis).map_or(0, |r| r.start);
                         let help = did_you_mean(&axis, axis_names.iter().map(String::as_str))
