@@ -59,13 +59,60 @@ pub fn toml_error_mapped(
 ) -> Diagnostic {
     let span = map(err.span().unwrap_or(0..0));
     let message = err.message().trim().to_string();
-    let help = unknown_field_help(&message).or_else(|| missing_field_help(&message));
+    let help = unknown_field_help(&message)
+        .or_else(|| missing_field_help(&message))
+        .or_else(|| unclosed_array_help(&message, &file.text, span.start));
     let label = if message.starts_with("unknown field") {
         "unknown key"
     } else {
         "here"
     };
     with_help(file.error(span, message.clone(), label), help)
+}
+
+/// For an array left open (`block = ["256"` with no `]`), which TOML reports on the next line
+/// ("missing comma between array elements"): the line whose `[` is not closed.
+fn unclosed_array_help(message: &str, text: &str, at: usize) -> Option<String> {
+    let about_arrays = message.starts_with("missing comma between array elements")
+        || message.contains("unclosed array")
+        || message.contains("expected `]`");
+    if !about_arrays {
+        return None;
+    }
+    let before = &text[..at.min(text.len())];
+    // The lines before the error's, nearest first (the error's own line is where TOML noticed).
+    let mut lines: Vec<(usize, &str)> = before.lines().enumerate().collect();
+    if !before.is_empty() && !before.ends_with('\n') {
+        lines.pop();
+    }
+    lines
+        .into_iter()
+        .rev()
+        .take(20)
+        .find(|(_, line)| open_brackets(line) > 0)
+        .map(|(i, _)| {
+            format!(
+                "the `[` on line {} is not closed: end the array with `]`",
+                i + 1
+            )
+        })
+}
+
+/// `[` minus `]` on a line, outside strings and comments.
+fn open_brackets(line: &str) -> i32 {
+    let (mut depth, mut quote) = (0, None::<char>);
+    for c in line.chars() {
+        match (quote, c) {
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, '"' | '\'') => quote = Some(c),
+            (None, '#') => break,
+            (None, '[') => depth += 1,
+            (None, ']') => depth -= 1,
+            _ => {}
+        }
+    }
+    depth
 }
 
 /// For serde's "missing field `verify`": what the key is for, where the tool knows it.
