@@ -842,7 +842,10 @@ fn bare_command_in_a_terminal_prints_the_help_instead_of_waiting() {
     let started = std::time::Instant::now();
     let out = std::process::Command::new("timeout")
         .args(["10", "script", "-qec"])
-        .arg(bin)
+        .arg(format!(
+            "'{}'",
+            bin.display().to_string().replace('\'', "'\\''")
+        ))
         .arg("/dev/null")
         .stdin(std::process::Stdio::null())
         .output()
@@ -986,6 +989,23 @@ fn merge_names_a_folder_without_recordings_and_experiments_the_book_lacks() {
     assert!(out.status.success(), "{stderr}");
     assert!(
         stderr.contains("warning: this book has no experiment `other`"),
+        "{stderr}"
+    );
+}
+
+/// Review (session 13): `record --rerun ../book` took the book folder for an experiment name.
+#[test]
+fn record_rerun_does_not_take_the_book_folder_for_an_experiment() {
+    let book = BookCopy::new("basic");
+    let out = bin()
+        .args(["record", "--rerun"])
+        .arg(&book.root)
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("is a folder, not an experiment") && stderr.contains("--rerun`)"),
         "{stderr}"
     );
 }

@@ -30,21 +30,24 @@ pub fn load(dir: &Path) -> anyhow::Result<(Workspace, Vec<FoundDirective>)> {
 
 /// Chapters under the book's src folder that have a `gpulab` fence but are not listed in
 /// `SUMMARY.md` (so mdBook never builds them, and no command sees their directives), relative to
-/// the src folder, sorted.
+/// the src folder, sorted. Paths are compared canonically (`sub/../x.md`, a linked folder), and
+/// hidden folders and the build folder are not walked.
 pub fn unlisted_with_directives(dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
     let md = mdbook_driver::MDBook::load(dir)
         .with_context(|| format!("loading the book at {}", dir.display()))?;
+    let src = dir.join(&md.config.book.src);
     let listed: std::collections::HashSet<std::path::PathBuf> = md
         .book
         .iter()
         .filter_map(|item| match item {
             mdbook_preprocessor::book::BookItem::Chapter(ch) => {
-                ch.source_path.clone().or(ch.path.clone())
+                ch.source_path.as_ref().or(ch.path.as_ref())
             }
             _ => None,
         })
+        .filter_map(|p| src.join(p).canonicalize().ok())
         .collect();
-    let src = dir.join(&md.config.book.src);
+    let build_dir = md.build_dir_for("html").canonicalize().ok();
     let mut out = Vec::new();
     let mut stack = vec![src.clone()];
     let mut seen = std::collections::HashSet::new();
@@ -53,7 +56,7 @@ pub fn unlisted_with_directives(dir: &Path) -> anyhow::Result<Vec<std::path::Pat
         let Ok(canonical) = folder.canonicalize() else {
             continue;
         };
-        if !seen.insert(canonical) {
+        if Some(&canonical) == build_dir.as_ref() || !seen.insert(canonical) {
             continue;
         }
         let Ok(entries) = std::fs::read_dir(&folder) else {
@@ -61,12 +64,16 @@ pub fn unlisted_with_directives(dir: &Path) -> anyhow::Result<Vec<std::path::Pat
         };
         for entry in entries.flatten() {
             let path = entry.path();
+            let hidden = entry.file_name().to_string_lossy().starts_with('.');
             if path.is_dir() {
-                stack.push(path);
+                if !hidden {
+                    stack.push(path);
+                }
             } else if path.extension().is_some_and(|e| e == "md")
                 && let Ok(rel) = path.strip_prefix(&src)
-                && !listed.contains(rel)
-                && std::fs::read_to_string(&path).is_ok_and(|t| has_gpulab_fence(&t))
+                && path.canonicalize().is_ok_and(|c| !listed.contains(&c))
+                && crate::confine::read_regular_file(&path)
+                    .is_ok_and(|t| !crate::directive::fence::find_fences(&t).is_empty())
             {
                 out.push(rel.to_path_buf());
             }
@@ -74,18 +81,4 @@ pub fn unlisted_with_directives(dir: &Path) -> anyhow::Result<Vec<std::path::Pat
     }
     out.sort();
     Ok(out)
-}
-
-/// Whether markdown `text` has a fenced block whose info string starts with `gpulab`.
-fn has_gpulab_fence(text: &str) -> bool {
-    text.lines().any(|l| {
-        let l = l.trim_start_matches([' ', '>']).trim_start();
-        ["```", "~~~"].iter().any(|f| {
-            l.strip_prefix(f).is_some_and(|rest| {
-                rest.trim_start_matches(['`', '~'])
-                    .trim_start()
-                    .starts_with("gpulab")
-            })
-        })
-    })
 }

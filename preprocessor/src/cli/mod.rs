@@ -84,7 +84,7 @@ enum Command {
         #[arg(default_value = ".")]
         dir: PathBuf,
         /// Run again even if current: every experiment, or the one named.
-        #[arg(long, num_args = 0..=1, default_missing_value = "")]
+        #[arg(long, num_args = 0..=1, default_missing_value = "", value_parser = parse_rerun)]
         rerun: Option<String>,
         /// Also run again every point that none of these commits recorded (after a change to how
         /// points are measured: name the commits that measure the new way, e.g. this one).
@@ -181,6 +181,21 @@ enum Command {
         #[arg(long)]
         json: bool,
     },
+}
+
+/// `--rerun`'s optional experiment name: a path there is the book folder written after the flag
+/// (`record --rerun ../book`), which would otherwise be taken for an experiment.
+fn parse_rerun(s: &str) -> Result<String, String> {
+    let looks_like_a_path = s.contains(['/', '\\'])
+        || s == "."
+        || s == ".."
+        || std::path::Path::new(s).join("book.toml").is_file();
+    if looks_like_a_path {
+        return Err(format!(
+            "`{s}` is a folder, not an experiment: `--rerun` takes an optional experiment name, so write the book folder first (`record {s} --rerun`)"
+        ));
+    }
+    Ok(s.to_string())
 }
 
 /// `sm_90` (or `90`) → `(9, 0)`; `sm_100` → `(10, 0)`.

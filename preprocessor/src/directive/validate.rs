@@ -640,7 +640,7 @@ pub fn validate(
     }
 
     let counters = check_counters(&mut c, raw.counters.as_ref(), &used);
-    check_derived(&mut c, exp, &used);
+    check_derived(&mut c, exp, &variants, &used, &metrics);
 
     if !c.diags.is_empty() {
         return Err(c.diags);
@@ -722,16 +722,32 @@ fn check_counters(
 /// An error for every rate the directive shows or claims whose formula its experiment's spec
 /// lacks (`gbps` and `pct_bw` need `bytes`, `gflops` and `pct_fp32` need `flops`): without it
 /// the table and chart would stay empty after every GPU run.
-fn check_derived(c: &mut Checker, exp: &Experiment, used: &[(String, Range<usize>)]) {
+/// A variant's own `metrics = { bytes = … }` counts too, when every variant shown sets it.
+fn check_derived(
+    c: &mut Checker,
+    exp: &Experiment,
+    variants: &[String],
+    used: &[(String, Range<usize>)],
+    metrics: &BTreeSet<String>,
+) {
     let mut reported = BTreeSet::new();
     for (metric, span) in used {
+        // A name that is no metric at all has its own error.
+        if !is_metric(metric, metrics) {
+            continue;
+        }
         let base = metric.split('.').next().unwrap_or(metric);
-        let (formula, present, example) = match base {
+        let (formula, in_spec, example) = match base {
             "gbps" | "pct_bw" => ("bytes", exp.metrics.bytes.is_some(), "2*N*4"),
             "gflops" | "pct_fp32" => ("flops", exp.metrics.flops.is_some(), "2*N^3"),
             _ => continue,
         };
-        if present || !reported.insert(base.to_string()) {
+        let in_every_variant = !variants.is_empty()
+            && variants.iter().all(|v| {
+                exp.variant(v)
+                    .is_some_and(|v| v.metrics.iter().any(|(n, _)| n == formula))
+            });
+        if in_spec || in_every_variant || !reported.insert(base.to_string()) {
             continue;
         }
         c.err(
@@ -882,6 +898,7 @@ kernel = "k"
 grid = ["N"]
 block = ["1"]
 args = ["x", "y", "N"]
+metrics = { flops = "N" }
 [[variant]]
 name = "fast"
 label = "The fast one"
@@ -889,6 +906,7 @@ kernel = "k"
 grid = ["N"]
 block = ["1"]
 args = ["x", "y", "N"]
+metrics = { flops = "N" }
 [[variant]]
 name = "other"
 kernel = "k"
@@ -1048,6 +1066,22 @@ args = ["x", "y", "N"]
         let errs = errors("experiment = \"synth\"\ntable = { value = \"gbsp\" }\n");
         assert_eq!(errs[0].0, "`gbsp` is not a metric of experiment `synth`");
         assert_eq!(errs[0].1.as_deref(), Some("did you mean `gbps`?"));
+    }
+
+    #[test]
+    fn a_rate_needs_its_formula_in_the_spec_or_in_every_variant_shown() {
+        // `slow` and `fast` set their own `flops`; `other` does not, and the spec has none.
+        let ok = check(
+            "experiment = \"synth\"\nvariants = [\"slow\", \"fast\"]\ntable = { value = \"gflops\" }",
+        );
+        assert!(ok.is_ok(), "{ok:?}");
+        let errs = errors("experiment = \"synth\"\ntable = { value = \"gflops\" }");
+        assert_eq!(
+            errs[0].0,
+            "`gflops` is computed from the spec's `flops` formula, which experiment `synth` does not have"
+        );
+        // `bytes` is in the spec: every variant has it.
+        assert!(check("experiment = \"synth\"\ntable = { value = \"gbps\" }").is_ok());
     }
 
     #[test]

@@ -883,20 +883,52 @@ fn check_bufname(c: &mut Checker, s: &Spanned<String>, buffers: &BTreeSet<String
 /// The element type a buffer's `type` means when it is written as a CUDA C type (`float` is
 /// `f32`), for the help of an unknown type.
 fn c_type_name(c: &str) -> Option<&'static str> {
-    let words: Vec<&str> = c.split_whitespace().collect();
+    // `const float*`, `long int`: the qualifiers, the pointer and a trailing `int` say nothing
+    // more about the element.
+    let mut words: Vec<&str> = c
+        .split(|ch: char| ch.is_whitespace() || ch == '*')
+        .filter(|w| !w.is_empty() && *w != "const" && *w != "__restrict__")
+        .collect();
+    if words.len() > 1 && words.last() == Some(&"int") {
+        words.pop();
+    }
     Some(match words.as_slice() {
         ["float"] => "f32",
         ["double"] => "f64",
         ["half"] | ["__half"] => "f16",
         ["__nv_bfloat16"] | ["bfloat16"] => "bf16",
         ["int"] | ["signed"] | ["int32_t"] => "i32",
-        ["unsigned"] | ["unsigned", "int"] | ["uint"] | ["uint32_t"] => "u32",
+        ["unsigned"] | ["uint"] | ["uint32_t"] => "u32",
         ["short"] | ["int16_t"] => "i16",
         ["unsigned", "short"] | ["uint16_t"] => "u16",
         ["char"] | ["signed", "char"] | ["int8_t"] => "i8",
         ["unsigned", "char"] | ["uint8_t"] => "u8",
-        ["long", "long"] | ["int64_t"] | ["long"] => "i64",
-        ["unsigned", "long", "long"] | ["uint64_t"] | ["size_t"] => "u64",
+        ["signed", "short"] => "i16",
+        ["long", "long"] | ["int64_t"] | ["long"] | ["signed", "long"] => "i64",
+        ["unsigned", "long", "long"] | ["unsigned", "long"] | ["uint64_t"] | ["size_t"] => "u64",
         _ => return None,
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::c_type_name;
+
+    /// Review (session 13): qualifiers, pointers and `… int` spellings named no type.
+    #[test]
+    fn c_type_names_map_to_element_types() {
+        for (c, t) in [
+            ("float", "f32"),
+            ("const float*", "f32"),
+            ("unsigned int", "u32"),
+            ("long long int", "i64"),
+            ("unsigned long", "u64"),
+            ("short int", "i16"),
+            ("signed int", "i32"),
+            ("int", "i32"),
+        ] {
+            assert_eq!(c_type_name(c), Some(t), "{c}");
+        }
+        assert_eq!(c_type_name("flaot"), None);
+    }
 }
