@@ -1008,4 +1008,15 @@ fn record_rerun_does_not_take_the_book_folder_for_an_experiment() {
         stderr.contains("is a folder, not an experiment") && stderr.contains("--rerun`)"),
         "{stderr}"
     );
+    // `--rerun` alone, run from a book's folder (whose book.toml the empty name must not find),
+    // still means every experiment: the arguments are accepted (exit 1 is this machine's lack of a
+    // GPU or of the experiment, not 2, a usage error).
+    let out = bin()
+        .args(["record", "--rerun", "--experiment", "nosuch"])
+        .current_dir(&book.root)
+        .output()
+        .unwrap();
+    let stderr = stderr_of(&out);
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    assert!(!stderr.contains("invalid value"), "{stderr}");
 }

@@ -186,6 +186,10 @@ enum Command {
 /// `--rerun`'s optional experiment name: a path there is the book folder written after the flag
 /// (`record --rerun ../book`), which would otherwise be taken for an experiment.
 fn parse_rerun(s: &str) -> Result<String, String> {
+    // `--rerun` alone: every experiment.
+    if s.is_empty() {
+        return Ok(String::new());
+    }
     let looks_like_a_path = s.contains(['/', '\\'])
         || s == "."
         || s == ".."
