@@ -19,23 +19,30 @@ pub fn require_book(dir: &Path) -> anyhow::Result<()> {
 }
 
 pub fn load(dir: &Path) -> anyhow::Result<(Workspace, Vec<FoundDirective>)> {
+    let (md, ws) = open(dir)?;
+    let found = scan_book(&ws, &md.book);
+    Ok((ws, found))
+}
+
+/// The book at `dir` as mdBook loads it, and its workspace.
+pub fn open(dir: &Path) -> anyhow::Result<(mdbook_driver::MDBook, Workspace)> {
     require_book(dir)?;
     let md = mdbook_driver::MDBook::load(dir)
         .with_context(|| format!("loading the book at {}", dir.display()))?;
     let config = Config::from_mdbook(&md.config)?;
     let ws = Workspace::new(dir, &md.config.book.src, config);
-    let found = scan_book(&ws, &md.book);
-    Ok((ws, found))
+    Ok((md, ws))
 }
 
 /// Chapters under the book's src folder that have a `gpulab` fence but are not listed in
 /// `SUMMARY.md` (so mdBook never builds them, and no command sees their directives), relative to
 /// the src folder, sorted. Paths are compared canonically (`sub/../x.md`, a linked folder), and
 /// hidden folders and the build folder are not walked.
-pub fn unlisted_with_directives(dir: &Path) -> anyhow::Result<Vec<std::path::PathBuf>> {
-    let md = mdbook_driver::MDBook::load(dir)
-        .with_context(|| format!("loading the book at {}", dir.display()))?;
-    let src = dir.join(&md.config.book.src);
+pub fn unlisted_with_directives(
+    md: &mdbook_driver::MDBook,
+    ws: &Workspace,
+) -> Vec<std::path::PathBuf> {
+    let src = &ws.src_dir;
     let listed: std::collections::HashSet<std::path::PathBuf> = md
         .book
         .iter()
@@ -49,7 +56,7 @@ pub fn unlisted_with_directives(dir: &Path) -> anyhow::Result<Vec<std::path::Pat
         .collect();
     let build_dir = md.build_dir_for("html").canonicalize().ok();
     let mut out = Vec::new();
-    let mut stack = vec![src.clone()];
+    let mut stack = vec![src.to_path_buf()];
     let mut seen = std::collections::HashSet::new();
     while let Some(folder) = stack.pop() {
         // Each folder once, by its canonical path: a link to a parent cannot loop the walk.
@@ -70,7 +77,7 @@ pub fn unlisted_with_directives(dir: &Path) -> anyhow::Result<Vec<std::path::Pat
                     stack.push(path);
                 }
             } else if path.extension().is_some_and(|e| e == "md")
-                && let Ok(rel) = path.strip_prefix(&src)
+                && let Ok(rel) = path.strip_prefix(src)
                 && path.canonicalize().is_ok_and(|c| !listed.contains(&c))
                 && crate::confine::read_regular_file(&path)
                     .is_ok_and(|t| !crate::directive::fence::find_fences(&t).is_empty())
@@ -80,5 +87,5 @@ pub fn unlisted_with_directives(dir: &Path) -> anyhow::Result<Vec<std::path::Pat
         }
     }
     out.sort();
-    Ok(out)
+    out
 }

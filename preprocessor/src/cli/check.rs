@@ -16,7 +16,8 @@ pub fn run(
     require_nvrtc: bool,
     arch: (u32, u32),
 ) -> anyhow::Result<ExitCode> {
-    let (ws, found) = super::book::load(dir)?;
+    let (md, ws) = super::book::open(dir)?;
+    let found = crate::preprocess::scan_book(&ws, &md.book);
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut directives = 0;
     for f in &found {
@@ -40,7 +41,7 @@ pub fn run(
         "checked {directives} directive(s), {} experiment spec(s), {recordings} recording(s) and {device_files} calibration, profiler-check and library-anchor file(s)",
         names.len()
     );
-    for path in super::book::unlisted_with_directives(dir)? {
+    for path in super::book::unlisted_with_directives(&md, &ws) {
         eprintln!(
             "warning: {} has gpulab directives but is not listed in SUMMARY.md, so mdBook does not build it and they are not checked",
             ws.src_dir

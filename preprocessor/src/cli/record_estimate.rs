@@ -27,24 +27,18 @@ pub fn run(dir: &Path, device: &str, args: &RecordArgs) -> anyhow::Result<ExitCo
     }
     let (ws, found) = (&ws, &found[..]);
     let mut recordings = Recordings::new(ws.data())?;
-    let device = if device.is_empty() {
-        ws.data()
-            .devices()?
-            .into_iter()
-            .next()
-            .ok_or_else(|| {
-                anyhow::anyhow!(
-                    "no recordings to estimate from: data/ has none yet (the estimate reads the recorded timings of some GPU)"
-                )
-            })?
-    } else {
+    if !device.is_empty() {
         crate::confine::plain_name(device)
             .map_err(|e| anyhow::anyhow!("--estimate {device}: not a device slug: {e}"))?;
-        let known = ws.data().devices()?;
-        anyhow::ensure!(
-            !known.is_empty(),
-            "no recordings to estimate from: data/ has none yet (the estimate reads the recorded timings of some GPU)"
-        );
+    }
+    let known = ws.data().devices()?;
+    anyhow::ensure!(
+        !known.is_empty(),
+        "no recordings to estimate from: data/ has none yet (the estimate reads the recorded timings of some GPU)"
+    );
+    let device = if device.is_empty() {
+        known[0].clone()
+    } else {
         if !known.iter().any(|d| d == device) {
             let hint = crate::diagnostic::did_you_mean(device, known.iter().map(String::as_str))
                 .map_or_else(String::new, |h| format!(" ({h})"));

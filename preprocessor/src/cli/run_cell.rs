@@ -30,7 +30,8 @@ fn parse_target(target: &str) -> anyhow::Result<(&str, Option<usize>)> {
 
 pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<ExitCode> {
     let (chapter, index) = parse_target(target)?;
-    let (ws, found) = super::book::load(dir)?;
+    let (md, ws) = super::book::open(dir)?;
+    let found = crate::preprocess::scan_book(&ws, &md.book);
     let chapter_rel = Path::new(chapter);
     let selected: Vec<&FoundDirective> = found
         .iter()
@@ -42,7 +43,7 @@ pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<Exit
             .iter()
             .any(|p| p.is_file());
         if exists {
-            let unlisted = super::book::unlisted_with_directives(dir)?;
+            let unlisted = super::book::unlisted_with_directives(&md, &ws);
             if unlisted
                 .iter()
                 .any(|p| chapter_rel.ends_with(p) || p.ends_with(chapter_rel))

@@ -13,6 +13,7 @@ use crate::metrics::{
 use crate::record::TimingMode;
 use crate::source::{SourceFile, with_help};
 use crate::spec::Experiment;
+use crate::spec::metrics::{has_rate_formula, rate_formula};
 use crate::spec::validate::param_value;
 use crate::value::ParamValue;
 use std::collections::BTreeSet;
@@ -737,19 +738,15 @@ fn check_derived(
             continue;
         }
         let base = metric.split('.').next().unwrap_or(metric);
-        let (formula, in_spec, example) = match base {
-            "gbps" | "pct_bw" => ("bytes", exp.metrics.bytes.is_some(), "2*N*4"),
-            "gflops" | "pct_fp32" => ("flops", exp.metrics.flops.is_some(), "2*N^3"),
-            _ => continue,
+        let Some(formula) = rate_formula(base) else {
+            continue;
         };
-        let in_every_variant = !variants.is_empty()
-            && variants.iter().all(|v| {
-                exp.variant(v)
-                    .is_some_and(|v| v.metrics.iter().any(|(n, _)| n == formula))
-            });
-        if in_spec || in_every_variant || !reported.insert(base.to_string()) {
+        if variants.iter().all(|v| has_rate_formula(exp, v, formula))
+            || !reported.insert(base.to_string())
+        {
             continue;
         }
+        let example = if formula == "bytes" { "2*N*4" } else { "2*N^3" };
         c.err(
             span.clone(),
             format!(

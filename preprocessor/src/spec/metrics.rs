@@ -90,6 +90,26 @@ fn formulas<'a>(exp: &'a Experiment, variant: &str) -> Vec<(&'a str, &'a Expr)> 
     out
 }
 
+/// The spec formula a built-in rate is computed from by [`derive`]: `bytes` for `gbps` and
+/// `pct_bw`, `flops` for `gflops` and `pct_fp32`.
+pub fn rate_formula(metric: &str) -> Option<&'static str> {
+    match metric {
+        "gbps" | "pct_bw" => Some("bytes"),
+        "gflops" | "pct_fp32" => Some("flops"),
+        _ => None,
+    }
+}
+
+/// Whether `variant` has formula `name` (`bytes` or `flops`): its own, or the spec's.
+pub fn has_rate_formula(exp: &Experiment, variant: &str, name: &str) -> bool {
+    let spec = match name {
+        "bytes" => exp.metrics.bytes.as_ref(),
+        "flops" => exp.metrics.flops.as_ref(),
+        _ => None,
+    };
+    variant_formula(exp, variant, name, spec).is_some()
+}
+
 /// `variant`'s own formula for metric `name` (a variant doing a different amount of work sets
 /// its own `bytes`, `flops` or custom formula), else the spec's `spec`.
 fn variant_formula<'a>(
