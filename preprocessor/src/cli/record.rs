@@ -119,10 +119,12 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     let recorded =
         |experiment: &str, p: &JobPoint| recorded_points(&recordings, &device, experiment, p);
     let costs = predicted(&all, &recordings, &device);
+    let bundles = super::record_estimate::set_bundles(&ws, &all, &recordings, &device);
     let mut mine = all.clone();
     if let Some(s) = args.shard {
         let (groups, predicted) =
-            shard::split(&all, &shard::costs_of(&all, &costs), s.count).swap_remove(s.index);
+            shard::split(&all, &shard::costs_of(&all, &costs), &bundles, s.count)
+                .swap_remove(s.index);
         eprintln!(
             "shard {}/{}: {} point(s), predicted {predicted:.0} s",
             s.index + 1,
@@ -145,14 +147,14 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
         None => (Vec::new(), [beside, alone].concat()),
     };
     let mut recorders = recorders;
-    let beside_recorder = cpus.as_ref().map(|(gpu_cpus, host_cpu)| {
-        for r in &mut recorders {
-            r.cpus = Some(crate::engine::cpus::format_list(gpu_cpus));
-        }
-        Recorder {
-            cpus: Some(host_cpu.to_string()),
-            ..recorders[0].clone()
-        }
+    let gpu_cpus = match &cpus {
+        Some((gpu_cpus, _)) => Some(gpu_cpus.clone()),
+        None => crate::engine::cpus::allowed(),
+    };
+    pin_gpu_workers(&mut recorders, gpu_cpus.as_deref(), cpus.is_some());
+    let beside_recorder = cpus.as_ref().map(|(_, host_cpu)| Recorder {
+        cpus: Some(host_cpu.to_string()),
+        ..recorders[0].clone()
     });
     let alone_recorder = Recorder {
         cpus: None,
@@ -176,18 +178,27 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
         }
     }
     let per_gpu: Vec<Vec<JobGroup>> = if recorders.len() > 1 {
-        shard::split(&mine, &shard::costs_of(&mine, &costs), recorders.len())
-            .into_iter()
-            .zip(&recorders)
-            .map(|((groups, predicted), r)| {
-                eprintln!(
-                    "GPU {}: {} point(s), predicted {predicted:.0} s",
-                    r.gpu.as_deref().unwrap_or("?"),
-                    count(&groups)
-                );
-                groups
-            })
-            .collect()
+        shard::split(
+            &mine,
+            &shard::costs_of(&mine, &costs),
+            &bundles,
+            recorders.len(),
+        )
+        .into_iter()
+        .zip(&recorders)
+        .map(|((groups, predicted), r)| {
+            eprintln!(
+                "GPU {}: {} point(s), predicted {predicted:.0} s{}",
+                r.gpu.as_deref().unwrap_or("?"),
+                count(&groups),
+                r.cpus
+                    .as_ref()
+                    .map(|c| format!(", on CPUs {c}"))
+                    .unwrap_or_default()
+            );
+            groups
+        })
+        .collect()
     } else {
         vec![mine]
     };
@@ -273,6 +284,30 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     }
     counters_pass(dir, &args, &recorders)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Gives each GPU worker its CPUs: several workers get disjoint sets of `gpu_cpus`
+/// (`cpus::split_among`), so that one's CPU references and comparisons do not run on the cores
+/// another launches from; a single worker is pinned to `gpu_cpus` only when a baseline runs
+/// beside it (`pin_one`), and several that cannot each have two CPUs share them all.
+fn pin_gpu_workers(recorders: &mut [Recorder], gpu_cpus: Option<&[usize]>, pin_one: bool) {
+    use crate::engine::cpus::{format_list, split_among};
+    let Some(gpu_cpus) = gpu_cpus else {
+        return;
+    };
+    match split_among(gpu_cpus, recorders.len()) {
+        Some(sets) => {
+            for (r, set) in recorders.iter_mut().zip(sets) {
+                r.cpus = Some(format_list(&set));
+            }
+        }
+        None if pin_one => {
+            for r in recorders.iter_mut() {
+                r.cpus = Some(format_list(gpu_cpus));
+            }
+        }
+        None => {}
+    }
 }
 
 /// `--counters`: the profiled pass after the timing pass, on the first GPU (once per sharded
@@ -479,6 +514,56 @@ fn count(groups: &[JobGroup]) -> usize {
 mod tests {
     use super::*;
 
+    fn gpu_recorders(n: usize) -> Vec<Recorder> {
+        (0..n)
+            .map(|g| Recorder {
+                gpu: Some(g.to_string()),
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    fn cpus_of(recorders: &[Recorder]) -> Vec<Option<&str>> {
+        recorders.iter().map(|r| r.cpus.as_deref()).collect()
+    }
+
+    /// Two GPU workers on one CPU set loaded each other's launches with their CPU references
+    /// (short kernels read ~1.5 µs longer in the two-GPU run of 9a82b10): each now has its own.
+    #[test]
+    fn several_gpu_workers_never_share_a_cpu() {
+        let all: Vec<usize> = (0..31).collect();
+        let mut two = gpu_recorders(2);
+        pin_gpu_workers(&mut two, Some(&all), true);
+        assert_eq!(cpus_of(&two), [Some("0-15"), Some("16-30")]);
+        let mut two = gpu_recorders(2);
+        pin_gpu_workers(&mut two, Some(&all), false);
+        assert_eq!(
+            cpus_of(&two),
+            [Some("0-15"), Some("16-30")],
+            "also with no baseline beside them"
+        );
+        let mut one = gpu_recorders(1);
+        pin_gpu_workers(&mut one, Some(&all), false);
+        assert_eq!(
+            cpus_of(&one),
+            [None],
+            "one worker alone keeps the whole host"
+        );
+        pin_gpu_workers(&mut one, Some(&all), true);
+        assert_eq!(
+            cpus_of(&one),
+            [Some("0-30")],
+            "beside a baseline: off its CPU"
+        );
+        let mut crowded = gpu_recorders(2);
+        pin_gpu_workers(&mut crowded, Some(&[0, 1, 2]), true);
+        assert_eq!(
+            cpus_of(&crowded),
+            [Some("0-2"), Some("0-2")],
+            "too few CPUs for a set each: they share"
+        );
+    }
+
     /// The balance promised for `--shard K/N` and `--gpus`, on the handbook's own recordings.
     #[test]
     fn shards_of_the_handbook_partition_its_points_and_balance_within_10_percent() {
@@ -494,6 +579,12 @@ mod tests {
         for device in devices {
             let all = groups_to_run(&ws, &found, &mut recordings, &device, &args).unwrap();
             let costs = predicted(&all, &recordings, &device);
+            let bundles =
+                super::super::record_estimate::set_bundles(&ws, &all, &recordings, &device);
+            assert!(
+                bundles.values().any(|(set, _)| set.starts_with("sgemm")),
+                "{device}: SGEMM's references are worth keeping together"
+            );
             let total: usize = all.iter().map(|g| g.points.len()).sum();
             assert!(total > 500, "{device}: only {total} points planned");
             let mut ids: Vec<String> = all
@@ -502,7 +593,20 @@ mod tests {
                 .collect();
             ids.sort();
             for n in [2, 4, 8] {
-                let shards = shard::split(&all, &shard::costs_of(&all, &costs), n);
+                let shards = shard::split(&all, &shard::costs_of(&all, &costs), &bundles, n);
+                // No buffer set worth keeping together is made by two shards.
+                let mut shard_of_set: HashMap<&str, usize> = HashMap::new();
+                for (k, (gs, _)) in shards.iter().enumerate() {
+                    for g in gs {
+                        for p in &g.points {
+                            if let Some((set, _)) = bundles.get(&shard::point_id(&g.experiment, p))
+                            {
+                                let first = *shard_of_set.entry(set).or_insert(k);
+                                assert_eq!(first, k, "{device}, N={n}: set {set:?} in two shards");
+                            }
+                        }
+                    }
+                }
                 let mut got: Vec<String> = shards
                     .iter()
                     .flat_map(|(gs, _)| {

@@ -127,6 +127,36 @@ pub fn point_facts(
     out
 }
 
+/// The bundles of `groups`' GPU points that share a costly buffer set (`shard::bundles`): one
+/// worker makes their inputs and CPU reference once. A `formula` reference depends on the point's
+/// variables as well as on its buffers, so its points are dealt one by one.
+pub(super) fn set_bundles(
+    ws: &Workspace,
+    groups: &[JobGroup],
+    recordings: &Recordings,
+    device: &str,
+) -> crate::engine::shard::Bundles {
+    let mut sets = Vec::new();
+    for (i, g) in groups.iter().enumerate() {
+        let Ok(exp) = ws.spec(&g.experiment) else {
+            continue;
+        };
+        let record = device_record(recordings, &g.experiment, device);
+        for p in &g.points {
+            let f = facts_of(&exp, i, p, record.as_ref(), None);
+            if f.exec != Exec::Gpu || matches!(f.reference, RefWork::Formula { .. }) {
+                continue;
+            }
+            sets.push((
+                crate::engine::shard::point_id(&g.experiment, p),
+                format!("{}\u{1f}{:?}", g.experiment, f.set),
+                crate::engine::estimate::set_s(&f, &ENGINE_NOW, 1.0),
+            ));
+        }
+    }
+    crate::engine::shard::bundles(sets)
+}
+
 fn device_record(recordings: &Recordings, experiment: &str, device: &str) -> Option<DeviceRecord> {
     let recs = recordings.of(experiment);
     recs.iter()

@@ -1,6 +1,7 @@
 //! CPU sets for workers: a Linux CPU list (`0-13,15`) parsed and written, this process's allowed
 //! CPUs, and pinning a worker to its set, so that a single-threaded CPU baseline can be timed on a
-//! core of its own while another worker drives the GPU from the others (`cli::record`).
+//! core of its own while another worker drives the GPU from the others, and several GPU workers
+//! each have CPUs of their own (`cli::record`).
 
 /// Parses a CPU list: comma-separated CPUs and inclusive ranges (`0-3,8,10-11`), sorted, deduplicated.
 pub fn parse_list(s: &str) -> Result<Vec<usize>, String> {
@@ -98,6 +99,31 @@ pub fn split_for_baseline(cpus: &[usize]) -> Option<(Vec<usize>, usize)> {
     (cpus.len() >= 4).then(|| (rest.to_vec(), last))
 }
 
+/// Fewest CPUs a GPU worker is given of its own when several share a host: its launch thread and
+/// at least one more for its references and comparisons.
+pub const MIN_PER_GPU_WORKER: usize = 2;
+
+/// Splits `cpus` into `n` contiguous sets of near-equal size (the first sets one larger when they
+/// do not divide evenly), one per GPU worker, so that one worker's CPU references and comparisons
+/// never run on the cores another launches its kernels from. `None` for one worker (it keeps
+/// every CPU) or when a set would have fewer than [`MIN_PER_GPU_WORKER`] CPUs.
+pub fn split_among(cpus: &[usize], n: usize) -> Option<Vec<Vec<usize>>> {
+    if n < 2 || cpus.len() < n * MIN_PER_GPU_WORKER {
+        return None;
+    }
+    let (each, extra) = (cpus.len() / n, cpus.len() % n);
+    let mut rest = cpus;
+    Some(
+        (0..n)
+            .map(|k| {
+                let (mine, after) = rest.split_at(each + usize::from(k < extra));
+                rest = after;
+                mine.to_vec()
+            })
+            .collect(),
+    )
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -124,6 +150,23 @@ mod tests {
             None,
             "too few CPUs to split"
         );
+    }
+
+    #[test]
+    fn gpu_workers_get_disjoint_contiguous_sets_that_cover_every_cpu() {
+        let all: Vec<usize> = (0..31).collect();
+        let sets = split_among(&all, 2).unwrap();
+        assert_eq!(sets, vec![(0..16).collect::<Vec<_>>(), (16..31).collect()]);
+        let sets = split_among(&all, 4).unwrap();
+        assert_eq!(sets.iter().map(Vec::len).collect::<Vec<_>>(), [8, 8, 8, 7]);
+        assert_eq!(sets.concat(), all, "every CPU once, in order");
+        assert_eq!(split_among(&all, 1), None, "one worker keeps every CPU");
+        assert_eq!(
+            split_among(&[0, 1, 2], 2),
+            None,
+            "too few CPUs to give each two"
+        );
+        assert_eq!(split_among(&[0, 1, 2, 3], 2).unwrap().len(), 2);
     }
 
     #[test]

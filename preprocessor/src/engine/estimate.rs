@@ -193,6 +193,14 @@ pub fn runs_s(recorded: &Point, p: &Profile) -> f64 {
     n * batch + warm_up + overhead
 }
 
+/// Seconds a worker spends once per buffer set of `f` (input generation and upload, and its CPU
+/// reference), whichever of the set's points it runs first; `cores`: how many times longer the
+/// reference takes there (a worker pinned to one CPU).
+pub fn set_s(f: &PointFacts, p: &Profile, cores: f64) -> f64 {
+    let bytes: u64 = f.set.iter().sum();
+    bytes as f64 * p.set_s_per_byte + reference_s(f.reference, p) * cores
+}
+
 fn reference_s(r: RefWork, p: &Profile) -> f64 {
     match r {
         RefWork::None => 0.0,
@@ -253,7 +261,7 @@ pub fn estimate(points: &[PointFacts], p: &Profile) -> Estimate {
                 previous != Some(&f.params)
             };
             if new_inputs {
-                s += bytes as f64 * p.set_s_per_byte + reference_s(f.reference, p) * cores;
+                s += set_s(f, p, cores);
             }
             previous = Some(&f.params);
             s += bytes as f64 * p.point_s_per_byte + f.out_bytes as f64 * p.out_s_per_byte;

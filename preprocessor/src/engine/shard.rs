@@ -1,7 +1,8 @@
 //! Sharding a run over N GPUs or machines by point: each point's wall time is predicted from its
 //! recording (or a size model), points are dealt longest first to the least-loaded shard, so the
-//! shards finish together. Pure and deterministic: the same groups and recordings give the same
-//! assignment on every machine.
+//! shards finish together; points that share a costly buffer set (inputs, CPU reference) go
+//! together, so that no two shards make it. Pure and deterministic: the same groups and
+//! recordings give the same assignment on every machine.
 
 use super::job::{BudgetHints, JobPoint, size_of};
 use super::recorder::JobGroup;
@@ -14,6 +15,23 @@ pub const SETUP_S: f64 = 0.05;
 pub const FLUSH_S: f64 = 0.0002;
 /// A point of a variant with no recording at any size: a guess scaled by size within the variant.
 pub const UNRECORDED_S: f64 = 0.1;
+
+/// A buffer set whose making (inputs, upload, CPU reference) is predicted to cost less than this
+/// is not worth keeping together: its points are dealt one by one, which balances finer.
+pub const BUNDLE_MIN_S: f64 = 0.5;
+
+/// Points dealt together, by [`point_id`]: (their bundle, the seconds its buffer set costs once).
+pub type Bundles = HashMap<String, (String, f64)>;
+
+/// The bundles of points that share a buffer set worth keeping together, from each point's
+/// (id, set identity, seconds the set costs once); a set under [`BUNDLE_MIN_S`] bundles nothing.
+pub fn bundles(points: impl IntoIterator<Item = (String, String, f64)>) -> Bundles {
+    points
+        .into_iter()
+        .filter(|(_, _, shared)| *shared >= BUNDLE_MIN_S)
+        .map(|(id, set, shared)| (id, (set, shared)))
+        .collect()
+}
 
 /// A `--shard K/N` selection (`index` is K − 1).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -154,38 +172,83 @@ pub fn costs_of(groups: &[JobGroup], map: &HashMap<String, f64>) -> Vec<Vec<f64>
         .collect()
 }
 
-/// Deals every point to one of `count` shards: longest predicted first, each to the shard with
-/// the least predicted work so far (lowest index on a tie); equal costs go in identity order, so
-/// the result depends only on the points and their costs. Returns, per group, each point's shard.
-pub fn assign(groups: &[JobGroup], costs: &[Vec<f64>], count: usize) -> Vec<Vec<usize>> {
-    let mut order: Vec<(f64, String, usize, usize)> = Vec::new();
+/// Deals every point to one of `count` shards: the points of a bundle together (their costs
+/// plus the set's once), others one by one; longest first, each to the shard with the least
+/// predicted work so far (lowest index on a tie); equal costs go in identity order (a bundle's:
+/// its first point's), so the result depends only on the points, their costs and bundles.
+/// Returns, per group, each point's shard.
+pub fn assign(
+    groups: &[JobGroup],
+    costs: &[Vec<f64>],
+    bundles: &Bundles,
+    count: usize,
+) -> Vec<Vec<usize>> {
+    deal(groups, costs, bundles, count).0
+}
+
+/// Points dealt whole: (cost, identity, the points as (group, point) indices).
+type Unit = (f64, String, Vec<(usize, usize)>);
+
+/// [`assign`], with each shard's predicted seconds.
+fn deal(
+    groups: &[JobGroup],
+    costs: &[Vec<f64>],
+    bundles: &Bundles,
+    count: usize,
+) -> (Vec<Vec<usize>>, Vec<f64>) {
+    let mut units: Vec<Unit> = Vec::new();
+    let mut unit_of: HashMap<&str, usize> = HashMap::new();
     for (gi, g) in groups.iter().enumerate() {
         for (pi, p) in g.points.iter().enumerate() {
-            order.push((costs[gi][pi], point_id(&g.experiment, p), gi, pi));
+            let id = point_id(&g.experiment, p);
+            let cost = costs[gi][pi];
+            match bundles.get(&id) {
+                Some((bundle, shared)) => match unit_of.get(bundle.as_str()) {
+                    Some(&u) => {
+                        let unit = &mut units[u];
+                        unit.0 += cost;
+                        unit.2.push((gi, pi));
+                        if id < unit.1 {
+                            unit.1 = id;
+                        }
+                    }
+                    None => {
+                        unit_of.insert(bundle, units.len());
+                        units.push((cost + shared, id, vec![(gi, pi)]));
+                    }
+                },
+                None => units.push((cost, id, vec![(gi, pi)])),
+            }
         }
     }
-    order.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
+    units.sort_by(|a, b| b.0.total_cmp(&a.0).then_with(|| a.1.cmp(&b.1)));
     let mut load = vec![0.0f64; count.max(1)];
     let mut out: Vec<Vec<usize>> = groups.iter().map(|g| vec![0; g.points.len()]).collect();
-    for (cost, _, gi, pi) in order {
+    for (cost, _, points) in units {
         let (k, _) = load
             .iter()
             .enumerate()
             .min_by(|a, b| a.1.total_cmp(b.1).then(a.0.cmp(&b.0)))
             .unwrap_or((0, &0.0));
         load[k] += cost;
-        out[gi][pi] = k;
+        for (gi, pi) in points {
+            out[gi][pi] = k;
+        }
     }
-    out
+    (out, load)
 }
 
 /// Splits `groups` into `count` shards of groups (each keeps its rules and point order; empty
 /// groups dropped), with each shard's predicted seconds.
-pub fn split(groups: &[JobGroup], costs: &[Vec<f64>], count: usize) -> Vec<(Vec<JobGroup>, f64)> {
-    let owner = assign(groups, costs, count);
+pub fn split(
+    groups: &[JobGroup],
+    costs: &[Vec<f64>],
+    bundles: &Bundles,
+    count: usize,
+) -> Vec<(Vec<JobGroup>, f64)> {
+    let (owner, load) = deal(groups, costs, bundles, count);
     (0..count.max(1))
         .map(|k| {
-            let mut total = 0.0;
             let mine = groups
                 .iter()
                 .enumerate()
@@ -195,10 +258,7 @@ pub fn split(groups: &[JobGroup], costs: &[Vec<f64>], count: usize) -> Vec<(Vec<
                         .iter()
                         .enumerate()
                         .filter(|(pi, _)| owner[gi][*pi] == k)
-                        .map(|(pi, p)| {
-                            total += costs[gi][pi];
-                            p.clone()
-                        })
+                        .map(|(_, p)| p.clone())
                         .collect();
                     (!points.is_empty()).then(|| JobGroup {
                         points,
@@ -206,7 +266,7 @@ pub fn split(groups: &[JobGroup], costs: &[Vec<f64>], count: usize) -> Vec<(Vec<
                     })
                 })
                 .collect();
-            (mine, total)
+            (mine, load[k])
         })
         .collect()
 }
@@ -344,7 +404,7 @@ mod tests {
             .map(|g| g.points.iter().map(|p| size_of(&p.params)).collect())
             .collect();
         for n in [2, 3, 4] {
-            let shards = split(&groups, &costs, n);
+            let shards = split(&groups, &costs, &Bundles::new(), n);
             let mut seen: Vec<String> = shards
                 .iter()
                 .flat_map(|(gs, _)| {
@@ -370,7 +430,7 @@ mod tests {
         let b = group("e", vec![jp("c", 1), jp("a", 1), jp("b", 1)]);
         let costs = vec![vec![1.0; 3]];
         let owner_of = |g: &JobGroup| {
-            let o = assign(std::slice::from_ref(g), &costs, 2);
+            let o = assign(std::slice::from_ref(g), &costs, &Bundles::new(), 2);
             let mut m: Vec<(String, usize)> = g
                 .points
                 .iter()
@@ -381,6 +441,45 @@ mod tests {
             m
         };
         assert_eq!(owner_of(&a), owner_of(&b));
+    }
+
+    /// The two-GPU run of 9a82b10 dealt points one by one: both workers made SGEMM's and
+    /// matmul_widuch's larger references (references 41 s on one GPU, 51 + 36 s on two).
+    #[test]
+    fn points_of_a_costly_buffer_set_share_a_shard_and_the_set_is_counted_once() {
+        // Four sizes, three variants each; every size's set costs 10 s to make, each point 1 s.
+        let points: Vec<JobPoint> = (1..=4)
+            .flat_map(|n| ["a", "b", "c"].map(|v| jp(v, n)))
+            .collect();
+        let g = group("e", points);
+        let costs = vec![vec![1.0; 12]];
+        let set_of = |p: &JobPoint| format!("e|{}", p.params["N"].typed_text());
+        let b = bundles(g.points.iter().map(|p| (point_id("e", p), set_of(p), 10.0)));
+        let groups = [g];
+        let owner = assign(&groups, &costs, &b, 2);
+        for (p, k) in groups[0].points.iter().zip(&owner[0]) {
+            for (q, l) in groups[0].points.iter().zip(&owner[0]) {
+                if set_of(p) == set_of(q) {
+                    assert_eq!(k, l, "{p:?} and {q:?} share a set but not a shard");
+                }
+            }
+        }
+        let shards = split(&groups, &costs, &b, 2);
+        let loads: Vec<f64> = shards.iter().map(|s| s.1).collect();
+        assert_eq!(loads, [26.0, 26.0], "two sets a shard, each made once");
+        // Without bundles the loads ignore the sets and the sizes spread over both shards.
+        let loose = split(&groups, &costs, &Bundles::new(), 2);
+        assert_eq!(loose.iter().map(|s| s.1).sum::<f64>(), 12.0);
+    }
+
+    #[test]
+    fn a_cheap_set_bundles_nothing() {
+        let b = bundles([
+            ("p".to_string(), "s".to_string(), BUNDLE_MIN_S / 2.0),
+            ("q".to_string(), "s".to_string(), BUNDLE_MIN_S),
+        ]);
+        assert!(!b.contains_key("p"));
+        assert_eq!(b["q"], ("s".to_string(), BUNDLE_MIN_S));
     }
 
     #[test]
