@@ -1,0 +1,61 @@
+#!/usr/bin/env python3
+"""Compares two recordings of the same points, e.g. one GPU against `record --gpus all` (issue 11:
+does a worker beside another GPU's worker time short kernels as one alone does?). For every cold
+GPU point that verified in both, the ratio B/A of the medians and the difference B-A, in bins of
+A's duration. Each side is a data/ folder or a .tgz of one (as scripts/gpu-suite.sh returns it).
+
+    python3 scripts/compare_runs.py one-gpu-data.tgz gpus-all-data.tgz [--device nvidia-h200]
+"""
+import argparse, json, pathlib, statistics, tarfile, tempfile
+
+BINS_US = [(0, 5), (5, 20), (20, 100), (100, 1000), (1000, float("inf"))]
+
+
+def data_dir(path, scratch):
+    """The data/ folder of `path`: a .tgz of data/ (unpacked into `scratch`), a book or data/."""
+    p = pathlib.Path(path)
+    if p.is_file():
+        with tarfile.open(p) as t:
+            t.extractall(scratch, filter="data")
+        return pathlib.Path(scratch) / "data"
+    return p / "data" if (p / "data").is_dir() else p
+
+
+def medians(folder, device):
+    out = {}
+    for f in sorted((folder / device).glob("*.json")):
+        rec = json.loads(f.read_text())
+        for p in rec.get("points", []):
+            t = p.get("timing")
+            if p.get("outcome") != "ok" or not t or t.get("mode") != "cold":
+                continue
+            key = (rec["experiment"], p["variant"], json.dumps(p["params"], sort_keys=True))
+            out[key] = t["median_ms"] * 1e3
+    return out
+
+
+def main():
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("a")
+    ap.add_argument("b")
+    ap.add_argument("--device", default="nvidia-h200")
+    args = ap.parse_args()
+    with tempfile.TemporaryDirectory() as sa, tempfile.TemporaryDirectory() as sb:
+        a = medians(data_dir(args.a, sa), args.device)
+        b = medians(data_dir(args.b, sb), args.device)
+    both = [k for k in a if k in b]
+    print(f"{len(both)} cold points verified in both ({len(a)} in A, {len(b)} in B), {args.device}")
+    print(f"{'A duration':>14} {'points':>7} {'B/A median':>11} {'q1':>7} {'q3':>7} {'B-A median':>12}")
+    for lo, hi in BINS_US:
+        ks = [k for k in both if lo <= a[k] < hi]
+        if len(ks) < 2:
+            continue
+        r = [b[k] / a[k] for k in ks]
+        q = statistics.quantiles(r)
+        d = statistics.median(b[k] - a[k] for k in ks)
+        span = f"{lo:g}-{hi:g} us" if hi != float("inf") else f">= {lo:g} us"
+        print(f"{span:>14} {len(ks):>7} {statistics.median(r):>11.3f} {q[0]:>7.3f} {q[2]:>7.3f} {d:>9.2f} us")
+
+
+if __name__ == "__main__":
+    main()
