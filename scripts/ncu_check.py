@@ -462,6 +462,7 @@ def plan_all(slug):
         plan.update({
             "mode": timing["mode"], "engine_ms": timing["median_ms"], "engine_samples": timing.get("samples"),
             "engine_noise": timing.get("noise"), "runs_per_sample": timing.get("runs_per_sample", 1),
+            "empty_kernel_ms": timing.get("empty_kernel_ms"),
             "clock": timing.get("clock", "events"),
             "recorded_at": p.get("recorded_at"), "recorded_commit": p.get("commit"),
         })
@@ -488,12 +489,17 @@ def launch_gaps(calibration, plan):
 
 
 def corrected_offset(calibration, plan):
-    """What the book subtracts from this point's recorded median (results/event_offset.rs): the
-    calibrated offset per sample for event-timed points, 0 without a calibration or when the median
-    would not stay positive."""
+    """What the book subtracts from this point's recorded median (results/event_offset.rs): per
+    sample, the events' overhead of one launch (the point's own run's empty kernel less the
+    calibration's ncu duration when the run timed one, else the calibrated offset), for event-timed
+    points; 0 without a calibration or when the median would not stay positive."""
     if calibration is None or plan.get("clock") == "kernel":
         return 0.0
-    off = calibration["offset_ms"] / max(1, plan.get("runs_per_sample") or 1)
+    own = plan.get("empty_kernel_ms")
+    per_launch = calibration["offset_ms"]
+    if isinstance(own, (int, float)) and math.isfinite(own) and own > calibration["ncu_ms"]:
+        per_launch = own - calibration["ncu_ms"]
+    off = per_launch / max(1, plan.get("runs_per_sample") or 1)
     return off if plan["engine_ms"] - off > 0 else 0.0
 
 
@@ -582,6 +588,7 @@ def same_run(slug, plans, scratch, commit):
         p["same_run"] = {
             "outcome": "ok", "raw_ms": t["median_ms"], "samples": t.get("samples"), "noise": t.get("noise"),
             "runs_per_sample": t.get("runs_per_sample", 1), "clock": t.get("clock", "events"),
+            "empty_kernel_ms": t.get("empty_kernel_ms"),
             "mode": t.get("mode"), "recorded_at": q.get("recorded_at"), "commit": q.get("commit"),
         }
     return {"command": "mdbook-gpulab record <scratch copy> --experiment " + ",".join(sorted(removed)),
@@ -865,6 +872,7 @@ def same_run_row(p, ncu_ms, calibration, kind):
     if same["outcome"] != "ok":
         return {"outcome": same["outcome"], "failure": same["failure"], "within": False}
     timing = {"engine_ms": same["raw_ms"], "clock": same["clock"], "runs_per_sample": same["runs_per_sample"],
+              "empty_kernel_ms": same.get("empty_kernel_ms"),
               "launches": p["launches"]}
     off = corrected_offset(calibration, timing)
     gaps = launch_gaps(calibration, timing)

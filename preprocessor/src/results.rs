@@ -426,12 +426,17 @@ pub fn device_results<'a>(
         commit: commits(&shown),
         tool_version: newest.map(|p| p.tool_version.clone()).unwrap_or_default(),
         details,
-        // The largest per-sample offset is the per-launch one (a hot batch of r runs loses 1/r of it).
+        // Per launch: a hot batch of r runs lost 1/r of it on each sample.
         event_offset_us: shown
             .iter()
-            .filter_map(|p| p.timing.as_ref()?.event_offset_ms)
-            .map(|d| d * 1e3)
-            .reduce(f64::max),
+            .filter_map(|p| {
+                let t = p.timing.as_ref()?;
+                Some(t.event_offset_ms? * t.runs_per_sample.max(1) as f64 * 1e3)
+            })
+            .fold(None, |range, us| match range {
+                None => Some((us, us)),
+                Some((lo, hi)) => Some((f64::min(lo, us), f64::max(hi, us))),
+            }),
         calibration_unreadable: false,
     };
     // The claims' data is built once for all of the directive's claims (it holds every metric

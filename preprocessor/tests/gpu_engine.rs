@@ -76,6 +76,14 @@ fn assert_timed(p: &Value, mode: &str) {
             t["runs_per_sample"].as_u64().unwrap_or(1) > 1,
             "short hot kernels are batched: {t}"
         );
+        assert!(t["empty_kernel_ms"].is_null(), "cold points only: {t}");
+    } else {
+        // The events' side of the event-overhead calibration, timed by this run's worker on this
+        // host: an empty kernel takes a few microseconds, far less than the point's median.
+        let empty = t["empty_kernel_ms"]
+            .as_f64()
+            .expect("the run's empty kernel");
+        assert!(empty > 0.0005 && empty < 0.05 && empty < median, "{t}");
     }
     assert_eq!(p["commit"], "gpu-engine-test");
     // Derived metrics are computed when the book renders, never recorded.

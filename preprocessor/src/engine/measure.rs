@@ -456,6 +456,7 @@ fn timing(sampled: &Sampled, rules: &MeasureRules, mode: TimingMode, max_sm_mhz:
         clock: None,
         method: (mode != TimingMode::Host).then_some(MEASURE_METHOD),
         cpu: None,
+        empty_kernel_ms: None,
         event_offset_ms: None,
     }
 }

@@ -275,6 +275,12 @@ pub struct Timing {
     /// The host CPU's model (CPU baselines, [`TimingMode::Host`]).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub cpu: Option<String>,
+    /// The empty kernel's median (ms) by the events of the worker that timed this point, timed as a
+    /// cold point at the start of its job (`engine::calibrate`): the events' side of the
+    /// event-overhead calibration, measured on this point's own host and run (cold event-timed
+    /// GPU points; absent before 2026-11-28). The ncu side comes from the device's calibration.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub empty_kernel_ms: Option<f64>,
     /// Set when the book renders, never by the engine: the event overhead (per sample) already
     /// subtracted from the statistics above (`results::event_offset`). Recordings hold raw times.
     #[serde(default, skip_serializing_if = "Option::is_none")]
@@ -304,6 +310,7 @@ impl Default for Timing {
             clock: None,
             method: Some(MEASURE_METHOD),
             cpu: None,
+            empty_kernel_ms: None,
             event_offset_ms: None,
         }
     }

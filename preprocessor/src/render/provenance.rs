@@ -14,8 +14,12 @@ pub fn provenance_text(p: &Provenance) -> String {
     if let Some(commit) = &p.commit {
         parts.push(format!("commit {commit}"));
     }
-    if let Some(us) = p.event_offset_us {
-        parts.push(format!("event times less {us:.2} µs"));
+    if let Some((lo, hi)) = p.event_offset_us {
+        parts.push(if format!("{lo:.2}") == format!("{hi:.2}") {
+            format!("event times less {hi:.2} µs")
+        } else {
+            format!("event times less {lo:.2}–{hi:.2} µs (per run)")
+        });
     } else if p.calibration_unreadable {
         parts.push("event times not corrected: the calibration cannot be read".into());
     }
@@ -116,11 +120,20 @@ mod tests {
         );
         assert!(provenance_html(&p, None).contains("title=\"recorded with mdbook-gpulab 0.1.0\""));
         let corrected = Provenance {
-            event_offset_us: Some(0.96),
+            event_offset_us: Some((0.96, 0.96)),
             ..p.clone()
         };
         assert!(
             provenance_text(&corrected).ends_with("· commit abc1234 · event times less 0.96 µs")
+        );
+        let per_run = Provenance {
+            event_offset_us: Some((1.34, 3.07)),
+            ..p.clone()
+        };
+        assert!(
+            provenance_text(&per_run).ends_with("· event times less 1.34–3.07 µs (per run)"),
+            "{}",
+            provenance_text(&per_run)
         );
         let uncorrected = Provenance {
             calibration_unreadable: true,

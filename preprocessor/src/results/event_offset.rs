@@ -1,7 +1,8 @@
 //! A device's event-overhead calibration, subtracted from its event-timed points on loading.
 //! `data/<slug>/checks/event_offset.json`, written on the GPU by `scripts/event_offset.py`: how much
 //! longer the engine's events time an empty kernel than Nsight Compute's `gpu__time_duration`
-//! does. The recordings keep the raw times.
+//! does; a point whose worker timed the empty kernel itself uses that events side instead (the
+//! overhead differs between hosts). The recordings keep the raw times.
 
 use crate::record::{DataDir, Outcome, Recording, SampleClock, StoreError, TimingMode};
 use serde::Deserialize;
@@ -64,7 +65,7 @@ pub fn apply(rec: &mut Recording, cal: &EventOffset) {
         {
             continue;
         }
-        let d = cal.offset_ms / t.runs_per_sample.max(1) as f64;
+        let d = per_launch(cal, t.empty_kernel_ms) / t.runs_per_sample.max(1) as f64;
         if t.median_ms - d <= 0.0 || t.min_ms - d <= 0.0 {
             continue;
         }
@@ -78,6 +79,17 @@ pub fn apply(rec: &mut Recording, cal: &EventOffset) {
             *x -= d;
         }
         t.event_offset_ms = Some(d);
+    }
+}
+
+/// What the events added to one launch of a point: its own run's empty kernel (`empty_kernel_ms`,
+/// timed by the worker on the point's host) less the device's Nsight Compute duration of it, when
+/// the run timed one that is longer than that duration; else the device's calibrated offset (whose
+/// events side was timed on the calibration's host, which may add less or more per launch).
+pub fn per_launch(cal: &EventOffset, empty_kernel_ms: Option<f64>) -> f64 {
+    match empty_kernel_ms {
+        Some(e) if e.is_finite() && e > cal.ncu_ms => e - cal.ncu_ms,
+        _ => cal.offset_ms,
     }
 }
 

@@ -146,3 +146,42 @@ fn the_script_s_file_loads_and_a_missing_one_is_none() {
     assert!(close(c.offset_ms, 0.0008));
     assert_eq!(c.commit.as_deref(), Some("abc1234"));
 }
+
+/// The H200 of the two-GPU machine timed the empty kernel at 4.54 µs by events where the
+/// calibration's host had 2.82 µs: a point whose worker timed the empty kernel loses its own
+/// host's overhead (its events less the device's ncu duration), others the device's offset.
+#[test]
+fn a_point_whose_run_timed_the_empty_kernel_loses_its_own_hosts_overhead() {
+    let c = cal(0.001); // events 3.0 µs, ncu 2.0 µs
+    let mut own = timing(0.010, TimingMode::Cold);
+    own.empty_kernel_ms = Some(0.0045);
+    let mut hot = timing(0.010, TimingMode::Hot);
+    hot.runs_per_sample = 5;
+    hot.empty_kernel_ms = Some(0.0045);
+    let mut rec = recording(vec![
+        (Outcome::Ok, own),
+        (Outcome::Ok, timing(0.010, TimingMode::Cold)),
+        (Outcome::Ok, hot),
+    ]);
+    apply(&mut rec, &c);
+    let t = |i: usize| rec.points[i].timing.clone().unwrap();
+    assert!(close(t(0).event_offset_ms.unwrap(), 0.0025), "{:?}", t(0));
+    assert!(close(t(0).median_ms, 0.0075));
+    assert!(
+        close(t(1).event_offset_ms.unwrap(), 0.001),
+        "no empty kernel: the device's offset"
+    );
+    assert!(
+        close(t(2).event_offset_ms.unwrap(), 0.0025 / 5.0),
+        "a hot sample's share"
+    );
+}
+
+#[test]
+fn an_empty_kernel_no_longer_than_ncu_says_falls_back_to_the_devices_offset() {
+    let c = cal(0.001);
+    for bad in [0.002, 0.0015, f64::NAN, f64::INFINITY] {
+        assert!(close(per_launch(&c, Some(bad)), 0.001), "{bad}");
+    }
+    assert!(close(per_launch(&c, None), 0.001));
+}

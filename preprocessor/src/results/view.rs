@@ -37,8 +37,9 @@ pub struct Provenance {
     /// "compiled for sm_90" (each listing the distinct values of the points shown).
     pub details: Vec<String>,
     /// The calibrated event overhead subtracted from the event times of the points shown (µs per
-    /// launch; see `results::event_offset`), when any was.
-    pub event_offset_us: Option<f64>,
+    /// launch, least and most: points of runs that timed their own empty kernel may differ; see
+    /// `results::event_offset`), when any was.
+    pub event_offset_us: Option<(f64, f64)>,
     /// The device has a calibration that cannot be read: its event times are shown uncorrected.
     pub calibration_unreadable: bool,
 }

@@ -17,7 +17,7 @@ use crate::host_data::HostData;
 use crate::host_data::init::{generate, seed_for};
 use crate::record::{
     Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, PointProvenance,
-    Timing, Verification,
+    SampleClock, Timing, TimingMode, Verification,
 };
 use crate::spec::metrics::point_vars;
 use crate::spec::{Exec, Experiment, Reference, Variant};
@@ -33,6 +33,10 @@ use cache::ByteLru;
 
 /// Host inputs and CPU references kept for later points (each cache; bytes).
 const HOST_CACHE_BYTES: u64 = 8 << 30;
+
+/// Samples of the empty kernel a job times before its points (`PointRunner::empty_kernel_ms`):
+/// at ~0.1 ms a sample (the L2 flush included), a few tens of milliseconds per job.
+const EMPTY_KERNEL_SAMPLES: usize = 200;
 
 /// Seed of every generated input: the same inputs on every machine and run.
 pub(crate) const SEED: u64 = 0x6770_756c_6162;
@@ -146,10 +150,12 @@ fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
         slowest: job.budget_hints.clone().into_iter().collect(),
         after_samples: None,
         phases: PhaseTimes::default(),
+        empty_kernel_ms: None,
     };
     if job.profile {
         return profile::profile_points(&mut runner, &job.points);
     }
+    runner.empty_kernel_ms = runner.time_empty_kernel();
     for (index, jp) in job.points.iter().enumerate() {
         emit(&Message::Start { index })?;
         let point = runner.run(jp);
@@ -207,6 +213,9 @@ struct PointRunner {
     slowest: HashMap<String, (f64, f64)>,
     /// The output after the timed samples of the last kernel run with `reset` buffers.
     after_samples: Option<HostData>,
+    /// The empty kernel timed by this worker's events as a cold point, before the job's points
+    /// (`Timing::empty_kernel_ms`); `None` for a job with no cold kernel point or when it failed.
+    empty_kernel_ms: Option<f64>,
 }
 
 struct Failed(FailureKind, String);
@@ -252,7 +261,10 @@ impl PointRunner {
             code_target: None,
         });
         match self.run_inner(jp, &mut point) {
-            Ok(timing) => {
+            Ok(mut timing) => {
+                if timing.mode == TimingMode::Cold && timing.clock != Some(SampleClock::Kernel) {
+                    timing.empty_kernel_ms = self.empty_kernel_ms;
+                }
                 // Derived metrics are not recorded: the book computes them from the timing.
                 let size = super::job::size_of(&jp.params);
                 let e = self.slowest.entry(jp.variant.clone()).or_insert((0.0, 0.0));
@@ -272,6 +284,24 @@ impl PointRunner {
         }
         point.recorded_at = chrono::Utc::now();
         point
+    }
+
+    /// The events' side of the event-overhead calibration on this host, in this run: the empty
+    /// kernel timed as a cold point is (`engine::calibrate`), when the job times a cold kernel.
+    fn time_empty_kernel(&self) -> Option<f64> {
+        let cold_kernel = self.job.rules.mode == TimingMode::Cold
+            && self.job.points.iter().any(|p| {
+                self.exp
+                    .variant(&p.variant)
+                    .is_some_and(|v| !matches!(v.exec, Exec::Cpu(_)))
+            });
+        if !cold_kernel {
+            return None;
+        }
+        super::calibrate::time_null_kernel(&self.gpu, EMPTY_KERNEL_SAMPLES, 1)
+            .ok()
+            .map(|t| t.median_ms)
+            .filter(|ms| ms.is_finite() && *ms > 0.0)
     }
 
     fn inputs(&mut self, vars: &HashMap<String, Num>) -> Result<(), Failed> {
