@@ -16,12 +16,18 @@ def data_dir(path, scratch):
     p = pathlib.Path(path)
     if p.is_file():
         with tarfile.open(p) as t:
-            t.extractall(scratch, filter="data")
+            try:
+                t.extractall(scratch, filter="data")
+            except TypeError:  # Python before 3.12 (and its backports) has no extraction filters
+                t.extractall(scratch)
         return pathlib.Path(scratch) / "data"
     return p / "data" if (p / "data").is_dir() else p
 
 
 def medians(folder, device):
+    if not (folder / device).is_dir():
+        found = sorted(d.name for d in folder.iterdir() if d.is_dir()) if folder.is_dir() else []
+        raise SystemExit(f"{folder}: no recordings of {device} (devices there: {', '.join(found) or 'none'})")
     out = {}
     for f in sorted((folder / device).glob("*.json")):
         rec = json.loads(f.read_text())
@@ -44,7 +50,8 @@ def main():
         a = medians(data_dir(args.a, sa), args.device)
         b = medians(data_dir(args.b, sb), args.device)
     both = [k for k in a if k in b]
-    print(f"{len(both)} cold points verified in both ({len(a)} in A, {len(b)} in B), {args.device}")
+    print(f"{len(both)} cold points verified in both ({len(a)} in A, {len(b)} in B: "
+          f"{len(a) - len(both)} only in A, {len(b) - len(both)} only in B), {args.device}")
     print(f"{'A duration':>14} {'points':>7} {'B/A median':>11} {'q1':>7} {'q3':>7} {'B-A median':>12}")
     for lo, hi in BINS_US:
         ks = [k for k in both if lo <= a[k] < hi]

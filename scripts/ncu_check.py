@@ -497,7 +497,9 @@ def corrected_offset(calibration, plan):
         return 0.0
     own = plan.get("empty_kernel_ms")
     per_launch = calibration["offset_ms"]
-    if isinstance(own, (int, float)) and math.isfinite(own) and own > calibration["ncu_ms"]:
+    # results/event_offset.rs: RUN_EMPTY_KERNEL_MAX (3) times the calibration's at most.
+    if (isinstance(own, (int, float)) and math.isfinite(own) and own > calibration["ncu_ms"]
+            and own <= 3.0 * calibration["events_ms"]):
         per_launch = own - calibration["ncu_ms"]
     off = per_launch / max(1, plan.get("runs_per_sample") or 1)
     return off if plan["engine_ms"] - off > 0 else 0.0
@@ -1015,7 +1017,9 @@ def check(slug_arg, own_compile=False, same=True, cold_flush="ncu"):
              + f"median of {SAMPLES} runs after {WARMUP} warm-up; kernels: {code}",
              "engine ms: the recorded median less the event overhead calibrated on this GPU "
              + ("(none: no data/<slug>/checks/event_offset.json)" if calibration is None else
-                f"({calibration['offset_ms'] * 1000:.3f} us per sample, scripts/event_offset.py, {calibration['date']})")
+                f"({calibration['offset_ms'] * 1000:.3f} us per sample, scripts/event_offset.py, {calibration['date']}; "
+                f"a point whose run timed the empty kernel itself: that run's time less ncu's "
+                f"{calibration['ncu_ms'] * 1000:.3f} us)")
              + ("" if calibration is None or calibration.get("gap_ms") is None else
                 f" and the calibrated gap between launches ({max(0.0, calibration['gap_ms']) * 1000:.3f} us, "
                 f"not counted by ncu's sum) per launch after a sample's first")

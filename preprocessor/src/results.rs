@@ -426,17 +426,7 @@ pub fn device_results<'a>(
         commit: commits(&shown),
         tool_version: newest.map(|p| p.tool_version.clone()).unwrap_or_default(),
         details,
-        // Per launch: a hot batch of r runs lost 1/r of it on each sample.
-        event_offset_us: shown
-            .iter()
-            .filter_map(|p| {
-                let t = p.timing.as_ref()?;
-                Some(t.event_offset_ms? * t.runs_per_sample.max(1) as f64 * 1e3)
-            })
-            .fold(None, |range, us| match range {
-                None => Some((us, us)),
-                Some((lo, hi)) => Some((f64::min(lo, us), f64::max(hi, us))),
-            }),
+        event_offset_us: event_offset_range(&shown),
         calibration_unreadable: false,
     };
     // The claims' data is built once for all of the directive's claims (it holds every metric
@@ -468,6 +458,21 @@ fn distinct<'v>(values: impl Iterator<Item = Option<&'v str>>) -> Option<String>
 }
 
 /// "2026-11-19", or "2026-11-19 – 2026-11-21" when the points shown were recorded on several days.
+/// The event overhead subtracted from `points`, per launch (µs), least and most: a hot batch of
+/// r runs lost 1/r of it on each sample; runs that timed their own empty kernel may differ.
+fn event_offset_range(points: &[&Point]) -> Option<(f64, f64)> {
+    points
+        .iter()
+        .filter_map(|p| {
+            let t = p.timing.as_ref()?;
+            Some(t.event_offset_ms? * t.runs_per_sample.max(1) as f64 * 1e3)
+        })
+        .fold(None, |range, us| match range {
+            None => Some((us, us)),
+            Some((lo, hi)) => Some((f64::min(lo, us), f64::max(hi, us))),
+        })
+}
+
 fn date_range(points: &[&Point]) -> String {
     let day = |p: &&Point| p.recorded_at.format("%Y-%m-%d").to_string();
     match (points.iter().map(day).min(), points.iter().map(day).max()) {
@@ -724,6 +729,35 @@ mod tests {
 
     /// A table mixing points from two sessions showed only the newest point's date and commit,
     /// as if the whole table came from that run.
+    #[test]
+    fn the_event_overhead_shown_is_per_launch_and_spans_the_runs() {
+        let with = |offset_ms: Option<f64>, runs: usize| {
+            let mut p = point(21, None);
+            p.timing = Some(crate::record::Timing {
+                runs_per_sample: runs,
+                event_offset_ms: offset_ms,
+                ..Default::default()
+            });
+            p
+        };
+        let (one_run, hot, other_run, none) = (
+            with(Some(0.00134), 1),
+            with(Some(0.00134 / 4.0), 4),
+            with(Some(0.00307), 1),
+            with(None, 1),
+        );
+        let range = |ps: &[&Point]| {
+            event_offset_range(ps).map(|(a, b)| ((a * 100.0).round(), (b * 100.0).round()))
+        };
+        assert_eq!(
+            range(&[&one_run, &hot]),
+            Some((134.0, 134.0)),
+            "a hot sample's share is per launch"
+        );
+        assert_eq!(range(&[&one_run, &other_run, &none]), Some((134.0, 307.0)));
+        assert_eq!(range(&[&none]), None);
+    }
+
     #[test]
     fn provenance_of_mixed_points_names_every_day_and_commit() {
         let (a, b, c) = (point(19, None), point(21, Some("e46faa4")), point(21, None));

@@ -14,6 +14,7 @@ mod list;
 mod mdbook_json;
 mod merge;
 mod merge_files;
+mod point_facts;
 mod protocol;
 mod record;
 mod record_counters;

@@ -2,12 +2,12 @@
 //! `--rerun`) on this machine's GPU(s) and writes `data/`; `--shard K/N` runs one of N
 //! cost-balanced shards of the points, `--gpus` one worker per GPU.
 
+use super::point_facts::{recorded_points, set_bundles};
 use crate::engine::Work;
 use crate::engine::job::{BudgetHints, JobPoint};
 use crate::engine::recorder::{JobGroup, Recorder, job_groups};
 use crate::engine::shard::{self, Shard};
 use crate::plan::plan;
-use crate::record::Point;
 use crate::results::Recordings;
 use crate::workspace::{FoundDirective, Workspace};
 use std::collections::HashMap;
@@ -119,7 +119,7 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     let recorded =
         |experiment: &str, p: &JobPoint| recorded_points(&recordings, &device, experiment, p);
     let costs = predicted(&all, &recordings, &device);
-    let bundles = super::record_estimate::set_bundles(&ws, &all, &recordings, &device);
+    let bundles = set_bundles(&ws, &all, &recordings, &device);
     let mut mine = all.clone();
     if let Some(s) = args.shard {
         let (groups, predicted) =
@@ -140,7 +140,7 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     let (mine, host) = split_host(&ws, mine);
     let (beside, alone) = split_threads(&ws, host);
     let cpus = crate::engine::cpus::allowed()
-        .and_then(|c| crate::engine::cpus::split_for_baseline(&c))
+        .and_then(|c| crate::engine::cpus::split_for_baseline(&c, &crate::engine::cpus::core_of))
         .filter(|_| !beside.is_empty());
     let (beside, alone) = match &cpus {
         Some(_) => (beside, alone),
@@ -151,7 +151,12 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
         Some((gpu_cpus, _)) => Some(gpu_cpus.clone()),
         None => crate::engine::cpus::allowed(),
     };
-    pin_gpu_workers(&mut recorders, gpu_cpus.as_deref(), cpus.is_some());
+    pin_gpu_workers(
+        &mut recorders,
+        gpu_cpus.as_deref(),
+        cpus.is_some(),
+        &crate::engine::cpus::core_of,
+    );
     let beside_recorder = cpus.as_ref().map(|(_, host_cpu)| Recorder {
         cpus: Some(host_cpu.to_string()),
         ..recorders[0].clone()
@@ -290,12 +295,17 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
 /// (`cpus::split_among`), so that one's CPU references and comparisons do not run on the cores
 /// another launches from; a single worker is pinned to `gpu_cpus` only when a baseline runs
 /// beside it (`pin_one`), and several that cannot each have two CPUs share them all.
-fn pin_gpu_workers(recorders: &mut [Recorder], gpu_cpus: Option<&[usize]>, pin_one: bool) {
+fn pin_gpu_workers(
+    recorders: &mut [Recorder],
+    gpu_cpus: Option<&[usize]>,
+    pin_one: bool,
+    core_of: crate::engine::cpus::CoreOf,
+) {
     use crate::engine::cpus::{format_list, split_among};
     let Some(gpu_cpus) = gpu_cpus else {
         return;
     };
-    match split_among(gpu_cpus, recorders.len()) {
+    match split_among(gpu_cpus, recorders.len(), core_of) {
         Some(sets) => {
             for (r, set) in recorders.iter_mut().zip(sets) {
                 r.cpus = Some(format_list(&set));
@@ -437,25 +447,6 @@ fn device_of(ws: &Workspace, recorders: &[Recorder]) -> anyhow::Result<String> {
         .ok_or_else(|| anyhow::anyhow!("no GPU to record on"))
 }
 
-/// The point's recordings: on `device` first, then on other GPUs.
-pub(super) fn recorded_points(
-    recordings: &Recordings,
-    device: &str,
-    experiment: &str,
-    p: &JobPoint,
-) -> Vec<Point> {
-    let mut recs = recordings.of(experiment);
-    recs.sort_by_key(|r| r.device.slug != device);
-    recs.into_iter()
-        .filter_map(|r| {
-            r.points
-                .iter()
-                .find(|q| q.variant == p.variant && q.params == p.params)
-                .cloned()
-        })
-        .collect()
-}
-
 fn run_groups(
     ws: &Workspace,
     recorder: &Recorder,
@@ -514,6 +505,11 @@ fn count(groups: &[JobGroup]) -> usize {
 mod tests {
     use super::*;
 
+    /// No SMT: every CPU its own core.
+    fn flat(cpu: usize) -> Option<(usize, usize)> {
+        Some((0, cpu))
+    }
+
     fn gpu_recorders(n: usize) -> Vec<Recorder> {
         (0..n)
             .map(|g| Recorder {
@@ -527,36 +523,87 @@ mod tests {
         recorders.iter().map(|r| r.cpus.as_deref()).collect()
     }
 
+    /// Bundles keep what one worker makes once: every point of a bundle has the same buffer
+    /// lengths and reference, CPU baselines and `formula` references are never bundled, and the
+    /// costly sets (SGEMM's and matmul_widuch's references) are.
+    #[test]
+    fn bundles_of_the_handbook_share_their_set_and_reference_only() {
+        let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+        let (ws, found) = super::super::book::load(&root).unwrap();
+        let mut recordings = Recordings::new(ws.data()).unwrap();
+        let device = "nvidia-h200";
+        let all = groups_to_run(
+            &ws,
+            &found,
+            &mut recordings,
+            device,
+            &RecordArgs::rerun_of(Vec::new()),
+        )
+        .unwrap();
+        let bundles = set_bundles(&ws, &all, &recordings, device);
+        let mut by_bundle: std::collections::BTreeMap<&str, Vec<&JobPoint>> = Default::default();
+        for g in &all {
+            let exp = ws.spec(&g.experiment).unwrap();
+            for p in &g.points {
+                let Some((set, _)) = bundles.get(&crate::engine::shard::point_id(&g.experiment, p))
+                else {
+                    continue;
+                };
+                let variant = exp.variant(&p.variant).unwrap();
+                assert!(
+                    !matches!(variant.exec, crate::spec::Exec::Cpu(_)),
+                    "a CPU baseline bundled: {} {p:?}",
+                    g.experiment
+                );
+                assert!(
+                    !matches!(&exp.verify_for(variant).reference, crate::spec::Reference::Builtin(r) if r == "formula"),
+                    "a formula reference bundled: {} {p:?}",
+                    g.experiment
+                );
+                by_bundle.entry(set).or_default().push(p);
+            }
+        }
+        assert!(by_bundle.keys().any(|s| s.starts_with("sgemm")));
+        assert!(by_bundle.keys().any(|s| s.starts_with("matmul_widuch")));
+        for (set, points) in &by_bundle {
+            let n: std::collections::BTreeSet<_> = points
+                .iter()
+                .map(|p| p.params.get("N").map(|v| v.typed_text()))
+                .collect();
+            assert_eq!(n.len(), 1, "{set}: sizes {n:?} in one bundle");
+        }
+    }
+
     /// Two GPU workers on one CPU set loaded each other's launches with their CPU references
-    /// (short kernels read ~1.5 µs longer in the two-GPU run of 9a82b10): each now has its own.
+    /// (short kernels read ~1.5 µs longer in the two-GPU run of 185bbb2): each now has its own.
     #[test]
     fn several_gpu_workers_never_share_a_cpu() {
         let all: Vec<usize> = (0..31).collect();
         let mut two = gpu_recorders(2);
-        pin_gpu_workers(&mut two, Some(&all), true);
+        pin_gpu_workers(&mut two, Some(&all), true, &flat);
         assert_eq!(cpus_of(&two), [Some("0-15"), Some("16-30")]);
         let mut two = gpu_recorders(2);
-        pin_gpu_workers(&mut two, Some(&all), false);
+        pin_gpu_workers(&mut two, Some(&all), false, &flat);
         assert_eq!(
             cpus_of(&two),
             [Some("0-15"), Some("16-30")],
             "also with no baseline beside them"
         );
         let mut one = gpu_recorders(1);
-        pin_gpu_workers(&mut one, Some(&all), false);
+        pin_gpu_workers(&mut one, Some(&all), false, &flat);
         assert_eq!(
             cpus_of(&one),
             [None],
             "one worker alone keeps the whole host"
         );
-        pin_gpu_workers(&mut one, Some(&all), true);
+        pin_gpu_workers(&mut one, Some(&all), true, &flat);
         assert_eq!(
             cpus_of(&one),
             [Some("0-30")],
             "beside a baseline: off its CPU"
         );
         let mut crowded = gpu_recorders(2);
-        pin_gpu_workers(&mut crowded, Some(&[0, 1, 2]), true);
+        pin_gpu_workers(&mut crowded, Some(&[0, 1, 2]), true, &flat);
         assert_eq!(
             cpus_of(&crowded),
             [Some("0-2"), Some("0-2")],
@@ -579,8 +626,7 @@ mod tests {
         for device in devices {
             let all = groups_to_run(&ws, &found, &mut recordings, &device, &args).unwrap();
             let costs = predicted(&all, &recordings, &device);
-            let bundles =
-                super::super::record_estimate::set_bundles(&ws, &all, &recordings, &device);
+            let bundles = super::set_bundles(&ws, &all, &recordings, &device);
             assert!(
                 bundles.values().any(|(set, _)| set.starts_with("sgemm")),
                 "{device}: SGEMM's references are worth keeping together"

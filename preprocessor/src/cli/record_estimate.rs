@@ -2,16 +2,10 @@
 //! one, from the recordings (on that GPU, else another) and the cost model `engine::estimate`,
 //! for the engine of 16e018a and this one, per experiment.
 
-use super::record::{RecordArgs, groups_to_run, recorded_points};
-use crate::engine::estimate::{
-    ENGINE_16E018A, ENGINE_NOW, Estimate, Exec, FLOOR, PointFacts, RefWork, estimate,
-};
-use crate::engine::job::JobPoint;
-use crate::engine::recorder::JobGroup;
-use crate::record::DeviceRecord;
+use super::point_facts::point_facts;
+use super::record::{RecordArgs, groups_to_run};
+use crate::engine::estimate::{ENGINE_16E018A, ENGINE_NOW, Estimate, FLOOR, estimate};
 use crate::results::Recordings;
-use crate::spec::{Experiment, Reference};
-use crate::workspace::Workspace;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -101,154 +95,6 @@ pub fn floor_line(floor: &Estimate) -> String {
         floor.lanes.beside,
         floor.lanes.alone
     )
-}
-
-/// The model's facts of every point of `groups`.
-pub fn point_facts(
-    ws: &Workspace,
-    groups: &[JobGroup],
-    recordings: &Recordings,
-    device: &str,
-) -> Vec<PointFacts> {
-    let mut out = Vec::new();
-    for (i, g) in groups.iter().enumerate() {
-        let Ok(exp) = ws.spec(&g.experiment) else {
-            continue;
-        };
-        let record = device_record(recordings, &g.experiment, device);
-        for p in &g.points {
-            out.push(facts_of(&exp, i, p, record.as_ref(), {
-                recorded_points(recordings, device, &g.experiment, p)
-                    .into_iter()
-                    .next()
-            }));
-        }
-    }
-    out
-}
-
-/// The bundles of `groups`' GPU points that share a costly buffer set (`shard::bundles`): one
-/// worker makes their inputs and CPU reference once. A `formula` reference depends on the point's
-/// variables as well as on its buffers, so its points are dealt one by one.
-pub(super) fn set_bundles(
-    ws: &Workspace,
-    groups: &[JobGroup],
-    recordings: &Recordings,
-    device: &str,
-) -> crate::engine::shard::Bundles {
-    let mut sets = Vec::new();
-    for (i, g) in groups.iter().enumerate() {
-        let Ok(exp) = ws.spec(&g.experiment) else {
-            continue;
-        };
-        let record = device_record(recordings, &g.experiment, device);
-        for p in &g.points {
-            let f = facts_of(&exp, i, p, record.as_ref(), None);
-            if f.exec != Exec::Gpu || matches!(f.reference, RefWork::Formula { .. }) {
-                continue;
-            }
-            sets.push((
-                crate::engine::shard::point_id(&g.experiment, p),
-                format!("{}\u{1f}{:?}", g.experiment, f.set),
-                crate::engine::estimate::set_s(&f, &ENGINE_NOW, 1.0),
-            ));
-        }
-    }
-    crate::engine::shard::bundles(sets)
-}
-
-fn device_record(recordings: &Recordings, experiment: &str, device: &str) -> Option<DeviceRecord> {
-    let recs = recordings.of(experiment);
-    recs.iter()
-        .find(|r| r.device.slug == device)
-        .or(recs.first())
-        .map(|r| r.device.clone())
-}
-
-fn facts_of(
-    exp: &Experiment,
-    group: usize,
-    p: &JobPoint,
-    device: Option<&DeviceRecord>,
-    recorded: Option<crate::record::Point>,
-) -> PointFacts {
-    let variant = exp.variant(&p.variant);
-    let exec = match variant.map(|v| &v.exec) {
-        Some(crate::spec::Exec::Cpu(name))
-            if crate::engine::cpu_baseline::is_multithreaded(name) =>
-        {
-            Exec::CpuMulti
-        }
-        Some(crate::spec::Exec::Cpu(_)) => Exec::CpuSingle,
-        _ => Exec::Gpu,
-    };
-    let vars = crate::spec::metrics::point_vars(&p.params, device);
-    let lens = crate::engine::resolve::buffer_lens(exp, &vars).unwrap_or_default();
-    let bytes = |name: &str| -> u64 {
-        exp.buffers
-            .iter()
-            .zip(&lens)
-            .filter(|(b, _)| b.name == name)
-            .map(|(b, (_, len))| (*len * b.elem.size_of()) as u64)
-            .sum()
-    };
-    let set: Vec<u64> = exp
-        .buffers
-        .iter()
-        .filter(|b| !b.constant)
-        .map(|b| bytes(&b.name))
-        .collect();
-    let out_bytes = exp
-        .buffers
-        .iter()
-        .filter(|b| b.output)
-        .map(|b| bytes(&b.name))
-        .sum();
-    let verify = variant.map_or(&exp.verify, |v| exp.verify_for(v));
-    let dims = crate::engine::expected::dims(verify, &vars).unwrap_or_default();
-    let dim = |d: &str| dims.get(d).copied().unwrap_or(0).max(0) as f64;
-    let elem_of = |name: &str| exp.buffer(name).map(|b| b.elem);
-    let inputs: u64 = verify.inputs.iter().map(|b| bytes(b)).sum();
-    let reference = match &verify.reference {
-        Reference::Variant(_) => RefWork::None,
-        Reference::Builtin(name) if name == "matmul" || name == "matmul_aat" => {
-            let n = dim("n");
-            let first = verify.inputs.first().map(String::as_str).unwrap_or("");
-            let size = elem_of(first).map_or(4, |e| e.size_of()) as f64;
-            let k = if name == "matmul" {
-                n
-            } else {
-                bytes(first) as f64 / size / n.max(1.0)
-            };
-            RefWork::Macs {
-                macs: n * n * k,
-                int: elem_of(first).is_some_and(|e| !e.is_float()),
-            }
-        }
-        Reference::Builtin(name) if name == "formula" => {
-            let len = verify.formula.as_ref().map_or(0, |f| f.source().len()) as f64;
-            let n = if dims.contains_key("n") {
-                dim("n")
-            } else {
-                let out = elem_of(&verify.output).map_or(4, |e| e.size_of()) as f64;
-                bytes(&verify.output) as f64 / out
-            };
-            RefWork::Formula { work: n * len }
-        }
-        Reference::Builtin(_) => RefWork::Streaming {
-            bytes: inputs as f64,
-        },
-    };
-    PointFacts {
-        experiment: exp.name.clone(),
-        group,
-        params: p.params.clone(),
-        exec,
-        set,
-        out_bytes,
-        reference,
-        recorded,
-    }
 }
 
 #[cfg(test)]

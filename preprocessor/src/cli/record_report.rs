@@ -1,6 +1,7 @@
 //! What `record` says about the quality of the points it just recorded: numbers that cannot be true
-//! (a rate above the device's theoretical peak) by name, the other concerns as counts, and whether
-//! the GPU's event overhead is calibrated (the page shows short kernels' raw event times if not).
+//! (a rate above the device's theoretical peak) by name, the other concerns as counts, whether
+//! the GPU's event overhead is calibrated (the page shows short kernels' raw event times if not),
+//! and whether this host's events add more or less than the calibration's host did.
 
 use crate::record::{DataDir, Point};
 use crate::render::quality::{Concern, above_peak, concerns};
@@ -29,6 +30,7 @@ pub fn report(
         None
     });
     let mut recorded = 0;
+    let mut empty_kernel_ms = Vec::new();
     for (name, exp) in &experiments {
         let Ok(Some(mut rec)) = data.load(device, name) else {
             continue;
@@ -39,6 +41,7 @@ pub fn report(
         derive_metrics(&mut rec, exp);
         for p in rec.points.iter().filter(|p| p.recorded_at >= since) {
             recorded += 1;
+            empty_kernel_ms.extend(p.timing.as_ref().and_then(|t| t.empty_kernel_ms));
             for c in concerns(p, &rec.device) {
                 *counts.entry(c).or_default() += 1;
             }
@@ -49,7 +52,44 @@ pub fn report(
     }
     let mut out = lines(&counts, &implausible);
     out.extend(uncalibrated_note(device, recorded, calibration.is_some()));
+    if let Some(c) = &calibration {
+        out.extend(host_note(device, &mut empty_kernel_ms, c));
+    }
     out
+}
+
+/// The least difference (µs) between this run's empty kernel and the calibration's that `record`
+/// mentions: the spread of one host's calibrations is about 0.2 µs.
+const HOST_NOTE_US: f64 = 0.25;
+
+/// Said when this run's workers timed the empty kernel (median over the points recorded) at least
+/// [`HOST_NOTE_US`] away from the events side of `device`'s calibration: short kernels of this
+/// host and of the calibration's differ by about that much, and the page corrects these points by
+/// this run's own measurement.
+fn host_note(
+    device: &str,
+    empty_kernel_ms: &mut [f64],
+    cal: &event_offset::EventOffset,
+) -> Option<String> {
+    empty_kernel_ms.sort_by(f64::total_cmp);
+    let here = *empty_kernel_ms.get(empty_kernel_ms.len() / 2)?;
+    let (here_us, there_us) = (here * 1e3, cal.events_ms * 1e3);
+    ((here_us - there_us).abs() >= HOST_NOTE_US).then(|| {
+        format!(
+            "note: on this host the events time the empty kernel at {here_us:.2} µs, against \
+             {there_us:.2} µs where {device}'s event-overhead calibration was made: short \
+             kernels read about {:.2} µs {} here than there; the page subtracts this run's own \
+             overhead ({:.2} µs per launch) from these points (How we measure, \"The overhead \
+             belongs to the host\")",
+            (here_us - there_us).abs(),
+            if here_us > there_us {
+                "longer"
+            } else {
+                "shorter"
+            },
+            event_offset::per_launch(cal, Some(here)) * 1e3
+        )
+    })
 }
 
 /// Said after `recorded` points were recorded on a GPU without an event-overhead calibration.
@@ -119,6 +159,42 @@ mod tests {
             "quality of the points recorded: 3 ~ noise above the target, 2 c stopped at the sample cap"
         );
         assert!(lines(&BTreeMap::new(), &[]).is_empty());
+    }
+
+    /// The two-GPU H200 machine's events timed the empty kernel at 4.54 µs, the calibration's
+    /// host at 2.82 µs: `record` there said nothing of it.
+    #[test]
+    fn a_host_whose_events_add_more_than_the_calibrations_is_named() {
+        let cal = event_offset::EventOffset {
+            commit: None,
+            date: "2026-11-24T01:55:46Z".into(),
+            gpu: "Synthetic GPU X1".into(),
+            ncu_version: "Version 2025.3.1.0".into(),
+            events_ms: 0.00282,
+            ncu_ms: 0.00147,
+            offset_ms: 0.00135,
+        };
+        let note = host_note("synthetic-gpu", &mut [0.00454, 0.00450, 0.00460], &cal).unwrap();
+        assert!(
+            note.starts_with(
+                "note: on this host the events time the empty kernel at 4.54 µs, against 2.82 µs"
+            ),
+            "{note}"
+        );
+        assert!(note.contains("about 1.72 µs longer here"), "{note}");
+        assert!(note.contains("(3.07 µs per launch)"), "{note}");
+        assert_eq!(
+            host_note("synthetic-gpu", &mut [0.0029], &cal),
+            None,
+            "within 0.25 µs"
+        );
+        assert_eq!(
+            host_note("synthetic-gpu", &mut [], &cal),
+            None,
+            "no point timed one"
+        );
+        let faster = host_note("synthetic-gpu", &mut [0.0024], &cal).unwrap();
+        assert!(faster.contains("shorter here"), "{faster}");
     }
 
     #[test]

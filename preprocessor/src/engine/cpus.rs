@@ -91,37 +91,83 @@ pub fn pin(_cpus: &[usize]) -> Result<(), String> {
     Err("pinning a worker to CPUs needs Linux".into())
 }
 
+/// The physical core of a CPU (package, core), read from sysfs; `None` where it cannot be read.
+pub type CoreOf<'a> = &'a dyn Fn(usize) -> Option<(usize, usize)>;
+
+/// This machine's topology: `/sys/devices/system/cpu/cpuN/topology/{physical_package_id,core_id}`.
+pub fn core_of(cpu: usize) -> Option<(usize, usize)> {
+    let read = |file: &str| -> Option<usize> {
+        std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu{cpu}/topology/{file}"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    };
+    Some((read("physical_package_id")?, read("core_id")?))
+}
+
+/// `cpus` grouped by physical core (SMT siblings together), cores in the order of their first
+/// CPU; each CPU its own group when the topology cannot be read for every one of them.
+fn cores(cpus: &[usize], core_of: CoreOf) -> Vec<Vec<usize>> {
+    let Some(ids) = cpus.iter().map(|&c| core_of(c)).collect::<Option<Vec<_>>>() else {
+        return cpus.iter().map(|&c| vec![c]).collect();
+    };
+    let mut groups: Vec<((usize, usize), Vec<usize>)> = Vec::new();
+    for (&cpu, id) in cpus.iter().zip(ids) {
+        match groups.iter_mut().find(|(g, _)| *g == id) {
+            Some((_, members)) => members.push(cpu),
+            None => groups.push((id, vec![cpu])),
+        }
+    }
+    groups.into_iter().map(|(_, members)| members).collect()
+}
+
 /// Splits `cpus` for a GPU worker and a single-threaded CPU baseline beside it: (GPU worker's
-/// CPUs, the baseline's one CPU), the baseline on the last CPU. `None` below 4 CPUs: a baseline
-/// would then share the GPU worker's cores (or starve them), so it runs alone instead.
-pub fn split_for_baseline(cpus: &[usize]) -> Option<(Vec<usize>, usize)> {
-    let (&last, rest) = cpus.split_last()?;
-    (cpus.len() >= 4).then(|| (rest.to_vec(), last))
+/// CPUs, the baseline's one CPU), the baseline on the last CPU, whose SMT siblings are left idle
+/// so that its core is its own. `None` below 4 CPUs: a baseline would then share the GPU worker's
+/// cores (or starve them), so it runs alone instead.
+pub fn split_for_baseline(cpus: &[usize], core_of: CoreOf) -> Option<(Vec<usize>, usize)> {
+    let &last = cpus.last()?;
+    let siblings = cores(cpus, core_of)
+        .into_iter()
+        .find(|core| core.contains(&last))
+        .unwrap_or_default();
+    let rest: Vec<usize> = cpus
+        .iter()
+        .copied()
+        .filter(|c| !siblings.contains(c))
+        .collect();
+    (cpus.len() >= 4 && rest.len() >= 2).then_some((rest, last))
 }
 
 /// Fewest CPUs a GPU worker is given of its own when several share a host: its launch thread and
 /// at least one more for its references and comparisons.
 pub const MIN_PER_GPU_WORKER: usize = 2;
 
-/// Splits `cpus` into `n` contiguous sets of near-equal size (the first sets one larger when they
-/// do not divide evenly), one per GPU worker, so that one worker's CPU references and comparisons
-/// never run on the cores another launches its kernels from. `None` for one worker (it keeps
-/// every CPU) or when a set would have fewer than [`MIN_PER_GPU_WORKER`] CPUs.
-pub fn split_among(cpus: &[usize], n: usize) -> Option<Vec<Vec<usize>>> {
-    if n < 2 || cpus.len() < n * MIN_PER_GPU_WORKER {
+/// Splits `cpus` into `n` sets of whole physical cores (SMT siblings stay together), contiguous in
+/// core order and of near-equal size (the first sets one core larger when they do not divide
+/// evenly), one per GPU worker, so that one worker's CPU references and comparisons never run on
+/// the cores another launches its kernels from. `None` for one worker (it keeps every CPU) or when
+/// a set would have fewer than [`MIN_PER_GPU_WORKER`] CPUs.
+pub fn split_among(cpus: &[usize], n: usize, core_of: CoreOf) -> Option<Vec<Vec<usize>>> {
+    let cores = cores(cpus, core_of);
+    if n < 2 || cores.len() < n {
         return None;
     }
-    let (each, extra) = (cpus.len() / n, cpus.len() % n);
-    let mut rest = cpus;
-    Some(
-        (0..n)
-            .map(|k| {
-                let (mine, after) = rest.split_at(each + usize::from(k < extra));
-                rest = after;
-                mine.to_vec()
-            })
-            .collect(),
-    )
+    let (each, extra) = (cores.len() / n, cores.len() % n);
+    let mut rest = &cores[..];
+    let sets: Vec<Vec<usize>> = (0..n)
+        .map(|k| {
+            let (mine, after) = rest.split_at(each + usize::from(k < extra));
+            rest = after;
+            let mut set = mine.concat();
+            set.sort_unstable();
+            set
+        })
+        .collect();
+    sets.iter()
+        .all(|s| s.len() >= MIN_PER_GPU_WORKER)
+        .then_some(sets)
 }
 
 #[cfg(test)]
@@ -139,34 +185,80 @@ mod tests {
         }
     }
 
+    /// No SMT: every CPU its own core.
+    fn flat(cpu: usize) -> Option<(usize, usize)> {
+        Some((0, cpu))
+    }
+
+    /// 16 cores with two threads each, siblings numbered i and i + 16 (a common cloud layout).
+    fn smt16(cpu: usize) -> Option<(usize, usize)> {
+        (cpu < 32).then_some((0, cpu % 16))
+    }
+
     #[test]
     fn a_baseline_gets_the_last_cpu_of_four_or_more() {
         let all: Vec<usize> = (0..16).collect();
-        let (gpu, host) = split_for_baseline(&all).unwrap();
+        let (gpu, host) = split_for_baseline(&all, &flat).unwrap();
         assert_eq!((gpu.len(), host), (15, 15));
         assert!(!gpu.contains(&host));
         assert_eq!(
-            split_for_baseline(&[0, 1, 2]),
+            split_for_baseline(&[0, 1, 2], &flat),
             None,
             "too few CPUs to split"
         );
     }
 
     #[test]
+    fn a_baselines_smt_sibling_is_left_idle() {
+        let all: Vec<usize> = (0..32).collect();
+        let (gpu, host) = split_for_baseline(&all, &smt16).unwrap();
+        assert_eq!(host, 31);
+        assert!(!gpu.contains(&15), "CPU 15 shares CPU 31's core");
+        assert_eq!(gpu.len(), 30);
+    }
+
+    #[test]
     fn gpu_workers_get_disjoint_contiguous_sets_that_cover_every_cpu() {
         let all: Vec<usize> = (0..31).collect();
-        let sets = split_among(&all, 2).unwrap();
+        let sets = split_among(&all, 2, &flat).unwrap();
         assert_eq!(sets, vec![(0..16).collect::<Vec<_>>(), (16..31).collect()]);
-        let sets = split_among(&all, 4).unwrap();
+        let sets = split_among(&all, 4, &flat).unwrap();
         assert_eq!(sets.iter().map(Vec::len).collect::<Vec<_>>(), [8, 8, 8, 7]);
         assert_eq!(sets.concat(), all, "every CPU once, in order");
-        assert_eq!(split_among(&all, 1), None, "one worker keeps every CPU");
         assert_eq!(
-            split_among(&[0, 1, 2], 2),
+            split_among(&all, 1, &flat),
+            None,
+            "one worker keeps every CPU"
+        );
+        assert_eq!(
+            split_among(&[0, 1, 2], 2, &flat),
             None,
             "too few CPUs to give each two"
         );
-        assert_eq!(split_among(&[0, 1, 2, 3], 2).unwrap().len(), 2);
+        assert_eq!(split_among(&[0, 1, 2, 3], 2, &flat).unwrap().len(), 2);
+    }
+
+    /// Split by CPU number, 0-15 and 16-30 would put each worker's CPU beside the other's on
+    /// every core of a host whose siblings are numbered i and i + 16.
+    #[test]
+    fn gpu_workers_never_share_a_physical_core() {
+        let (gpu, _) = split_for_baseline(&(0..32).collect::<Vec<_>>(), &smt16).unwrap();
+        let sets = split_among(&gpu, 2, &smt16).unwrap();
+        let cores = |set: &Vec<usize>| -> std::collections::BTreeSet<usize> {
+            set.iter().map(|&c| c % 16).collect()
+        };
+        assert!(cores(&sets[0]).is_disjoint(&cores(&sets[1])), "{sets:?}");
+        assert_eq!(
+            sets[0],
+            [0, 1, 2, 3, 4, 5, 6, 7, 16, 17, 18, 19, 20, 21, 22, 23]
+        );
+        assert_eq!(sets.concat().len(), 30, "every CPU but the baseline's core");
+        // Unreadable topology: every CPU its own core.
+        let none = |_: usize| None;
+        assert_eq!(
+            split_among(&(0..4).collect::<Vec<_>>(), 2, &none),
+            Some(vec![vec![0, 1], vec![2, 3]])
+        );
     }
 
     #[test]

@@ -84,14 +84,22 @@ pub fn apply(rec: &mut Recording, cal: &EventOffset) {
 
 /// What the events added to one launch of a point: its own run's empty kernel (`empty_kernel_ms`,
 /// timed by the worker on the point's host) less the device's Nsight Compute duration of it, when
-/// the run timed one that is longer than that duration; else the device's calibrated offset (whose
+/// the run timed one that is longer than that duration and at most [`RUN_EMPTY_KERNEL_MAX`] times
+/// the calibration's; else the device's calibrated offset (whose
 /// events side was timed on the calibration's host, which may add less or more per launch).
 pub fn per_launch(cal: &EventOffset, empty_kernel_ms: Option<f64>) -> f64 {
     match empty_kernel_ms {
-        Some(e) if e.is_finite() && e > cal.ncu_ms => e - cal.ncu_ms,
+        Some(e) if e.is_finite() && e > cal.ncu_ms && e <= RUN_EMPTY_KERNEL_MAX * cal.events_ms => {
+            e - cal.ncu_ms
+        }
         _ => cal.offset_ms,
     }
 }
+
+/// A run's empty kernel more than this many times the calibration's is taken for a disturbed
+/// measurement (a GPU still clocking up, another process's work), not for its host's overhead:
+/// the H200 host with the largest overhead seen read 1.6 times its calibration's.
+pub const RUN_EMPTY_KERNEL_MAX: f64 = 3.0;
 
 #[cfg(test)]
 #[path = "event_offset_tests.rs"]

@@ -178,9 +178,11 @@ fn a_point_whose_run_timed_the_empty_kernel_loses_its_own_hosts_overhead() {
 }
 
 #[test]
-fn an_empty_kernel_no_longer_than_ncu_says_falls_back_to_the_devices_offset() {
+fn an_empty_kernel_no_longer_than_ncu_says_or_implausibly_long_falls_back_to_the_devices_offset() {
     let c = cal(0.001);
-    for bad in [0.002, 0.0015, f64::NAN, f64::INFINITY] {
+    // events 3.0 µs, ncu 2.0 µs: at most 9.0 µs is a host's overhead, more a disturbed run.
+    assert!(close(per_launch(&c, Some(0.009)), 0.007));
+    for bad in [0.002, 0.0015, 0.0095, f64::NAN, f64::INFINITY] {
         assert!(close(per_launch(&c, Some(bad)), 0.001), "{bad}");
     }
     assert!(close(per_launch(&c, None), 0.001));

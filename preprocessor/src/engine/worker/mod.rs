@@ -155,7 +155,6 @@ fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
     if job.profile {
         return profile::profile_points(&mut runner, &job.points);
     }
-    runner.empty_kernel_ms = runner.time_empty_kernel();
     for (index, jp) in job.points.iter().enumerate() {
         emit(&Message::Start { index })?;
         let point = runner.run(jp);
@@ -213,9 +212,10 @@ struct PointRunner {
     slowest: HashMap<String, (f64, f64)>,
     /// The output after the timed samples of the last kernel run with `reset` buffers.
     after_samples: Option<HostData>,
-    /// The empty kernel timed by this worker's events as a cold point, before the job's points
-    /// (`Timing::empty_kernel_ms`); `None` for a job with no cold kernel point or when it failed.
-    empty_kernel_ms: Option<f64>,
+    /// The empty kernel timed by this worker's events as a cold point (`Timing::empty_kernel_ms`),
+    /// once, inside the job's first cold kernel point (under that point's watchdog); `None` until
+    /// then, `Some(None)` when it could not be timed by events.
+    empty_kernel_ms: Option<Option<f64>>,
 }
 
 struct Failed(FailureKind, String);
@@ -260,10 +260,11 @@ impl PointRunner {
             code_hash: None,
             code_target: None,
         });
+        let empty_kernel_ms = self.empty_kernel_ms(jp);
         match self.run_inner(jp, &mut point) {
             Ok(mut timing) => {
                 if timing.mode == TimingMode::Cold && timing.clock != Some(SampleClock::Kernel) {
-                    timing.empty_kernel_ms = self.empty_kernel_ms;
+                    timing.empty_kernel_ms = empty_kernel_ms;
                 }
                 // Derived metrics are not recorded: the book computes them from the timing.
                 let size = super::job::size_of(&jp.params);
@@ -286,22 +287,25 @@ impl PointRunner {
         point
     }
 
-    /// The events' side of the event-overhead calibration on this host, in this run: the empty
-    /// kernel timed as a cold point is (`engine::calibrate`), when the job times a cold kernel.
-    fn time_empty_kernel(&self) -> Option<f64> {
-        let cold_kernel = self.job.rules.mode == TimingMode::Cold
-            && self.job.points.iter().any(|p| {
-                self.exp
-                    .variant(&p.variant)
-                    .is_some_and(|v| !matches!(v.exec, Exec::Cpu(_)))
-            });
-        if !cold_kernel {
+    /// The events' side of the event-overhead calibration on this host, in this run, for a cold
+    /// kernel point: the empty kernel timed as a cold point is (`engine::calibrate`), the first
+    /// time a point needs it. `None` for other points, or when the events did not time it (a
+    /// kernel-clock sample, `GPULAB_KERNEL_CLOCK=1`, is not the events' overhead).
+    fn empty_kernel_ms(&mut self, jp: &JobPoint) -> Option<f64> {
+        let kernel = self
+            .exp
+            .variant(&jp.variant)
+            .is_some_and(|v| !matches!(v.exec, Exec::Cpu(_)));
+        if !kernel || jp.rules_in(&self.job).mode != TimingMode::Cold {
             return None;
         }
-        super::calibrate::time_null_kernel(&self.gpu, EMPTY_KERNEL_SAMPLES, 1)
-            .ok()
-            .map(|t| t.median_ms)
-            .filter(|ms| ms.is_finite() && *ms > 0.0)
+        *self.empty_kernel_ms.get_or_insert_with(|| {
+            super::calibrate::time_null_kernel(&self.gpu, EMPTY_KERNEL_SAMPLES, 1)
+                .ok()
+                .filter(|t| t.clock != Some(SampleClock::Kernel))
+                .map(|t| t.median_ms)
+                .filter(|ms| ms.is_finite() && *ms > 0.0)
+        })
     }
 
     fn inputs(&mut self, vars: &HashMap<String, Num>) -> Result<(), Failed> {

@@ -1,0 +1,106 @@
+//! `scripts/compare_runs.py`: two recordings of the same points, compared by duration bin, from
+//! data/ folders or their .tgz archives. SYNTHETIC recordings: nothing here was measured.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
+}
+
+/// A data/ folder with one experiment of four cold points (10, 12, 50 and 500 µs, each `scale`
+/// times longer), one failed point and one CPU baseline, which the comparison leaves out.
+fn data(dir: &Path, scale: f64) -> PathBuf {
+    let folder = dir.join("data").join("synthetic-gpu");
+    std::fs::create_dir_all(&folder).unwrap();
+    let point = |n: u32, us: f64, outcome: &str, mode: &str| {
+        format!(
+            r#"{{"variant": "v", "params": {{"N": {n}}}, "outcome": "{outcome}",
+                 "timing": {{"median_ms": {}, "mode": "{mode}"}}}}"#,
+            us * scale / 1e3
+        )
+    };
+    let points = [
+        point(1, 10.0, "ok", "cold"),
+        point(2, 12.0, "ok", "cold"),
+        point(3, 50.0, "ok", "cold"),
+        point(4, 500.0, "ok", "cold"),
+        point(5, 20.0, "failed", "cold"),
+        point(6, 20.0, "ok", "host"),
+    ]
+    .join(",");
+    std::fs::write(
+        folder.join("e.json"),
+        format!(r#"{{"experiment": "e", "points": [{points}]}}"#),
+    )
+    .unwrap();
+    dir.join("data")
+}
+
+fn compare(a: &Path, b: &Path) -> String {
+    let out = Command::new("python3")
+        .arg(root().join("scripts/compare_runs.py"))
+        .args([a, b])
+        .args(["--device", "synthetic-gpu"])
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+#[test]
+fn points_of_both_recordings_are_compared_by_duration_bin() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data(&dir.path().join("a"), 1.0);
+    let b = data(&dir.path().join("b"), 1.1);
+    let out = compare(&a, &b);
+    assert!(out.starts_with("4 cold points verified in both"), "{out}");
+    // Two points of 5-20 µs: ratio 1.1, B-A the median of 1.0 and 1.2 µs.
+    let bin = out
+        .lines()
+        .find(|l| l.trim_start().starts_with("5-20 us"))
+        .unwrap_or_else(|| panic!("{out}"));
+    assert!(bin.contains("1.100") && bin.contains("1.10 us"), "{bin}");
+    // A bin of one point is not shown.
+    assert!(!out.contains("20-100 us"), "{out}");
+}
+
+#[test]
+fn a_device_with_no_recordings_is_an_error_naming_those_there() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data(&dir.path().join("a"), 1.0);
+    let out = Command::new("python3")
+        .arg(root().join("scripts/compare_runs.py"))
+        .args([&a, &a])
+        .args(["--device", "nvidia-h300"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("no recordings of nvidia-h300 (devices there: synthetic-gpu)"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_tgz_of_data_is_read_like_the_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data(&dir.path().join("a"), 1.0);
+    let b = data(&dir.path().join("b"), 1.1);
+    let tgz = dir.path().join("b.tgz");
+    let tar = Command::new("tar")
+        .arg("czf")
+        .arg(&tgz)
+        .arg("-C")
+        .arg(dir.path().join("b"))
+        .arg("data")
+        .status()
+        .unwrap();
+    assert!(tar.success());
+    assert_eq!(compare(&a, &b), compare(&a, &tgz));
+}
