@@ -279,3 +279,42 @@ print(n.launch_gaps(cal, one), n.launch_gaps(cal, three), n.launch_gaps(cal, hot
     assert!((got[2] - 0.0006 * 7.0 / 4.0).abs() < 1e-12, "{}", got[2]);
     assert_eq!(&got[3..], &[0.0, 0.0, 0.0, 0.0]);
 }
+
+/// The check subtracts what the book does (`results::event_offset::per_launch`): a point whose run
+/// timed the empty kernel loses that run's time less the calibration's ncu duration, others (and
+/// a run's implausible time, over three times the calibration's) the calibrated offset.
+#[test]
+fn ncu_check_subtracts_a_runs_own_empty_kernel_as_the_book_does() {
+    let out = Command::new("python3")
+        .current_dir(root().join("scripts"))
+        .args([
+            "-c",
+            r#"
+import ncu_check as n
+cal = {"offset_ms": 0.001, "ncu_ms": 0.002, "events_ms": 0.003}
+p = {"engine_ms": 0.010, "runs_per_sample": 1}
+print(n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045)),
+      n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045, runs_per_sample=5)),
+      n.corrected_offset(cal, p),
+      n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0095)),
+      n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0015)),
+      n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045, clock="kernel")))
+"#,
+        ])
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let got: Vec<f64> = String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect();
+    let want = [0.0025, 0.0005, 0.001, 0.001, 0.001, 0.0];
+    assert_eq!(got.len(), want.len());
+    for (g, w) in got.iter().zip(want) {
+        assert!((g - w).abs() < 1e-12, "{got:?} against {want:?}");
+    }
+}
