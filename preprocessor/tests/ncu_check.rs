@@ -241,16 +241,32 @@ fn ncu_check_scratch_copy_makes_record_run_exactly_the_checked_points() {
     let _ = std::fs::remove_dir_all(&scratch);
 }
 
+/// Runs `code` with `scripts/` as the working folder (so `import ncu_check` works) and reads the
+/// numbers it prints.
+fn python_floats(code: &str) -> Vec<f64> {
+    let out = Command::new("python3")
+        .current_dir(root().join("scripts"))
+        .args(["-c", code])
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout)
+        .split_whitespace()
+        .map(|v| v.parse().unwrap())
+        .collect()
+}
+
 /// The gaps between a point's launches (counted by the engine's events, not by ncu's sum of
 /// durations) are subtracted once per launch after a sample's first, per run, and only with a
 /// calibrated gap.
 #[test]
 fn ncu_check_subtracts_the_calibrated_gap_once_per_extra_launch() {
-    let out = Command::new("python3")
-        .current_dir(root().join("scripts"))
-        .args([
-            "-c",
-            r#"
+    let got = python_floats(
+        r#"
 import ncu_check as n
 cal = {"offset_ms": 0.001, "gap_ms": 0.0006}
 one = {"launches": [{}], "runs_per_sample": 1}
@@ -260,18 +276,7 @@ print(n.launch_gaps(cal, one), n.launch_gaps(cal, three), n.launch_gaps(cal, hot
       n.launch_gaps({"offset_ms": 0.001}, three), n.launch_gaps(cal, dict(three, clock="kernel")),
       n.launch_gaps({"offset_ms": 0.001, "gap_ms": -0.0001}, three))
 "#,
-        ])
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    let got: Vec<f64> = String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .map(|v| v.parse().unwrap())
-        .collect();
     assert_eq!(got.len(), 7);
     assert_eq!(got[0], 0.0, "one launch: no gap");
     assert!((got[1] - 0.0012).abs() < 1e-12, "three launches: two gaps");
@@ -285,11 +290,8 @@ print(n.launch_gaps(cal, one), n.launch_gaps(cal, three), n.launch_gaps(cal, hot
 /// a run's implausible time, over three times the calibration's) the calibrated offset.
 #[test]
 fn ncu_check_subtracts_a_runs_own_empty_kernel_as_the_book_does() {
-    let out = Command::new("python3")
-        .current_dir(root().join("scripts"))
-        .args([
-            "-c",
-            r#"
+    let got = python_floats(
+        r#"
 import ncu_check as n
 cal = {"offset_ms": 0.001, "ncu_ms": 0.002, "events_ms": 0.003}
 p = {"engine_ms": 0.010, "runs_per_sample": 1}
@@ -300,18 +302,7 @@ print(n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045)),
       n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0015)),
       n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045, clock="kernel")))
 "#,
-        ])
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
     );
-    let got: Vec<f64> = String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .map(|v| v.parse().unwrap())
-        .collect();
     let want = [0.0025, 0.0005, 0.001, 0.001, 0.001, 0.0];
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(want) {

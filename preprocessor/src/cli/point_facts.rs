@@ -30,6 +30,27 @@ pub(super) fn recorded_points(
         .collect()
 }
 
+/// Calls `f` with each point of `groups` whose spec loads: its experiment's spec and name, group
+/// index, the point, and the device record its variables are read with (this kind of GPU's, else
+/// another's).
+fn each_point(
+    ws: &Workspace,
+    groups: &[JobGroup],
+    recordings: &Recordings,
+    device: &str,
+    mut f: impl FnMut(&Experiment, &str, usize, &JobPoint, Option<&DeviceRecord>),
+) {
+    for (i, g) in groups.iter().enumerate() {
+        let Ok(exp) = ws.spec(&g.experiment) else {
+            continue;
+        };
+        let record = device_record(recordings, &g.experiment, device);
+        for p in &g.points {
+            f(&exp, &g.experiment, i, p, record.as_ref());
+        }
+    }
+}
+
 /// The model's facts of every point of `groups`.
 pub(super) fn point_facts(
     ws: &Workspace,
@@ -38,19 +59,12 @@ pub(super) fn point_facts(
     device: &str,
 ) -> Vec<PointFacts> {
     let mut out = Vec::new();
-    for (i, g) in groups.iter().enumerate() {
-        let Ok(exp) = ws.spec(&g.experiment) else {
-            continue;
-        };
-        let record = device_record(recordings, &g.experiment, device);
-        for p in &g.points {
-            out.push(facts_of(&exp, i, p, record.as_ref(), {
-                recorded_points(recordings, device, &g.experiment, p)
-                    .into_iter()
-                    .next()
-            }));
-        }
-    }
+    each_point(ws, groups, recordings, device, |exp, name, i, p, record| {
+        let recorded = recorded_points(recordings, device, name, p)
+            .into_iter()
+            .next();
+        out.push(facts_of(exp, i, p, record, recorded));
+    });
     out
 }
 
@@ -64,23 +78,17 @@ pub(super) fn set_bundles(
     device: &str,
 ) -> crate::engine::shard::Bundles {
     let mut sets = Vec::new();
-    for (i, g) in groups.iter().enumerate() {
-        let Ok(exp) = ws.spec(&g.experiment) else {
-            continue;
-        };
-        let record = device_record(recordings, &g.experiment, device);
-        for p in &g.points {
-            let f = facts_of(&exp, i, p, record.as_ref(), None);
-            if f.exec != Exec::Gpu || matches!(f.reference, RefWork::Formula { .. }) {
-                continue;
-            }
-            sets.push((
-                crate::engine::shard::point_id(&g.experiment, p),
-                shared_identity(&exp, p, record.as_ref()),
-                crate::engine::estimate::set_s(&f, &ENGINE_NOW, 1.0),
-            ));
+    each_point(ws, groups, recordings, device, |exp, name, i, p, record| {
+        let f = facts_of(exp, i, p, record, None);
+        if f.exec != Exec::Gpu || matches!(f.reference, RefWork::Formula { .. }) {
+            return;
         }
-    }
+        sets.push((
+            crate::engine::shard::point_id(name, p),
+            shared_identity(exp, p, record),
+            crate::engine::estimate::set_s(&f, &ENGINE_NOW, 1.0),
+        ));
+    });
     crate::engine::shard::bundles(sets)
 }
 

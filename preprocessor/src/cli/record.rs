@@ -119,7 +119,13 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     let recorded =
         |experiment: &str, p: &JobPoint| recorded_points(&recordings, &device, experiment, p);
     let costs = predicted(&all, &recordings, &device);
-    let bundles = set_bundles(&ws, &all, &recordings, &device);
+    // Points dealt among shards or GPUs: those that share a costly buffer set stay together.
+    let sharded = args.shard.is_some_and(|s| s.count > 1) || recorders.len() > 1;
+    let bundles = if sharded {
+        set_bundles(&ws, &all, &recordings, &device)
+    } else {
+        shard::Bundles::new()
+    };
     let mut mine = all.clone();
     if let Some(s) = args.shard {
         let (groups, predicted) =
@@ -207,7 +213,6 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     } else {
         vec![mine]
     };
-    let sharded = args.shard.is_some_and(|s| s.count > 1) || recorders.len() > 1;
     let hints = |g: &JobGroup| {
         if !sharded {
             return BudgetHints::new();

@@ -34,8 +34,9 @@ use cache::ByteLru;
 /// Host inputs and CPU references kept for later points (each cache; bytes).
 const HOST_CACHE_BYTES: u64 = 8 << 30;
 
-/// Samples of the empty kernel a job times before its points (`PointRunner::empty_kernel_ms`):
-/// at ~0.1 ms a sample (the L2 flush included), a few tens of milliseconds per job.
+/// Samples of the empty kernel a job times inside its first cold kernel point
+/// (`PointRunner::empty_kernel_ms`): at ~0.1 ms a sample (the L2 flush included), a few tens of
+/// milliseconds per job.
 const EMPTY_KERNEL_SAMPLES: usize = 200;
 
 /// Seed of every generated input: the same inputs on every machine and run.
