@@ -488,6 +488,19 @@ def launch_gaps(calibration, plan):
     return max(0.0, calibration["gap_ms"]) * (n * r - 1) / r
 
 
+def own_empty_kernel(calibration, plan):
+    """The empty kernel the point's own run timed, when the book uses it for this point's overhead
+    (results/event_offset.rs: longer than ncu's, and RUN_EMPTY_KERNEL_MAX (3) times the
+    calibration's at most); None when the calibrated offset applies."""
+    if calibration is None or plan.get("clock") == "kernel":
+        return None
+    own = plan.get("empty_kernel_ms")
+    if (isinstance(own, (int, float)) and math.isfinite(own) and own > calibration["ncu_ms"]
+            and own <= 3.0 * calibration["events_ms"]):
+        return own
+    return None
+
+
 def corrected_offset(calibration, plan):
     """What the book subtracts from this point's recorded median (results/event_offset.rs): per
     sample, the events' overhead of one launch (the point's own run's empty kernel less the
@@ -495,12 +508,8 @@ def corrected_offset(calibration, plan):
     points; 0 without a calibration or when the median would not stay positive."""
     if calibration is None or plan.get("clock") == "kernel":
         return 0.0
-    own = plan.get("empty_kernel_ms")
-    per_launch = calibration["offset_ms"]
-    # results/event_offset.rs: RUN_EMPTY_KERNEL_MAX (3) times the calibration's at most.
-    if (isinstance(own, (int, float)) and math.isfinite(own) and own > calibration["ncu_ms"]
-            and own <= 3.0 * calibration["events_ms"]):
-        per_launch = own - calibration["ncu_ms"]
+    own = own_empty_kernel(calibration, plan)
+    per_launch = calibration["offset_ms"] if own is None else own - calibration["ncu_ms"]
     off = per_launch / max(1, plan.get("runs_per_sample") or 1)
     return off if plan["engine_ms"] - off > 0 else 0.0
 
@@ -881,7 +890,7 @@ def same_run_row(p, ncu_ms, calibration, kind):
     ms = same["raw_ms"] - off - gaps
     return {
         "outcome": "ok", "engine_raw_ms": same["raw_ms"], "engine_ms": ms, "event_offset_ms": off,
-        "launch_gaps_ms": gaps,
+        "own_empty_kernel_ms": own_empty_kernel(calibration, timing), "launch_gaps_ms": gaps,
         "ratio_raw": same["raw_ms"] / ncu_ms, "within_raw": abs(same["raw_ms"] / ncu_ms - 1) <= TARGET[kind],
         "ratio": ms / ncu_ms, "within": abs(ms / ncu_ms - 1) <= TARGET[kind],
         "samples": same["samples"], "noise": same["noise"], "mode": same["mode"],
@@ -950,7 +959,8 @@ def check(slug_arg, own_compile=False, same=True, cold_flush="ncu"):
                 "grid": p["launches"][0]["grid"], "block": p["launches"][0]["block"],
                 "shared": p["launches"][0]["shared"], "options": [o for o in p["options"] if not o.startswith("-I")],
                 "ncu_ms": ncu_ms, "ncu_runs_ms": runs, "engine_ms": engine_ms, "engine_raw_ms": raw,
-                "event_offset_ms": off, "launch_gaps_ms": gaps, "ratio_raw": raw / ncu_ms,
+                "event_offset_ms": off, "own_empty_kernel_ms": own_empty_kernel(calibration, p),
+                "launch_gaps_ms": gaps, "ratio_raw": raw / ncu_ms,
                 "within_raw": abs(raw / ncu_ms - 1) <= TARGET[kind],
                 "engine_samples": p["engine_samples"], "engine_noise": p["engine_noise"],
                 "recorded_at": p["recorded_at"], "recorded_commit": p["recorded_commit"],

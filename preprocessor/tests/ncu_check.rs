@@ -309,3 +309,20 @@ print(n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045)),
         assert!((g - w).abs() < 1e-12, "{got:?} against {want:?}");
     }
 }
+
+/// The rows name the empty kernel the check used (the rendered headline gives their range), and
+/// none where the calibration applied.
+#[test]
+fn ncu_check_names_the_runs_own_empty_kernel_only_where_it_used_it() {
+    let got = python_floats(
+        r#"
+import ncu_check as n
+cal = {"offset_ms": 0.001, "ncu_ms": 0.002, "events_ms": 0.003}
+p = {"engine_ms": 0.010, "runs_per_sample": 1}
+used = [n.own_empty_kernel(cal, dict(p, empty_kernel_ms=e)) for e in (0.0045, 0.0095, 0.0015, None)]
+used.append(n.own_empty_kernel(None, dict(p, empty_kernel_ms=0.0045)))
+print(*[-1 if u is None else u for u in used])
+"#,
+    );
+    assert_eq!(got, [0.0045, -1.0, -1.0, -1.0, -1.0]);
+}

@@ -2,7 +2,7 @@
 //! recorded median and its median in the check's own call, or "not run yet on this GPU".
 
 use super::html::escape;
-use crate::results::ncu_check::{DeviceCheck, NcuCheckFile, NcuPoint, SameRunInfo};
+use crate::results::ncu_check::{DeviceCheck, NcuCheckFile, NcuPoint, OffsetUsed, SameRunInfo};
 
 /// The tables, one per device (a note for a device without a check, or when there is no device).
 pub fn ncu_check_html(devices: &[DeviceCheck]) -> String {
@@ -117,11 +117,13 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
         .map(|r| (r - 1.0).abs())
         .fold(0.0f64, f64::max);
     let offset = f.event_offset.as_ref().map_or_else(String::new, |o| {
-        format!(
-            "; both less the events' {:.3} µs (calibrated {})",
-            o.offset_ms * 1e3,
-            escape(&o.date[..o.date.len().min(10)])
-        )
+        let own = f.points.iter().flat_map(|p| {
+            [
+                p.own_empty_kernel_ms,
+                p.same_run.as_ref().and_then(|s| s.own_empty_kernel_ms),
+            ]
+        });
+        format!("; both less {}", overhead_phrase(o, own))
     });
     let failed = if failed > 0 {
         format!(" ({failed} failed in the engine's run)")
@@ -208,6 +210,34 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
     out
 }
 
+/// What the check subtracted from the engine's medians as the events' overhead, as the book does:
+/// the calibrated offset, or, for the points whose own run timed the empty kernel (`own`, one entry
+/// per timing, `None` where the calibration applied), that run's empty kernel less ncu's.
+fn overhead_phrase(o: &OffsetUsed, own: impl Iterator<Item = Option<f64>>) -> String {
+    let date = escape(&o.date[..o.date.len().min(10)]);
+    let calibrated = format!("the events' {:.3} µs, calibrated {date}", o.offset_ms * 1e3);
+    let (Some(ncu_ms), own) = (o.ncu_ms, own.flatten().collect::<Vec<f64>>()) else {
+        return calibrated;
+    };
+    if own.is_empty() {
+        return calibrated;
+    }
+    let per_run = own.iter().map(|e| (e - ncu_ms) * 1e3);
+    let (lo, hi) = per_run.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), us| {
+        (lo.min(us), hi.max(us))
+    });
+    let range = if hi - lo < 0.0005 {
+        format!("{lo:.3} µs")
+    } else {
+        format!("{lo:.3}–{hi:.3} µs")
+    };
+    format!(
+        "the events' overhead of each point's own run (its empty kernel less ncu's {:.3} µs: \
+         {range}), or {calibrated}, where a run timed none",
+        ncu_ms * 1e3
+    )
+}
+
 /// The point's mode, with how ncu's caches were set in its tooltip (a multi-launch cold point is
 /// flushed by the script once per run of its sequence, as the engine flushes once per sample).
 fn mode_cell(f: &NcuCheckFile, p: &NcuPoint) -> String {
@@ -260,13 +290,12 @@ fn recordings_only_html(f: &NcuCheckFile) -> String {
     let (before, raw_heads) = match offset {
         Some(o) => (
             format!(
-                " ({} before subtracting the events' {:.3} µs, calibrated {})",
+                " ({} before subtracting {})",
                 f.points
                     .iter()
                     .filter(|p| p.within_raw.unwrap_or(p.within))
                     .count(),
-                o.offset_ms * 1e3,
-                escape(&o.date[..o.date.len().min(10)])
+                overhead_phrase(o, f.points.iter().map(|p| p.own_empty_kernel_ms))
             ),
             "<th>engine as recorded (ms)</th><th>÷ ncu</th><th>less the event overhead (ms)</th>",
         ),
@@ -330,6 +359,7 @@ mod tests {
             ratio_raw: None,
             within_raw: None,
             launch_gaps_ms: None,
+            own_empty_kernel_ms: None,
             flushed_by_script: false,
             same_run: None,
         }
@@ -422,6 +452,7 @@ mod tests {
         let offset = crate::results::ncu_check::OffsetUsed {
             offset_ms: 0.00096,
             date: "2026-11-24T01:54:37Z".into(),
+            ncu_ms: None,
         };
         let f = check(vec![corrected], Some(offset));
         let html = h100_html(f);
@@ -441,6 +472,37 @@ mod tests {
         );
     }
 
+    /// Regression (session 14's "not done"): once recordings carry their run's empty kernel, the
+    /// headline named only the calibrated offset, though the check subtracted each run's own.
+    #[test]
+    fn a_check_of_per_run_overheads_names_them_with_their_range_and_the_fallback() {
+        let mut own = point(1.0, true);
+        own.own_empty_kernel_ms = Some(0.0028);
+        let mut other = point(1.0, true);
+        other.own_empty_kernel_ms = Some(0.0030);
+        let calibrated = point(1.0, true);
+        let offset = crate::results::ncu_check::OffsetUsed {
+            offset_ms: 0.00134,
+            date: "2026-11-24T01:55:46Z".into(),
+            ncu_ms: Some(0.00147),
+        };
+        let html = h100_html(check(vec![own, other, calibrated], Some(offset.clone())));
+        assert!(
+            html.contains(
+                "before subtracting the events' overhead of each point's own run (its empty kernel \
+                 less ncu's 1.470 µs: 1.330–1.530 µs), or the events' 1.340 µs, calibrated \
+                 2026-11-24, where a run timed none)"
+            ),
+            "{html}"
+        );
+        // No point with its own run's empty kernel: the calibration alone, as before.
+        let html = h100_html(check(vec![point(1.0, true)], Some(offset)));
+        assert!(
+            html.contains("before subtracting the events' 1.340 µs, calibrated 2026-11-24)"),
+            "{html}"
+        );
+    }
+
     #[test]
     fn a_check_with_the_engine_in_the_same_call_gives_its_verdict_on_that_run() {
         use crate::results::ncu_check::{SameRunInfo, SameRunPoint};
@@ -454,6 +516,7 @@ mod tests {
             ratio: Some(1.01),
             within: true,
             launch_gaps_ms: None,
+            own_empty_kernel_ms: None,
             ncu_engine_launches_ms: None,
             ratio_engine_launches: None,
             within_engine_launches: None,
@@ -468,6 +531,7 @@ mod tests {
             ratio: Some(1.0367),
             within: false,
             launch_gaps_ms: None,
+            own_empty_kernel_ms: None,
             ncu_engine_launches_ms: Some(3.08),
             ratio_engine_launches: Some(1.0097),
             within_engine_launches: Some(true),
@@ -486,6 +550,7 @@ mod tests {
             ratio: None,
             within: false,
             launch_gaps_ms: None,
+            own_empty_kernel_ms: None,
             ncu_engine_launches_ms: None,
             ratio_engine_launches: None,
             within_engine_launches: None,

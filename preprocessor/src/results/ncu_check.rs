@@ -79,6 +79,11 @@ pub struct SameRunPoint {
     /// (ncu's sum of durations does not count them).
     #[serde(default)]
     pub launch_gaps_ms: Option<f64>,
+    /// The empty kernel this run timed, when its overhead (less ncu's empty kernel) was subtracted
+    /// instead of the calibrated one; `None`: the calibration's (and in checks before per-run
+    /// overheads).
+    #[serde(default)]
+    pub own_empty_kernel_ms: Option<f64>,
     /// For a point outside its target: ncu's median of the engine's own launches of it, and the
     /// engine's time against that (a difference of timing, not of launch, when this is outside too).
     #[serde(default)]
@@ -94,6 +99,10 @@ pub struct SameRunPoint {
 pub struct OffsetUsed {
     pub offset_ms: f64,
     pub date: String,
+    /// Nsight Compute's time of the empty kernel in that calibration: what a run's own empty kernel
+    /// is reduced by (absent in older checks).
+    #[serde(default)]
+    pub ncu_ms: Option<f64>,
 }
 
 /// The allowed deviations: `long` at or above `short_below_us`, `short` below.
@@ -132,6 +141,10 @@ pub struct NcuPoint {
     /// The calibrated gaps between a multi-launch point's launches, subtracted from `engine_ms`.
     #[serde(default)]
     pub launch_gaps_ms: Option<f64>,
+    /// The empty kernel the recording's own run timed, when its overhead was subtracted instead of
+    /// the calibrated one (see [`SameRunPoint::own_empty_kernel_ms`]).
+    #[serde(default)]
+    pub own_empty_kernel_ms: Option<f64>,
     /// A cold point of several launches whose L2 the script flushed once per run of the sequence
     /// (ncu's `--cache-control none`), as the engine does per sample.
     #[serde(default)]
