@@ -104,3 +104,106 @@ fn a_tgz_of_data_is_read_like_the_folder() {
     assert!(tar.success());
     assert_eq!(compare(&a, &b), compare(&a, &tgz));
 }
+
+/// A data/ folder of two experiments, `e` (cold points of 10, 12 and 50 µs as the kernel runs) and
+/// `skip` (one point), recorded on a host whose events time the empty kernel at `empty_us`: each
+/// median carries that host's overhead, `empty_us` less the calibration's ncu time of 1.5 µs.
+fn host_data(dir: &Path, empty_us: f64) -> PathBuf {
+    let folder = dir.join("data").join("synthetic-gpu");
+    std::fs::create_dir_all(folder.join("checks")).unwrap();
+    let point = |n: u32, kernel_us: f64| {
+        format!(
+            r#"{{"variant": "v", "params": {{"N": {n}}}, "outcome": "ok",
+                 "timing": {{"median_ms": {}, "mode": "cold", "clock": "events",
+                             "empty_kernel_ms": {}}}}}"#,
+            (kernel_us + empty_us - 1.5) / 1e3,
+            empty_us / 1e3
+        )
+    };
+    let e = [point(1, 10.0), point(2, 12.0), point(3, 50.0)].join(",");
+    std::fs::write(
+        folder.join("e.json"),
+        format!(r#"{{"experiment": "e", "points": [{e}]}}"#),
+    )
+    .unwrap();
+    std::fs::write(
+        folder.join("skip.json"),
+        format!(
+            r#"{{"experiment": "skip", "points": [{}]}}"#,
+            point(9, 30.0)
+        ),
+    )
+    .unwrap();
+    std::fs::write(
+        folder.join("checks").join("event_offset.json"),
+        r#"{"offset_ms": 0.0013, "events_ms": 0.0028, "ncu_ms": 0.0015}"#,
+    )
+    .unwrap();
+    dir.join("data")
+}
+
+fn compare_with(a: &Path, b: &Path, options: &[&str]) -> String {
+    let out = Command::new("python3")
+        .arg(root().join("scripts/compare_runs.py"))
+        .args([a, b])
+        .args(["--device", "synthetic-gpu"])
+        .args(options)
+        .output()
+        .expect("python3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Two hosts whose events differ by 1.7 µs a launch: as recorded, their short kernels differ by
+/// that much; as the book shows them (each less its own run's overhead), they agree.
+#[test]
+fn as_shown_each_side_loses_its_own_runs_overhead_and_excluded_experiments_are_left_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = host_data(&dir.path().join("a"), 2.8);
+    let b = host_data(&dir.path().join("b"), 4.5);
+    let bin = |out: &str| {
+        out.lines()
+            .find(|l| l.trim_start().starts_with("5-20 us"))
+            .unwrap_or_else(|| panic!("{out}"))
+            .to_string()
+    };
+    let recorded = compare_with(&a, &b, &[]);
+    assert!(
+        recorded.contains("4 cold points verified in both"),
+        "{recorded}"
+    );
+    assert!(bin(&recorded).contains("1.70 us"), "{recorded}");
+    let shown = compare_with(&a, &b, &["--as-shown", "--exclude", "skip"]);
+    assert!(
+        shown.starts_with("3 cold points verified in both")
+            && shown.contains("as the book shows them")
+            && shown.contains("without skip"),
+        "{shown}"
+    );
+    assert!(
+        bin(&shown).contains("1.000") && bin(&shown).contains("0.00 us"),
+        "{shown}"
+    );
+}
+
+#[test]
+fn as_shown_without_a_calibration_says_what_is_missing() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = data(&dir.path().join("a"), 1.0);
+    let out = Command::new("python3")
+        .arg(root().join("scripts/compare_runs.py"))
+        .args([&a, &a])
+        .args(["--device", "synthetic-gpu", "--as-shown"])
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("--as-shown needs synthetic-gpu/checks/event_offset.json"),
+        "{err}"
+    );
+}

@@ -157,7 +157,7 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
         "<div class=\"gpulab-ncu-check\"><p><strong>{}</strong>: {within} of {n} points within target \
          against the engine timed in the same call on the same GPU{failed} (±{:.0} % for kernels of \
          {:.0} µs or more, ±{:.0} % below; largest deviation {:.1} %); against the handbook's \
-         recordings, made in other sessions: {recorded_within} of {n}{offset}.{on_engine}</p>\n\
+         recordings, made in earlier runs (often on another machine): {recorded_within} of {n}{offset}.{on_engine}</p>\n\
          <table>\n<thead><tr><th>point</th><th>mode</th><th>launches</th><th>ncu (ms)</th>\
          <th>engine, recorded (ms)</th><th>÷ ncu</th><th>engine, this call (ms)</th><th>÷ ncu</th>\
          <th>target</th><th></th></tr></thead>\n<tbody>\n",
@@ -571,7 +571,7 @@ mod tests {
         );
         assert!(html.contains("largest deviation 3.7 %"), "{html}");
         assert!(
-            html.contains("against the handbook's recordings, made in other sessions: 2 of 3."),
+            html.contains("against the handbook's recordings, made in earlier runs (often on another machine): 2 of 3."),
             "{html}"
         );
         assert!(
