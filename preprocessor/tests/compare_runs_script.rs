@@ -37,19 +37,37 @@ fn data(dir: &Path, scale: f64) -> PathBuf {
     dir.join("data")
 }
 
-fn compare(a: &Path, b: &Path) -> String {
-    let out = Command::new("python3")
+/// `compare_runs.py A B --device DEVICE OPTIONS…`, as it exited.
+fn run(a: &Path, b: &Path, device: &str, options: &[&str]) -> std::process::Output {
+    Command::new("python3")
         .arg(root().join("scripts/compare_runs.py"))
         .args([a, b])
-        .args(["--device", "synthetic-gpu"])
+        .args(["--device", device])
+        .args(options)
         .output()
-        .expect("python3");
+        .expect("python3")
+}
+
+/// The comparison of A and B on the synthetic device with `options`; the test fails unless it succeeds.
+fn compare_with(a: &Path, b: &Path, options: &[&str]) -> String {
+    let out = run(a, b, "synthetic-gpu", options);
     assert!(
         out.status.success(),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap()
+}
+
+fn compare(a: &Path, b: &Path) -> String {
+    compare_with(a, b, &[])
+}
+
+/// What the script says on stderr when it fails (the test fails if it succeeds).
+fn compare_fails(a: &Path, device: &str, options: &[&str]) -> String {
+    let out = run(a, a, device, options);
+    assert!(!out.status.success());
+    String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
 #[test]
@@ -73,14 +91,7 @@ fn points_of_both_recordings_are_compared_by_duration_bin() {
 fn a_device_with_no_recordings_is_an_error_naming_those_there() {
     let dir = tempfile::tempdir().unwrap();
     let a = data(&dir.path().join("a"), 1.0);
-    let out = Command::new("python3")
-        .arg(root().join("scripts/compare_runs.py"))
-        .args([&a, &a])
-        .args(["--device", "nvidia-h300"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = compare_fails(&a, "nvidia-h300", &[]);
     assert!(
         err.contains("no recordings of nvidia-h300 (devices there: synthetic-gpu)"),
         "{err}"
@@ -142,22 +153,6 @@ fn host_data(dir: &Path, empty_us: f64) -> PathBuf {
     dir.join("data")
 }
 
-fn compare_with(a: &Path, b: &Path, options: &[&str]) -> String {
-    let out = Command::new("python3")
-        .arg(root().join("scripts/compare_runs.py"))
-        .args([a, b])
-        .args(["--device", "synthetic-gpu"])
-        .args(options)
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
 /// Two hosts whose events differ by 1.7 µs a launch: as recorded, their short kernels differ by
 /// that much; as the book shows them (each less its own run's overhead), they agree.
 #[test]
@@ -194,14 +189,7 @@ fn as_shown_each_side_loses_its_own_runs_overhead_and_excluded_experiments_are_l
 fn as_shown_without_a_calibration_says_what_is_missing() {
     let dir = tempfile::tempdir().unwrap();
     let a = data(&dir.path().join("a"), 1.0);
-    let out = Command::new("python3")
-        .arg(root().join("scripts/compare_runs.py"))
-        .args([&a, &a])
-        .args(["--device", "synthetic-gpu", "--as-shown"])
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = String::from_utf8_lossy(&out.stderr);
+    let err = compare_fails(&a, "synthetic-gpu", &["--as-shown"]);
     assert!(
         err.contains("--as-shown needs synthetic-gpu/checks/event_offset.json"),
         "{err}"

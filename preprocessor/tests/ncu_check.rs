@@ -285,24 +285,30 @@ print(n.launch_gaps(cal, one), n.launch_gaps(cal, three), n.launch_gaps(cal, hot
     assert_eq!(&got[3..], &[0.0, 0.0, 0.0, 0.0]);
 }
 
+/// The Python both overhead tests start from: the module, a calibration (offset 1 µs, ncu's empty
+/// kernel 2 µs, the events' 3 µs) and a cold point of 10 µs, one run per sample.
+const CALIBRATED_POINT: &str = r#"
+import ncu_check as n
+cal = {"offset_ms": 0.001, "ncu_ms": 0.002, "events_ms": 0.003}
+p = {"engine_ms": 0.010, "runs_per_sample": 1}
+"#;
+
 /// The check subtracts what the book does (`results::event_offset::per_launch`): a point whose run
 /// timed the empty kernel loses that run's time less the calibration's ncu duration, others (and
 /// a run's implausible time, over three times the calibration's) the calibrated offset.
 #[test]
 fn ncu_check_subtracts_a_runs_own_empty_kernel_as_the_book_does() {
-    let got = python_floats(
+    let got = python_floats(&format!(
+        "{CALIBRATED_POINT}{}",
         r#"
-import ncu_check as n
-cal = {"offset_ms": 0.001, "ncu_ms": 0.002, "events_ms": 0.003}
-p = {"engine_ms": 0.010, "runs_per_sample": 1}
 print(n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045)),
       n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045, runs_per_sample=5)),
       n.corrected_offset(cal, p),
       n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0095)),
       n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0015)),
       n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045, clock="kernel")))
-"#,
-    );
+"#
+    ));
     let want = [0.0025, 0.0005, 0.001, 0.001, 0.001, 0.0];
     assert_eq!(got.len(), want.len());
     for (g, w) in got.iter().zip(want) {
@@ -314,15 +320,13 @@ print(n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045)),
 /// none where the calibration applied.
 #[test]
 fn ncu_check_names_the_runs_own_empty_kernel_only_where_it_used_it() {
-    let got = python_floats(
+    let got = python_floats(&format!(
+        "{CALIBRATED_POINT}{}",
         r#"
-import ncu_check as n
-cal = {"offset_ms": 0.001, "ncu_ms": 0.002, "events_ms": 0.003}
-p = {"engine_ms": 0.010, "runs_per_sample": 1}
 used = [n.own_empty_kernel(cal, dict(p, empty_kernel_ms=e)) for e in (0.0045, 0.0095, 0.0015, None)]
 used.append(n.own_empty_kernel(None, dict(p, empty_kernel_ms=0.0045)))
 print(*[-1 if u is None else u for u in used])
-"#,
-    );
+"#
+    ));
     assert_eq!(got, [0.0045, -1.0, -1.0, -1.0, -1.0]);
 }
