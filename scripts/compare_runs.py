@@ -62,7 +62,8 @@ def medians(folder, device, as_shown=False, exclude=()):
             key = (rec["experiment"], p["variant"], json.dumps(p["params"], sort_keys=True))
             ms = t["median_ms"]
             if as_shown:
-                ms -= corrected_offset(cal, {"engine_ms": ms, "clock": t.get("clock"),
+                ms -= corrected_offset(cal, {"engine_ms": ms, "min_ms": t.get("min_ms"),
+                                             "clock": t.get("clock"),
                                              "runs_per_sample": t.get("runs_per_sample"),
                                              "empty_kernel_ms": t.get("empty_kernel_ms")})
             out[key] = ms * 1e3

@@ -462,7 +462,7 @@ def plan_all(slug):
         plan.update({
             "mode": timing["mode"], "engine_ms": timing["median_ms"], "engine_samples": timing.get("samples"),
             "engine_noise": timing.get("noise"), "runs_per_sample": timing.get("runs_per_sample", 1),
-            "empty_kernel_ms": timing.get("empty_kernel_ms"),
+            "empty_kernel_ms": timing.get("empty_kernel_ms"), "min_ms": timing.get("min_ms"),
             "clock": timing.get("clock", "events"),
             "recorded_at": p.get("recorded_at"), "recorded_commit": p.get("commit"),
         })
@@ -488,11 +488,22 @@ def launch_gaps(calibration, plan):
     return max(0.0, calibration["gap_ms"]) * (n * r - 1) / r
 
 
+def calibration_is_sane(calibration):
+    """results/event_offset.rs's is_sane: finite, a positive ncu time, and an offset smaller than the
+    empty kernel's own event time; the book subtracts nothing with any other calibration."""
+    try:
+        values = [float(calibration[k]) for k in ("events_ms", "ncu_ms", "offset_ms")]
+    except (KeyError, TypeError, ValueError):
+        return False
+    events, ncu, offset = values
+    return all(math.isfinite(v) for v in values) and ncu > 0 and abs(offset) < events
+
+
 def own_empty_kernel(calibration, plan):
     """The empty kernel the point's own run timed, when the book uses it for this point's overhead
     (results/event_offset.rs: longer than ncu's, and RUN_EMPTY_KERNEL_MAX (3) times the
-    calibration's at most); None when the calibrated offset applies."""
-    if calibration is None or plan.get("clock") == "kernel":
+    calibration's at most); None when the calibrated offset applies or nothing is subtracted."""
+    if calibration is None or plan.get("clock") == "kernel" or not calibration_is_sane(calibration):
         return None
     own = plan.get("empty_kernel_ms")
     if (isinstance(own, (int, float)) and math.isfinite(own) and own > calibration["ncu_ms"]
@@ -505,13 +516,23 @@ def corrected_offset(calibration, plan):
     """What the book subtracts from this point's recorded median (results/event_offset.rs): per
     sample, the events' overhead of one launch (the point's own run's empty kernel less the
     calibration's ncu duration when the run timed one, else the calibrated offset), for event-timed
-    points; 0 without a calibration or when the median would not stay positive."""
-    if calibration is None or plan.get("clock") == "kernel":
+    points; 0 without a (sane) calibration or when the median, or the fastest sample (`min_ms`, when
+    the plan has it), would not stay positive."""
+    if calibration is None or plan.get("clock") == "kernel" or not calibration_is_sane(calibration):
         return 0.0
     own = own_empty_kernel(calibration, plan)
     per_launch = calibration["offset_ms"] if own is None else own - calibration["ncu_ms"]
     off = per_launch / max(1, plan.get("runs_per_sample") or 1)
-    return off if plan["engine_ms"] - off > 0 else 0.0
+    fastest = plan.get("min_ms")
+    if plan["engine_ms"] - off <= 0 or (isinstance(fastest, (int, float)) and fastest - off <= 0):
+        return 0.0
+    return off
+
+
+def subtracted_empty_kernel(calibration, plan):
+    """The run's own empty kernel when the book subtracted it from this point (for the check's rows,
+    whose range the rendered headline gives); None when it subtracted the calibration, or nothing."""
+    return own_empty_kernel(calibration, plan) if corrected_offset(calibration, plan) > 0 else None
 
 
 # ---------------------------------------------------------------- the engine, in the same call
@@ -599,7 +620,7 @@ def same_run(slug, plans, scratch, commit):
         p["same_run"] = {
             "outcome": "ok", "raw_ms": t["median_ms"], "samples": t.get("samples"), "noise": t.get("noise"),
             "runs_per_sample": t.get("runs_per_sample", 1), "clock": t.get("clock", "events"),
-            "empty_kernel_ms": t.get("empty_kernel_ms"),
+            "empty_kernel_ms": t.get("empty_kernel_ms"), "min_ms": t.get("min_ms"),
             "mode": t.get("mode"), "recorded_at": q.get("recorded_at"), "commit": q.get("commit"),
         }
     return {"command": "mdbook-gpulab record <scratch copy> --experiment " + ",".join(sorted(removed)),
@@ -882,7 +903,8 @@ def same_run_row(p, ncu_ms, calibration, kind):
         return None
     if same["outcome"] != "ok":
         return {"outcome": same["outcome"], "failure": same["failure"], "within": False}
-    timing = {"engine_ms": same["raw_ms"], "clock": same["clock"], "runs_per_sample": same["runs_per_sample"],
+    timing = {"engine_ms": same["raw_ms"], "min_ms": same.get("min_ms"), "clock": same["clock"],
+              "runs_per_sample": same["runs_per_sample"],
               "empty_kernel_ms": same.get("empty_kernel_ms"),
               "launches": p["launches"]}
     off = corrected_offset(calibration, timing)
@@ -890,7 +912,7 @@ def same_run_row(p, ncu_ms, calibration, kind):
     ms = same["raw_ms"] - off - gaps
     return {
         "outcome": "ok", "engine_raw_ms": same["raw_ms"], "engine_ms": ms, "event_offset_ms": off,
-        "own_empty_kernel_ms": own_empty_kernel(calibration, timing), "launch_gaps_ms": gaps,
+        "own_empty_kernel_ms": subtracted_empty_kernel(calibration, timing), "launch_gaps_ms": gaps,
         "ratio_raw": same["raw_ms"] / ncu_ms, "within_raw": abs(same["raw_ms"] / ncu_ms - 1) <= TARGET[kind],
         "ratio": ms / ncu_ms, "within": abs(ms / ncu_ms - 1) <= TARGET[kind],
         "samples": same["samples"], "noise": same["noise"], "mode": same["mode"],
@@ -959,7 +981,7 @@ def check(slug_arg, own_compile=False, same=True, cold_flush="ncu"):
                 "grid": p["launches"][0]["grid"], "block": p["launches"][0]["block"],
                 "shared": p["launches"][0]["shared"], "options": [o for o in p["options"] if not o.startswith("-I")],
                 "ncu_ms": ncu_ms, "ncu_runs_ms": runs, "engine_ms": engine_ms, "engine_raw_ms": raw,
-                "event_offset_ms": off, "own_empty_kernel_ms": own_empty_kernel(calibration, p),
+                "event_offset_ms": off, "own_empty_kernel_ms": subtracted_empty_kernel(calibration, p),
                 "launch_gaps_ms": gaps, "ratio_raw": raw / ncu_ms,
                 "within_raw": abs(raw / ncu_ms - 1) <= TARGET[kind],
                 "engine_samples": p["engine_samples"], "engine_noise": p["engine_noise"],

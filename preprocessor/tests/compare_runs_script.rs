@@ -116,22 +116,33 @@ fn a_tgz_of_data_is_read_like_the_folder() {
     assert_eq!(compare(&a, &b), compare(&a, &tgz));
 }
 
-/// A data/ folder of two experiments, `e` (cold points of 10, 12 and 50 µs as the kernel runs) and
-/// `skip` (one point), recorded on a host whose events time the empty kernel at `empty_us`: each
-/// median carries that host's overhead, `empty_us` less the calibration's ncu time of 1.5 µs.
-fn host_data(dir: &Path, empty_us: f64) -> PathBuf {
+/// A data/ folder of two experiments, `e` (cold points of 10, 12 and 50 µs as the kernel runs, and
+/// one of 15 µs timed by the kernel clock, which carries no overhead) and `skip` (one point),
+/// recorded on a host whose events time the empty kernel at `empty_us`: each event-timed median
+/// carries that host's overhead, `empty_us` less the calibration's ncu time of 1.5 µs. `None`: a
+/// recording that stored no empty kernel, whose medians carry the calibrated 1.3 µs.
+fn host_data(dir: &Path, empty_us: Option<f64>) -> PathBuf {
     let folder = dir.join("data").join("synthetic-gpu");
     std::fs::create_dir_all(folder.join("checks")).unwrap();
+    let overhead = empty_us.map_or(1.3, |e| e - 1.5);
+    let empty = empty_us.map_or("null".to_string(), |e| (e / 1e3).to_string());
     let point = |n: u32, kernel_us: f64| {
         format!(
             r#"{{"variant": "v", "params": {{"N": {n}}}, "outcome": "ok",
-                 "timing": {{"median_ms": {}, "mode": "cold", "clock": "events",
-                             "empty_kernel_ms": {}}}}}"#,
-            (kernel_us + empty_us - 1.5) / 1e3,
-            empty_us / 1e3
+                 "timing": {{"median_ms": {ms}, "min_ms": {ms}, "mode": "cold", "clock": "events",
+                             "empty_kernel_ms": {empty}}}}}"#,
+            ms = (kernel_us + overhead) / 1e3
         )
     };
-    let e = [point(1, 10.0), point(2, 12.0), point(3, 50.0)].join(",");
+    let clocked = r#"{"variant": "k", "params": {"N": 4}, "outcome": "ok",
+                      "timing": {"median_ms": 0.015, "mode": "cold", "clock": "kernel"}}"#;
+    let e = [
+        point(1, 10.0),
+        point(2, 12.0),
+        point(3, 50.0),
+        clocked.to_string(),
+    ]
+    .join(",");
     std::fs::write(
         folder.join("e.json"),
         format!(r#"{{"experiment": "e", "points": [{e}]}}"#),
@@ -158,8 +169,8 @@ fn host_data(dir: &Path, empty_us: f64) -> PathBuf {
 #[test]
 fn as_shown_each_side_loses_its_own_runs_overhead_and_excluded_experiments_are_left_out() {
     let dir = tempfile::tempdir().unwrap();
-    let a = host_data(&dir.path().join("a"), 2.8);
-    let b = host_data(&dir.path().join("b"), 4.5);
+    let a = host_data(&dir.path().join("a"), Some(2.8));
+    let b = host_data(&dir.path().join("b"), Some(4.5));
     let bin = |out: &str| {
         out.lines()
             .find(|l| l.trim_start().starts_with("5-20 us"))
@@ -168,13 +179,13 @@ fn as_shown_each_side_loses_its_own_runs_overhead_and_excluded_experiments_are_l
     };
     let recorded = compare_with(&a, &b, &[]);
     assert!(
-        recorded.contains("4 cold points verified in both"),
+        recorded.contains("5 cold points verified in both"),
         "{recorded}"
     );
     assert!(bin(&recorded).contains("1.70 us"), "{recorded}");
     let shown = compare_with(&a, &b, &["--as-shown", "--exclude", "skip"]);
     assert!(
-        shown.starts_with("3 cold points verified in both")
+        shown.starts_with("4 cold points verified in both")
             && shown.contains("as the book shows them")
             && shown.contains("without skip"),
         "{shown}"
@@ -183,6 +194,38 @@ fn as_shown_each_side_loses_its_own_runs_overhead_and_excluded_experiments_are_l
         bin(&shown).contains("1.000") && bin(&shown).contains("0.00 us"),
         "{shown}"
     );
+    // A recording without its run's empty kernel loses the calibrated offset (1.3 µs), not its
+    // events' 2.8 µs, and agrees with A as shown only if A lost its own 2.8 µs less ncu's 1.5 µs:
+    // subtracting the whole empty kernel would leave them 1.5 µs apart.
+    let c = host_data(&dir.path().join("c"), None);
+    let shown = compare_with(&a, &c, &["--as-shown", "--exclude", "skip"]);
+    assert!(
+        bin(&shown).contains("1.000") && bin(&shown).contains("0.00 us"),
+        "{shown}"
+    );
+}
+
+/// A point timed by the kernel clock carries no event overhead, so `--as-shown` leaves it alone:
+/// against a copy of itself 1 µs longer it still reads 1 µs (1.067×) longer.
+#[test]
+fn as_shown_leaves_kernel_clock_points_alone() {
+    let dir = tempfile::tempdir().unwrap();
+    let a = host_data(&dir.path().join("a"), Some(2.8));
+    let b = host_data(&dir.path().join("b"), Some(2.8));
+    let e = b.join("synthetic-gpu").join("e.json");
+    let text = std::fs::read_to_string(&e).unwrap();
+    std::fs::write(
+        &e,
+        text.replace("\"median_ms\": 0.015", "\"median_ms\": 0.016"),
+    )
+    .unwrap();
+    let shown = compare_with(&a, &b, &["--as-shown", "--exclude", "skip"]);
+    let bin = shown
+        .lines()
+        .find(|l| l.trim_start().starts_with("5-20 us"))
+        .unwrap_or_else(|| panic!("{shown}"));
+    // 10, 12 and 15 µs: the 15 µs point is the only one that moved, by 1/15.
+    assert!(bin.contains("1.067"), "{shown}");
 }
 
 #[test]

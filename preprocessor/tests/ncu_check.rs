@@ -316,17 +316,28 @@ print(n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045)),
     }
 }
 
-/// The rows name the empty kernel the check used (the rendered headline gives their range), and
-/// none where the calibration applied.
+/// The rows name the empty kernel the check subtracted (the rendered headline gives their range),
+/// and none where the calibration applied, where nothing was subtracted (kernel clock, a fastest
+/// sample the overhead would take to zero, as the book's `apply`) or with an insane calibration.
 #[test]
 fn ncu_check_names_the_runs_own_empty_kernel_only_where_it_used_it() {
     let got = python_floats(&format!(
         "{CALIBRATED_POINT}{}",
         r#"
-used = [n.own_empty_kernel(cal, dict(p, empty_kernel_ms=e)) for e in (0.0045, 0.0095, 0.0015, None)]
-used.append(n.own_empty_kernel(None, dict(p, empty_kernel_ms=0.0045)))
-print(*[-1 if u is None else u for u in used])
+used = [n.subtracted_empty_kernel(cal, dict(p, empty_kernel_ms=e)) for e in (0.0045, 0.0095, 0.0015, None)]
+used.append(n.subtracted_empty_kernel(None, dict(p, empty_kernel_ms=0.0045)))
+used.append(n.subtracted_empty_kernel(cal, dict(p, empty_kernel_ms=0.0045, clock="kernel")))
+# Nothing subtracted (the fastest sample would not stay positive): no empty kernel named.
+used.append(n.subtracted_empty_kernel(cal, dict(p, empty_kernel_ms=0.0045, min_ms=0.002)))
+# An insane calibration (offset larger than the empty kernel's own time): the book subtracts nothing.
+bad = dict(cal, offset_ms=0.004)
+used.append(n.subtracted_empty_kernel(bad, dict(p, empty_kernel_ms=0.0045)))
+print(*[-1 if u is None else u for u in used], n.corrected_offset(bad, p),
+      n.corrected_offset(cal, dict(p, min_ms=0.0009)))
 "#
     ));
-    assert_eq!(got, [0.0045, -1.0, -1.0, -1.0, -1.0]);
+    assert_eq!(
+        got,
+        [0.0045, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, 0.0, 0.0]
+    );
 }

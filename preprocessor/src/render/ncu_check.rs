@@ -118,10 +118,15 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
         .fold(0.0f64, f64::max);
     let offset = f.event_offset.as_ref().map_or_else(String::new, |o| {
         let own = f.points.iter().flat_map(|p| {
-            [
-                p.own_empty_kernel_ms,
-                p.same_run.as_ref().and_then(|s| s.own_empty_kernel_ms),
-            ]
+            let mut timings = vec![Subtracted {
+                own_empty_kernel_ms: p.own_empty_kernel_ms,
+                event_offset_ms: p.event_offset_ms,
+            }];
+            timings.extend(p.same_run.as_ref().map(|s| Subtracted {
+                own_empty_kernel_ms: s.own_empty_kernel_ms,
+                event_offset_ms: s.event_offset_ms,
+            }));
+            timings
         });
         format!("; both less {}", overhead_phrase(o, own))
     });
@@ -210,13 +215,29 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
     out
 }
 
+/// What the check subtracted from one timing (a recorded median or the same call's).
+struct Subtracted {
+    /// The run's own empty kernel, when its overhead was subtracted.
+    own_empty_kernel_ms: Option<f64>,
+    /// The amount subtracted (absent in older checks: taken as subtracted).
+    event_offset_ms: Option<f64>,
+}
+
 /// What the check subtracted from the engine's medians as the events' overhead, as the book does:
-/// the calibrated offset, or, for the points whose own run timed the empty kernel (`own`, one entry
-/// per timing, `None` where the calibration applied), that run's empty kernel less ncu's.
-fn overhead_phrase(o: &OffsetUsed, own: impl Iterator<Item = Option<f64>>) -> String {
+/// the calibrated offset, or, for the timings whose own run timed the empty kernel, that run's
+/// empty kernel less ncu's; the calibrated offset is named beside a per-run range only when some
+/// timing had it subtracted.
+fn overhead_phrase(o: &OffsetUsed, timings: impl Iterator<Item = Subtracted>) -> String {
     let date = escape(&o.date[..o.date.len().min(10)]);
     let calibrated = format!("the events' {:.3} µs, calibrated {date}", o.offset_ms * 1e3);
-    let (Some(ncu_ms), own) = (o.ncu_ms, own.flatten().collect::<Vec<f64>>()) else {
+    let (mut own, mut calibrated_used) = (Vec::new(), false);
+    for t in timings {
+        match t.own_empty_kernel_ms {
+            Some(e) => own.push(e),
+            None => calibrated_used |= t.event_offset_ms.is_none_or(|d| d > 0.0),
+        }
+    }
+    let Some(ncu_ms) = o.ncu_ms else {
         return calibrated;
     };
     if own.is_empty() {
@@ -231,9 +252,14 @@ fn overhead_phrase(o: &OffsetUsed, own: impl Iterator<Item = Option<f64>>) -> St
     } else {
         format!("{lo:.3}–{hi:.3} µs")
     };
+    let fallback = if calibrated_used {
+        format!(", or {calibrated}, where a run timed none (or an implausible one)")
+    } else {
+        String::new()
+    };
     format!(
         "the events' overhead of each point's own run (its empty kernel less ncu's {:.3} µs: \
-         {range}), or {calibrated}, where a run timed none",
+         {range}){fallback}",
         ncu_ms * 1e3
     )
 }
@@ -295,7 +321,13 @@ fn recordings_only_html(f: &NcuCheckFile) -> String {
                     .iter()
                     .filter(|p| p.within_raw.unwrap_or(p.within))
                     .count(),
-                overhead_phrase(o, f.points.iter().map(|p| p.own_empty_kernel_ms))
+                overhead_phrase(
+                    o,
+                    f.points.iter().map(|p| Subtracted {
+                        own_empty_kernel_ms: p.own_empty_kernel_ms,
+                        event_offset_ms: p.event_offset_ms,
+                    })
+                )
             ),
             "<th>engine as recorded (ms)</th><th>÷ ncu</th><th>less the event overhead (ms)</th>",
         ),
@@ -360,6 +392,7 @@ mod tests {
             within_raw: None,
             launch_gaps_ms: None,
             own_empty_kernel_ms: None,
+            event_offset_ms: None,
             flushed_by_script: false,
             same_run: None,
         }
@@ -491,7 +524,47 @@ mod tests {
             html.contains(
                 "before subtracting the events' overhead of each point's own run (its empty kernel \
                  less ncu's 1.470 µs: 1.330–1.530 µs), or the events' 1.340 µs, calibrated \
-                 2026-11-24, where a run timed none)"
+                 2026-11-24, where a run timed none (or an implausible one))"
+            ),
+            "{html}"
+        );
+        // Every timing with its own run's empty kernel, or with nothing subtracted: no fallback.
+        let mut nothing = point(1.0, true);
+        nothing.event_offset_ms = Some(0.0);
+        let mut own = point(1.0, true);
+        own.own_empty_kernel_ms = Some(0.0028);
+        let html = h100_html(check(vec![own.clone(), nothing], Some(offset.clone())));
+        assert!(
+            html.contains("(its empty kernel less ncu's 1.470 µs: 1.330 µs))"),
+            "{html}"
+        );
+        // The same-call run's own values count too (the headline of a check with the engine in
+        // the same call), beside the recordings'.
+        let mut f = check(vec![own], Some(offset.clone()));
+        f.same_run = Some(crate::results::ncu_check::SameRunInfo {
+            command: "mdbook-gpulab record".into(),
+            points_recorded: 1,
+            seconds: 1.0,
+        });
+        f.points[0].same_run = Some(crate::results::ncu_check::SameRunPoint {
+            outcome: "ok".into(),
+            failure: None,
+            engine_raw_ms: Some(3.004),
+            engine_ms: Some(3.0),
+            ratio: Some(1.0),
+            within: true,
+            launch_gaps_ms: None,
+            own_empty_kernel_ms: Some(0.0045),
+            event_offset_ms: Some(0.003),
+            ncu_engine_launches_ms: None,
+            ratio_engine_launches: None,
+            within_engine_launches: None,
+        });
+        let html = h100_html(f);
+        assert!(
+            html.contains(
+                "both less the events' overhead of each point's own run (its empty kernel less \
+                 ncu's 1.470 µs: 1.330–3.030 µs)."
             ),
             "{html}"
         );
@@ -517,6 +590,7 @@ mod tests {
             within: true,
             launch_gaps_ms: None,
             own_empty_kernel_ms: None,
+            event_offset_ms: None,
             ncu_engine_launches_ms: None,
             ratio_engine_launches: None,
             within_engine_launches: None,
@@ -532,6 +606,7 @@ mod tests {
             within: false,
             launch_gaps_ms: None,
             own_empty_kernel_ms: None,
+            event_offset_ms: None,
             ncu_engine_launches_ms: Some(3.08),
             ratio_engine_launches: Some(1.0097),
             within_engine_launches: Some(true),
@@ -551,6 +626,7 @@ mod tests {
             within: false,
             launch_gaps_ms: None,
             own_empty_kernel_ms: None,
+            event_offset_ms: None,
             ncu_engine_launches_ms: None,
             ratio_engine_launches: None,
             within_engine_launches: None,

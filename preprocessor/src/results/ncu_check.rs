@@ -80,10 +80,13 @@ pub struct SameRunPoint {
     #[serde(default)]
     pub launch_gaps_ms: Option<f64>,
     /// The empty kernel this run timed, when its overhead (less ncu's empty kernel) was subtracted
-    /// instead of the calibrated one; `None`: the calibration's (and in checks before per-run
-    /// overheads).
+    /// instead of the calibrated one; `None`: the calibration's, or nothing (and in checks before
+    /// per-run overheads).
     #[serde(default)]
     pub own_empty_kernel_ms: Option<f64>,
+    /// What was subtracted from this run's median as the events' overhead (0: nothing).
+    #[serde(default)]
+    pub event_offset_ms: Option<f64>,
     /// For a point outside its target: ncu's median of the engine's own launches of it, and the
     /// engine's time against that (a difference of timing, not of launch, when this is outside too).
     #[serde(default)]
@@ -145,6 +148,9 @@ pub struct NcuPoint {
     /// the calibrated one (see [`SameRunPoint::own_empty_kernel_ms`]).
     #[serde(default)]
     pub own_empty_kernel_ms: Option<f64>,
+    /// What was subtracted from the recorded median as the events' overhead (0: nothing).
+    #[serde(default)]
+    pub event_offset_ms: Option<f64>,
     /// A cold point of several launches whose L2 the script flushed once per run of the sequence
     /// (ncu's `--cache-control none`), as the engine does per sample.
     #[serde(default)]
