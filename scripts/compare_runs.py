@@ -46,10 +46,11 @@ def medians(folder, device, as_shown=False, exclude=()):
         found = sorted(d.name for d in folder.iterdir() if d.is_dir()) if folder.is_dir() else []
         raise SystemExit(f"{folder}: no recordings of {device} (devices there: {', '.join(found) or 'none'})")
     cal = calibration(folder, device) if as_shown else None
+    if as_shown and cal is None:
+        raise SystemExit(f"{folder}: --as-shown needs {device}/checks/event_offset.json")
     if as_shown:
+        # Imported here: ncu_check needs Python 3.11 (tomllib), the plain comparison does not.
         from ncu_check import corrected_offset
-        if cal is None:
-            raise SystemExit(f"{folder}: --as-shown needs {device}/checks/event_offset.json")
     out = {}
     for f in sorted((folder / device).glob("*.json")):
         rec = json.loads(f.read_text())

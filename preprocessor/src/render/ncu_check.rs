@@ -2,7 +2,9 @@
 //! recorded median and its median in the check's own call, or "not run yet on this GPU".
 
 use super::html::escape;
-use crate::results::ncu_check::{DeviceCheck, NcuCheckFile, NcuPoint, OffsetUsed, SameRunInfo};
+use crate::results::ncu_check::{
+    DeviceCheck, NcuCheckFile, NcuPoint, OffsetUsed, SameRunInfo, SameRunPoint,
+};
 
 /// The tables, one per device (a note for a device without a check, or when there is no device).
 pub fn ncu_check_html(devices: &[DeviceCheck]) -> String {
@@ -117,18 +119,11 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
         .map(|r| (r - 1.0).abs())
         .fold(0.0f64, f64::max);
     let offset = f.event_offset.as_ref().map_or_else(String::new, |o| {
-        let own = f.points.iter().flat_map(|p| {
-            let mut timings = vec![Subtracted {
-                own_empty_kernel_ms: p.own_empty_kernel_ms,
-                event_offset_ms: p.event_offset_ms,
-            }];
-            timings.extend(p.same_run.as_ref().map(|s| Subtracted {
-                own_empty_kernel_ms: s.own_empty_kernel_ms,
-                event_offset_ms: s.event_offset_ms,
-            }));
-            timings
+        let timings = f.points.iter().flat_map(|p| {
+            std::iter::once(Subtracted::recorded(p))
+                .chain(p.same_run.as_ref().map(Subtracted::same_call))
         });
-        format!("; both less {}", overhead_phrase(o, own))
+        format!("; both less {}", overhead_phrase(o, timings))
     });
     let failed = if failed > 0 {
         format!(" ({failed} failed in the engine's run)")
@@ -223,6 +218,24 @@ struct Subtracted {
     event_offset_ms: Option<f64>,
 }
 
+impl Subtracted {
+    /// From the point's recorded median.
+    fn recorded(p: &NcuPoint) -> Self {
+        Subtracted {
+            own_empty_kernel_ms: p.own_empty_kernel_ms,
+            event_offset_ms: p.event_offset_ms,
+        }
+    }
+
+    /// From the engine's median in the check's own call.
+    fn same_call(s: &SameRunPoint) -> Self {
+        Subtracted {
+            own_empty_kernel_ms: s.own_empty_kernel_ms,
+            event_offset_ms: s.event_offset_ms,
+        }
+    }
+}
+
 /// What the check subtracted from the engine's medians as the events' overhead, as the book does:
 /// the calibrated offset, or, for the timings whose own run timed the empty kernel, that run's
 /// empty kernel less ncu's; the calibrated offset is named beside a per-run range only when some
@@ -237,12 +250,9 @@ fn overhead_phrase(o: &OffsetUsed, timings: impl Iterator<Item = Subtracted>) ->
             None => calibrated_used |= t.event_offset_ms.is_none_or(|d| d > 0.0),
         }
     }
-    let Some(ncu_ms) = o.ncu_ms else {
+    let (Some(ncu_ms), false) = (o.ncu_ms, own.is_empty()) else {
         return calibrated;
     };
-    if own.is_empty() {
-        return calibrated;
-    }
     let per_run = own.iter().map(|e| (e - ncu_ms) * 1e3);
     let (lo, hi) = per_run.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), us| {
         (lo.min(us), hi.max(us))
@@ -321,13 +331,7 @@ fn recordings_only_html(f: &NcuCheckFile) -> String {
                     .iter()
                     .filter(|p| p.within_raw.unwrap_or(p.within))
                     .count(),
-                overhead_phrase(
-                    o,
-                    f.points.iter().map(|p| Subtracted {
-                        own_empty_kernel_ms: p.own_empty_kernel_ms,
-                        event_offset_ms: p.event_offset_ms,
-                    })
-                )
+                overhead_phrase(o, f.points.iter().map(Subtracted::recorded))
             ),
             "<th>engine as recorded (ms)</th><th>÷ ncu</th><th>less the event overhead (ms)</th>",
         ),
