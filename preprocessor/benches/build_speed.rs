@@ -8,8 +8,13 @@
 //! plain build of the *same pages* (a copy of the book whose chapters are the preprocessor's
 //! output, so mdBook renders and indexes the same tables, charts and code) against the cached build.
 //!
+//! A third names what mdBook's share costs by kind of content: the same pages built plainly without
+//! their charts (`<svg>`), without their tables, without their code listings (`<pre>`), and without
+//! all three, each against the plain build of the chapters.
+//!
 //! `cargo bench --bench build_speed` (release profile); `BUILD_SPEED_RUNS=9` for more runs;
-//! `BUILD_SPEED_ONLY=plain`, `=gpulab` or `=same` builds once, one side only (for `perf` or
+//! `BUILD_SPEED_ONLY=plain`, `=gpulab`, `=same` or `=bare` (the same pages without charts, tables
+//! and code listings) builds once, one side only (for `perf` or
 //! `valgrind --tool=callgrind --toggle-collect='build_speed::build_in_process_at'`, which counts
 //! the build alone: this machine's wall times vary by ±30 %).
 
@@ -124,6 +129,80 @@ fn same_pages_copy(dir: &Path) -> PathBuf {
     root
 }
 
+/// The content kinds the breakdown leaves out, by the element that holds each.
+const CONTENT_KINDS: [(&str, &[&str]); 4] = [
+    ("charts", &["svg"]),
+    ("tables", &["table"]),
+    ("code listings", &["pre"]),
+    ("charts, tables and code listings", &["svg", "table", "pre"]),
+];
+
+/// `html` without any `<tag …>…</tag>` element (the preprocessor nests none of these in itself).
+fn without_elements(html: &str, tag: &str) -> String {
+    let (open, close) = (format!("<{tag}"), format!("</{tag}>"));
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(start) = rest.find(&open) {
+        let Some(end) = rest[start..].find(&close) else {
+            break;
+        };
+        out.push_str(&rest[..start]);
+        rest = &rest[start + end + close.len()..];
+    }
+    out.push_str(rest);
+    out
+}
+
+/// A copy of the same-pages book at `same` whose chapters lack the elements named by `tags`.
+fn same_pages_without(same: &Path, dir: &Path, tags: &[&str]) -> PathBuf {
+    let root = dir.join(format!("same-without-{}", tags.join("-")));
+    copy_tree(same, &root);
+    strip_tree(&root.join("book"), tags);
+    let page = std::fs::read_to_string(root.join("book/part1/widuch2010.md")).unwrap();
+    for tag in tags {
+        assert!(
+            !page.contains(&format!("<{tag}")),
+            "every <{tag}> was left out"
+        );
+    }
+    assert!(
+        page.contains("class=\"gpulab"),
+        "the rest of the results stays"
+    );
+    root
+}
+
+/// Removes the elements named by `tags` from every chapter under `dir`.
+fn strip_tree(dir: &Path, tags: &[&str]) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            strip_tree(&path, tags);
+        } else if path.extension().is_some_and(|e| e == "md") {
+            let text = std::fs::read_to_string(&path).unwrap();
+            let stripped = tags.iter().fold(text, |t, tag| without_elements(&t, tag));
+            std::fs::write(&path, stripped).unwrap();
+        }
+    }
+}
+
+/// mdBook's cost of the same pages without each kind of content, against the plain build.
+fn report_content_kinds(same: &Path, dir: &Path, plain: Duration) {
+    println!(
+        "  what mdBook's share costs by kind of content (the same pages built plainly without it):"
+    );
+    for (kind, tags) in CONTENT_KINDS {
+        let root = same_pages_without(same, dir, tags);
+        let out = dir.join("same-without-out");
+        let t = timed(|| build_in_process_at(&root, &out, false));
+        println!(
+            "    without {kind}: {:.0} ms, {:.2}x the plain build",
+            t.as_secs_f64() * 1e3,
+            t.as_secs_f64() / plain.as_secs_f64()
+        );
+    }
+}
+
 /// Copies the files under `from` (following symbolic links) to `to`.
 fn copy_tree(from: &Path, to: &Path) {
     std::fs::create_dir_all(to).unwrap();
@@ -189,13 +268,19 @@ fn main() {
     let (plain_out, lab_out) = (tmp.path().join("plain"), tmp.path().join("gpulab"));
     println!("build speed of the handbook ({} runs each, median)", runs());
 
-    // `BUILD_SPEED_ONLY=plain|gpulab`: one side only, e.g. under `perf stat` or `perf record`.
+    // `BUILD_SPEED_ONLY=plain|gpulab|same|bare`: one side only, e.g. under `perf stat` or `perf record`.
     match std::env::var("BUILD_SPEED_ONLY").as_deref() {
         Ok("plain") => return build_in_process(&plain_out, false),
         Ok("gpulab") => return build_in_process(&lab_out, true),
         Ok("same") => {
             let same = same_pages_copy(tmp.path());
             return build_in_process_at(&same, &tmp.path().join("same-out"), false);
+        }
+        Ok("bare") => {
+            let same = same_pages_copy(tmp.path());
+            let (_, tags) = CONTENT_KINDS[CONTENT_KINDS.len() - 1];
+            let bare = same_pages_without(&same, tmp.path(), tags);
+            return build_in_process_at(&bare, &tmp.path().join("bare-out"), false);
         }
         _ => {}
     }
@@ -214,6 +299,7 @@ fn main() {
         "the copy's pages are the cached build's"
     );
     report_same_pages("in-process (mdbook-driver)", same_plain, lab);
+    report_content_kinds(&same, tmp.path(), plain);
     let (pre_plain, pre_lab) = (
         timed(|| preprocess_only(false)),
         timed(|| preprocess_only(true)),
