@@ -5,6 +5,8 @@ fails on what a reader would notice:
 - console errors, uncaught page errors, local resources that fail to load;
 - broken links and anchors (a local page that does not exist, a #fragment with no such id);
 - a chart (the SVG of a gpulab figure) of zero width or height;
+- a chart point whose hover tip the page's script did not make a `<title>` (tips are `data-tip`
+  attributes in the HTML, so that mdBook's search does not index them);
 - gpulab text whose contrast with its background is below 4.5:1 (WCAG AA), after opacity.
 
 It saves a full-page screenshot of every page in each theme (and phone-width ones of the pages
@@ -81,7 +83,10 @@ PROBE = r"""
     .map((svg) => {
       const r = svg.getBoundingClientRect();
       const hidden = !!svg.closest("details:not([open])");
-      return { what: describe(svg.closest("figure") || svg), width: r.width, height: r.height, hidden };
+      const untipped = [...svg.querySelectorAll(".gpulab-tip")].filter(
+        (t) => t.hasAttribute("data-tip") || !t.querySelector("title")
+      ).length;
+      return { what: describe(svg.closest("figure") || svg), width: r.width, height: r.height, hidden, untipped };
     });
 
   const lowContrast = [];
@@ -214,6 +219,8 @@ def check_site(root, pages, out, chromium):
                 for c in probe["charts"]:
                     if not c["hidden"] and (c["width"] < 1 or c["height"] < 1):
                         problems.append(f"{where}: chart {c['what']} has zero size ({c['width']}x{c['height']})")
+                    if c["untipped"]:
+                        problems.append(f"{where}: chart {c['what']} has {c['untipped']} point(s) without a hover tip")
                 for c in probe["lowContrast"][:5]:
                     problems.append(f"{where}: low contrast (< {MIN_CONTRAST}:1): {c}")
                 if len(probe["lowContrast"]) > 5:
@@ -257,14 +264,14 @@ def check_site(root, pages, out, chromium):
 
 SELF_TEST_PAGES = {
     "good.html": """<html class="light"><head><link rel="icon" href="data:,"></head><body><figure class="gpulab" id="g"><p>fine</p>
-<figure class="gpulab-chart"><svg class="gpulab-chart-svg" width="200" height="100"></svg></figure></figure>
+<figure class="gpulab-chart"><svg class="gpulab-chart-svg" width="200" height="100"><circle class="gpulab-tip" cx="9" cy="9" r="7"><title>3 samples</title></circle></svg></figure></figure>
 <a href="#g">ok</a> <a href="bad.html#zero">ok</a></body></html>""",
     "bad.html": """<html class="light"><head><link rel="icon" href="data:,"></head><body><script>console.error("boom")</script>
 <figure class="gpulab" id="zero"><p style="color:#ddd;background:#fff">faint</p>
-<figure class="gpulab-chart"><svg class="gpulab-chart-svg" style="width:0;height:0"></svg></figure></figure>
+<figure class="gpulab-chart"><svg class="gpulab-chart-svg" style="width:0;height:0"><circle class="gpulab-tip" cx="9" cy="9" r="7" data-tip="no script" /></svg></figure></figure>
 <a href="#nowhere">dangling</a> <a href="missing.html">missing</a></body></html>""",
 }
-SELF_TEST_EXPECT = ["console: boom", "zero size", "low contrast", "no id `nowhere`", "missing.html does not exist"]
+SELF_TEST_EXPECT = ["console: boom", "zero size", "without a hover tip", "low contrast", "no id `nowhere`", "missing.html does not exist"]
 
 
 def self_test(out, chromium):

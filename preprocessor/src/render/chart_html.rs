@@ -39,8 +39,14 @@ pub fn charts_html(
                     .iter()
                     .map(|n| format!(" <span class=\"gpulab-chart-note\">{}</span>", escape(n)))
                     .collect();
+                // The hover tips are attributes until the script after the chart makes them titles.
+                let script = if drawn.svg.contains(" data-tip=") {
+                    format!("\n{}", chart::TIPS_SCRIPT)
+                } else {
+                    String::new()
+                };
                 format!(
-                    "<figure class=\"gpulab-chart\">\n{}\n<figcaption>{}{notes}</figcaption>\n</figure>",
+                    "<figure class=\"gpulab-chart\">\n{}{script}\n<figcaption>{}{notes}</figcaption>\n</figure>",
                     drawn.svg,
                     escape(&caption)
                 )

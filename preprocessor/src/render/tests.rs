@@ -87,6 +87,31 @@ fn full_directive_snapshot() {
     assert_eq!(html.matches("gpulab-best").count(), 2);
 }
 
+/// Every chart's hover tips were `<title>` text, which mdBook's search indexed: a search for
+/// "samples" or "noise" matched every chart, and their numbers made the index a fifth larger. They
+/// are attributes now, and the script right after the chart makes them titles in the browser.
+#[test]
+fn chart_tips_are_attributes_made_titles_by_the_script_after_the_chart() {
+    let html = render(&Fixture::new());
+    let svg_start = html.find("<svg class=\"gpulab-chart-svg\"").unwrap();
+    let svg_end = svg_start + html[svg_start..].find("</svg>").unwrap();
+    let svg = &html[svg_start..svg_end];
+    assert!(
+        svg.contains(" data-tip=\"10 samples · IQR 1.9–2.1 ms"),
+        "{svg}"
+    );
+    assert!(!svg.contains("<title>"), "no tip is page text: {svg}");
+    assert!(
+        html[svg_end..].starts_with(&format!(
+            "</svg>\n{}\n<figcaption>",
+            super::chart::TIPS_SCRIPT
+        )),
+        "{}",
+        &html[svg_end..]
+    );
+    assert_eq!(html.matches("<script>").count(), 1, "one script per chart");
+}
+
 #[test]
 fn rendering_is_deterministic() {
     let fixture = Fixture::new();

@@ -20,6 +20,7 @@ mod ticked;
 mod tips;
 
 pub use sweep::SweepData;
+pub use tips::TIPS_SCRIPT;
 
 use super::RenderError;
 use crate::directive::ChartKind;

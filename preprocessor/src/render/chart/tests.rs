@@ -324,15 +324,11 @@ fn heatmap_cells_carry_their_tooltips_and_flagged_ones_a_ring() {
         "{}",
         chart.svg
     );
+    assert!(chart.svg.contains(" data-tip=\"median of 37 samples\" />"));
     assert!(
         chart
             .svg
-            .contains("><title>median of 37 samples</title></rect>")
-    );
-    assert!(
-        chart
-            .svg
-            .contains("<title>median of 1000 samples · c stopped at the sample cap</title>")
+            .contains(" data-tip=\"median of 1000 samples · c stopped at the sample cap\" />")
     );
     assert_eq!(count(&chart.svg, "<rect class=\"gpulab-tip-flag\""), 1);
     // Each target covers its cell: a positive size, inside the picture.

@@ -1,8 +1,11 @@
 //! Hover targets over chart points: an invisible circle per drawn point (the whole cell of a heat map)
-//! whose `<title>` gives the point's sample count, spread and quality marks, and a warning ring around
+//! whose tip gives the point's sample count, spread and quality marks, and a warning ring around
 //! points with a concern.
 //! plotters cannot write `<title>`, so the targets are collected in pixel space while drawing and
-//! appended to its SVG.
+//! appended to its SVG. A tip is a `data-tip` attribute that [`TIPS_SCRIPT`] turns into the SVG
+//! `<title>` browsers show on hover: as page text, mdBook's search would index every tip (each
+//! chart would match "samples", "noise" and "IQR", and its thousands of numbers made the search
+//! index a fifth larger and a cached build a tenth slower); the table cells keep the same figures.
 
 use super::Tip;
 use crate::render::html::escape;
@@ -24,6 +27,11 @@ pub struct Area {
     pub height: i32,
     pub tip: Tip,
 }
+
+/// Gives every hover target of the page that has none yet its `<title>` from its `data-tip`. Follows
+/// each chart (so it works in any book, without a script file to install) and is idempotent, so
+/// several on a page, or the print page's copies, do no harm. mdBook's search skips scripts.
+pub const TIPS_SCRIPT: &str = "<script>for (const e of document.querySelectorAll(\".gpulab-tip[data-tip]\")) { const t = document.createElementNS(\"http://www.w3.org/2000/svg\", \"title\"); t.textContent = e.getAttribute(\"data-tip\"); e.removeAttribute(\"data-tip\"); e.prepend(t); }</script>";
 
 /// Inserts `extra` before the SVG's closing tag.
 fn insert(svg: String, extra: &str) -> String {
@@ -51,7 +59,7 @@ pub fn append_areas(svg: String, areas: &[Area]) -> String {
             ));
         }
         extra.push_str(&format!(
-            "<rect class=\"gpulab-tip\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\"><title>{}</title></rect>",
+            "<rect class=\"gpulab-tip\" x=\"{}\" y=\"{}\" width=\"{}\" height=\"{}\" data-tip=\"{}\" />",
             a.x,
             a.y,
             a.width,
@@ -73,7 +81,7 @@ pub fn append(svg: String, spots: &[Spot]) -> String {
             ));
         }
         extra.push_str(&format!(
-            "<circle class=\"gpulab-tip\" cx=\"{}\" cy=\"{}\" r=\"7\"><title>{}</title></circle>",
+            "<circle class=\"gpulab-tip\" cx=\"{}\" cy=\"{}\" r=\"7\" data-tip=\"{}\" />",
             s.x,
             s.y,
             escape(&s.tip.text)
@@ -87,14 +95,14 @@ mod tests {
     use super::*;
 
     #[test]
-    fn spots_become_titled_circles_before_the_end() {
+    fn spots_become_tipped_circles_before_the_end() {
         let svg = "<svg><rect /></svg>\n".to_string();
         let spots = [
             Spot {
                 x: 10,
                 y: 20,
                 tip: Tip {
-                    text: "median of 3 samples <ok>".into(),
+                    text: "median of 3 samples <\"ok\">".into(),
                     flagged: false,
                 },
             },
@@ -110,7 +118,7 @@ mod tests {
         let out = append(svg, &spots);
         assert!(out.starts_with("<svg><rect />"));
         assert!(out.contains(
-            "<circle class=\"gpulab-tip\" cx=\"10\" cy=\"20\" r=\"7\"><title>median of 3 samples &lt;ok&gt;</title></circle>"
+            "<circle class=\"gpulab-tip\" cx=\"10\" cy=\"20\" r=\"7\" data-tip=\"median of 3 samples &lt;&quot;ok&quot;&gt;\" />"
         ));
         assert!(out.contains("<circle class=\"gpulab-tip-flag\" cx=\"30\" cy=\"40\" r=\"6\" />"));
         assert!(out.ends_with("</svg>\n"));
@@ -118,7 +126,7 @@ mod tests {
     }
 
     #[test]
-    fn areas_become_titled_rectangles_with_a_ring_when_flagged() {
+    fn areas_become_tipped_rectangles_with_a_ring_when_flagged() {
         let area = |flagged| Area {
             x: 100,
             y: 50,
@@ -131,7 +139,7 @@ mod tests {
         };
         let out = append_areas("<svg></svg>".into(), &[area(false), area(true)]);
         assert_eq!(
-            out.matches("<rect class=\"gpulab-tip\" x=\"100\" y=\"50\" width=\"40\" height=\"30\"><title>median of 12 samples</title></rect>").count(),
+            out.matches("<rect class=\"gpulab-tip\" x=\"100\" y=\"50\" width=\"40\" height=\"30\" data-tip=\"median of 12 samples\" />").count(),
             2,
             "{out}"
         );
