@@ -153,11 +153,12 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
     } else {
         String::new()
     };
+    let spread = overhead_spread(f).unwrap_or_default();
     let mut out = format!(
         "<div class=\"gpulab-ncu-check\"><p><strong>{}</strong>: {within} of {n} points within target \
          against the engine timed in the same call on the same GPU{failed} (±{:.0} % for kernels of \
          {:.0} µs or more, ±{:.0} % below; largest deviation {:.1} %); against the handbook's \
-         recordings, made in earlier runs (often on another machine): {recorded_within} of {n}{offset}.{on_engine}</p>\n\
+         recordings, made in earlier runs (often on another machine): {recorded_within} of {n}{offset}.{on_engine}{spread}</p>\n\
          <table>\n<thead><tr><th>point</th><th>mode</th><th>launches</th><th>ncu (ms)</th>\
          <th>engine, recorded (ms)</th><th>÷ ncu</th><th>engine, this call (ms)</th><th>÷ ncu</th>\
          <th>target</th><th></th></tr></thead>\n<tbody>\n",
@@ -208,6 +209,60 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
         ),
     ));
     out
+}
+
+/// Kernels under this time (ncu's, one launch) show how much the events' overhead varies by kernel.
+const SPREAD_BELOW_MS: f64 = 0.025;
+
+/// How much the events' overhead varies from kernel to kernel, which no correction of one value per
+/// run can remove: over the single-launch points under [`SPREAD_BELOW_MS`] timed in the same call,
+/// the engine's raw median less ncu's time, its range beside what was subtracted, and what half that
+/// range is at the short-kernel bound of the targets. `None` with fewer than three such points.
+fn overhead_spread(f: &NcuCheckFile) -> Option<String> {
+    let (mut excess, mut subtracted) = (Vec::new(), Vec::new());
+    for p in f
+        .points
+        .iter()
+        .filter(|p| p.launches == 1 && p.ncu_ms < SPREAD_BELOW_MS)
+    {
+        let Some(s) = p.same_run.as_ref().filter(|s| s.outcome == "ok") else {
+            continue;
+        };
+        if let Some(raw) = s.engine_raw_ms {
+            excess.push((raw - p.ncu_ms) * 1e3);
+            subtracted.extend(s.event_offset_ms.map(|d| d * 1e3));
+        }
+    }
+    if excess.len() < 3 {
+        return None;
+    }
+    let range = |v: &[f64]| {
+        v.iter()
+            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
+                (lo.min(x), hi.max(x))
+            })
+    };
+    let (lo, hi) = range(&excess);
+    let corrected = match range(&subtracted) {
+        (a, b) if a.is_finite() && b - a < 0.0005 => {
+            format!(" (the correction subtracts {a:.2} µs)")
+        }
+        (a, b) if a.is_finite() => {
+            format!(" (the correction subtracts one value per run, {a:.2}–{b:.2} µs)")
+        }
+        _ => String::new(),
+    };
+    let bound = f.targets.short_below_us;
+    Some(format!(
+        " The events' overhead is not one number: over the {} single-launch kernels under {:.0} µs, \
+         the engine's median as measured in the check's own call exceeds ncu's time by \
+         {lo:.2}–{hi:.2} µs{corrected}. Half \
+         that spread is {:.1} % of a {bound:.0} µs kernel, against its ±{:.0} % target.",
+        excess.len(),
+        SPREAD_BELOW_MS * 1e3,
+        (hi - lo) / 2.0 / bound * 100.0,
+        f.targets.long * 100.0
+    ))
 }
 
 /// What the check subtracted from one timing (a recorded median or the same call's).
@@ -578,6 +633,66 @@ mod tests {
             html.contains("before subtracting the events' 1.340 µs, calibrated 2026-11-24)"),
             "{html}"
         );
+    }
+
+    /// The misses of short kernels looked like noise; the spread of the events' overhead from
+    /// kernel to kernel, which a correction of one value per run cannot remove, is now stated.
+    #[test]
+    fn the_spread_of_the_event_overhead_over_short_kernels_is_stated() {
+        use crate::results::ncu_check::SameRunPoint;
+        // A short single-launch point whose same-call raw median exceeds ncu's 10 µs by `excess_us`.
+        let short = |excess_us: f64, offset_us: f64, launches: usize| {
+            let mut p = point(1.0, true);
+            p.ncu_ms = 0.010;
+            p.launches = launches;
+            p.same_run = Some(SameRunPoint {
+                outcome: "ok".into(),
+                failure: None,
+                engine_raw_ms: Some(0.010 + excess_us * 1e-3),
+                engine_ms: Some(0.010 + (excess_us - offset_us) * 1e-3),
+                ratio: Some(1.0 + (excess_us - offset_us) / 10.0),
+                within: true,
+                launch_gaps_ms: None,
+                own_empty_kernel_ms: None,
+                event_offset_ms: Some(offset_us * 1e-3),
+                ncu_engine_launches_ms: None,
+                ratio_engine_launches: None,
+                within_engine_launches: None,
+            });
+            p
+        };
+        let with_run = |points| {
+            let mut f = check(points, None);
+            f.same_run = Some(crate::results::ncu_check::SameRunInfo {
+                command: "mdbook-gpulab record <scratch copy>".into(),
+                points_recorded: 4,
+                seconds: 9.0,
+            });
+            f
+        };
+        // A long point (3 ms) and a point of two launches are left out of the spread.
+        let mut long = short(9.0, 1.2, 1);
+        long.ncu_ms = 3.0;
+        let points = vec![
+            short(0.8, 1.2, 1),
+            short(1.5, 1.3, 1),
+            short(1.0, 1.2, 1),
+            short(5.0, 1.2, 2),
+            long,
+        ];
+        let html = h100_html(with_run(points.clone()));
+        assert!(
+            html.contains(
+                "over the 3 single-launch kernels under 25 µs, the engine's median as measured in \
+                 the check's own call exceeds ncu's time by 0.80–1.50 µs (the correction subtracts \
+                 one value per run, 1.20–1.30 µs). Half that spread is 3.5 % of a 10 µs kernel, \
+                 against its ±2 % target."
+            ),
+            "{html}"
+        );
+        // Two short kernels are too few to speak of a spread.
+        let html = h100_html(with_run(points[1..].to_vec()));
+        assert!(!html.contains("is not one number"), "{html}");
     }
 
     #[test]
