@@ -88,7 +88,7 @@ fn full_directive_snapshot() {
 }
 
 /// Every chart's hover tips were `<title>` text, which mdBook's search indexed: a search for
-/// "samples" or "noise" matched every chart, and their numbers made the index a fifth larger. They
+/// "samples" or "noise" matched every chart, and their numbers made the index a quarter larger. They
 /// are attributes now, and the script right after the chart makes them titles in the browser.
 #[test]
 fn chart_tips_are_attributes_made_titles_by_the_script_after_the_chart() {

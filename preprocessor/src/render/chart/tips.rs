@@ -5,7 +5,7 @@
 //! appended to its SVG. A tip is a `data-tip` attribute that [`TIPS_SCRIPT`] turns into the SVG
 //! `<title>` browsers show on hover: as page text, mdBook's search would index every tip (each
 //! chart would match "samples", "noise" and "IQR", and its thousands of numbers made the search
-//! index a fifth larger and a cached build a tenth slower); the table cells keep the same figures.
+//! index a quarter larger and a cached build a tenth slower); the table cells keep the same figures.
 
 use super::Tip;
 use crate::render::html::escape;
