@@ -9,8 +9,8 @@
 //! output, so mdBook renders and indexes the same tables, charts and code) against the cached build.
 //!
 //! A third names what mdBook's share costs by kind of content: the same pages built plainly without
-//! their charts (`<svg>` and the script after each), without their tables, without their code listings (`<pre>`), and without
-//! all three, each against the plain build of the chapters.
+//! their charts (`<svg>` and the script after each), without their tables, without their code
+//! listings (`<pre>`), and without all three, each against the plain build of the chapters.
 //!
 //! `cargo bench --bench build_speed` (release profile); `BUILD_SPEED_RUNS=9` for more runs;
 //! `BUILD_SPEED_ONLY=plain`, `=gpulab`, `=same` or `=bare` (the same pages without charts, tables

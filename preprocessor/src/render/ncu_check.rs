@@ -236,21 +236,13 @@ fn overhead_spread(f: &NcuCheckFile) -> Option<String> {
     if excess.len() < 3 {
         return None;
     }
-    let range = |v: &[f64]| {
-        v.iter()
-            .fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), &x| {
-                (lo.min(x), hi.max(x))
-            })
-    };
-    let (lo, hi) = range(&excess);
-    let corrected = match range(&subtracted) {
-        (a, b) if a.is_finite() && b - a < 0.0005 => {
-            format!(" (the correction subtracts {a:.2} µs)")
-        }
-        (a, b) if a.is_finite() => {
+    let (lo, hi) = extent(excess.iter().copied())?;
+    let corrected = match extent(subtracted) {
+        Some((a, b)) if b - a >= 0.0005 => {
             format!(" (the correction subtracts one value per run, {a:.2}–{b:.2} µs)")
         }
-        _ => String::new(),
+        Some((a, _)) => format!(" (the correction subtracts {a:.2} µs)"),
+        None => String::new(),
     };
     let bound = f.targets.short_below_us;
     Some(format!(
@@ -263,6 +255,14 @@ fn overhead_spread(f: &NcuCheckFile) -> Option<String> {
         (hi - lo) / 2.0 / bound * 100.0,
         f.targets.long * 100.0
     ))
+}
+
+/// The smallest and the largest of `values`; `None` when there are none.
+fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
+    values.into_iter().fold(None, |span, x| match span {
+        None => Some((x, x)),
+        Some((lo, hi)) => Some((lo.min(x), hi.max(x))),
+    })
 }
 
 /// What the check subtracted from one timing (a recorded median or the same call's).
@@ -305,13 +305,12 @@ fn overhead_phrase(o: &OffsetUsed, timings: impl Iterator<Item = Subtracted>) ->
             None => calibrated_used |= t.event_offset_ms.is_none_or(|d| d > 0.0),
         }
     }
-    let (Some(ncu_ms), false) = (o.ncu_ms, own.is_empty()) else {
+    let Some(ncu_ms) = o.ncu_ms else {
         return calibrated;
     };
-    let per_run = own.iter().map(|e| (e - ncu_ms) * 1e3);
-    let (lo, hi) = per_run.fold((f64::INFINITY, f64::NEG_INFINITY), |(lo, hi), us| {
-        (lo.min(us), hi.max(us))
-    });
+    let Some((lo, hi)) = extent(own.iter().map(|e| (e - ncu_ms) * 1e3)) else {
+        return calibrated;
+    };
     let range = if hi - lo < 0.0005 {
         format!("{lo:.3} µs")
     } else {
