@@ -1,33 +1,16 @@
-//! mdbook-gpulab: an mdBook preprocessor that runs CUDA memory experiments and renders their results.
+//! mdbook-gpulab: an mdBook preprocessor that runs CUDA memory experiments and renders their
+//! results; the command line and the preprocessor over the gpulab-spec, gpulab-engine and
+//! gpulab-render crates.
 
-pub mod claims;
 pub mod cli;
-pub mod config;
-pub mod confine;
-pub mod diagnostic;
-pub mod directive;
-pub mod engine;
-pub mod error;
-pub mod expr;
-pub mod gpu;
-pub mod host_data;
-pub mod inventory;
-pub mod kernel_check;
-pub mod key;
-pub mod limits;
-pub mod metrics;
-pub mod papers;
-pub mod plan;
-pub mod point_check;
-pub mod point_diagnostics;
 pub mod preprocess;
-pub mod ptx;
 pub use preprocess::GpuLab;
-pub mod record;
-pub mod render;
-pub mod results;
-pub mod source;
-pub mod spec;
-pub mod stats;
-pub mod value;
-pub mod workspace;
+
+// Every crate's modules at this crate's root: one path for each module, here and in the tests.
+pub use gpulab_engine::{engine, gpu};
+pub use gpulab_render::{render, results};
+pub use gpulab_spec::{
+    claims, config, confine, diagnostic, directive, error, expr, host_data, inventory,
+    kernel_check, key, limits, metrics, papers, plan, point_check, point_diagnostics, ptx, record,
+    source, spec, stats, value, workspace,
+};

@@ -1,6 +1,8 @@
 //! Recordings: what a run measured, on which device, stored as `data/<device>/<experiment>.json`.
 
-#[cfg(test)]
+/// A made-up device for the tests of every crate (a `cfg(test)` module would be seen by this
+/// crate's tests alone).
+#[doc(hidden)]
 pub mod fixture;
 pub mod schema;
 pub mod store;

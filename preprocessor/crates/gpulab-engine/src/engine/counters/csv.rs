@@ -233,9 +233,9 @@ mod tests {
     use super::*;
 
     /// A SYNTHETIC file in the raw-page layout (`tests/fixtures/ncu/raw.csv`).
-    const FIXTURE: &str = include_str!("../../../tests/fixtures/ncu/raw.csv");
+    const FIXTURE: &str = include_str!("../../../../../tests/fixtures/ncu/raw.csv");
     /// Real output of ncu 2025.3.1 on the H100 (`tests/fixtures/ncu/h100-probe.csv`).
-    const PROBE: &str = include_str!("../../../tests/fixtures/ncu/h100-probe.csv");
+    const PROBE: &str = include_str!("../../../../../tests/fixtures/ncu/h100-probe.csv");
 
     #[test]
     fn the_fixture_reads_as_launches_in_id_order_with_base_units() {

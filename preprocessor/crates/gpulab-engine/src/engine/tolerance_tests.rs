@@ -155,7 +155,7 @@ fn exact(x: &[f32], y: &[f32]) -> f32 {
 /// with a margin of more than 3× on the diagonal and on whole rows.
 #[test]
 fn aat_lab3_correct_fp32_results_pass_at_n_2048_and_4096() {
-    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
+    let root = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..");
     let exp = crate::spec::load(&root, &root.join("kernels"), "aat_lab3").expect("the spec loads");
     let spec_a = exp.buffers.iter().find(|b| b.name == "a").unwrap();
     assert_eq!(spec_a.init, Init::Random { lo: -1.0, hi: 1.0 });

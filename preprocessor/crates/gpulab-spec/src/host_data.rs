@@ -197,104 +197,107 @@ pub enum HostData {
 }
 
 /// `each!(data, v => body)`: `body` with `v` bound to the typed vector, whatever the element type.
+#[macro_export]
 macro_rules! each {
     ($data:expr, $v:ident => $body:expr) => {
         match $data {
-            HostData::I8($v) => $body,
-            HostData::U8($v) => $body,
-            HostData::I16($v) => $body,
-            HostData::U16($v) => $body,
-            HostData::I32($v) => $body,
-            HostData::U32($v) => $body,
-            HostData::I64($v) => $body,
-            HostData::U64($v) => $body,
-            HostData::F16($v) => $body,
-            HostData::BF16($v) => $body,
-            HostData::F32($v) => $body,
-            HostData::F64($v) => $body,
+            $crate::host_data::HostData::I8($v) => $body,
+            $crate::host_data::HostData::U8($v) => $body,
+            $crate::host_data::HostData::I16($v) => $body,
+            $crate::host_data::HostData::U16($v) => $body,
+            $crate::host_data::HostData::I32($v) => $body,
+            $crate::host_data::HostData::U32($v) => $body,
+            $crate::host_data::HostData::I64($v) => $body,
+            $crate::host_data::HostData::U64($v) => $body,
+            $crate::host_data::HostData::F16($v) => $body,
+            $crate::host_data::HostData::BF16($v) => $body,
+            $crate::host_data::HostData::F32($v) => $body,
+            $crate::host_data::HostData::F64($v) => $body,
         }
     };
 }
-pub(crate) use each;
+pub use crate::each;
 
 /// `map_same!(data, v => body)`: a new `HostData` of the same element type from `body`, a `Vec`.
+#[macro_export]
 macro_rules! map_same {
     ($data:expr, $v:ident => $body:expr) => {
         match $data {
-            HostData::I8($v) => HostData::I8($body),
-            HostData::U8($v) => HostData::U8($body),
-            HostData::I16($v) => HostData::I16($body),
-            HostData::U16($v) => HostData::U16($body),
-            HostData::I32($v) => HostData::I32($body),
-            HostData::U32($v) => HostData::U32($body),
-            HostData::I64($v) => HostData::I64($body),
-            HostData::U64($v) => HostData::U64($body),
-            HostData::F16($v) => HostData::F16($body),
-            HostData::BF16($v) => HostData::BF16($body),
-            HostData::F32($v) => HostData::F32($body),
-            HostData::F64($v) => HostData::F64($body),
+            $crate::host_data::HostData::I8($v) => $crate::host_data::HostData::I8($body),
+            $crate::host_data::HostData::U8($v) => $crate::host_data::HostData::U8($body),
+            $crate::host_data::HostData::I16($v) => $crate::host_data::HostData::I16($body),
+            $crate::host_data::HostData::U16($v) => $crate::host_data::HostData::U16($body),
+            $crate::host_data::HostData::I32($v) => $crate::host_data::HostData::I32($body),
+            $crate::host_data::HostData::U32($v) => $crate::host_data::HostData::U32($body),
+            $crate::host_data::HostData::I64($v) => $crate::host_data::HostData::I64($body),
+            $crate::host_data::HostData::U64($v) => $crate::host_data::HostData::U64($body),
+            $crate::host_data::HostData::F16($v) => $crate::host_data::HostData::F16($body),
+            $crate::host_data::HostData::BF16($v) => $crate::host_data::HostData::BF16($body),
+            $crate::host_data::HostData::F32($v) => $crate::host_data::HostData::F32($body),
+            $crate::host_data::HostData::F64($v) => $crate::host_data::HostData::F64($body),
         }
     };
 }
-pub(crate) use map_same;
+pub use crate::map_same;
 
 /// `of_type!(ty, T => body)`: `body` producing a `Vec<T>` for the Rust element type `T` of `ty`,
 /// wrapped into the matching `HostData`.
+#[macro_export]
 macro_rules! of_type {
     ($ty:expr, $t:ident => $body:expr) => {
         match $ty {
-            ElemType::I8 => HostData::I8({
+            $crate::host_data::ElemType::I8 => $crate::host_data::HostData::I8({
                 type $t = i8;
                 $body
             }),
-            ElemType::U8 => HostData::U8({
+            $crate::host_data::ElemType::U8 => $crate::host_data::HostData::U8({
                 type $t = u8;
                 $body
             }),
-            ElemType::I16 => HostData::I16({
+            $crate::host_data::ElemType::I16 => $crate::host_data::HostData::I16({
                 type $t = i16;
                 $body
             }),
-            ElemType::U16 => HostData::U16({
+            $crate::host_data::ElemType::U16 => $crate::host_data::HostData::U16({
                 type $t = u16;
                 $body
             }),
-            ElemType::I32 => HostData::I32({
+            $crate::host_data::ElemType::I32 => $crate::host_data::HostData::I32({
                 type $t = i32;
                 $body
             }),
-            ElemType::U32 => HostData::U32({
+            $crate::host_data::ElemType::U32 => $crate::host_data::HostData::U32({
                 type $t = u32;
                 $body
             }),
-            ElemType::I64 => HostData::I64({
+            $crate::host_data::ElemType::I64 => $crate::host_data::HostData::I64({
                 type $t = i64;
                 $body
             }),
-            ElemType::U64 => HostData::U64({
+            $crate::host_data::ElemType::U64 => $crate::host_data::HostData::U64({
                 type $t = u64;
                 $body
             }),
-            ElemType::F16 => HostData::F16({
+            $crate::host_data::ElemType::F16 => $crate::host_data::HostData::F16({
                 type $t = ::half::f16;
                 $body
             }),
-            ElemType::BF16 => HostData::BF16({
+            $crate::host_data::ElemType::BF16 => $crate::host_data::HostData::BF16({
                 type $t = ::half::bf16;
                 $body
             }),
-            ElemType::F32 => HostData::F32({
+            $crate::host_data::ElemType::F32 => $crate::host_data::HostData::F32({
                 type $t = f32;
                 $body
             }),
-            ElemType::F64 => HostData::F64({
+            $crate::host_data::ElemType::F64 => $crate::host_data::HostData::F64({
                 type $t = f64;
                 $body
             }),
         }
     };
 }
-pub(crate) use of_type;
+pub use crate::of_type;
 
 impl HostData {
     /// `len` zero elements of type `ty`.

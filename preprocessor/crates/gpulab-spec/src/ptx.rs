@@ -442,7 +442,7 @@ mod tests {
     use super::*;
 
     /// NVRTC 13's PTX for `tests/fixtures/ptx/signatures.cu` (sm_90, `-lineinfo`; regen.py there).
-    const SIGNATURES: &str = include_str!("../tests/fixtures/ptx/signatures.ptx");
+    const SIGNATURES: &str = include_str!("../../../tests/fixtures/ptx/signatures.ptx");
 
     fn module() -> Module {
         parse(SIGNATURES)

@@ -140,7 +140,7 @@ mod tests {
     use super::super::csv::parse;
     use super::*;
 
-    const FIXTURE: &str = include_str!("../../../tests/fixtures/ncu/raw.csv");
+    const FIXTURE: &str = include_str!("../../../../../tests/fixtures/ncu/raw.csv");
 
     fn ran(index: usize, kernel: &str, launches: usize) -> Ran {
         Ran {

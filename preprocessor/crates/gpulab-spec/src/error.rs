@@ -1,5 +1,5 @@
 //! The typed errors of the layers below the engine (invalid input, the store, reading files); the
-//! engine's [`crate::engine::EngineError`] and a build's [`crate::preprocess::BuildError`] wrap
+//! engine's `EngineError` and a build's `BuildError` wrap
 //! it. `anyhow` is used only at the command-line edge.
 
 use crate::diagnostic::Diagnostic;

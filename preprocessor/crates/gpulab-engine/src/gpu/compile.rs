@@ -2,13 +2,10 @@
 
 use super::error::{CompileError, Diagnostic, Severity};
 use super::probe::{ensure_nvrtc, guard_nvrtc};
+use crate::key::FIXED_COMPILE_OPTIONS;
 use cudarc::nvrtc::sys::{self, nvrtcProgram, nvrtcResult};
 use std::ffi::{CStr, CString, c_char, c_int};
 use std::path::Path;
-
-/// The NVRTC options always passed besides the architecture; part of every cache key
-/// (`key::point_key`), so that changing them re-keys every point.
-pub const FIXED_COMPILE_OPTIONS: [&str; 2] = ["-lineinfo", "--std=c++17"];
 
 /// What NVRTC produced.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -4,7 +4,7 @@
 use super::*;
 use crate::host_data::init::generate;
 use crate::host_data::{ElemType, HostData};
-use crate::source::SourceFile;
+use gpulab_spec::source::SourceFile;
 
 fn load(buffers: &str) -> Experiment {
     let spec = format!(

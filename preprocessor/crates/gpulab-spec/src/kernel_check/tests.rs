@@ -7,7 +7,7 @@ use crate::spec::Experiment;
 use std::path::PathBuf;
 
 fn root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/basic")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures/basic")
 }
 
 fn copy_spec() -> (Experiment, SpecText) {

@@ -35,9 +35,7 @@ pub use attributes::{
 pub use blocker::{Blocker, MAX_QUEUED_LAUNCHES};
 pub use buffer::DeviceBuffer;
 pub use clocks::ClockReading;
-pub use compile::{
-    FIXED_COMPILE_OPTIONS, Image, ImageKind, compile, nvrtc_version, parse_log, supported_archs,
-};
+pub use compile::{Image, ImageKind, compile, nvrtc_version, parse_log, supported_archs};
 pub use cublas::Blas;
 pub use device::{
     DeviceInfo, device_count, device_info, devices, fp32_lanes_per_sm, fp32_peak_gflops, slug,

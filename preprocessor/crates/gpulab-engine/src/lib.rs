@@ -1,0 +1,10 @@
+//! gpulab-engine: runs planned points on the GPU — NVRTC, the CUDA driver and cuBLAS through
+//! cudarc — verifies and times them, and records them.
+
+pub mod engine;
+pub mod gpu;
+
+// The spec crate's modules at this crate's root, so a path reads the same in every crate.
+use gpulab_spec::{
+    directive, error, expr, host_data, key, metrics, plan, record, spec, stats, value, workspace,
+};

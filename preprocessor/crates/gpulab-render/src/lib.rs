@@ -1,0 +1,11 @@
+//! gpulab-render: recordings matched with planned points (the results) and rendered as HTML
+//! tables, SVG charts, provenance and claims.
+
+pub mod render;
+pub mod results;
+
+// The spec crate's modules at this crate's root, so a path reads the same in every crate.
+use gpulab_spec::{
+    claims, confine, directive, expr, inventory, key, metrics, papers, plan, record, spec, stats,
+    value,
+};
