@@ -3,7 +3,6 @@
 #   1. the GPU test suite (tests marked #[ignore] for needing a GPU),
 #   2. the recordings of the whole handbook (`mdbook-gpulab record`),
 #   3. the library anchors (PyTorch copy/sum/transpose, cuBLAS SGEMM) into data/<slug>/anchors/,
-#   4. the fidelity benchmark (engine vs an independent timer),
 #   and, on request (STEPS=counters), the hardware-counter pass (`record --counters`, Nsight Compute),
 #   and, on request (STEPS=offset), the event-overhead calibration (scripts/event_offset.py),
 #   and, on request (STEPS=ncu), the Nsight Compute check of the recordings
@@ -11,14 +10,7 @@
 #   and (STEPS=features) the fixture books of issue 14's features (features-book, types) checked,
 #   recorded and built with --strict,
 # and writes an archive of data/ plus the logs to $OUT.
-# STEPS picks steps (default: tests,record,anchors,fidelity); not in the default:
-#   regen   a timed FULL regeneration on a cold cache (`record --rerun`, the compile cache emptied),
-#           in a copy of the book (data/ untouched), with the cost model's prediction first and
-#           elapsed seconds on every line: $OUT/<gpu>-<commit>-full.log, to commit under
-#           scripts/regen-logs/ (issue 11; the copy's data/ is archived as $OUT/regen-data.tgz);
-#   shards  two `record --shard K/2` processes at once, merged and checked against one process
-#           (scripts/fleet/two-shards.sh; EXPERIMENTS=all for the whole book);
-#   fleet   one GPU vs all GPUs on a multi-GPU machine (scripts/fleet/two-gpu-timing.sh).
+# STEPS picks steps (default: tests,record,anchors).
 # Binaries are built on a machine with Rust by scripts/build-device-bin.sh into .device-bin/.
 set -uo pipefail
 OUT=${OUT:-/tmp/gpulab-out}
@@ -30,12 +22,7 @@ export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 export PATH="$BIN:$PATH"
 # tests/gpu_engine.rs runs this binary (its compile-time path does not exist on the GPU machine).
 export GPULAB_BIN="$BIN/mdbook-gpulab"
-STEPS=${STEPS:-tests,record,anchors,fidelity}
-# Elapsed seconds before every line of stdin (the logs in scripts/regen-logs/ have them).
-stamp() { python3 -u -c 'import sys, time
-t = time.time()
-for line in sys.stdin:
-    print(f"{time.time() - t:7.1f} {line}", end="", flush=True)'; }
+STEPS=${STEPS:-tests,record,anchors}
 
 nvidia-smi --query-gpu=name,driver_version,clocks.sm,clocks.mem,temperature.gpu --format=csv | tee "$OUT/nvidia-smi.txt"
 mdbook-gpulab devices | tee "$OUT/devices.txt"
@@ -51,41 +38,12 @@ fi
 
 if [[ $STEPS == *record* ]]; then
   start=$(date +%s)
-  mdbook-gpulab record . ${RECORD_ARGS:-} 2>&1 | stamp | tee "$OUT/record.log"
+  mdbook-gpulab record . ${RECORD_ARGS:-} 2>&1 | tee "$OUT/record.log"
   echo "RECORD: $(( $(date +%s) - start )) s wall time for the whole handbook" | tee -a "$OUT/record.log"
-fi
-
-if [[ $STEPS == *regen* ]]; then
-  gpu=$(nvidia-smi --query-gpu=name --format=csv,noheader | head -1 | grep -oiE 'h[0-9]{3}|a[0-9]{3}|l[0-9]{2}' | head -1 | tr 'A-Z' 'a-z')
-  log="$OUT/${gpu:-gpu}-${GPULAB_COMMIT:-unknown}-full.log"
-  copy=$(mktemp -d)/book
-  mkdir -p "$copy" && cp -r book.toml book kernels data "$copy"/
-  rm -rf "$copy/.cache"
-  slug=$(mdbook-gpulab devices 2>/dev/null | grep -oE 'nvidia-[a-z0-9-]+' | head -1)
-  {
-    echo "# mdbook-gpulab record --rerun (cold cache: empty compile cache, every point), commit ${GPULAB_COMMIT:-unknown}"
-    nvidia-smi --query-gpu=name,driver_version,clocks.max.sm,clocks.max.mem --format=csv,noheader
-    echo "# the cost model's prediction (record --estimate, from the recordings before this run):"
-    mdbook-gpulab record "$copy" --rerun --estimate="$slug" 2>&1
-    echo "# the run (elapsed seconds first; 'recorded N point(s) of \`exp\` ... in S s' per experiment):"
-  } > "$log"
-  start=$(date +%s)
-  mdbook-gpulab record "$copy" --rerun 2>&1 | stamp | tee -a "$log"
-  echo "REGEN: $(( $(date +%s) - start )) s wall time for the whole handbook on a cold cache" | tee -a "$log"
-  tar czf "$OUT/regen-data.tgz" -C "$copy" data
-fi
-
-if [[ $STEPS == *shards* ]]; then
-  bash scripts/fleet/two-shards.sh
 fi
 
 if [[ $STEPS == *anchors* ]]; then
   PYTHONUNBUFFERED=1 python3 scripts/library_anchors.py --out data 2>&1 | tee "$OUT/anchors.log"
-fi
-
-# Not in the default steps: on a machine with two GPUs (STEPS=fleet), one GPU vs all GPUs.
-if [[ $STEPS == *fleet* ]]; then
-  bash scripts/fleet/two-gpu-timing.sh
 fi
 
 # Not in the default steps (STEPS=counters): the profiled pass. `record --counters` first times any
@@ -126,16 +84,11 @@ if [[ $STEPS == *features* ]]; then
   done
 fi
 
-if [[ $STEPS == *fidelity* ]]; then
-  PYTHONUNBUFFERED=1 python3 scripts/fidelity.py 2>&1 | tee "$OUT/fidelity.log"
-fi
-
 # Not in the default steps: STEPS=offset, the event-overhead calibration (scripts/event_offset.py:
 # the empty kernel by the engine's events and by Nsight Compute, into data/<slug>/checks/
-# event_offset.json; the ncu check below applies it), with the probe of copy kernels behind it.
+# event_offset.json; the ncu check below applies it).
 if [[ $STEPS == *offset* ]]; then
   PYTHONUNBUFFERED=1 python3 scripts/event_offset.py 2>&1 | tee "$OUT/event_offset.log"
-  PYTHONUNBUFFERED=1 python3 scripts/event_overhead_probe.py 2>&1 | tee "$OUT/event_overhead_probe.log"
 fi
 
 # Not in the default steps (it checks the recordings, so it runs after them): STEPS=ncu.

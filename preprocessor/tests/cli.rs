@@ -668,7 +668,7 @@ fn list_json_reports_claims_per_device() {
 
 /// The GPU-only commands, on a machine without a GPU: `calibrate` and `launch-info --image` each
 /// say why in one `error:` line and exit 1, and `launch-info` without `--image` still resolves the
-/// launch (scripts/fidelity.py and scripts/ncu_check.py use it).
+/// launch (scripts/ncu_check.py uses it).
 #[test]
 fn calibrate_and_launch_info_image_say_there_is_no_gpu() {
     if mdbook_gpulab::gpu::driver_library_present() {

@@ -1,7 +1,6 @@
 //! Several recorders on a real GPU at once: two `record --shard K/2` processes writing one
 //! `data/` concurrently, and `record --gpus 0,0` (two workers on one GPU), must record every
-//! point exactly once, timed and verified, and leave nothing to run. On a machine with two GPUs
-//! `--gpus all` is timed by scripts/fleet/two-gpu-timing.sh. All `#[ignore]`d: run with
+//! point exactly once, timed and verified, and leave nothing to run. All `#[ignore]`d: run with
 //! `--ignored --test-threads=1`, as scripts/gpu-suite.sh does.
 
 mod common;

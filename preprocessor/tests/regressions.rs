@@ -351,8 +351,8 @@ fn directives_with_different_measure_rules_get_separate_jobs() {
     assert_eq!(groups[1].points[0].variant, "good");
 }
 
-/// A book whose `kernels/` is a symlink to a shared folder (as scripts/fidelity.py builds one)
-/// rejected every source as "outside the book's folder".
+/// A book whose `kernels/` is a symlink to a shared folder rejected every source as "outside the
+/// book's folder".
 #[test]
 fn kernels_folder_may_be_a_symlink() {
     let book = BookCopy::new("basic");

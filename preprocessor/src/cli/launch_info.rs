@@ -1,5 +1,5 @@
 //! `mdbook-gpulab launch-info` (hidden): the resolved launch of one variant at one point, as JSON.
-//! An independent timer (scripts/fidelity.py, scripts/ncu_check.py) can then run exactly what the
+//! An independent timer (scripts/ncu_check.py) can then run exactly what the
 //! engine runs; with `--image`, the kernel compiled exactly as the engine compiles it, too.
 
 use crate::engine::resolve::{self, Arg, Scalar};

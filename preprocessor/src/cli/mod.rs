@@ -151,7 +151,7 @@ enum Command {
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
         launches: u32,
     },
-    /// Internal: print the resolved launch of a kernel variant at a point (for scripts/fidelity.py).
+    /// Internal: print the resolved launch of a kernel variant at a point (for scripts/ncu_check.py).
     #[command(hide = true)]
     LaunchInfo {
         experiment: String,

@@ -3,7 +3,7 @@
 //! (`engine::estimate::PointFacts`), and the bundles of points that share a costly buffer set
 //! (`engine::shard::Bundles`).
 
-use crate::engine::estimate::{ENGINE_NOW, Exec, PointFacts, RefWork};
+use crate::engine::estimate::{Exec, PointFacts, RefWork};
 use crate::engine::job::JobPoint;
 use crate::engine::recorder::JobGroup;
 use crate::record::{DeviceRecord, Point};
@@ -30,23 +30,22 @@ pub(super) fn recorded_points(
         .collect()
 }
 
-/// Calls `f` with each point of `groups` whose spec loads: its experiment's spec and name, group
-/// index, the point, and the device record its variables are read with (this kind of GPU's, else
-/// another's).
+/// Calls `f` with each point of `groups` whose spec loads: its experiment's spec and name, the
+/// point, and the device record its variables are read with (this kind of GPU's, else another's).
 fn each_point(
     ws: &Workspace,
     groups: &[JobGroup],
     recordings: &Recordings,
     device: &str,
-    mut f: impl FnMut(&Experiment, &str, usize, &JobPoint, Option<&DeviceRecord>),
+    mut f: impl FnMut(&Experiment, &str, &JobPoint, Option<&DeviceRecord>),
 ) {
-    for (i, g) in groups.iter().enumerate() {
+    for g in groups {
         let Ok(exp) = ws.spec(&g.experiment) else {
             continue;
         };
         let record = device_record(recordings, &g.experiment, device);
         for p in &g.points {
-            f(&exp, &g.experiment, i, p, record.as_ref());
+            f(&exp, &g.experiment, p, record.as_ref());
         }
     }
 }
@@ -59,11 +58,11 @@ pub(super) fn point_facts(
     device: &str,
 ) -> Vec<PointFacts> {
     let mut out = Vec::new();
-    each_point(ws, groups, recordings, device, |exp, name, i, p, record| {
+    each_point(ws, groups, recordings, device, |exp, name, p, record| {
         let recorded = recorded_points(recordings, device, name, p)
             .into_iter()
             .next();
-        out.push(facts_of(exp, i, p, record, recorded));
+        out.push(facts_of(exp, p, record, recorded));
     });
     out
 }
@@ -78,15 +77,15 @@ pub(super) fn set_bundles(
     device: &str,
 ) -> crate::engine::shard::Bundles {
     let mut sets = Vec::new();
-    each_point(ws, groups, recordings, device, |exp, name, i, p, record| {
-        let f = facts_of(exp, i, p, record, None);
+    each_point(ws, groups, recordings, device, |exp, name, p, record| {
+        let f = facts_of(exp, p, record, None);
         if f.exec != Exec::Gpu || matches!(f.reference, RefWork::Formula { .. }) {
             return;
         }
         sets.push((
             crate::engine::shard::point_id(name, p),
             shared_identity(exp, p, record),
-            crate::engine::estimate::set_s(&f, &ENGINE_NOW, 1.0),
+            crate::engine::estimate::set_s(&f, 1.0),
         ));
     });
     crate::engine::shard::bundles(sets)
@@ -118,7 +117,6 @@ fn device_record(recordings: &Recordings, experiment: &str, device: &str) -> Opt
 
 fn facts_of(
     exp: &Experiment,
-    group: usize,
     p: &JobPoint,
     device: Option<&DeviceRecord>,
     recorded: Option<crate::record::Point>,
@@ -192,7 +190,6 @@ fn facts_of(
     };
     PointFacts {
         experiment: exp.name.clone(),
-        group,
         params: p.params.clone(),
         exec,
         set,

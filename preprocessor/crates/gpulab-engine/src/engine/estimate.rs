@@ -1,10 +1,8 @@
 //! The cost model of a regeneration: predicts the wall time of `record` from the points to run,
-//! their recordings (samples, median, why sampling stopped) and their buffers, for an engine
-//! [`Profile`] (what the engine caches, overlaps and counts). Pure: it needs no GPU, so changes to
-//! the engine can be weighed before a GPU run. Calibrated on the H100 run of 16e018a
-//! (`scripts/regen-logs/h100-16e018a-part*.log`, 810 s): the per-point cost outside the samples
-//! there was 1.1 s per GB of the point's buffers (fresh host copies page-faulted on every point),
-//! plus inputs and CPU references recomputed whenever the parameters changed.
+//! their recordings (samples, median, why sampling stopped) and their buffers. Pure: it needs no
+//! GPU, so changes to the engine can be weighed before a GPU run. Its constants were fitted to the
+//! H100 regeneration of commit 16e018a (810 s logged, 810 s modelled), then adjusted for what this
+//! engine caches, overlaps and counts (issue 11).
 
 use crate::record::{Outcome, Point};
 use crate::value::{ParamValue, params_order};
@@ -36,11 +34,7 @@ pub enum RefWork {
 #[derive(Debug, Clone)]
 pub struct PointFacts {
     pub experiment: String,
-    /// The job group (experiment and measurement rules) of the point: one worker job each before
-    /// issue 11, one per experiment since.
-    pub group: usize,
-    /// The point's parameter values (a job runs them in `params_order`; inputs and references
-    /// were recomputed whenever they changed).
+    /// The point's parameter values (a job runs them in `params_order`).
     pub params: BTreeMap<String, ParamValue>,
     pub exec: Exec,
     /// Its buffers' lengths in bytes (the buffer set: what inputs and references depend on).
@@ -52,93 +46,23 @@ pub struct PointFacts {
     pub recorded: Option<Point>,
 }
 
-/// What an engine does, with its constants (seconds).
-#[derive(Debug, Clone, PartialEq)]
-pub struct Profile {
-    pub name: &'static str,
-    /// Worker start, GPU context, spec load and compiles, per job.
-    pub job_s: f64,
-    /// L2 flush, blocking kernel and event synchronisation per cold sample.
-    pub sample_s: f64,
-    /// Per point, per byte of all its buffers (upload, output download, copies, comparison).
-    pub point_s_per_byte: f64,
-    /// Per point, per byte of its output (download into a reused buffer, comparison).
-    pub out_s_per_byte: f64,
-    /// Per new buffer set, per byte (input generation and one upload).
-    pub set_s_per_byte: f64,
-    pub mac_int_s: f64,
-    pub mac_float_s: f64,
-    pub formula_s: f64,
-    pub streaming_s_per_byte: f64,
-    /// Host cores: a reference computed by a worker pinned to one CPU takes this many times longer.
-    pub host_cores: f64,
-    /// One job per experiment (not per experiment and rules).
-    pub job_per_experiment: bool,
-    /// Inputs and references kept per buffer set (not recomputed when only the parameters change).
-    pub cache_by_set: bool,
-    /// A cold verification run of at least 0.1 s counts as the first sample.
-    pub long_first_run_is_sample: bool,
-    /// A CPU baseline's first run of at least 0.1 s counts as its first sample (the engine does so
-    /// since 9a82b10; the fitted profiles predate the change and keep charging it).
-    pub long_first_host_run_is_sample: bool,
-    /// Single-threaded CPU baselines beside the GPU work; multi-threaded ones after it.
-    pub baselines_beside: bool,
-}
-
-/// The engine of 16e018a (the recordings of this session), fitted to its H100 log.
-pub const ENGINE_16E018A: Profile = Profile {
-    name: "16e018a",
-    job_s: 0.5,
-    sample_s: 15e-6,
-    point_s_per_byte: 1.1e-9,
-    out_s_per_byte: 0.0,
-    set_s_per_byte: 0.25e-9,
-    mac_int_s: 2.9e-11,
-    mac_float_s: 4.3e-11,
-    formula_s: 7e-10,
-    streaming_s_per_byte: 0.1e-9,
-    host_cores: 16.0,
-    job_per_experiment: false,
-    cache_by_set: false,
-    long_first_run_is_sample: false,
-    long_first_host_run_is_sample: false,
-    baselines_beside: false,
-};
-
-/// This engine (issue 11). Its new constants are predictions until a GPU run measures them: an
-/// output download into a reused buffer at ~4 GB/s with its comparison, one upload per buffer set,
-/// and the AVX2 matrix products (measured 2.8× faster for i32, 1.9× for f64 on one core here).
-pub const ENGINE_NOW: Profile = Profile {
-    name: "now",
-    point_s_per_byte: 0.0,
-    out_s_per_byte: 0.25e-9,
-    set_s_per_byte: 0.4e-9,
-    mac_int_s: 1.0e-11,
-    mac_float_s: 2.2e-11,
-    job_per_experiment: true,
-    cache_by_set: true,
-    long_first_run_is_sample: true,
-    baselines_beside: true,
-    ..ENGINE_16E018A
-};
-
-/// The floor under today's rules: this engine's schedule with every overhead at zero, so only the
-/// time the measured code itself runs while it is measured counts (samples, and a verification run
-/// that is not also the first sample). No engine can regenerate faster without other rules.
-pub const FLOOR: Profile = Profile {
-    name: "floor",
-    job_s: 0.0,
-    sample_s: 0.0,
-    point_s_per_byte: 0.0,
-    out_s_per_byte: 0.0,
-    set_s_per_byte: 0.0,
-    mac_int_s: 0.0,
-    mac_float_s: 0.0,
-    formula_s: 0.0,
-    streaming_s_per_byte: 0.0,
-    long_first_host_run_is_sample: true,
-    ..ENGINE_NOW
-};
+// This engine's constants (seconds). The output download into a reused buffer (~4 GB/s with its
+// comparison), the upload per buffer set and the AVX2 matrix products (measured 2.8× faster for
+// i32, 1.9× for f64 than 16e018a's on one core) are predictions until a GPU run measures them.
+/// Worker start, GPU context, spec load and compiles, per job (one job per experiment and lane).
+const JOB_S: f64 = 0.5;
+/// L2 flush, blocking kernel and event synchronisation per cold sample.
+const SAMPLE_S: f64 = 15e-6;
+/// Per point, per byte of its output (download into a reused buffer, comparison).
+const OUT_S_PER_BYTE: f64 = 0.25e-9;
+/// Per new buffer set, per byte (input generation and one upload).
+const SET_S_PER_BYTE: f64 = 0.4e-9;
+const MAC_INT_S: f64 = 1.0e-11;
+const MAC_FLOAT_S: f64 = 2.2e-11;
+const FORMULA_S: f64 = 7e-10;
+const STREAMING_S_PER_BYTE: f64 = 0.1e-9;
+/// Host cores: a reference computed by a worker pinned to one CPU takes this many times longer.
+const HOST_CORES: f64 = 16.0;
 
 /// Predicted seconds of one experiment in each lane of the schedule.
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -165,8 +89,10 @@ impl Estimate {
     }
 }
 
-/// Seconds of runs of a recorded point under `p` (samples, the warm-up run, sample overheads).
-pub fn runs_s(recorded: &Point, p: &Profile) -> f64 {
+/// Seconds of runs of a recorded point (samples, the warm-up run unless a cold verification run of
+/// at least 0.1 s is the first sample, sample overheads). A CPU baseline's long first run is also
+/// its first sample since 9a82b10; the model, fitted before, still charges it.
+pub fn runs_s(recorded: &Point) -> f64 {
     let Some(t) = recorded
         .timing
         .as_ref()
@@ -181,68 +107,58 @@ pub fn runs_s(recorded: &Point, p: &Profile) -> f64 {
     let n = t.samples as f64;
     let only = t.samples == 1 && t.stop == Some(crate::stats::StopReason::Timeout);
     let cold = t.mode == crate::record::TimingMode::Cold;
-    let host = t.mode == crate::record::TimingMode::Host;
-    let first_is_sample =
-        (cold && p.long_first_run_is_sample) || (host && p.long_first_host_run_is_sample);
-    let warm_up = if only || (first_is_sample && batch >= 0.1) {
+    let warm_up = if only || (cold && batch >= 0.1) {
         0.0
     } else {
         batch
     };
-    let overhead = if cold { n * p.sample_s } else { 0.0 };
+    let overhead = if cold { n * SAMPLE_S } else { 0.0 };
     n * batch + warm_up + overhead
 }
 
 /// Seconds a worker spends once per buffer set of `f` (input generation and upload, and its CPU
 /// reference), whichever of the set's points it runs first; `cores`: how many times longer the
 /// reference takes there (a worker pinned to one CPU).
-pub fn set_s(f: &PointFacts, p: &Profile, cores: f64) -> f64 {
+pub fn set_s(f: &PointFacts, cores: f64) -> f64 {
     let bytes: u64 = f.set.iter().sum();
-    bytes as f64 * p.set_s_per_byte + reference_s(f.reference, p) * cores
+    bytes as f64 * SET_S_PER_BYTE + reference_s(f.reference) * cores
 }
 
-fn reference_s(r: RefWork, p: &Profile) -> f64 {
+fn reference_s(r: RefWork) -> f64 {
     match r {
         RefWork::None => 0.0,
-        RefWork::Macs { macs, int: true } => macs * p.mac_int_s,
-        RefWork::Macs { macs, int: false } => macs * p.mac_float_s,
-        RefWork::Formula { work } => work * p.formula_s,
-        RefWork::Streaming { bytes } => bytes * p.streaming_s_per_byte,
+        RefWork::Macs { macs, int: true } => macs * MAC_INT_S,
+        RefWork::Macs { macs, int: false } => macs * MAC_FLOAT_S,
+        RefWork::Formula { work } => work * FORMULA_S,
+        RefWork::Streaming { bytes } => bytes * STREAMING_S_PER_BYTE,
     }
 }
 
-/// A job of the schedule: experiment, job group (before one job per experiment), lane (0 GPU,
-/// 1 beside, 2 alone).
-type JobKey = (String, Option<usize>, u8);
-
-/// Predicts a regeneration of `points` (in the order `record` plans them) by `p`.
-pub fn estimate(points: &[PointFacts], p: &Profile) -> Estimate {
+/// Predicts a regeneration of `points` (in the order `record` plans them): one job per experiment
+/// and lane (0 GPU, 1 single-threaded CPU baselines beside it, 2 multi-threaded ones alone after).
+pub fn estimate(points: &[PointFacts]) -> Estimate {
     let mut out = Estimate::default();
-    // Jobs: (experiment, group or none, lane) → the points in it, in order.
-    let mut jobs: Vec<(JobKey, Vec<&PointFacts>)> = Vec::new();
+    // Jobs: (experiment, lane) → the points in it, in order.
+    let mut jobs: Vec<((String, u8), Vec<&PointFacts>)> = Vec::new();
     for f in points {
-        let lane = match (p.baselines_beside, f.exec) {
-            (true, Exec::CpuSingle) => 1,
-            (true, Exec::CpuMulti) => 2,
-            _ => 0,
+        let lane = match f.exec {
+            Exec::CpuSingle => 1,
+            Exec::CpuMulti => 2,
+            Exec::Gpu => 0,
         };
-        let key = (
-            f.experiment.clone(),
-            (!p.job_per_experiment).then_some(f.group),
-            lane,
-        );
+        let key = (f.experiment.clone(), lane);
         match jobs.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => v.push(f),
             None => jobs.push((key, vec![f])),
         }
     }
-    for ((experiment, _, lane), mut pts) in jobs {
-        // Both engines run a job parameter-major (`Recorder`).
+    for ((experiment, lane), mut pts) in jobs {
+        // A job runs parameter-major (`Recorder`).
         pts.sort_by(|a, b| params_order(&a.params, &b.params));
-        let cores = if lane == 1 { p.host_cores } else { 1.0 };
-        let mut s = p.job_s;
+        let cores = if lane == 1 { HOST_CORES } else { 1.0 };
+        let mut s = JOB_S;
+        // Inputs and references are made once per buffer set.
         let mut seen: Vec<&[u64]> = Vec::new();
-        let mut previous: Option<&BTreeMap<String, ParamValue>> = None;
         for f in &pts {
             if f.recorded
                 .as_ref()
@@ -250,22 +166,12 @@ pub fn estimate(points: &[PointFacts], p: &Profile) -> Estimate {
             {
                 continue;
             }
-            let bytes: u64 = f.set.iter().sum();
-            let new_inputs = if p.cache_by_set {
-                let new = !seen.contains(&f.set.as_slice());
-                if new {
-                    seen.push(&f.set);
-                }
-                new
-            } else {
-                previous != Some(&f.params)
-            };
-            if new_inputs {
-                s += set_s(f, p, cores);
+            if !seen.contains(&f.set.as_slice()) {
+                seen.push(&f.set);
+                s += set_s(f, cores);
             }
-            previous = Some(&f.params);
-            s += bytes as f64 * p.point_s_per_byte + f.out_bytes as f64 * p.out_s_per_byte;
-            s += f.recorded.as_ref().map_or(0.0, |r| runs_s(r, p));
+            s += f.out_bytes as f64 * OUT_S_PER_BYTE;
+            s += f.recorded.as_ref().map_or(0.0, runs_s);
         }
         let add = |l: &mut Lanes| match lane {
             1 => l.beside += s,
