@@ -1,4 +1,4 @@
-//! Dependencies run one way: every top-level module of `preprocessor/src` has a layer (the table
+//! Dependencies run one way: every top-level module of every crate under `preprocessor/` has a layer (the table
 //! under "## Layers" in DESIGN.md), no module imports one of a higher layer, and no modules form a
 //! cycle (neither top-level modules nor sibling submodules). Reads the `crate::` / `super::` /
 //! `self::` paths of the source, comments and string literals left out.
