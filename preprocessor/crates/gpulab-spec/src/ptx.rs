@@ -8,6 +8,10 @@
 
 use std::collections::BTreeMap;
 
+/// The NVRTC options always passed besides the architecture, to every kernel this PTX comes
+/// from; part of every cache key (`key::point_key`), so that changing them re-keys every point.
+pub const FIXED_COMPILE_OPTIONS: [&str; 2] = ["-lineinfo", "--std=c++17"];
+
 /// One parameter of a kernel.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Param {

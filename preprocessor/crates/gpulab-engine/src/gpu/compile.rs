@@ -2,7 +2,7 @@
 
 use super::error::{CompileError, Diagnostic, Severity};
 use super::probe::{ensure_nvrtc, guard_nvrtc};
-use crate::key::FIXED_COMPILE_OPTIONS;
+use crate::ptx::FIXED_COMPILE_OPTIONS;
 use cudarc::nvrtc::sys::{self, nvrtcProgram, nvrtcResult};
 use std::ffi::{CStr, CString, c_char, c_int};
 use std::path::Path;

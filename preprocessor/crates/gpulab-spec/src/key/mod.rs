@@ -6,16 +6,13 @@ pub mod normalise;
 mod spec_repr;
 
 use crate::error::{Error, Result};
+use crate::ptx::FIXED_COMPILE_OPTIONS;
 use crate::spec::{Exec, Experiment, Reference, Variant};
 use crate::value::ParamValue;
 use sha2::{Digest, Sha256};
 use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 use std::sync::Mutex;
-
-/// The NVRTC options always passed besides the architecture; part of every cache key
-/// ([`point_key`]), so that changing them re-keys every point.
-pub const FIXED_COMPILE_OPTIONS: [&str; 2] = ["-lineinfo", "--std=c++17"];
 
 /// Bump when the meaning of a key changes (e.g. the engine's measurement method).
 /// `gpulab-key-2`: normalised sources, spec semantics instead of spec text, compile options,
