@@ -26,8 +26,6 @@ pub mod templates;
 pub mod text;
 
 #[cfg(test)]
-pub(crate) mod fixture;
-#[cfg(test)]
 mod tests;
 
 pub use chart::{

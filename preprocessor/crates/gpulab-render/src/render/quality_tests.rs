@@ -6,7 +6,7 @@ use crate::value::{Quantity, Unit};
 use std::collections::BTreeMap;
 
 fn device() -> DeviceRecord {
-    crate::render::fixture::device()
+    crate::record::fixture::device()
 }
 
 fn timed(t: Timing) -> Point {

@@ -1,6 +1,8 @@
 //! Renderer tests over SYNTHETIC data (see `fixture.rs`: nothing here was measured or published).
 
-use super::fixture::{Fixture, line_chart};
+mod fixture;
+
+use fixture::{Fixture, line_chart};
 use super::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
 use super::table::TableModel;
 use super::table_html::table_html;
@@ -503,7 +505,7 @@ fn css_covers_classes_and_theme_variables() {
 #[test]
 fn thousands_in_cells() {
     let mut fixture = Fixture::new();
-    fixture.points[2] = super::fixture::point("global_2d", 640, 1234.5);
+    fixture.points[2] = fixture::point("global_2d", 640, 1234.5);
     let html = render(&fixture);
     assert!(html.contains(&format!(">1{THOUSANDS_SEP}235<")), "{html}");
 }
@@ -612,7 +614,7 @@ fn relative_metric_without_a_usable_baseline_shows_no_value() {
     let mut fixture = relative_fixture("speedup:global_2d");
     // the baseline global_2d: skipped at 160, missing at 320, failed at 640;
     // shared_2d: ok at 160 and 320, failed at 640
-    let mut skipped = super::fixture::point("global_2d", 160, 2.0);
+    let mut skipped = fixture::point("global_2d", 160, 2.0);
     skipped.outcome = Outcome::Skipped;
     skipped.timing = None;
     skipped.metrics.clear();
@@ -624,7 +626,7 @@ fn relative_metric_without_a_usable_baseline_shows_no_value() {
     fixture.points.push(skipped);
     fixture
         .points
-        .push(super::fixture::failed("global_2d", 640));
+        .push(fixture::failed("global_2d", 640));
     let states = table_states(&fixture);
     assert!(matches!(states[0].1[0], Skipped(_)), "{states:?}");
     assert_eq!(states[0].1[1], NoValue);
