@@ -23,12 +23,9 @@
 //! arguments; real division for metric formulas and claims. `div(a, b)` truncates and
 //! `ceil_div(a, b)` rounds up in both.
 
-mod per_index;
 mod specialize;
 #[cfg(test)]
 mod test_env;
-
-pub use per_index::{ArrayReader, PerIndex};
 
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;

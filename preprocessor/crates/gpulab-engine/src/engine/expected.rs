@@ -108,13 +108,7 @@ pub fn expected(
             }
             return Ok(HostData::from_nums(like, &done));
         }
-        // Compiled once, evaluated per element over every core; an element whose evaluation
-        // fails is evaluated again by the tree walker for its exact error.
-        let readers = |name: &str| -> Option<crate::expr::ArrayReader<'_>> {
-            let data: &HostData = inputs.get(name)?;
-            Some(Box::new(move |j| data.get_num(j)))
-        };
-        let compiled = formula.per_index("i", &readers);
+        // Evaluated per element over every core, by the one evaluator.
         let values: Result<Vec<Num>, String> = (0..n)
             .into_par_iter()
             .map(|i| {
@@ -124,12 +118,9 @@ pub fn expected(
                     i: i as i64,
                     done: None,
                 };
-                match compiled.eval(i as i64, &env) {
-                    Some(v) => Ok(v),
-                    None => formula
-                        .eval(&env)
-                        .map_err(|e| format!("formula at i={i}: {e}")),
-                }
+                formula
+                    .eval(&env)
+                    .map_err(|e| format!("formula at i={i}: {e}"))
             })
             .collect();
         // Converted per element by the output type's rules (integers exactly, wrapping; floats

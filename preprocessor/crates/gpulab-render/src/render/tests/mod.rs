@@ -2,7 +2,6 @@
 
 mod fixture;
 
-use fixture::{Fixture, line_chart};
 use super::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
 use super::table::TableModel;
 use super::table_html::table_html;
@@ -10,6 +9,7 @@ use super::*;
 use crate::directive::{ChartKind, ChartSpec, TableSpec};
 use crate::render::csv::table_csv;
 use crate::render::format::THOUSANDS_SEP;
+use fixture::{Fixture, line_chart};
 use pulldown_cmark::{Event, Parser, Tag, TagEnd};
 
 /// The HTML must survive CommonMark as one HTML block: no blank line, no indented line.
@@ -624,9 +624,7 @@ fn relative_metric_without_a_usable_baseline_shows_no_value() {
     });
     fixture.points.retain(|p| p.variant != "global_2d");
     fixture.points.push(skipped);
-    fixture
-        .points
-        .push(fixture::failed("global_2d", 640));
+    fixture.points.push(fixture::failed("global_2d", 640));
     let states = table_states(&fixture);
     assert!(matches!(states[0].1[0], Skipped(_)), "{states:?}");
     assert_eq!(states[0].1[1], NoValue);
