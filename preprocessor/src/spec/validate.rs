@@ -238,21 +238,13 @@ pub fn validate(
         .collect();
     let metrics = check_metrics(&mut c, &raw.metrics, &known);
 
-    let mut variants: Vec<Variant> = Vec::new();
-    for v in &raw.variants {
-        if let Some(variant) =
-            validate_variant(&mut c, v, default_source.as_deref(), &known, &buffer_names)
-        {
-            if variants.iter().any(|x| x.name == variant.name) {
-                c.err(
-                    v.get_ref().name.span(),
-                    format!("variant `{}` is declared twice", variant.name),
-                    "duplicate",
-                );
-            }
-            variants.push(variant);
-        }
-    }
+    let variants = check_variants(
+        &mut c,
+        &raw.variants,
+        default_source.as_deref(),
+        &known,
+        &buffer_names,
+    );
     check_variant_metric_names(&mut c, &raw.variants, &metrics);
     if raw.variants.is_empty() {
         c.err(
@@ -630,6 +622,31 @@ fn is_ident(s: &str) -> bool {
     !s.is_empty()
         && s.chars()
             .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
+}
+
+/// The spec's valid variants, each declared once.
+fn check_variants(
+    c: &mut Checker,
+    raw: &[Spanned<RawVariant>],
+    default_source: Option<&Path>,
+    known: &BTreeSet<String>,
+    buffers: &BTreeSet<String>,
+) -> Vec<Variant> {
+    let mut variants: Vec<Variant> = Vec::new();
+    for v in raw {
+        let Some(variant) = validate_variant(c, v, default_source, known, buffers) else {
+            continue;
+        };
+        if variants.iter().any(|x| x.name == variant.name) {
+            c.err(
+                v.get_ref().name.span(),
+                format!("variant `{}` is declared twice", variant.name),
+                "duplicate",
+            );
+        }
+        variants.push(variant);
+    }
+    variants
 }
 
 fn validate_variant(
