@@ -116,22 +116,13 @@ pub(super) fn render_found(
             .collect(),
     );
     let state = directive_state(&view);
+    let name = &exp.name;
     let problem = match state {
-        StatusState::Pending => Some(format!(
-            "{where_}: experiment `{}` awaits a GPU run",
-            exp.name
-        )),
-        StatusState::Partial => Some(format!(
-            "{where_}: some points of `{}` await a GPU run",
-            exp.name
-        )),
-        StatusState::Stale => Some(format!(
-            "{where_}: the recording of `{}` is stale",
-            exp.name
-        )),
+        StatusState::Pending => Some(format!("experiment `{name}` awaits a GPU run")),
+        StatusState::Partial => Some(format!("some points of `{name}` await a GPU run")),
+        StatusState::Stale => Some(format!("the recording of `{name}` is stale")),
         StatusState::Failed => Some(format!(
-            "{where_}: some points of `{}` failed (see the page for why)",
-            exp.name
+            "some points of `{name}` failed (see the page for why)"
         )),
         StatusState::Recorded => None,
     };
@@ -145,7 +136,7 @@ pub(super) fn render_found(
     Ok(Some(Rendered {
         html,
         unreadable: Vec::new(),
-        problem: problem.map(|p| (state.fails_strict(), p)),
+        problem: problem.map(|p| (state.fails_strict(), format!("{where_}: {p}"))),
         status,
     }))
 }
