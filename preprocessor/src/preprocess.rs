@@ -24,7 +24,7 @@ mod render_cache;
 mod render_one;
 pub use error::BuildError;
 use render_cache::{RenderCache, Slot};
-use render_one::{RenderInputs, Rendered, earlier_listings, render_found};
+use render_one::{Rendered, earlier_listings, render_found};
 
 /// The outcome of a build step.
 pub type Result<T, E = BuildError> = std::result::Result<T, E>;
@@ -142,6 +142,63 @@ pub fn report(diags: &[Diagnostic]) {
     }
 }
 
+/// One block of the book (a directive, or a status, anchors or ncu-check block) through a build:
+/// where it was found, and what each stage made of it.
+struct Block<'f> {
+    found: &'f FoundDirective,
+    /// The code files earlier results on its page list (see [`earlier_listings`]).
+    earlier: HashMap<PathBuf, String>,
+    /// Its slot in the render cache (`None` without a cache, or for a block the cache does not keep).
+    slot: Option<Slot>,
+    /// Its rendering: the one the cache holds, else the one this build makes.
+    rendered: Option<Rendered>,
+    /// Its planned points (`None`: it did not parse, or the cache holds its rendering).
+    points: Option<Vec<PlannedPoint>>,
+    /// Whether its recordings could be read.
+    preloaded: std::result::Result<(), String>,
+}
+
+impl<'f> Block<'f> {
+    /// The experiment of a directive that parsed and that the cache does not hold.
+    fn to_render(&self) -> Option<&'f crate::spec::Experiment> {
+        let (_, exp) = self.found.parsed.as_ref().ok()?;
+        self.rendered.is_none().then_some(exp.as_ref())
+    }
+}
+
+/// What the rendered blocks give the build: their HTML for each chapter, the status table's rows,
+/// and what to report.
+#[derive(Default)]
+struct Outputs {
+    replacements: HashMap<PathBuf, Vec<(std::ops::Range<usize>, String)>>,
+    status_rows: Vec<DirectiveStatus>,
+    /// Why directives are not fully recorded: failing a strict build, or not.
+    problems: Vec<String>,
+    pending: Vec<String>,
+    unreadable: Vec<String>,
+}
+
+impl Outputs {
+    /// Takes a block's rendering: its HTML replaces the block, the rest is reported.
+    fn add(&mut self, f: &FoundDirective, r: Rendered) {
+        self.unreadable.extend(r.unreadable);
+        match r.problem {
+            Some((true, p)) => self.problems.push(p),
+            Some((false, p)) => self.pending.push(p),
+            None => {}
+        }
+        self.status_rows.extend(r.status);
+        self.replace(f, r.html);
+    }
+
+    fn replace(&mut self, f: &FoundDirective, html: String) {
+        self.replacements
+            .entry(f.chapter_path.clone())
+            .or_default()
+            .push((f.fence.block.clone(), html));
+    }
+}
+
 /// Replaces the directives of `book` in place. Templates in `<book>/theme/gpulab/<name>.hbs`
 /// override the built-in ones.
 pub fn process_book(
@@ -151,54 +208,31 @@ pub fn process_book(
 ) -> Result<BuildSummary> {
     let templates = Templates::load(Some(&ws.root.join("theme")))?;
     let found = scan_book(ws, book);
-
-    let mut invalid: Vec<Diagnostic> = Vec::new();
-    for f in &found {
-        if let Err(diags) = &f.parsed {
-            invalid.extend(diags.iter().cloned());
-        }
-    }
+    let invalid: Vec<Diagnostic> = found
+        .iter()
+        .filter_map(|f| f.parsed.as_ref().err())
+        .flatten()
+        .cloned()
+        .collect();
     if !invalid.is_empty() && ws.config.strict {
         return Err(Error::Invalid(invalid).into());
     }
     report(&invalid);
 
     let mut recordings = Recordings::new(ws.data())?;
-    // A kernel file is listed once per page, by the first result that uses it; later ones link there.
-    let earlier = earlier_listings(&found);
     // A build that runs no kernels reuses the blocks rendered from unchanged inputs.
     let cache = live.is_none().then(|| RenderCache::open(ws)).flatten();
-    let slots = cache_slots(cache.as_ref(), &found, &earlier);
-    // The blocks the cache holds: directives are taken below, the data blocks after them.
-    let mut hits: Vec<Option<Rendered>> = slots
-        .iter()
-        .map(|slot| cache.as_ref()?.get(slot.as_ref()?))
-        .collect();
-    let planned: Vec<Option<Vec<PlannedPoint>>> = {
-        use rayon::prelude::*;
+    let mut blocks = blocks(&found, cache.as_ref());
+    plan_blocks(ws, &mut blocks)?;
+    let experiments = || {
         found
-            .par_iter()
-            .zip(&hits)
-            .map(|(f, hit)| match (&f.parsed, hit) {
-                (Ok((d, exp)), None) => plan(d, exp, &ws.sources).map(Some),
-                _ => Ok(None),
-            })
-            .collect::<Vec<_>>()
-            .into_iter()
-            // The first failure in book order, as a sequential build would report.
-            .collect::<std::result::Result<_, _>>()?
-    };
-
-    let mut summary = BuildSummary {
-        mode: ws.config.mode,
-        directives: found
             .iter()
             .filter(|f| f.fence.kind == FenceKind::Experiment)
-            .count(),
-        invalid: found
-            .iter()
-            .filter(|f| f.fence.kind == FenceKind::Experiment && f.parsed.is_err())
-            .count(),
+    };
+    let mut summary = BuildSummary {
+        mode: ws.config.mode,
+        directives: experiments().count(),
+        invalid: experiments().filter(|f| f.parsed.is_err()).count(),
         chapters: found
             .iter()
             .map(|f| &f.chapter_path)
@@ -206,161 +240,209 @@ pub fn process_book(
             .len(),
         gpu: None,
     };
-    // The device a directive without `devices` shows: the GPU at hand in a build that runs kernels
-    // (the living report), else the book's configured `device`, else the best-recorded one.
-    let mut live_device: Option<String> = None;
     if let Some(live) = live {
-        let device = live.device()?;
-        live_device = Some(device.clone());
-        let work = stale_work(&found, &planned, &mut recordings, &device)?;
-        let writable = if work.is_empty() {
-            Ok(())
-        } else {
-            ws.data().check_writable()
-        };
-        let mut ran = 0;
-        match writable {
-            Err(e) if ws.config.mode == Mode::Live => return Err(e.into()),
-            Err(e) => eprintln!("warning: {e}: not running anything, showing the recordings"),
-            Ok(()) if !work.is_empty() => {
-                ran = live.refresh(ws, &work)?;
-                recordings.reload()?;
-            }
-            Ok(()) => {}
-        }
-        summary.gpu = Some((device, ran));
+        summary.gpu = Some(run_stale(ws, live, &blocks, &mut recordings)?);
     }
-
     // The recordings every directive shows, read in parallel; then, in book order, each
     // directive's own load (from that cache), whose error spoils that directive only.
-    // (A block the cache holds needs none.)
-    recordings.preload_all(found.iter().zip(&hits).filter_map(|(f, hit)| {
-        let (_, exp) = f.parsed.as_ref().ok().filter(|_| hit.is_none())?;
-        Some(exp.as_ref())
-    }));
-    let preloaded: Vec<std::result::Result<(), String>> = found
-        .iter()
-        .zip(&hits)
-        .map(|(f, hit)| match &f.parsed {
-            Ok((_, exp)) if hit.is_none() => recordings.preload(exp).map_err(|e| e.to_string()),
-            _ => Ok(()),
-        })
-        .collect();
-
-    // Directives are rendered in parallel (each reads the recordings, none writes them), and
-    // their results gathered in book order.
-    let default_device = live_device.as_deref().or(ws.config.device.as_deref());
-    let rendered: Vec<Option<Rendered>> = {
-        use rayon::prelude::*;
-        let recordings = &recordings;
-        let templates = &templates;
-        let cache = cache.as_ref();
-        found
-            .par_iter()
-            .zip(&planned)
-            .zip(&preloaded)
-            .zip(&earlier)
-            .zip(&slots)
-            .zip(hits.par_iter_mut())
-            .map(|(((((f, points), preloaded), earlier), slot), hit)| {
-                if f.fence.kind == FenceKind::Experiment
-                    && let Some(hit) = hit.take()
-                {
-                    return Ok(Some(hit));
-                }
-                let inputs = RenderInputs {
-                    points: points.as_deref(),
-                    preloaded,
-                    earlier,
-                };
-                let r = render_found(ws, f, inputs, recordings, templates, default_device)?;
-                if let (Some(cache), Some(slot), Some(r)) = (cache, slot, &r) {
-                    cache.put(slot, r);
-                }
-                Ok(r)
-            })
-            .collect::<Vec<_>>()
-            .into_iter()
-            // The first failure in book order, as a sequential build would report.
-            .collect::<Result<Vec<_>>>()?
-    };
-
-    let mut replacements: HashMap<PathBuf, Vec<(std::ops::Range<usize>, String)>> = HashMap::new();
-    let mut status_rows = Vec::new();
-    let mut problems = Vec::new();
-    let mut pending = Vec::new();
-    let mut unreadable = Vec::new();
-    for (f, r) in found.iter().zip(rendered) {
-        let Some(r) = r else { continue };
-        unreadable.extend(r.unreadable);
-        match r.problem {
-            Some((true, p)) => problems.push(p),
-            Some((false, p)) => pending.push(p),
-            None => {}
+    recordings.preload_all(blocks.iter().filter_map(Block::to_render));
+    for b in &mut blocks {
+        if let Some(exp) = b.to_render() {
+            b.preloaded = recordings.preload(exp).map_err(|e| e.to_string());
         }
-        status_rows.extend(r.status);
-        replacements
-            .entry(f.chapter_path.clone())
-            .or_default()
-            .push((f.fence.block.clone(), r.html));
     }
+    // The device a directive without `devices` shows: the GPU at hand in a build that runs kernels
+    // (the living report), else the book's configured `device`, else the best-recorded one.
+    let default_device = summary.gpu.as_ref().map(|(d, _)| d.as_str());
+    let default_device = default_device.or(ws.config.device.as_deref());
+    render_blocks(
+        ws,
+        &mut blocks,
+        &recordings,
+        &templates,
+        cache.as_ref(),
+        default_device,
+    )?;
 
-    // Event-overhead calibrations that could not be read (those devices' times are uncorrected).
-    unreadable.extend(recordings.unreadable_calibrations().cloned());
-    // The library anchors and the profiler check blocks.
-    let blocks = found
-        .iter()
-        .zip(&slots)
-        .zip(hits)
-        .filter(|((f, _), _)| matches!(f.fence.kind, FenceKind::Anchors | FenceKind::NcuCheck));
-    for ((f, slot), hit) in blocks {
-        let r = match hit {
-            Some(r) => r,
-            None => {
-                let r = data_block(ws, f, &mut recordings, &templates)?;
-                if let (Some(cache), Some(slot)) = (&cache, slot) {
-                    cache.put(slot, &r);
-                }
-                r
-            }
-        };
-        unreadable.extend(r.unreadable);
-        replacements
-            .entry(f.chapter_path.clone())
-            .or_default()
-            .push((f.fence.block.clone(), r.html));
-    }
+    let mut out = gather(ws, blocks, &mut recordings, &templates, cache.as_ref())?;
 
     // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
     let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
-    unreadable.extend(inventory.check_reproduces(status_rows.iter().flat_map(|r| r.located_ids())));
-    if (!problems.is_empty() || !unreadable.is_empty()) && ws.config.strict {
+    let located = out.status_rows.iter().flat_map(|r| r.located_ids());
+    let missing = inventory.check_reproduces(located);
+    out.unreadable.extend(missing);
+    report_problems(ws, &out)?;
+    let status = StatusTable::build(&inventory, &out.status_rows);
+    for f in found.iter().filter(|f| f.fence.kind == FenceKind::Status) {
+        out.replace(f, templates.render_status_from(&status, &f.chapter_path)?);
+    }
+    replace_blocks(book, out.replacements);
+    Ok(summary)
+}
+
+/// Every block of the book with the code files earlier results on its page list, its slot in the
+/// render cache and the rendering the cache holds for it.
+fn blocks<'f>(found: &'f [FoundDirective], cache: Option<&RenderCache>) -> Vec<Block<'f>> {
+    // A kernel file is listed once per page, by the first result that uses it; later ones link there.
+    let mut nth: HashMap<&PathBuf, usize> = HashMap::new();
+    found
+        .iter()
+        .zip(earlier_listings(found))
+        .map(|(f, earlier)| {
+            let n = nth.entry(&f.chapter_path).or_default();
+            *n += 1;
+            let slot = cache.and_then(|c| c.slot(f, *n - 1, &earlier));
+            let rendered = cache.zip(slot.as_ref()).and_then(|(c, s)| c.get(s));
+            Block {
+                found: f,
+                earlier,
+                slot,
+                rendered,
+                points: None,
+                preloaded: Ok(()),
+            }
+        })
+        .collect()
+}
+
+/// Plans the points of every directive the cache does not hold, in parallel.
+fn plan_blocks(ws: &Workspace, blocks: &mut [Block]) -> Result<()> {
+    use rayon::prelude::*;
+    blocks
+        .par_iter_mut()
+        .map(|b| -> Result<()> {
+            if let (Ok((d, exp)), None) = (&b.found.parsed, &b.rendered) {
+                b.points = Some(plan(d, exp, &ws.sources)?);
+            }
+            Ok(())
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        // The first failure in book order, as a sequential build would report.
+        .collect()
+}
+
+/// Runs the points whose recording on the live GPU is missing or stale, then reloads the
+/// recordings; returns that GPU and how many points ran. When data/ cannot take new recordings,
+/// a live-mode build fails and any other shows the recordings.
+fn run_stale(
+    ws: &Workspace,
+    live: &dyn LiveRunner,
+    blocks: &[Block],
+    recordings: &mut Recordings,
+) -> Result<(String, usize)> {
+    let device = live.device()?;
+    let work = stale_work(blocks, recordings, &device)?;
+    if work.is_empty() {
+        return Ok((device, 0));
+    }
+    match ws.data().check_writable() {
+        Err(e) if ws.config.mode == Mode::Live => Err(e.into()),
+        Err(e) => {
+            eprintln!("warning: {e}: not running anything, showing the recordings");
+            Ok((device, 0))
+        }
+        Ok(()) => {
+            let ran = live.refresh(ws, &work)?;
+            recordings.reload()?;
+            Ok((device, ran))
+        }
+    }
+}
+
+/// Renders the directives the cache does not hold, in parallel (each reads the recordings, none
+/// writes them), and stores them in the cache.
+fn render_blocks(
+    ws: &Workspace,
+    blocks: &mut [Block],
+    recordings: &Recordings,
+    templates: &Templates,
+    cache: Option<&RenderCache>,
+    default_device: Option<&str>,
+) -> Result<()> {
+    use rayon::prelude::*;
+    blocks
+        .par_iter_mut()
+        .filter(|b| b.found.fence.kind == FenceKind::Experiment && b.rendered.is_none())
+        .map(|b| -> Result<()> {
+            b.rendered = render_found(ws, b, recordings, templates, default_device)?;
+            if let (Some(cache), Some(slot), Some(r)) = (cache, &b.slot, &b.rendered) {
+                cache.put(slot, r);
+            }
+            Ok(())
+        })
+        .collect::<Vec<_>>()
+        .into_iter()
+        // The first failure in book order, as a sequential build would report.
+        .collect()
+}
+
+/// Fails a strict build on data that cannot be read or a directive not fully recorded; any other
+/// build reports them on stderr.
+fn report_problems(ws: &Workspace, out: &Outputs) -> Result<()> {
+    if (!out.problems.is_empty() || !out.unreadable.is_empty()) && ws.config.strict {
         return Err(BuildError::Strict(
-            unreadable
+            out.unreadable
                 .iter()
                 .cloned()
-                .chain(problems.iter().map(|p| {
+                .chain(out.problems.iter().map(|p| {
                     format!("{p} (`mdbook-gpulab record` on a machine with an NVIDIA GPU records it again)")
                 }))
                 .collect(),
         ));
     }
-    for u in &unreadable {
+    for u in &out.unreadable {
         eprintln!("error: {u}");
     }
-    for p in problems.iter().chain(&pending) {
+    for p in out.problems.iter().chain(&out.pending) {
         eprintln!("warning: {p}; run `mdbook-gpulab record` on a machine with an NVIDIA GPU");
     }
+    Ok(())
+}
 
-    let status = StatusTable::build(&inventory, &status_rows);
-    for f in found.iter().filter(|f| f.fence.kind == FenceKind::Status) {
-        let status_html = templates.render_status_from(&status, &f.chapter_path)?;
-        replacements
-            .entry(f.chapter_path.clone())
-            .or_default()
-            .push((f.fence.block.clone(), status_html));
+/// Every block's rendering, the directives' first (in book order), then the data blocks', which
+/// are rendered here (from the data folder) unless the cache holds them.
+fn gather(
+    ws: &Workspace,
+    blocks: Vec<Block>,
+    recordings: &mut Recordings,
+    templates: &Templates,
+    cache: Option<&RenderCache>,
+) -> Result<Outputs> {
+    let mut out = Outputs::default();
+    let (data_blocks, directives): (Vec<_>, Vec<_>) = blocks
+        .into_iter()
+        .partition(|b| matches!(b.found.fence.kind, FenceKind::Anchors | FenceKind::NcuCheck));
+    for b in directives {
+        if let Some(r) = b.rendered {
+            out.add(b.found, r);
+        }
     }
+    // Event-overhead calibrations that could not be read (those devices' times are uncorrected).
+    out.unreadable
+        .extend(recordings.unreadable_calibrations().cloned());
+    // The library anchors and the profiler check blocks.
+    for b in data_blocks {
+        let r = match b.rendered {
+            Some(r) => r,
+            None => {
+                let r = data_block(ws, b.found, recordings, templates)?;
+                if let (Some(cache), Some(slot)) = (cache, &b.slot) {
+                    cache.put(slot, &r);
+                }
+                r
+            }
+        };
+        out.add(b.found, r);
+    }
+    Ok(out)
+}
 
+/// Puts each block's HTML in its place in its chapter.
+fn replace_blocks(
+    book: &mut Book,
+    mut replacements: HashMap<PathBuf, Vec<(std::ops::Range<usize>, String)>>,
+) {
     book.for_each_chapter_mut(|ch| {
         let Some(path) = ch.source_path.as_ref().or(ch.path.as_ref()) else {
             return;
@@ -374,26 +456,6 @@ pub fn process_book(
             }
         }
     });
-    Ok(summary)
-}
-
-/// Each block's slot in the render cache, in book order (`None` without a cache, or for a block the
-/// cache does not keep).
-fn cache_slots(
-    cache: Option<&RenderCache>,
-    found: &[FoundDirective],
-    earlier: &[HashMap<PathBuf, String>],
-) -> Vec<Option<Slot>> {
-    let mut nth: HashMap<&PathBuf, usize> = HashMap::new();
-    found
-        .iter()
-        .zip(earlier)
-        .map(|(f, earlier)| {
-            let n = nth.entry(&f.chapter_path).or_default();
-            *n += 1;
-            cache?.slot(f, *n - 1, earlier)
-        })
-        .collect()
 }
 
 /// A `gpulab-anchors` or `gpulab-ncu-check` block, rendered from the data folder: a data file
@@ -515,15 +577,10 @@ impl std::fmt::Display for BuildSummary {
 }
 
 /// Points whose recording on `device` (the GPU about to run) is missing or stale.
-fn stale_work(
-    found: &[FoundDirective],
-    planned: &[Option<Vec<PlannedPoint>>],
-    recordings: &mut Recordings,
-    device: &str,
-) -> Result<Vec<Work>> {
+fn stale_work(blocks: &[Block], recordings: &mut Recordings, device: &str) -> Result<Vec<Work>> {
     let mut work = Vec::new();
-    for (f, points) in found.iter().zip(planned) {
-        let (Ok((d, exp)), Some(points)) = (&f.parsed, points) else {
+    for b in blocks {
+        let (Ok((d, exp)), Some(points)) = (&b.found.parsed, &b.points) else {
             continue;
         };
         // An unreadable recording is never overwritten: its directive is shown as an error.

@@ -27,30 +27,7 @@ pub(super) fn run(
     arch: (u32, u32),
     require_nvrtc: bool,
 ) -> anyhow::Result<bool> {
-    let mut failed = false;
-    let mut builds: BTreeMap<Build, Uses> = BTreeMap::new();
-    for f in found {
-        let Ok((d, exp)) = &f.parsed else { continue };
-        for p in plan(d, exp, &ws.sources)? {
-            let Some(v) = exp.variant(&p.variant) else {
-                continue;
-            };
-            match kernel_builds(v, &point_vars(&p.params, None)) {
-                Ok(Some(b)) => builds
-                    .entry(b)
-                    .or_default()
-                    .entry((exp.name.clone(), p.variant.clone()))
-                    .or_insert_with(|| (exp.clone(), Vec::new()))
-                    .1
-                    .push(p),
-                Ok(None) => {}
-                Err(e) => {
-                    eprintln!("error: {}: {e}", exp.name);
-                    failed = true;
-                }
-            }
-        }
-    }
+    let (builds, mut failed) = builds_of(ws, found)?;
     match nvrtc_available() {
         Err(why) if require_nvrtc => {
             eprintln!("error: {why}");
@@ -89,21 +66,8 @@ pub(super) fn run(
             Ok(image) => image.ptx().map(crate::ptx::parse),
             Err(e) => {
                 compile_errors += 1;
-                let with = if options.is_empty() {
-                    "no options".to_string()
-                } else {
-                    options.join(" ")
-                };
                 let users: Vec<String> = uses.keys().map(|(e, v)| format!("{e}/{v}")).collect();
-                eprintln!(
-                    "error: compiling `{function}` from {} with {with} (for {}):\n{e}",
-                    shown.display(),
-                    users.join(", ")
-                );
-                let headers = crate::gpu::toolkit_include_dir().is_some();
-                if let Some(help) = missing_header_help(&e, headers) {
-                    eprintln!("  = help: {help}");
-                }
+                report_compile_error(&e, (function, shown, options), &users);
                 e.ptx().map(crate::ptx::parse)
             }
         };
@@ -144,6 +108,62 @@ pub(super) fn run(
         checked.len()
     );
     Ok(failed || problems > 0)
+}
+
+/// Every kernel build the book's points need, with the variants that use it; and whether a
+/// point's build could not be resolved (reported).
+fn builds_of(
+    ws: &Workspace,
+    found: &[FoundDirective],
+) -> anyhow::Result<(BTreeMap<Build, Uses>, bool)> {
+    let mut failed = false;
+    let mut builds: BTreeMap<Build, Uses> = BTreeMap::new();
+    for f in found {
+        let Ok((d, exp)) = &f.parsed else { continue };
+        for p in plan(d, exp, &ws.sources)? {
+            let Some(v) = exp.variant(&p.variant) else {
+                continue;
+            };
+            match kernel_builds(v, &point_vars(&p.params, None)) {
+                Ok(Some(b)) => builds
+                    .entry(b)
+                    .or_default()
+                    .entry((exp.name.clone(), p.variant.clone()))
+                    .or_insert_with(|| (exp.clone(), Vec::new()))
+                    .1
+                    .push(p),
+                Ok(None) => {}
+                Err(e) => {
+                    eprintln!("error: {}: {e}", exp.name);
+                    failed = true;
+                }
+            }
+        }
+    }
+    Ok((builds, failed))
+}
+
+/// Reports a build (`function` of `source`, with `options`) that failed to compile, for the
+/// variants `users`, with a help when the CUDA headers are missing.
+fn report_compile_error(
+    e: &crate::gpu::CompileError,
+    (function, source, options): (&str, &std::path::Path, &[String]),
+    users: &[String],
+) {
+    let with = if options.is_empty() {
+        "no options".to_string()
+    } else {
+        options.join(" ")
+    };
+    eprintln!(
+        "error: compiling `{function}` from {} with {with} (for {}):\n{e}",
+        source.display(),
+        users.join(", ")
+    );
+    let headers = crate::gpu::toolkit_include_dir().is_some();
+    if let Some(help) = missing_header_help(e, headers) {
+        eprintln!("  = help: {help}");
+    }
 }
 
 /// An experiment's spec text, shown relative to the book's root.

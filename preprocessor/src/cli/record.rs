@@ -4,8 +4,9 @@
 
 use super::point_facts::{recorded_points, set_bundles};
 use crate::engine::Work;
-use crate::engine::job::{BudgetHints, JobPoint};
+use crate::engine::job::JobPoint;
 use crate::engine::recorder::{JobGroup, Recorder, job_groups};
+use crate::engine::schedule::{Forecast, Schedule};
 use crate::engine::shard::{self, Shard};
 use crate::plan::plan;
 use crate::results::Recordings;
@@ -118,165 +119,20 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     }
     let recorded =
         |experiment: &str, p: &JobPoint| recorded_points(&recordings, &device, experiment, p);
-    let costs = predicted(&all, &recordings, &device);
-    // Points dealt among shards or GPUs: those that share a costly buffer set stay together.
-    let sharded = args.shard.is_some_and(|s| s.count > 1) || recorders.len() > 1;
-    let bundles = if sharded {
-        set_bundles(&ws, &all, &recordings, &device)
-    } else {
-        shard::Bundles::new()
+    let forecast = Forecast {
+        costs: predicted(&all, &recordings, &device),
+        recorded: &recorded,
+        bundles: &|| set_bundles(&ws, &all, &recordings, &device),
     };
-    let mut mine = all.clone();
-    if let Some(s) = args.shard {
-        let (groups, predicted) =
-            shard::split(&all, &shard::costs_of(&all, &costs), &bundles, s.count)
-                .swap_remove(s.index);
-        eprintln!(
-            "shard {}/{}: {} point(s), predicted {predicted:.0} s",
-            s.index + 1,
-            s.count,
-            count(&groups)
-        );
-        mine = groups;
-    }
-    // CPU baselines are not timed beside another worker's CPU work (input generation, CPU
-    // references): a single-threaded one runs beside the GPU work on a CPU of its own, the GPU
-    // workers pinned to the others; a multi-threaded one runs after the GPU work, alone
-    // (DESIGN.md, "CPU baselines beside GPU work").
-    let (mine, host) = split_host(&ws, mine);
-    let (beside, alone) = split_threads(&ws, host);
-    let cpus = crate::engine::cpus::allowed()
-        .and_then(|c| crate::engine::cpus::split_for_baseline(&c, &crate::engine::cpus::core_of))
-        .filter(|_| !beside.is_empty());
-    let (beside, alone) = match &cpus {
-        Some(_) => (beside, alone),
-        None => (Vec::new(), [beside, alone].concat()),
-    };
-    let mut recorders = recorders;
-    let gpu_cpus = match &cpus {
-        Some((gpu_cpus, _)) => Some(gpu_cpus.clone()),
-        None => crate::engine::cpus::allowed(),
-    };
-    pin_gpu_workers(
-        &mut recorders,
-        gpu_cpus.as_deref(),
-        cpus.is_some(),
-        &crate::engine::cpus::core_of,
-    );
-    let beside_recorder = cpus.as_ref().map(|(_, host_cpu)| Recorder {
-        cpus: Some(host_cpu.to_string()),
-        ..recorders[0].clone()
-    });
-    let alone_recorder = Recorder {
-        cpus: None,
-        ..recorders[0].clone()
-    };
-    for (what, groups, cpu) in [
-        (
-            "single-threaded, beside the GPU work on CPU",
-            &beside,
-            beside_recorder.as_ref().and_then(|r| r.cpus.clone()),
-        ),
-        ("multi-threaded, after the GPU work, alone", &alone, None),
-    ] {
-        if !groups.is_empty() {
-            let predicted: f64 = shard::costs_of(groups, &costs).iter().flatten().sum();
-            eprintln!(
-                "CPU baselines: {} point(s), {what}{}, predicted {predicted:.0} s",
-                count(groups),
-                cpu.map(|c| format!(" {c}")).unwrap_or_default()
-            );
-        }
-    }
-    let per_gpu: Vec<Vec<JobGroup>> = if recorders.len() > 1 {
-        shard::split(
-            &mine,
-            &shard::costs_of(&mine, &costs),
-            &bundles,
-            recorders.len(),
-        )
-        .into_iter()
-        .zip(&recorders)
-        .map(|((groups, predicted), r)| {
-            eprintln!(
-                "GPU {}: {} point(s), predicted {predicted:.0} s{}",
-                r.gpu.as_deref().unwrap_or("?"),
-                count(&groups),
-                r.cpus
-                    .as_ref()
-                    .map(|c| format!(", on CPUs {c}"))
-                    .unwrap_or_default()
-            );
-            groups
-        })
-        .collect()
-    } else {
-        vec![mine]
-    };
-    let hints = |g: &JobGroup| {
-        if !sharded {
-            return BudgetHints::new();
-        }
-        let every: Vec<JobPoint> = all
-            .iter()
-            .filter(|a| a.experiment == g.experiment)
-            .flat_map(|a| a.points.iter().cloned())
-            .collect();
-        shard::budget_hints(g, &recorded, &every)
-    };
-    let with_hints = |groups: Vec<JobGroup>| -> Vec<(JobGroup, BudgetHints)> {
-        groups
-            .into_iter()
-            .map(|g| {
-                let h = hints(&g);
-                (g, h)
-            })
-            .collect()
-    };
-    let jobs: Vec<Vec<(JobGroup, BudgetHints)>> = per_gpu.into_iter().map(with_hints).collect();
-    let beside = with_hints(beside);
-    let alone = with_hints(alone);
-    if beside.is_empty() && alone.is_empty() && jobs.iter().all(|j| j.is_empty()) {
+    let schedule = Schedule::new(&ws, &recorders, &all, args.shard, &forecast);
+    if schedule.is_empty() {
         eprintln!("nothing to run: every selected point is recorded and current");
         counters_pass(dir, &args, &recorders)?;
         return Ok(ExitCode::SUCCESS);
     }
     let started = std::time::Instant::now();
     let started_at = chrono::Utc::now();
-    let results: Vec<anyhow::Result<(usize, usize)>> = std::thread::scope(|scope| {
-        let mut handles: Vec<_> = recorders
-            .iter()
-            .zip(&jobs)
-            .map(|(r, groups)| scope.spawn(|| run_groups(&ws, r, groups)))
-            .collect();
-        if let Some(r) = &beside_recorder
-            && !beside.is_empty()
-        {
-            handles.push(scope.spawn(|| run_groups(&ws, r, &beside)));
-        }
-        handles
-            .into_iter()
-            .map(|h| {
-                h.join()
-                    .unwrap_or_else(|_| Err(anyhow::anyhow!("a GPU's recorder panicked")))
-            })
-            .collect()
-    });
-    let mut results = results;
-    if !alone.is_empty() {
-        results.push(run_groups(&ws, &alone_recorder, &alone));
-    }
-    let (mut ran, mut failed) = (0, 0);
-    let mut errors = Vec::new();
-    for r in results {
-        match r {
-            Ok((r, f)) => {
-                ran += r;
-                failed += f;
-            }
-            Err(e) => errors.push(e),
-        }
-    }
+    let (ran, failed, error) = schedule.run(&ws);
     eprintln!(
         "recorded {ran} point(s), {failed} failed, in {:.1} s on {device}{}",
         started.elapsed().as_secs_f64(),
@@ -289,40 +145,11 @@ pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     for line in super::record_report::report(&ws.data(), &found, &device, started_at) {
         eprintln!("{line}");
     }
-    if let Some(first) = errors.into_iter().next() {
-        return Err(first);
+    if let Some(e) = error {
+        return Err(e.into());
     }
     counters_pass(dir, &args, &recorders)?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// Gives each GPU worker its CPUs: several workers get disjoint sets of `gpu_cpus`
-/// (`cpus::split_among`), so that one's CPU references and comparisons do not run on the cores
-/// another launches from; a single worker is pinned to `gpu_cpus` only when a baseline runs
-/// beside it (`pin_one`), and several that cannot each have two CPUs share them all.
-fn pin_gpu_workers(
-    recorders: &mut [Recorder],
-    gpu_cpus: Option<&[usize]>,
-    pin_one: bool,
-    core_of: crate::engine::cpus::CoreOf,
-) {
-    use crate::engine::cpus::{format_list, split_among};
-    let Some(gpu_cpus) = gpu_cpus else {
-        return;
-    };
-    match split_among(gpu_cpus, recorders.len(), core_of) {
-        Some(sets) => {
-            for (r, set) in recorders.iter_mut().zip(sets) {
-                r.cpus = Some(format_list(&set));
-            }
-        }
-        None if pin_one => {
-            for r in recorders.iter_mut() {
-                r.cpus = Some(format_list(gpu_cpus));
-            }
-        }
-        None => {}
-    }
 }
 
 /// `--counters`: the profiled pass after the timing pass, on the first GPU (once per sharded
@@ -452,81 +279,10 @@ fn device_of(ws: &Workspace, recorders: &[Recorder]) -> anyhow::Result<String> {
         .ok_or_else(|| anyhow::anyhow!("no GPU to record on"))
 }
 
-fn run_groups(
-    ws: &Workspace,
-    recorder: &Recorder,
-    groups: &[(JobGroup, BudgetHints)],
-) -> anyhow::Result<(usize, usize)> {
-    Ok(recorder.record_groups(ws, groups)?)
-}
-
-/// Splits the groups into (GPU points, CPU-baseline points).
-fn split_host(ws: &Workspace, groups: Vec<JobGroup>) -> (Vec<JobGroup>, Vec<JobGroup>) {
-    split_by(ws, groups, |exec| matches!(exec, crate::spec::Exec::Cpu(_)))
-}
-
-/// Splits CPU-baseline groups into (single-threaded, multi-threaded) baselines.
-fn split_threads(ws: &Workspace, groups: Vec<JobGroup>) -> (Vec<JobGroup>, Vec<JobGroup>) {
-    let (single, multi) = split_by(
-        ws,
-        groups,
-        |exec| matches!(exec, crate::spec::Exec::Cpu(name) if crate::engine::cpu_baseline::is_multithreaded(name)),
-    );
-    (single, multi)
-}
-
-/// Splits the groups' points into (those whose variant's execution is not `pick`ed, those that are).
-fn split_by(
-    ws: &Workspace,
-    groups: Vec<JobGroup>,
-    pick: impl Fn(&crate::spec::Exec) -> bool,
-) -> (Vec<JobGroup>, Vec<JobGroup>) {
-    let (mut gpu, mut host) = (Vec::new(), Vec::new());
-    for g in groups {
-        let exp = ws.spec(&g.experiment).ok();
-        let on_host = |p: &JobPoint| {
-            exp.as_ref()
-                .and_then(|e| e.variant(&p.variant))
-                .is_some_and(|v| pick(&v.exec))
-        };
-        let (h, d): (Vec<JobPoint>, Vec<JobPoint>) = g.points.iter().cloned().partition(on_host);
-        for (points, out) in [(d, &mut gpu), (h, &mut host)] {
-            if !points.is_empty() {
-                out.push(JobGroup {
-                    points,
-                    ..g.clone()
-                });
-            }
-        }
-    }
-    (gpu, host)
-}
-
-fn count(groups: &[JobGroup]) -> usize {
-    groups.iter().map(|g| g.points.len()).sum()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    /// No SMT: every CPU its own core.
-    fn flat(cpu: usize) -> Option<(usize, usize)> {
-        Some((0, cpu))
-    }
-
-    fn gpu_recorders(n: usize) -> Vec<Recorder> {
-        (0..n)
-            .map(|g| Recorder {
-                gpu: Some(g.to_string()),
-                ..Default::default()
-            })
-            .collect()
-    }
-
-    fn cpus_of(recorders: &[Recorder]) -> Vec<Option<&str>> {
-        recorders.iter().map(|r| r.cpus.as_deref()).collect()
-    }
+    use crate::engine::schedule::count;
 
     /// Bundles keep what one worker makes once: every point of a bundle has the same buffer
     /// lengths and reference, CPU baselines and `formula` references are never bundled, and the
@@ -577,43 +333,6 @@ mod tests {
                 .collect();
             assert_eq!(n.len(), 1, "{set}: sizes {n:?} in one bundle");
         }
-    }
-
-    /// Two GPU workers on one CPU set loaded each other's launches with their CPU references
-    /// (short kernels read ~1.5 µs longer in the two-GPU run of 185bbb2): each now has its own.
-    #[test]
-    fn several_gpu_workers_never_share_a_cpu() {
-        let all: Vec<usize> = (0..31).collect();
-        let mut two = gpu_recorders(2);
-        pin_gpu_workers(&mut two, Some(&all), true, &flat);
-        assert_eq!(cpus_of(&two), [Some("0-15"), Some("16-30")]);
-        let mut two = gpu_recorders(2);
-        pin_gpu_workers(&mut two, Some(&all), false, &flat);
-        assert_eq!(
-            cpus_of(&two),
-            [Some("0-15"), Some("16-30")],
-            "also with no baseline beside them"
-        );
-        let mut one = gpu_recorders(1);
-        pin_gpu_workers(&mut one, Some(&all), false, &flat);
-        assert_eq!(
-            cpus_of(&one),
-            [None],
-            "one worker alone keeps the whole host"
-        );
-        pin_gpu_workers(&mut one, Some(&all), true, &flat);
-        assert_eq!(
-            cpus_of(&one),
-            [Some("0-30")],
-            "beside a baseline: off its CPU"
-        );
-        let mut crowded = gpu_recorders(2);
-        pin_gpu_workers(&mut crowded, Some(&[0, 1, 2]), true, &flat);
-        assert_eq!(
-            cpus_of(&crowded),
-            [Some("0-2"), Some("0-2")],
-            "too few CPUs for a set each: they share"
-        );
     }
 
     /// The balance promised for `--shard K/N` and `--gpus`, on the handbook's own recordings.

@@ -1,9 +1,8 @@
 //! One directive's turn in a build: its recordings and paper tables loaded, its view built, its
 //! HTML rendered, and what the build reports about it (run in parallel over the book's directives).
 
-use super::{Result, directive_state, directive_status};
+use super::{Block, Result, directive_state, directive_status};
 use crate::directive::fence::FenceKind;
-use crate::plan::PlannedPoint;
 use crate::render::status::{DirectiveStatus, StatusState};
 use crate::render::{Templates, render_directive_html};
 use crate::results::{Recordings, directive_view};
@@ -50,31 +49,16 @@ pub(super) fn earlier_listings(found: &[FoundDirective]) -> Vec<HashMap<PathBuf,
         .collect()
 }
 
-/// What one directive's rendering needs besides the shared state.
-pub(super) struct RenderInputs<'a> {
-    /// Its planned points (`None`: it did not parse).
-    pub(super) points: Option<&'a [PlannedPoint]>,
-    /// Whether its recordings could be read.
-    pub(super) preloaded: &'a std::result::Result<(), String>,
-    /// The code files earlier results on its page list (see [`earlier_listings`]).
-    pub(super) earlier: &'a HashMap<PathBuf, String>,
-}
-
 /// Renders one found directive (`None` for a status, anchors or ncu-check block: those are filled
 /// in once every directive is known).
 pub(super) fn render_found(
     ws: &Workspace,
-    f: &FoundDirective,
-    inputs: RenderInputs<'_>,
+    b: &Block,
     recordings: &Recordings,
     templates: &Templates,
     default_device: Option<&str>,
 ) -> Result<Option<Rendered>> {
-    let RenderInputs {
-        points,
-        preloaded,
-        earlier,
-    } = inputs;
+    let (f, points, preloaded, earlier) = (b.found, b.points.as_deref(), &b.preloaded, &b.earlier);
     let plain = |html: String| Rendered {
         html,
         unreadable: Vec::new(),
@@ -132,22 +116,13 @@ pub(super) fn render_found(
             .collect(),
     );
     let state = directive_state(&view);
+    let name = &exp.name;
     let problem = match state {
-        StatusState::Pending => Some(format!(
-            "{where_}: experiment `{}` awaits a GPU run",
-            exp.name
-        )),
-        StatusState::Partial => Some(format!(
-            "{where_}: some points of `{}` await a GPU run",
-            exp.name
-        )),
-        StatusState::Stale => Some(format!(
-            "{where_}: the recording of `{}` is stale",
-            exp.name
-        )),
+        StatusState::Pending => Some(format!("experiment `{name}` awaits a GPU run")),
+        StatusState::Partial => Some(format!("some points of `{name}` await a GPU run")),
+        StatusState::Stale => Some(format!("the recording of `{name}` is stale")),
         StatusState::Failed => Some(format!(
-            "{where_}: some points of `{}` failed (see the page for why)",
-            exp.name
+            "some points of `{name}` failed (see the page for why)"
         )),
         StatusState::Recorded => None,
     };
@@ -161,7 +136,7 @@ pub(super) fn render_found(
     Ok(Some(Rendered {
         html,
         unreadable: Vec::new(),
-        problem: problem.map(|p| (state.fails_strict(), p)),
+        problem: problem.map(|p| (state.fails_strict(), format!("{where_}: {p}"))),
         status,
     }))
 }

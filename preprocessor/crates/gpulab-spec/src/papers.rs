@@ -139,27 +139,7 @@ impl PaperTable {
             ));
         }
         if let Some(line) = meta.get("mirror") {
-            let mirror = mirror::Mirror::parse(line).map_err(|m| syntax(1, m))?;
-            if rows.iter().any(|r| r.variant == mirror.variant) {
-                return Err(syntax(
-                    1,
-                    format!(
-                        "`# mirror:` names `{}`, a variant the table already has",
-                        mirror.variant
-                    ),
-                ));
-            }
-            let derived = mirror.rows(&rows);
-            if derived.is_empty() {
-                return Err(syntax(
-                    1,
-                    format!(
-                        "`# mirror:` finds no `{}` row with both `{}` and `{}`",
-                        mirror.of, mirror.axes.0, mirror.axes.1
-                    ),
-                ));
-            }
-            rows.extend(derived);
+            add_mirrored(line, &mut rows).map_err(|m| syntax(1, m))?;
         }
         let info_columns = header
             .iter()
@@ -257,6 +237,26 @@ impl PaperTable {
             _ => paper.to_string(),
         }
     }
+}
+
+/// Adds the rows a `# mirror:` line derives from `rows` (see [`mirror::Mirror`]).
+fn add_mirrored(line: &str, rows: &mut Vec<PaperRow>) -> Result<(), String> {
+    let mirror = mirror::Mirror::parse(line)?;
+    if rows.iter().any(|r| r.variant == mirror.variant) {
+        return Err(format!(
+            "`# mirror:` names `{}`, a variant the table already has",
+            mirror.variant
+        ));
+    }
+    let derived = mirror.rows(rows);
+    if derived.is_empty() {
+        return Err(format!(
+            "`# mirror:` finds no `{}` row with both `{}` and `{}`",
+            mirror.of, mirror.axes.0, mirror.axes.1
+        ));
+    }
+    rows.extend(derived);
+    Ok(())
 }
 
 /// `<data_dir>/papers/<paper>/<table>.csv`, refusing ids that could leave the folder.

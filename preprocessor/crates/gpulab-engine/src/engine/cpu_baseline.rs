@@ -4,7 +4,7 @@
 //! The `*_naive` baselines are single-threaded loops written like the papers' C code; the `*_threads`
 //! ones use every core through rayon. Integer arithmetic wraps, like C's on the usual targets.
 
-use super::reference::{Dims, ReferenceError, input_count};
+use super::reference::{Dims, ReferenceError, check_len, input_count};
 use crate::host_data::HostData;
 use crate::spec::builtins::CPU_BASELINES as NAMES;
 use rayon::prelude::*;
@@ -25,57 +25,7 @@ pub fn run_into(
     match name {
         "matmul_i32_naive" | "matmul_i32_threads" | "matmul_f32_naive" | "matmul_f32_threads" => {
             expect_inputs(2)?;
-            let n = d.usize("n")?;
-            let nn = n.checked_mul(n).ok_or_else(|| ReferenceError::BadDim {
-                name: name.to_string(),
-                dim: "n".to_string(),
-                value: n as i64,
-                reason: "n*n overflows".to_string(),
-            })?;
-            for (i, x) in inputs.iter().enumerate() {
-                if x.len() != nn {
-                    return Err(ReferenceError::Length {
-                        name: name.to_string(),
-                        input: i,
-                        expected: format!("{nn} (n*n)"),
-                        got: x.len(),
-                    });
-                }
-            }
-            let threads = is_multithreaded(name);
-            match (name.contains("_i32_"), inputs[0], inputs[1]) {
-                (true, HostData::I32(a), HostData::I32(b)) => {
-                    let c = reuse_i32(out, nn);
-                    let fma = |c: i32, x: i32, y: i32| c.wrapping_add(x.wrapping_mul(y));
-                    if threads {
-                        matmul_threads(a, b, n, 0, fma, c)
-                    } else {
-                        matmul_naive(a, b, n, 0, fma, c)
-                    }
-                    Ok(())
-                }
-                (false, HostData::F32(a), HostData::F32(b)) => {
-                    let c = reuse_f32(out, nn);
-                    if threads {
-                        matmul_threads(a, b, n, 0.0, |c, x, y| c + x * y, c)
-                    } else {
-                        matmul_naive(a, b, n, 0.0, |c, x, y| c + x * y, c)
-                    }
-                    Ok(())
-                }
-                (_, a, b) => Err(ReferenceError::Type {
-                    name: name.to_string(),
-                    ty: if a.elem_type() == b.elem_type() {
-                        a.elem_type()
-                    } else {
-                        b.elem_type()
-                    },
-                    detail: format!(
-                        " (it needs two {} inputs)",
-                        if name.contains("_i32_") { "i32" } else { "f32" }
-                    ),
-                }),
-            }
+            matmul_into(name, inputs, d.usize("n")?, out)
         }
         "transpose_naive" | "transpose_threads" => {
             expect_inputs(1)?;
@@ -86,35 +36,7 @@ pub fn run_into(
                     d.usize("n")
                 }
             };
-            let (rows, cols) = (pick("rows")?, pick("cols")?);
-            let a = inputs[0];
-            let len = rows.checked_mul(cols);
-            if len != Some(a.len()) {
-                return Err(ReferenceError::Length {
-                    name: name.to_string(),
-                    input: 0,
-                    expected: format!("rows*cols = {rows}*{cols}"),
-                    got: a.len(),
-                });
-            }
-            let threads = name == "transpose_threads";
-            if out.elem_type() != a.elem_type() || out.len() != a.len() {
-                *out = HostData::zeros(a.elem_type(), a.len());
-            }
-            match (a, out) {
-                (HostData::I32(v), HostData::I32(o)) => transpose(v, rows, cols, threads, o),
-                (HostData::U32(v), HostData::U32(o)) => transpose(v, rows, cols, threads, o),
-                (HostData::F32(v), HostData::F32(o)) => transpose(v, rows, cols, threads, o),
-                (HostData::F64(v), HostData::F64(o)) => transpose(v, rows, cols, threads, o),
-                (a, _) => {
-                    return Err(ReferenceError::Type {
-                        name: name.to_string(),
-                        ty: a.elem_type(),
-                        detail: " (CPU baselines run on i32, u32, f32 or f64)".to_string(),
-                    });
-                }
-            }
-            Ok(())
+            transpose_into(name, inputs[0], (pick("rows")?, pick("cols")?), out)
         }
         _ => Err(ReferenceError::Unknown {
             kind: "CPU baseline",
@@ -122,6 +44,94 @@ pub fn run_into(
             known: NAMES.iter().map(|s| s.to_string()).collect(),
         }),
     }
+}
+
+/// A matmul baseline: `inputs` are two n×n matrices of i32 (products wrap) or f32.
+fn matmul_into(
+    name: &str,
+    inputs: &[&HostData],
+    n: usize,
+    out: &mut HostData,
+) -> Result<(), ReferenceError> {
+    let nn = n.checked_mul(n).ok_or_else(|| ReferenceError::BadDim {
+        name: name.to_string(),
+        dim: "n".to_string(),
+        value: n as i64,
+        reason: "n*n overflows".to_string(),
+    })?;
+    for (i, x) in inputs.iter().enumerate() {
+        check_len(name, i, x, nn, "n*n")?;
+    }
+    let threads = is_multithreaded(name);
+    match (name.contains("_i32_"), inputs[0], inputs[1]) {
+        (true, HostData::I32(a), HostData::I32(b)) => {
+            let c = reuse_i32(out, nn);
+            let fma = |c: i32, x: i32, y: i32| c.wrapping_add(x.wrapping_mul(y));
+            if threads {
+                matmul_threads(a, b, n, 0, fma, c)
+            } else {
+                matmul_naive(a, b, n, 0, fma, c)
+            }
+            Ok(())
+        }
+        (false, HostData::F32(a), HostData::F32(b)) => {
+            let c = reuse_f32(out, nn);
+            if threads {
+                matmul_threads(a, b, n, 0.0, |c, x, y| c + x * y, c)
+            } else {
+                matmul_naive(a, b, n, 0.0, |c, x, y| c + x * y, c)
+            }
+            Ok(())
+        }
+        (_, a, b) => Err(ReferenceError::Type {
+            name: name.to_string(),
+            ty: if a.elem_type() == b.elem_type() {
+                a.elem_type()
+            } else {
+                b.elem_type()
+            },
+            detail: format!(
+                " (it needs two {} inputs)",
+                if name.contains("_i32_") { "i32" } else { "f32" }
+            ),
+        }),
+    }
+}
+
+/// A transpose baseline of a `rows`×`cols` matrix `a`.
+fn transpose_into(
+    name: &str,
+    a: &HostData,
+    (rows, cols): (usize, usize),
+    out: &mut HostData,
+) -> Result<(), ReferenceError> {
+    let len = rows.checked_mul(cols);
+    if len != Some(a.len()) {
+        return Err(ReferenceError::Length {
+            name: name.to_string(),
+            input: 0,
+            expected: format!("rows*cols = {rows}*{cols}"),
+            got: a.len(),
+        });
+    }
+    let threads = name == "transpose_threads";
+    if out.elem_type() != a.elem_type() || out.len() != a.len() {
+        *out = HostData::zeros(a.elem_type(), a.len());
+    }
+    match (a, out) {
+        (HostData::I32(v), HostData::I32(o)) => transpose(v, rows, cols, threads, o),
+        (HostData::U32(v), HostData::U32(o)) => transpose(v, rows, cols, threads, o),
+        (HostData::F32(v), HostData::F32(o)) => transpose(v, rows, cols, threads, o),
+        (HostData::F64(v), HostData::F64(o)) => transpose(v, rows, cols, threads, o),
+        (a, _) => {
+            return Err(ReferenceError::Type {
+                name: name.to_string(),
+                ty: a.elem_type(),
+                detail: " (CPU baselines run on i32, u32, f32 or f64)".to_string(),
+            });
+        }
+    }
+    Ok(())
 }
 
 /// `out`'s i32 vector of length `len`, reusing it when it already is one.

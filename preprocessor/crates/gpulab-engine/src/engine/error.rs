@@ -22,6 +22,9 @@ pub enum EngineError {
     Probe(WorkerError),
     #[error("no NVIDIA GPU is visible")]
     NoGpu,
+    /// A recorder's thread panicked (`record --gpus`).
+    #[error("a GPU's recorder panicked")]
+    Panicked,
     #[error(transparent)]
     Gpu(#[from] GpuError),
     #[error(transparent)]

@@ -17,6 +17,7 @@ pub mod ptx_cache;
 pub mod recorder;
 pub mod reference;
 pub mod resolve;
+pub mod schedule;
 pub mod sequence;
 pub mod shard;
 pub mod supervisor;

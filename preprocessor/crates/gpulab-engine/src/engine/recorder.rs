@@ -21,7 +21,7 @@ pub struct Recorder {
     /// Progress bars of several recorders at once (`record --gpus`).
     pub bars: Option<indicatif::MultiProgress>,
     /// The CPUs its workers may use (`0-13`, `15`: a Linux CPU list), so that a CPU baseline timed
-    /// beside GPU work has cores of its own (`cli::record`); `None`: every CPU.
+    /// beside GPU work has cores of its own (`engine::schedule`); `None`: every CPU.
     pub cpus: Option<String>,
 }
 

@@ -164,35 +164,7 @@ impl StatusTable {
                 }
             }
         }
-        let row_for = |paper: &str, run_by: &str| {
-            let full = format!("{paper}:{run_by}");
-            let mine: Vec<&DirectiveStatus> = directives
-                .iter()
-                .filter(|d| d.ids.contains(&full))
-                .collect();
-            let recording = StatusState::combine(mine.iter().map(|d| d.state));
-            let links = mine
-                .iter()
-                .map(|d| StatusLink {
-                    chapter_path: d.chapter_path.clone(),
-                    anchor: Some(d.anchor.clone()),
-                    label: d.chapter_title.clone(),
-                    title: d.title.clone(),
-                })
-                .collect::<Vec<_>>();
-            let claims = devices
-                .iter()
-                .map(|dev| {
-                    let (h, t) = mine
-                        .iter()
-                        .flat_map(|d| d.claims.iter().filter(|c| &c.device == dev))
-                        .fold((0, 0), |(h, t), c| (h + c.holding, t + c.total));
-                    (t > 0).then_some((h, t))
-                })
-                .collect::<Vec<_>>();
-            (recording, dedup_links(links), claims)
-        };
-
+        let row_for = |paper: &str, run_by: &str| rerun_cells(directives, &devices, paper, run_by);
         let mut rows = Vec::new();
         for paper in &inventory.papers {
             for item in &paper.items {
@@ -229,16 +201,7 @@ impl StatusTable {
             }
         }
         // Ids of papers without an inventory (a book that has none, or a new paper).
-        let mut loose: Vec<String> = Vec::new();
-        for d in directives {
-            for id in &d.ids {
-                let key = id.split_once(':').map_or(id.as_str(), |(k, _)| k);
-                if inventory.paper(key).is_none() && !loose.contains(id) {
-                    loose.push(id.clone());
-                }
-            }
-        }
-        for id in loose {
+        for id in loose_ids(inventory, directives) {
             let (paper, item) = id.split_once(':').unwrap_or((id.as_str(), ""));
             let (recording, links, claims) = row_for(paper, item);
             rows.push(ItemRow {
@@ -258,6 +221,62 @@ impl StatusTable {
         }
         StatusTable { devices, rows }
     }
+}
+
+/// An item row's `recording`, `links` and `claims`.
+type Cells = (
+    Option<StatusState>,
+    Vec<StatusLink>,
+    Vec<Option<(usize, usize)>>,
+);
+
+/// An item's cells from the directives that re-run `paper:run_by`.
+fn rerun_cells(
+    directives: &[DirectiveStatus],
+    devices: &[String],
+    paper: &str,
+    run_by: &str,
+) -> Cells {
+    let full = format!("{paper}:{run_by}");
+    let mine: Vec<&DirectiveStatus> = directives
+        .iter()
+        .filter(|d| d.ids.contains(&full))
+        .collect();
+    let recording = StatusState::combine(mine.iter().map(|d| d.state));
+    let links = mine
+        .iter()
+        .map(|d| StatusLink {
+            chapter_path: d.chapter_path.clone(),
+            anchor: Some(d.anchor.clone()),
+            label: d.chapter_title.clone(),
+            title: d.title.clone(),
+        })
+        .collect::<Vec<_>>();
+    let claims = devices
+        .iter()
+        .map(|dev| {
+            let (h, t) = mine
+                .iter()
+                .flat_map(|d| d.claims.iter().filter(|c| &c.device == dev))
+                .fold((0, 0), |(h, t), c| (h + c.holding, t + c.total));
+            (t > 0).then_some((h, t))
+        })
+        .collect::<Vec<_>>();
+    (recording, dedup_links(links), claims)
+}
+
+/// The ids the directives reproduce whose paper has no inventory, each once, in book order.
+fn loose_ids(inventory: &Inventory, directives: &[DirectiveStatus]) -> Vec<String> {
+    let mut loose: Vec<String> = Vec::new();
+    for d in directives {
+        for id in &d.ids {
+            let key = id.split_once(':').map_or(id.as_str(), |(k, _)| k);
+            if inventory.paper(key).is_none() && !loose.contains(id) {
+                loose.push(id.clone());
+            }
+        }
+    }
+    loose
 }
 
 /// A chapter's title from the directives in it, else its path.

@@ -67,18 +67,7 @@ impl TableModel {
         row_fields.extend(varying_fields(view, cells, &[&row_field, &column_field]));
 
         let columns = distinct_values(view, cells, &column_field);
-        let mut grid: BTreeMap<Vec<FieldValue>, BTreeMap<usize, &Cell<'_>>> = BTreeMap::new();
-        for cell in cells {
-            let keys: Option<Vec<FieldValue>> = row_fields
-                .iter()
-                .map(|f| field_value(view, cell, f))
-                .collect();
-            let column = field_value(view, cell, &column_field)
-                .and_then(|value| columns.iter().position(|c| *c == value));
-            if let (Some(keys), Some(column)) = (keys, column) {
-                grid.entry(keys).or_default().entry(column).or_insert(cell);
-            }
-        }
+        let grid = grid(view, cells, (&row_fields, &column_field), &columns);
 
         let metric = MetricRef::resolve(view, &spec.value);
         let (mut paper_matches, mut paper_repeats) = (0, 0);
@@ -157,6 +146,29 @@ impl TableModel {
     pub fn any_stale(&self) -> bool {
         self.rows.iter().flat_map(|r| &r.cells).any(|c| c.stale)
     }
+}
+
+/// The cells by row (their values of `row_fields`) and column (the index of their value of
+/// `column_field` in `columns`); the first cell of a place is kept.
+fn grid<'c, 'v>(
+    view: &DirectiveView<'_>,
+    cells: &'c [Cell<'v>],
+    (row_fields, column_field): (&[String], &str),
+    columns: &[FieldValue],
+) -> BTreeMap<Vec<FieldValue>, BTreeMap<usize, &'c Cell<'v>>> {
+    let mut grid: BTreeMap<Vec<FieldValue>, BTreeMap<usize, &Cell<'_>>> = BTreeMap::new();
+    for cell in cells {
+        let keys: Option<Vec<FieldValue>> = row_fields
+            .iter()
+            .map(|f| field_value(view, cell, f))
+            .collect();
+        let column = field_value(view, cell, column_field)
+            .and_then(|value| columns.iter().position(|c| *c == value));
+        if let (Some(keys), Some(column)) = (keys, column) {
+            grid.entry(keys).or_default().entry(column).or_insert(cell);
+        }
+    }
+    grid
 }
 
 /// The rows field: as given, else the first axis with several values that is not the columns field.

@@ -2,7 +2,7 @@
 //! builds the `Directive`, with diagnostics that point into the chapter.
 
 use super::model::*;
-use super::raw::RawDirective;
+use super::raw::{OneOrMany, RawChart, RawDirective, RawMeasure, RawTable, ZipGroup};
 use crate::claims::Claim;
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::limits::{MAX_AXIS_VALUES, MAX_POINTS_PER_DIRECTIVE};
@@ -76,13 +76,8 @@ fn is_metric(name: &str, metrics: &BTreeSet<String>) -> bool {
 /// Checks a relative metric (`speedup:<variant>`, `speedup:previous`, `pct_of:<variant>`): the
 /// prefix must be known and the baseline one of the directive's `variants`; `previous` needs at
 /// least two of them.
-fn check_relative(
-    c: &mut Checker,
-    exp: &Experiment,
-    variants: &[String],
-    name: &str,
-    span: Range<usize>,
-) {
+fn check_relative(c: &mut Checker, n: &Names, name: &str, span: Range<usize>) {
+    let (exp, variants) = (n.exp, &n.variants);
     let mut candidates: Vec<String> = Vec::new();
     for prefix in ["speedup", "pct_of"] {
         candidates.extend(variants.iter().map(|v| format!("{prefix}:{v}")));
@@ -136,6 +131,26 @@ fn check_relative(
     }
 }
 
+/// What a directive's fields may name: its experiment's parameters and the variants, axes and
+/// metrics it can show.
+struct Names<'e> {
+    exp: &'e Experiment,
+    params: Vec<String>,
+    variants: Vec<String>,
+    /// The names of its valid axes.
+    axes: Vec<String>,
+    /// Axes whose values are invalid: they have their error, the fields naming them get none more.
+    bad_axes: Vec<String>,
+    metrics: BTreeSet<String>,
+}
+
+impl Names<'_> {
+    /// Whether `name` is one of the directive's axes, valid or not.
+    fn is_axis(&self, name: &str) -> bool {
+        self.axes.iter().chain(&self.bad_axes).any(|a| a == name)
+    }
+}
+
 /// Validates `raw` against `exp`. `paper_problem` loads `data/papers/<id>.csv` and says what is
 /// wrong with it (missing, outside the book, unparsable), if anything.
 pub fn validate(
@@ -148,233 +163,315 @@ pub fn validate(
         ctx,
         diags: Vec::new(),
     };
-    let param_names: Vec<String> = exp.params.iter().map(|(n, _)| n.clone()).collect();
-    let all_variants: Vec<String> = exp.variants.iter().map(|v| v.name.clone()).collect();
-
-    let variants = match &raw.variants {
-        None => all_variants.clone(),
-        Some(list) => {
-            let mut out = Vec::new();
-            for v in list.get_ref() {
-                if all_variants.contains(v.get_ref()) {
-                    out.push(v.get_ref().clone());
-                } else {
-                    let help = did_you_mean(v.get_ref(), all_variants.iter().map(String::as_str))
-                        .or_else(|| {
-                            Some(format!("`{}` has: {}", exp.name, all_variants.join(", ")))
-                        });
-                    c.err(
-                        v.span(),
-                        format!("experiment `{}` has no variant `{}`", exp.name, v.get_ref()),
-                        "unknown variant",
-                        help,
-                    );
-                }
-            }
-            if out.is_empty() && c.diags.is_empty() {
-                c.err(list.span(), "no variants selected", "empty list", None);
-            }
-            out
-        }
+    let variants = check_variants(&mut c, exp, raw.variants.as_ref());
+    let params: Vec<String> = exp.params.iter().map(|(n, _)| n.clone()).collect();
+    let (axes, bad_axes) = check_axes(&mut c, exp, &params, raw.axes.as_ref());
+    let n = Names {
+        exp,
+        params,
+        variants,
+        axes: axes.iter().map(|a| a.name.clone()).collect(),
+        bad_axes,
+        metrics: known_metrics(exp),
     };
-
-    let mut axes = Vec::new();
-    let mut bad_axes: Vec<String> = Vec::new();
-    if let Some(map) = &raw.axes {
-        for (name, value) in map.get_ref() {
-            if !param_names.contains(name) {
-                let help =
-                    did_you_mean(name, param_names.iter().map(String::as_str)).or_else(|| {
-                        Some(format!(
-                            "parameters of `{}`: {}",
-                            exp.name,
-                            param_names.join(", ")
-                        ))
-                    });
-                c.err(
-                    value.span(),
-                    format!("`{name}` is not a parameter of experiment `{}`", exp.name),
-                    "unknown axis",
-                    help,
-                );
-                continue;
-            }
-            match axis_values(value.get_ref()) {
-                Ok(values) if !values.is_empty() => {
-                    // `B = "16x16"` defines `B_X` and `B_Y`: a spec parameter of that name would be
-                    // replaced silently at these points (the spec itself is checked the same way).
-                    if values.iter().any(|v| v.as_dim2().is_some())
-                        && let Some(side) = ["X", "Y"]
-                            .iter()
-                            .map(|s| format!("{name}_{s}"))
-                            .find(|d| param_names.contains(d))
-                    {
-                        c.err(
-                            value.span(),
-                            format!(
-                                "an \"AxB\" value of `{name}` defines `{name}_X` and `{name}_Y`, but `{side}` is a parameter of experiment `{}`: rename one of them",
-                                exp.name
-                            ),
-                            &format!("shadows parameter `{side}`"),
-                            None,
-                        );
-                    }
-                    axes.push(Axis {
-                        name: name.clone(),
-                        values,
-                    })
-                }
-                Ok(_) => {
-                    bad_axes.push(name.clone());
-                    c.err(
-                        value.span(),
-                        format!("axis `{name}` has no values"),
-                        "empty",
-                        None,
-                    )
-                }
-                Err(msg) => {
-                    bad_axes.push(name.clone());
-                    c.err(
-                        value.span(),
-                        format!("invalid values for axis `{name}`: {msg}"),
-                        "here",
-                        None,
-                    )
-                }
-            }
-        }
-    }
-    let axis_names: Vec<String> = axes.iter().map(|a| a.name.clone()).collect();
-    // An axis whose values are invalid has its error; the fields naming it get none more.
-    let named_axis = |n: &str| axis_names.iter().chain(&bad_axes).any(|a| a == n);
-
-    let mut zip = Vec::new();
-    if let Some(groups) = &raw.zip {
-        for g in groups.get_ref() {
-            let names: Vec<String> = g.get_ref().iter().map(|s| s.get_ref().clone()).collect();
-            for n in g.get_ref() {
-                if !named_axis(n.get_ref()) {
-                    c.err(
-                        n.span(),
-                        format!(
-                            "`{}` in `zip` is not an axis of this directive",
-                            n.get_ref()
-                        ),
-                        "not an axis",
-                        None,
-                    );
-                }
-            }
-            let lens: BTreeSet<usize> = axes
-                .iter()
-                .filter(|a| names.contains(&a.name))
-                .map(|a| a.values.len())
-                .collect();
-            if lens.len() > 1 {
-                c.err(
-                    g.span(),
-                    "zipped axes must have the same number of values",
-                    "lengths differ",
-                    None,
-                );
-            }
-            zip.push(names);
-        }
-    }
-
+    let zip = check_zip(&mut c, &n, &axes, raw.zip.as_ref());
     if c.diags.is_empty() {
-        let count = point_count(&axes, &zip, variants.len());
-        if count.is_none_or(|n| n > MAX_POINTS_PER_DIRECTIVE) {
-            let span = raw.axes.as_ref().map(|a| a.span()).unwrap_or(0..0);
-            let n = count.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string());
+        let span = raw.axes.as_ref().map(|a| a.span()).unwrap_or(0..0);
+        check_point_count(&mut c, &axes, &zip, n.variants.len(), span);
+    }
+    // Metrics shown or claimed, with where: counter metrics need their group declared.
+    let mut used: Vec<(String, Range<usize>)> = Vec::new();
+    let tables = check_tables(&mut c, &n, raw.table, &mut used);
+    let charts = check_charts(&mut c, &n, raw.chart, &mut used);
+    let paper = raw.paper.as_ref().map(|p| {
+        if let Some(problem) = paper_problem(p.get_ref()) {
             c.err(
-                span,
-                format!(
-                    "these axes make {n} points; a directive may ask for at most {MAX_POINTS_PER_DIRECTIVE}"
-                ),
-                "too many points",
-                Some("split the sweep over several directives, or use `zip` to pair axes".into()),
+                p.span(),
+                format!("paper table `{}`: {problem}", p.get_ref()),
+                "here",
+                None,
             );
         }
+        p.get_ref().clone()
+    });
+    let paper_check = check_paper_check(&mut c, raw.paper_check, paper_problem);
+    let reproduces = check_reproduces(&mut c, raw.reproduces);
+    let expect = check_claims(&mut c, &n, raw.expect, &mut used);
+    let devices = check_devices(&mut c, raw.devices.as_ref());
+    let measure = raw
+        .measure
+        .map(|m| check_measure(&mut c, m))
+        .unwrap_or_default();
+    if let Some(b) = &raw.budget_s
+        && let Some(why) = crate::limits::seconds_problem(*b.get_ref())
+    {
+        c.err(
+            b.span(),
+            format!("`budget_s = {}` {why}", b.get_ref()),
+            "here",
+            None,
+        );
     }
+    let counters = check_counters(&mut c, raw.counters.as_ref(), &used);
+    check_derived(&mut c, &n, &used);
 
-    let metrics = known_metrics(exp);
-    // A table's or chart's fields are the directive's axes (a parameter it does not sweep has one
-    // value, so no point would carry it: the cells would be dropped) and `variant`.
-    let mut fields: Vec<String> = axis_names.clone();
-    fields.push("variant".into());
-    let field_ok = |name: &str| fields.iter().any(|f| f == name);
-    let check_field = |c: &mut Checker, name: &str, span: Range<usize>, want_metric: bool| {
-        if want_metric && name.contains(':') {
-            check_relative(c, exp, &variants, name, span);
-            return;
-        }
-        let ok = if want_metric {
-            is_metric(name, &metrics)
+    if !c.diags.is_empty() {
+        return Err(c.diags);
+    }
+    Ok(Directive {
+        location: ctx.location.clone(),
+        experiment: exp.name.clone(),
+        variants: n.variants,
+        axes,
+        zip,
+        title: raw.title.map(Spanned::into_inner),
+        tables,
+        charts,
+        paper,
+        paper_check,
+        reproduces,
+        expect,
+        devices,
+        measure,
+        budget_s: raw.budget_s.map(Spanned::into_inner),
+        counters,
+    })
+}
+
+/// The variants the directive selects (all of the spec's when it names none), each known.
+fn check_variants(
+    c: &mut Checker,
+    exp: &Experiment,
+    raw: Option<&Spanned<Vec<Spanned<String>>>>,
+) -> Vec<String> {
+    let all: Vec<String> = exp.variants.iter().map(|v| v.name.clone()).collect();
+    let Some(list) = raw else { return all };
+    let mut out = Vec::new();
+    for v in list.get_ref() {
+        if all.contains(v.get_ref()) {
+            out.push(v.get_ref().clone());
         } else {
-            field_ok(name) || bad_axes.iter().any(|a| a == name)
-        };
-        if !ok {
-            let pool: Vec<&str> = if want_metric {
-                metrics.iter().map(String::as_str).collect()
-            } else {
-                fields.iter().map(String::as_str).collect()
-            };
-            let what = if want_metric {
-                "a metric"
-            } else {
-                "an axis or `variant`"
-            };
-            let unswept = !want_metric && param_names.iter().any(|p| p == name);
-            if unswept {
-                c.err(
-                    span,
-                    format!(
-                        "`{name}` is a parameter of experiment `{}` but not an axis of this directive",
-                        exp.name
-                    ),
-                    "not an axis",
-                    Some(format!(
-                        "a parameter the directive does not sweep has one value, so it cannot label \
-                         rows, columns or series; add it to `axes` (e.g. `axes = {{ {name} = [...] }}`) \
-                         or use one of: {}",
-                        pool.join(", ")
-                    )),
-                );
-                return;
-            }
-            let help = did_you_mean(name, pool.iter().copied())
-                .or_else(|| Some(format!("expected {what}: {}", pool.join(", "))));
+            let help = did_you_mean(v.get_ref(), all.iter().map(String::as_str))
+                .or_else(|| Some(format!("`{}` has: {}", exp.name, all.join(", "))));
             c.err(
-                span,
-                format!("`{name}` is not {what} of experiment `{}`", exp.name),
-                "unknown name",
+                v.span(),
+                format!("experiment `{}` has no variant `{}`", exp.name, v.get_ref()),
+                "unknown variant",
                 help,
             );
         }
-    };
+    }
+    if out.is_empty() && c.diags.is_empty() {
+        c.err(list.span(), "no variants selected", "empty list", None);
+    }
+    out
+}
 
-    let first_axis = axis_names
-        .first()
-        .cloned()
-        .unwrap_or_else(|| "variant".into());
-    // Metrics shown or claimed, with where: counter metrics need their group declared.
-    let mut used: Vec<(String, Range<usize>)> = Vec::new();
+/// The directive's axes, each a parameter of `exp` with valid values, and the names of those
+/// whose values are invalid.
+fn check_axes(
+    c: &mut Checker,
+    exp: &Experiment,
+    params: &[String],
+    raw: Option<&Spanned<indexmap::IndexMap<String, Spanned<toml::Value>>>>,
+) -> (Vec<Axis>, Vec<String>) {
+    let mut axes = Vec::new();
+    let mut bad_axes: Vec<String> = Vec::new();
+    for (name, value) in raw.map(|m| m.get_ref().iter()).into_iter().flatten() {
+        if !params.contains(name) {
+            let help = did_you_mean(name, params.iter().map(String::as_str)).or_else(|| {
+                Some(format!(
+                    "parameters of `{}`: {}",
+                    exp.name,
+                    params.join(", ")
+                ))
+            });
+            c.err(
+                value.span(),
+                format!("`{name}` is not a parameter of experiment `{}`", exp.name),
+                "unknown axis",
+                help,
+            );
+            continue;
+        }
+        match axis_values(value.get_ref()) {
+            Ok(values) if !values.is_empty() => {
+                // `B = "16x16"` defines `B_X` and `B_Y`: a spec parameter of that name would be
+                // replaced silently at these points (the spec itself is checked the same way).
+                if values.iter().any(|v| v.as_dim2().is_some())
+                    && let Some(side) = ["X", "Y"]
+                        .iter()
+                        .map(|s| format!("{name}_{s}"))
+                        .find(|d| params.contains(d))
+                {
+                    c.err(
+                        value.span(),
+                        format!(
+                            "an \"AxB\" value of `{name}` defines `{name}_X` and `{name}_Y`, but `{side}` is a parameter of experiment `{}`: rename one of them",
+                            exp.name
+                        ),
+                        &format!("shadows parameter `{side}`"),
+                        None,
+                    );
+                }
+                axes.push(Axis {
+                    name: name.clone(),
+                    values,
+                })
+            }
+            Ok(_) => {
+                bad_axes.push(name.clone());
+                c.err(
+                    value.span(),
+                    format!("axis `{name}` has no values"),
+                    "empty",
+                    None,
+                )
+            }
+            Err(msg) => {
+                bad_axes.push(name.clone());
+                c.err(
+                    value.span(),
+                    format!("invalid values for axis `{name}`: {msg}"),
+                    "here",
+                    None,
+                )
+            }
+        }
+    }
+    (axes, bad_axes)
+}
+
+/// The `zip` groups: each name an axis, the axes of a group of one length.
+fn check_zip(
+    c: &mut Checker,
+    n: &Names,
+    axes: &[Axis],
+    raw: Option<&Spanned<Vec<ZipGroup>>>,
+) -> Vec<Vec<String>> {
+    let mut zip = Vec::new();
+    for g in raw.map(|z| z.get_ref().as_slice()).unwrap_or_default() {
+        let names: Vec<String> = g.get_ref().iter().map(|s| s.get_ref().clone()).collect();
+        for name in g.get_ref() {
+            if !n.is_axis(name.get_ref()) {
+                c.err(
+                    name.span(),
+                    format!(
+                        "`{}` in `zip` is not an axis of this directive",
+                        name.get_ref()
+                    ),
+                    "not an axis",
+                    None,
+                );
+            }
+        }
+        let lens: BTreeSet<usize> = axes
+            .iter()
+            .filter(|a| names.contains(&a.name))
+            .map(|a| a.values.len())
+            .collect();
+        if lens.len() > 1 {
+            c.err(
+                g.span(),
+                "zipped axes must have the same number of values",
+                "lengths differ",
+                None,
+            );
+        }
+        zip.push(names);
+    }
+    zip
+}
+
+/// An error when the axes (and variants) make more than [`MAX_POINTS_PER_DIRECTIVE`] points.
+fn check_point_count(
+    c: &mut Checker,
+    axes: &[Axis],
+    zip: &[Vec<String>],
+    variants: usize,
+    span: Range<usize>,
+) {
+    let count = point_count(axes, zip, variants);
+    if count.is_none_or(|n| n > MAX_POINTS_PER_DIRECTIVE) {
+        let n = count.map_or_else(|| "more than 2^64".to_string(), |n| n.to_string());
+        c.err(
+            span,
+            format!(
+                "these axes make {n} points; a directive may ask for at most {MAX_POINTS_PER_DIRECTIVE}"
+            ),
+            "too many points",
+            Some("split the sweep over several directives, or use `zip` to pair axes".into()),
+        );
+    }
+}
+
+/// Checks a table's or chart's field: a metric (`want_metric`), else one of the directive's axes or
+/// `variant` (a parameter it does not sweep has one value, so no point would carry it: the cells
+/// would be dropped).
+fn check_field(c: &mut Checker, n: &Names, name: &str, span: Range<usize>, want_metric: bool) {
+    if want_metric && name.contains(':') {
+        return check_relative(c, n, name, span);
+    }
+    let ok = if want_metric {
+        is_metric(name, &n.metrics)
+    } else {
+        name == "variant" || n.is_axis(name)
+    };
+    if ok {
+        return;
+    }
+    let (pool, what): (Vec<&str>, _) = if want_metric {
+        (n.metrics.iter().map(String::as_str).collect(), "a metric")
+    } else {
+        let fields = n.axes.iter().map(String::as_str).chain(["variant"]);
+        (fields.collect(), "an axis or `variant`")
+    };
+    if !want_metric && n.params.iter().any(|p| p == name) {
+        c.err(
+            span,
+            format!(
+                "`{name}` is a parameter of experiment `{}` but not an axis of this directive",
+                n.exp.name
+            ),
+            "not an axis",
+            Some(format!(
+                "a parameter the directive does not sweep has one value, so it cannot label \
+                 rows, columns or series; add it to `axes` (e.g. `axes = {{ {name} = [...] }}`) \
+                 or use one of: {}",
+                pool.join(", ")
+            )),
+        );
+        return;
+    }
+    let help = did_you_mean(name, pool.iter().copied())
+        .or_else(|| Some(format!("expected {what}: {}", pool.join(", "))));
+    c.err(
+        span,
+        format!("`{name}` is not {what} of experiment `{}`", n.exp.name),
+        "unknown name",
+        help,
+    );
+}
+
+/// The directive's tables (by default one: its first axis by variant), their fields checked and
+/// the metrics they show added to `used`.
+fn check_tables(
+    c: &mut Checker,
+    n: &Names,
+    raw: Option<Spanned<OneOrMany<RawTable>>>,
+    used: &mut Vec<(String, Range<usize>)>,
+) -> Vec<TableSpec> {
+    let first_axis = n.axes.first().cloned().unwrap_or_else(|| "variant".into());
+    let span = raw.as_ref().map(|t| t.span()).unwrap_or(0..0);
     let mut tables = Vec::new();
-    let table_span = raw.table.as_ref().map(|t| t.span()).unwrap_or(0..0);
-    for t in raw
-        .table
-        .map(|t| t.into_inner().into_vec())
-        .unwrap_or_default()
-    {
+    for t in raw.map(|t| t.into_inner().into_vec()).unwrap_or_default() {
         for (s, metric) in [(&t.rows, false), (&t.columns, false), (&t.value, true)] {
             if let Some(s) = s {
-                check_field(&mut c, s, table_span.clone(), metric);
+                check_field(c, n, s, span.clone(), metric);
             }
         }
         if let Some(v) = &t.value {
-            used.push((v.clone(), table_span.clone()));
+            used.push((v.clone(), span.clone()));
         }
         tables.push(TableSpec {
             rows: t.rows.unwrap_or_else(|| first_axis.clone()),
@@ -385,18 +482,24 @@ pub fn validate(
     }
     if tables.is_empty() {
         tables.push(TableSpec {
-            rows: first_axis.clone(),
+            rows: first_axis,
             ..TableSpec::default()
         });
     }
+    tables
+}
 
+/// The directive's charts, their kind and fields checked and the metrics they show added to
+/// `used`.
+fn check_charts(
+    c: &mut Checker,
+    n: &Names,
+    raw: Option<Spanned<OneOrMany<RawChart>>>,
+    used: &mut Vec<(String, Range<usize>)>,
+) -> Vec<ChartSpec> {
+    let span = raw.as_ref().map(|t| t.span()).unwrap_or(0..0);
     let mut charts = Vec::new();
-    let chart_span = raw.chart.as_ref().map(|t| t.span()).unwrap_or(0..0);
-    for ch in raw
-        .chart
-        .map(|t| t.into_inner().into_vec())
-        .unwrap_or_default()
-    {
+    for ch in raw.map(|t| t.into_inner().into_vec()).unwrap_or_default() {
         let kind = match ch.kind.as_deref() {
             None | Some("line") => ChartKind::Line,
             Some("bar") => ChartKind::Bar,
@@ -404,7 +507,7 @@ pub fn validate(
             Some(other) => {
                 let help = did_you_mean(other, ["line", "bar", "heatmap"]);
                 c.err(
-                    chart_span.clone(),
+                    span.clone(),
                     format!("unknown chart kind `{other}`"),
                     "expected line, bar or heatmap",
                     help,
@@ -412,23 +515,23 @@ pub fn validate(
                 ChartKind::Line
             }
         };
-        check_field(&mut c, &ch.x, chart_span.clone(), false);
+        check_field(c, n, &ch.x, span.clone(), false);
         let heat = kind == ChartKind::Heatmap;
-        check_field(&mut c, &ch.y, chart_span.clone(), !heat);
+        check_field(c, n, &ch.y, span.clone(), !heat);
         if !heat {
-            used.push((ch.y.clone(), chart_span.clone()));
+            used.push((ch.y.clone(), span.clone()));
         }
         if let Some(v) = &ch.value {
-            used.push((v.clone(), chart_span.clone()));
+            used.push((v.clone(), span.clone()));
         }
         if let Some(s) = &ch.series {
-            check_field(&mut c, s, chart_span.clone(), false);
+            check_field(c, n, s, span.clone(), false);
         }
         if let Some(v) = &ch.value {
-            check_field(&mut c, v, chart_span.clone(), true);
+            check_field(c, n, v, span.clone(), true);
         } else if heat {
             c.err(
-                chart_span.clone(),
+                span.clone(),
                 "a heat map needs `value = \"<metric>\"`",
                 "here",
                 None,
@@ -445,21 +548,17 @@ pub fn validate(
             title: ch.title,
         });
     }
+    charts
+}
 
-    let paper = raw.paper.as_ref().map(|p| {
-        if let Some(problem) = paper_problem(p.get_ref()) {
-            c.err(
-                p.span(),
-                format!("paper table `{}`: {problem}", p.get_ref()),
-                "here",
-                None,
-            );
-        }
-        p.get_ref().clone()
-    });
-
+/// The `paper_check` entries, each a `+`-joined list of paper tables that load.
+fn check_paper_check(
+    c: &mut Checker,
+    raw: Option<Spanned<Vec<Spanned<String>>>>,
+    paper_problem: &dyn Fn(&str) -> Option<String>,
+) -> Vec<Vec<String>> {
     let mut paper_check = Vec::new();
-    for entry in raw.paper_check.map(Spanned::into_inner).unwrap_or_default() {
+    for entry in raw.map(Spanned::into_inner).unwrap_or_default() {
         let ids: Vec<String> = entry
             .get_ref()
             .split('+')
@@ -486,75 +585,45 @@ pub fn validate(
         }
         paper_check.push(ids);
     }
+    paper_check
+}
 
-    let reproduces: Vec<String> = match raw.reproduces {
-        None => Vec::new(),
-        Some(r) => {
-            let span = r.span();
-            r.into_inner()
-                .into_vec()
-                .into_iter()
-                .filter_map(|id| {
-                    if id
-                        .split_once(':')
-                        .is_some_and(|(a, b)| !a.is_empty() && !b.is_empty())
-                    {
-                        Some(id)
-                    } else {
-                        c.err(
-                            span.clone(),
-                            format!("`{id}` is not a reproduction id"),
-                            "expected \"<paper>:<item>\"",
-                            None,
-                        );
-                        None
-                    }
-                })
-                .collect()
-        }
-    };
-
-    let mut expect = Vec::new();
-    for claim in raw.expect.map(Spanned::into_inner).unwrap_or_default() {
-        match Claim::parse(claim.get_ref()) {
-            Ok(parsed) => {
-                for (variant, metric) in parsed.result_refs() {
-                    used.push((metric.clone(), claim.span()));
-                    if !variants.contains(&variant) {
-                        let help = did_you_mean(&variant, variants.iter().map(String::as_str));
-                        c.err(claim.span(), format!("claim names variant `{variant}`, which this directive does not show"), "in this claim", help);
-                    } else if !is_metric(&metric, &metrics) {
-                        let help = did_you_mean(&metric, metrics.iter().map(String::as_str));
-                        c.err(
-                            claim.span(),
-                            format!("claim names unknown metric `{metric}`"),
-                            "in this claim",
-                            help,
-                        );
-                    }
-                }
-                for axis in parsed.axis_names() {
-                    if !named_axis(&axis) {
-                        let start =
-                            claim.span().start + 1 + parsed.span_of(&axis).map_or(0, |r| r.start);
-                        let help = did_you_mean(&axis, axis_names.iter().map(String::as_str))
-                            .or_else(|| {
-                                Some(if axis_names.is_empty() {
-                                    "this directive has no axes".to_string()
-                                } else {
-                                    format!("its axes: {}", axis_names.join(", "))
-                                })
-                            });
-                        c.err(
-                            start..start + axis.len(),
-                            format!("claim names `{axis}`, which is not an axis of this directive"),
-                            "not an axis",
-                            help,
-                        );
-                    }
-                }
-                expect.push(parsed);
+/// The `reproduces` ids, each of the form `<paper>:<item>`.
+fn check_reproduces(c: &mut Checker, raw: Option<Spanned<OneOrMany<String>>>) -> Vec<String> {
+    let Some(r) = raw else { return Vec::new() };
+    let span = r.span();
+    r.into_inner()
+        .into_vec()
+        .into_iter()
+        .filter(|id| {
+            let ok = id
+                .split_once(':')
+                .is_some_and(|(a, b)| !a.is_empty() && !b.is_empty());
+            if !ok {
+                c.err(
+                    span.clone(),
+                    format!("`{id}` is not a reproduction id"),
+                    "expected \"<paper>:<item>\"",
+                    None,
+                );
             }
+            ok
+        })
+        .collect()
+}
+
+/// The `expect` claims, parsed, each naming shown variants, known metrics and the directive's
+/// axes; the metrics they claim are added to `used`.
+fn check_claims(
+    c: &mut Checker,
+    n: &Names,
+    raw: Option<Spanned<Vec<Spanned<String>>>>,
+    used: &mut Vec<(String, Range<usize>)>,
+) -> Vec<Claim> {
+    let mut expect = Vec::new();
+    for claim in raw.map(Spanned::into_inner).unwrap_or_default() {
+        let parsed = match Claim::parse(claim.get_ref()) {
+            Ok(parsed) => parsed,
             Err(e) => {
                 let start = claim.span().start + 1 + e.offset;
                 c.err(
@@ -563,107 +632,110 @@ pub fn validate(
                     "here",
                     None,
                 );
+                continue;
+            }
+        };
+        for (variant, metric) in parsed.result_refs() {
+            used.push((metric.clone(), claim.span()));
+            if !n.variants.contains(&variant) {
+                let help = did_you_mean(&variant, n.variants.iter().map(String::as_str));
+                c.err(
+                    claim.span(),
+                    format!("claim names variant `{variant}`, which this directive does not show"),
+                    "in this claim",
+                    help,
+                );
+            } else if !is_metric(&metric, &n.metrics) {
+                let help = did_you_mean(&metric, n.metrics.iter().map(String::as_str));
+                c.err(
+                    claim.span(),
+                    format!("claim names unknown metric `{metric}`"),
+                    "in this claim",
+                    help,
+                );
             }
         }
+        for axis in parsed.axis_names() {
+            if !n.is_axis(&axis) {
+                let start = claim.span().start + 1 + parsed.span_of(&axis).map_or(0, |r| r.start);
+                let help = did_you_mean(&axis, n.axes.iter().map(String::as_str)).or_else(|| {
+                    Some(if n.axes.is_empty() {
+                        "this directive has no axes".to_string()
+                    } else {
+                        format!("its axes: {}", n.axes.join(", "))
+                    })
+                });
+                c.err(
+                    start..start + axis.len(),
+                    format!("claim names `{axis}`, which is not an axis of this directive"),
+                    "not an axis",
+                    help,
+                );
+            }
+        }
+        expect.push(parsed);
     }
+    expect
+}
 
-    let devices = match raw
-        .devices
-        .as_ref()
-        .map(|d| (d.get_ref().as_str(), d.span()))
-    {
-        None => DeviceSelection::Default,
-        Some(("all", _)) => DeviceSelection::All,
-        Some((slug, span)) => {
-            // `ALL`, `""` or `../x` showed "awaiting a GPU run" although the data exist.
-            if !crate::confine::is_plain_name(slug) || slug.eq_ignore_ascii_case("all") {
-                c.err(
-                    span,
-                    format!("`devices = \"{slug}\"` is neither \"all\" nor a device slug"),
-                    "here",
-                    Some(
-                        "write \"all\", or the folder name of a device under data/ (e.g. \"nvidia-h100-80gb-hbm3\")"
-                            .into(),
-                    ),
-                );
-            }
-            DeviceSelection::Slug(slug.to_string())
-        }
+/// The devices the directive shows: `"all"` or a device slug.
+fn check_devices(c: &mut Checker, raw: Option<&Spanned<String>>) -> DeviceSelection {
+    let Some(d) = raw else {
+        return DeviceSelection::Default;
     };
+    let slug = d.get_ref().as_str();
+    if slug == "all" {
+        return DeviceSelection::All;
+    }
+    // `ALL`, `""` or `../x` showed "awaiting a GPU run" although the data exist.
+    if !crate::confine::is_plain_name(slug) || slug.eq_ignore_ascii_case("all") {
+        c.err(
+            d.span(),
+            format!("`devices = \"{slug}\"` is neither \"all\" nor a device slug"),
+            "here",
+            Some(
+                "write \"all\", or the folder name of a device under data/ (e.g. \"nvidia-h100-80gb-hbm3\")"
+                    .into(),
+            ),
+        );
+    }
+    DeviceSelection::Slug(slug.to_string())
+}
 
-    let measure = raw
-        .measure
-        .map(|m| {
-            let span = m.span();
-            let m = m.into_inner();
-            let mode = m.mode.as_deref().and_then(|mode| match mode {
-                "cold" => Some(TimingMode::Cold),
-                "hot" => Some(TimingMode::Hot),
-                other => {
-                    c.err(
-                        span.clone(),
-                        format!("unknown measure mode `{other}`"),
-                        "expected \"cold\" or \"hot\"",
-                        None,
-                    );
-                    None
-                }
-            });
-            for problem in
-                crate::limits::measure_problems(m.timeout_s, m.min_samples, m.max_samples, m.noise)
-            {
-                c.err(
-                    span.clone(),
-                    format!("invalid `measure`: {problem}"),
-                    "here",
-                    None,
-                );
-            }
-            MeasureOverrides {
-                timeout_s: m.timeout_s,
-                max_samples: m.max_samples,
-                min_samples: m.min_samples,
-                noise: m.noise,
-                mode,
-            }
-        })
-        .unwrap_or_default();
-
-    if let Some(b) = &raw.budget_s
-        && let Some(why) = crate::limits::seconds_problem(*b.get_ref())
+/// The directive's `measure` overrides: a known mode and limits within range.
+fn check_measure(c: &mut Checker, raw: Spanned<RawMeasure>) -> MeasureOverrides {
+    let span = raw.span();
+    let m = raw.into_inner();
+    let mode = m.mode.as_deref().and_then(|mode| match mode {
+        "cold" => Some(TimingMode::Cold),
+        "hot" => Some(TimingMode::Hot),
+        other => {
+            c.err(
+                span.clone(),
+                format!("unknown measure mode `{other}`"),
+                "expected \"cold\" or \"hot\"",
+                None,
+            );
+            None
+        }
+    });
+    for problem in
+        crate::limits::measure_problems(m.timeout_s, m.min_samples, m.max_samples, m.noise)
     {
         c.err(
-            b.span(),
-            format!("`budget_s = {}` {why}", b.get_ref()),
+            span.clone(),
+            format!("invalid `measure`: {problem}"),
             "here",
             None,
         );
     }
-
-    let counters = check_counters(&mut c, raw.counters.as_ref(), &used);
-    check_derived(&mut c, exp, &variants, &used, &metrics);
-
-    if !c.diags.is_empty() {
-        return Err(c.diags);
+    MeasureOverrides {
+        timeout_s: m.timeout_s,
+        max_samples: m.max_samples,
+        min_samples: m.min_samples,
+        noise: m.noise,
+        mode,
     }
-    Ok(Directive {
-        location: ctx.location.clone(),
-        experiment: exp.name.clone(),
-        variants,
-        axes,
-        zip,
-        title: raw.title.map(Spanned::into_inner),
-        tables,
-        charts,
-        paper,
-        paper_check,
-        reproduces,
-        expect,
-        devices,
-        measure,
-        budget_s: raw.budget_s.map(Spanned::into_inner),
-        counters,
-    })
 }
 
 /// The directive's `counters` groups (each known, none twice), and an error for every metric
@@ -724,13 +796,8 @@ fn check_counters(
 /// lacks (`gbps` and `pct_bw` need `bytes`, `gflops` and `pct_fp32` need `flops`): without it
 /// the table and chart would stay empty after every GPU run.
 /// A variant's own `metrics = { bytes = … }` counts too, when every variant shown sets it.
-fn check_derived(
-    c: &mut Checker,
-    exp: &Experiment,
-    variants: &[String],
-    used: &[(String, Range<usize>)],
-    metrics: &BTreeSet<String>,
-) {
+fn check_derived(c: &mut Checker, n: &Names, used: &[(String, Range<usize>)]) {
+    let (exp, variants, metrics) = (n.exp, &n.variants, &n.metrics);
     let mut reported = BTreeSet::new();
     for (metric, span) in used {
         // A name that is no metric at all has its own error.

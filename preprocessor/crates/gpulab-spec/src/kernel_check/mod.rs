@@ -446,6 +446,10 @@ struct Seen {
     count: usize,
 }
 
+/// A launch problem: its kind (each kind is reported once, at its first point), where, what, and
+/// how to fix it.
+type Problem = (&'static str, Range<usize>, String, String);
+
 /// The block shape and shared memory at each point, against the kernel and the architecture.
 fn launches(
     spec: &SpecText,
@@ -455,11 +459,9 @@ fn launches(
     target: Target,
     points: &[PointAt],
 ) -> Vec<Diagnostic> {
-    let entry = kernel.entry;
-    let name = &entry.name;
     let mut seen: BTreeMap<&str, Seen> = BTreeMap::new();
-    let mut note =
-        |key: &'static str, span: Range<usize>, message: String, help: String, p: &PointAt| {
+    for p in points {
+        for (key, span, message, help) in launch_problems(spans, variant, kernel, target, p) {
             seen.entry(key)
                 .and_modify(|s| s.count += 1)
                 .or_insert(Seen {
@@ -469,89 +471,6 @@ fn launches(
                     axes: p.axes.clone(),
                     count: 1,
                 });
-        };
-    for p in points {
-        let vars = nominal_vars(p.params);
-        let eval = |e: &crate::expr::Expr| e.eval(&vars).ok().and_then(|n| n.as_i64());
-        let block: Option<Vec<i64>> = variant.block.iter().map(eval).collect();
-        let dynamic = variant.shared.as_ref().map(eval);
-        if let Some(block) = &block {
-            let mut shape = [1u64; 3];
-            for (d, b) in shape.iter_mut().zip(block) {
-                *d = (*b).max(0) as u64;
-            }
-            let threads: u64 = shape.iter().product();
-            if let Some(req) = entry.required_threads
-                && req != shape
-            {
-                note(
-                    "reqntid",
-                    spans.block.clone(),
-                    format!(
-                        "a block of {shape:?}, but kernel `{name}` must be launched with exactly {req:?} (`.reqntid`, {})",
-                        kernel.at.place
-                    ),
-                    "launch it with that block shape".into(),
-                    p,
-                );
-            } else if let Some(max) = entry.max_threads
-                && threads > max.iter().product()
-            {
-                let max: u64 = max.iter().product();
-                note(
-                    "maxntid",
-                    spans.block.clone(),
-                    format!(
-                        "a block of {threads} threads, but kernel `{name}` is declared `__launch_bounds__({max})` ({}): the launch would fail",
-                        kernel.at.place
-                    ),
-                    format!(
-                        "launch at most {max} threads per block, or raise the kernel's `__launch_bounds__`"
-                    ),
-                    p,
-                );
-            }
-        }
-        let dynamic = match dynamic {
-            Some(None) => continue,
-            Some(Some(d)) => d.max(0) as u64,
-            None => 0,
-        };
-        if let Some(used) = entry.dynamic_shared.first()
-            && dynamic == 0
-        {
-            note(
-                "no-dynamic",
-                spans.shared.clone().unwrap_or_else(|| spans.kernel.clone()),
-                format!(
-                    "kernel `{name}` uses dynamic shared memory (`extern __shared__ … {used}[]`, {}) but gets 0 bytes",
-                    kernel.at.place
-                ),
-                "give its size in bytes with `shared = \"…\"` in this variant".into(),
-                p,
-            );
-        }
-        if let Some(limits) = target.limits
-            && entry.static_shared <= limits.static_shared
-            && entry.static_shared + dynamic > limits.shared_optin
-        {
-            note(
-                "optin",
-                spans.shared.clone().unwrap_or_else(|| spans.kernel.clone()),
-                format!(
-                    "{dynamic} bytes of dynamic shared memory plus the {} bytes kernel `{name}` declares statically ({}) exceed the {} bytes {} allows per block",
-                    entry.static_shared,
-                    kernel.at.place,
-                    limits.shared_optin,
-                    target.sm()
-                ),
-                format!(
-                    "at most {} bytes of `shared` with this kernel on {} (the engine opts in above 48 KiB for you)",
-                    limits.shared_optin.saturating_sub(entry.static_shared),
-                    target.sm()
-                ),
-                p,
-            );
         }
     }
     seen.into_values()
@@ -580,6 +499,100 @@ fn launches(
                 .with_help(s.help)
         })
         .collect()
+}
+
+/// The problems of the launch at point `p`: its block shape against the kernel's `.reqntid` or
+/// `__launch_bounds__`, its shared memory against the kernel and the architecture.
+fn launch_problems(
+    spans: &Spans,
+    variant: &Variant,
+    kernel: &Kernel,
+    target: Target,
+    p: &PointAt,
+) -> Vec<Problem> {
+    let entry = kernel.entry;
+    let name = &entry.name;
+    let mut out: Vec<Problem> = Vec::new();
+    let vars = nominal_vars(p.params);
+    let eval = |e: &crate::expr::Expr| e.eval(&vars).ok().and_then(|n| n.as_i64());
+    let block: Option<Vec<i64>> = variant.block.iter().map(eval).collect();
+    let dynamic = variant.shared.as_ref().map(eval);
+    if let Some(block) = &block {
+        let mut shape = [1u64; 3];
+        for (d, b) in shape.iter_mut().zip(block) {
+            *d = (*b).max(0) as u64;
+        }
+        let threads: u64 = shape.iter().product();
+        if let Some(req) = entry.required_threads
+            && req != shape
+        {
+            out.push((
+                "reqntid",
+                spans.block.clone(),
+                format!(
+                    "a block of {shape:?}, but kernel `{name}` must be launched with exactly {req:?} (`.reqntid`, {})",
+                    kernel.at.place
+                ),
+                "launch it with that block shape".into(),
+            ));
+        } else if let Some(max) = entry.max_threads
+            && threads > max.iter().product()
+        {
+            let max: u64 = max.iter().product();
+            out.push((
+                "maxntid",
+                spans.block.clone(),
+                format!(
+                    "a block of {threads} threads, but kernel `{name}` is declared `__launch_bounds__({max})` ({}): the launch would fail",
+                    kernel.at.place
+                ),
+                format!(
+                    "launch at most {max} threads per block, or raise the kernel's `__launch_bounds__`"
+                ),
+            ));
+        }
+    }
+    let dynamic = match dynamic {
+        Some(None) => return out,
+        Some(Some(d)) => d.max(0) as u64,
+        None => 0,
+    };
+    let shared_span = || spans.shared.clone().unwrap_or_else(|| spans.kernel.clone());
+    if let Some(used) = entry.dynamic_shared.first()
+        && dynamic == 0
+    {
+        out.push((
+            "no-dynamic",
+            shared_span(),
+            format!(
+                "kernel `{name}` uses dynamic shared memory (`extern __shared__ … {used}[]`, {}) but gets 0 bytes",
+                kernel.at.place
+            ),
+            "give its size in bytes with `shared = \"…\"` in this variant".into(),
+        ));
+    }
+    if let Some(limits) = target.limits
+        && entry.static_shared <= limits.static_shared
+        && entry.static_shared + dynamic > limits.shared_optin
+    {
+        out.push((
+            "optin",
+            shared_span(),
+            format!(
+                "{dynamic} bytes of dynamic shared memory plus the {} bytes kernel `{name}` declares statically ({}) exceed the {} bytes {} allows per block",
+                entry.static_shared,
+                kernel.at.place,
+                limits.shared_optin,
+                target.sm()
+            ),
+            format!(
+                "at most {} bytes of `shared` with this kernel on {} (the engine opts in above 48 KiB for you)",
+                limits.shared_optin.saturating_sub(entry.static_shared),
+                target.sm()
+            ),
+        ));
+    }
+    out
 }
 
 #[cfg(test)]

@@ -3,7 +3,7 @@
 
 use super::builtins::{CPU_BASELINES, REFERENCES};
 use super::model::*;
-use super::raw::{ExprText, RawSpec, RawVariant};
+use super::raw::{ExprText, RawBuffer, RawMetrics, RawPasses, RawSpec, RawVariant, RawVerify};
 use crate::diagnostic::{Diagnostic, did_you_mean};
 use crate::expr::{Division, Expr};
 use crate::host_data::init::generate;
@@ -12,7 +12,7 @@ use crate::source::{SourceFile, with_help};
 use crate::value::{ElemType, ParamValue, Unit};
 use std::collections::BTreeSet;
 use std::ops::Range;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use toml::Spanned;
 
 #[path = "reset.rs"]
@@ -38,6 +38,9 @@ pub const LIBRARIES: &[&str] = &["cublas_sgemm"];
 
 struct Checker<'a> {
     file: &'a SourceFile,
+    /// The experiment folder, and the book root that its sources must stay inside.
+    dir: &'a Path,
+    root: &'a Path,
     diags: Vec<Diagnostic>,
 }
 
@@ -107,6 +110,48 @@ impl Checker<'_> {
     fn expr_text(&mut self, t: &Spanned<ExprText>, known: &BTreeSet<String>) -> Option<Expr> {
         self.expr(&t.get_ref().text(), t.span(), known)
     }
+
+    /// The path of a source file the spec names, relative to its folder: an existing UTF-8 file
+    /// inside the book, or inside the kernels folder (which may be a symlink to a shared one).
+    fn source_file(&mut self, rel: &Spanned<String>) -> Option<PathBuf> {
+        let (dir, root) = (self.dir, self.root);
+        let path = dir.join(rel.get_ref());
+        let kernels = dir.parent().unwrap_or(dir);
+        if !path.exists() {
+            self.err(
+                rel.span(),
+                format!("`{}` does not exist in {}", rel.get_ref(), dir.display()),
+                "no such file",
+            );
+            return None;
+        }
+        if !crate::confine::is_inside(&path, &[root, kernels]) {
+            self.err(
+                rel.span(),
+                format!("`{}` is outside the book's folder", rel.get_ref()),
+                "not allowed",
+            );
+            return None;
+        }
+        if !path.is_file() {
+            self.err(
+                rel.span(),
+                format!("`{}` is not a file", rel.get_ref()),
+                "expected a .cu or header file",
+            );
+            return None;
+        }
+        if let Err(e) = std::fs::read_to_string(&path) {
+            let why = if e.kind() == std::io::ErrorKind::InvalidData {
+                "is not UTF-8 text".to_string()
+            } else {
+                format!("cannot be read: {e}")
+            };
+            self.err(rel.span(), format!("`{}` {why}", rel.get_ref()), "here");
+            return None;
+        }
+        Some(path)
+    }
 }
 
 fn join(set: &BTreeSet<String>) -> String {
@@ -145,151 +190,19 @@ pub fn validate(
 ) -> Result<Experiment, Vec<Diagnostic>> {
     let mut c = Checker {
         file,
+        dir,
+        root,
         diags: Vec::new(),
     };
     let mut known: BTreeSet<String> = DEVICE_VARS.iter().map(|d| d.name.to_string()).collect();
-
-    let mut params = Vec::new();
-    for (pname, value) in &raw.params {
-        match param_value(value.get_ref()) {
-            Some(v) => {
-                known.extend(param_vars(pname, &v));
-                params.push((pname.clone(), v));
-            }
-            None => c.err(
-                value.span(),
-                format!("parameter `{pname}` must be a number or a string"),
-                "here",
-            ),
-        }
-    }
-
-    // `B = "16x16"` defines `B_X` and `B_Y`: a parameter of that name would silently replace one.
-    for (pname, value) in &params {
-        if value.as_dim2().is_none() {
-            continue;
-        }
-        for side in ["X", "Y"] {
-            let derived = format!("{pname}_{side}");
-            if let Some(other) = raw.params.get(&derived) {
-                c.err(
-                    other.span(),
-                    format!(
-                        "parameter `{derived}` has the name of a side of `{pname}` (its \"AxB\" value defines `{pname}_X` and `{pname}_Y`): rename one of them"
-                    ),
-                    format!("shadows a side of `{pname}`"),
-                );
-            }
-        }
-    }
-
-    let check_file = |c: &mut Checker, rel: &Spanned<String>| -> Option<std::path::PathBuf> {
-        let path = dir.join(rel.get_ref());
-        // Inside the book, or inside the kernels folder (which may be a symlink to a shared one).
-        let kernels = dir.parent().unwrap_or(dir);
-        if !path.exists() {
-            c.err(
-                rel.span(),
-                format!("`{}` does not exist in {}", rel.get_ref(), dir.display()),
-                "no such file",
-            );
-            return None;
-        }
-        if !crate::confine::is_inside(&path, &[root, kernels]) {
-            c.err(
-                rel.span(),
-                format!("`{}` is outside the book's folder", rel.get_ref()),
-                "not allowed",
-            );
-            return None;
-        }
-        if !path.is_file() {
-            c.err(
-                rel.span(),
-                format!("`{}` is not a file", rel.get_ref()),
-                "expected a .cu or header file",
-            );
-            return None;
-        }
-        if let Err(e) = std::fs::read_to_string(&path) {
-            let why = if e.kind() == std::io::ErrorKind::InvalidData {
-                "is not UTF-8 text".to_string()
-            } else {
-                format!("cannot be read: {e}")
-            };
-            c.err(rel.span(), format!("`{}` {why}", rel.get_ref()), "here");
-            return None;
-        }
-        Some(path)
-    };
-    let default_source = raw.source.as_ref().and_then(|s| check_file(&mut c, s));
+    let params = check_params(&mut c, &raw.params, &mut known);
+    let default_source = raw.source.as_ref().and_then(|s| c.source_file(s));
     let includes = raw
         .includes
         .iter()
-        .filter_map(|s| check_file(&mut c, s))
+        .filter_map(|s| c.source_file(s))
         .collect();
-
-    let mut buffers: Vec<BufferSpec> = Vec::new();
-    for b in &raw.buffers {
-        let b = b.get_ref();
-        let bname = b.name.get_ref().clone();
-        if buffers.iter().any(|x| x.name == bname) {
-            c.err(
-                b.name.span(),
-                format!("buffer `{bname}` is declared twice"),
-                "duplicate",
-            );
-        }
-        let elem = ElemType::parse(b.ty.get_ref()).ok().or_else(|| {
-            let help = c_type_name(b.ty.get_ref())
-                .map(|t| format!("the CUDA C type `{}` is `{t}` here", b.ty.get_ref()))
-                .or_else(|| did_you_mean(b.ty.get_ref(), ElemType::names()));
-            c.err_help(
-                b.ty.span(),
-                format!("unknown buffer type `{}`", b.ty.get_ref()),
-                &format!("expected one of {}", ElemType::names().join(", ")),
-                help,
-            );
-            None
-        });
-        let len = c.expr(b.len.get_ref(), b.len.span(), &known);
-        let init = match &b.init {
-            None => Some(Init::Zero),
-            Some(v) => parse_init(v.get_ref()).or_else(|| {
-                c.err_help(
-                    v.span(),
-                    "invalid `init`".into(),
-                    "expected \"zero\", \"iota\", { constant = x } or { random = [lo, hi] }",
-                    init_help(v.get_ref()),
-                );
-                None
-            }),
-        };
-        // An initialiser the type cannot hold (`{ constant = 300 }` for u8, 1.5 for an integer, a
-        // random range beyond the type) is the spec's error, found here rather than on the GPU.
-        let init = match (elem, init, &b.init) {
-            (Some(elem), Some(init), Some(v)) => match generate(elem, 0, &init, 0) {
-                Ok(_) => Some(init),
-                Err(e) => {
-                    c.err(v.span(), format!("`init` does not fit {elem}: {e}"), "here");
-                    None
-                }
-            },
-            (_, init, _) => init,
-        };
-        let reset = reset::validate(&mut c, b, init.as_ref());
-        if let (Some(elem), Some(len), Some(init), Some(reset)) = (elem, len, init, reset) {
-            buffers.push(BufferSpec {
-                name: bname,
-                elem,
-                len,
-                init,
-                output: b.output,
-                constant: b.constant,
-                reset,
-            });
-        }
-    }
+    let buffers = check_buffers(&mut c, &raw.buffers, &known);
     // Every declared name, valid or not, so one bad buffer does not also make each use of it
     // an "unknown buffer".
     let buffer_names: BTreeSet<String> = raw
@@ -323,62 +236,15 @@ pub fn validate(
             )
         })
         .collect();
-    let mut metric_vars = known.clone();
-    metric_vars.insert("time_s".into());
-    let metrics = MetricsSpec {
-        bytes: raw
-            .metrics
-            .bytes
-            .as_ref()
-            .and_then(|e| c.metric(e.get_ref(), e.span(), &metric_vars)),
-        flops: raw
-            .metrics
-            .flops
-            .as_ref()
-            .and_then(|e| c.metric(e.get_ref(), e.span(), &metric_vars)),
-        custom: raw
-            .metrics
-            .custom
-            .iter()
-            .filter_map(|(mname, m)| {
-                let mr = m.get_ref();
-                // A unit we do not know is kept as text in the label (`ps`, `way`, `GOP/s`).
-                let known_unit = Unit::parse(&mr.unit);
-                let mut label = mr.label.clone().unwrap_or_else(|| mname.clone());
-                if known_unit.is_none() {
-                    label = format!("{label} ({})", mr.unit);
-                }
-                let expr = c.metric(mr.expr.get_ref(), mr.expr.span(), &metric_vars)?;
-                Some(CustomMetric {
-                    name: mname.clone(),
-                    expr,
-                    unit: known_unit.unwrap_or(Unit::Count),
-                    label,
-                })
-            })
-            .collect(),
-    };
+    let metrics = check_metrics(&mut c, &raw.metrics, &known);
 
-    let mut variants: Vec<Variant> = Vec::new();
-    for v in &raw.variants {
-        if let Some(variant) = validate_variant(
-            &mut c,
-            v,
-            default_source.as_deref(),
-            &known,
-            &buffer_names,
-            &check_file,
-        ) {
-            if variants.iter().any(|x| x.name == variant.name) {
-                c.err(
-                    v.get_ref().name.span(),
-                    format!("variant `{}` is declared twice", variant.name),
-                    "duplicate",
-                );
-            }
-            variants.push(variant);
-        }
-    }
+    let variants = check_variants(
+        &mut c,
+        &raw.variants,
+        default_source.as_deref(),
+        &known,
+        &buffer_names,
+    );
     check_variant_metric_names(&mut c, &raw.variants, &metrics);
     if raw.variants.is_empty() {
         c.err(
@@ -423,26 +289,166 @@ pub fn validate(
     })
 }
 
+/// The spec's parameters (numbers or strings), each adding the variables it defines to `known`;
+/// none may be named like a side of an `"AxB"` one.
+fn check_params(
+    c: &mut Checker,
+    raw: &indexmap::IndexMap<String, Spanned<toml::Value>>,
+    known: &mut BTreeSet<String>,
+) -> Vec<(String, ParamValue)> {
+    let mut params = Vec::new();
+    for (pname, value) in raw {
+        match param_value(value.get_ref()) {
+            Some(v) => {
+                known.extend(param_vars(pname, &v));
+                params.push((pname.clone(), v));
+            }
+            None => c.err(
+                value.span(),
+                format!("parameter `{pname}` must be a number or a string"),
+                "here",
+            ),
+        }
+    }
+    // `B = "16x16"` defines `B_X` and `B_Y`: a parameter of that name would silently replace one.
+    for (pname, value) in &params {
+        if value.as_dim2().is_none() {
+            continue;
+        }
+        for side in ["X", "Y"] {
+            let derived = format!("{pname}_{side}");
+            if let Some(other) = raw.get(&derived) {
+                c.err(
+                    other.span(),
+                    format!(
+                        "parameter `{derived}` has the name of a side of `{pname}` (its \"AxB\" value defines `{pname}_X` and `{pname}_Y`): rename one of them"
+                    ),
+                    format!("shadows a side of `{pname}`"),
+                );
+            }
+        }
+    }
+    params
+}
+
+/// The spec's valid buffers, each declared once.
+fn check_buffers(
+    c: &mut Checker,
+    raw: &[Spanned<RawBuffer>],
+    known: &BTreeSet<String>,
+) -> Vec<BufferSpec> {
+    let mut buffers: Vec<BufferSpec> = Vec::new();
+    for b in raw {
+        let b = b.get_ref();
+        if buffers.iter().any(|x| x.name == *b.name.get_ref()) {
+            c.err(
+                b.name.span(),
+                format!("buffer `{}` is declared twice", b.name.get_ref()),
+                "duplicate",
+            );
+        }
+        buffers.extend(check_buffer(c, b, known));
+    }
+    buffers
+}
+
+/// One buffer: a known element type, a length expression, and an `init` and `reset` it can take.
+fn check_buffer(c: &mut Checker, b: &RawBuffer, known: &BTreeSet<String>) -> Option<BufferSpec> {
+    let elem = ElemType::parse(b.ty.get_ref()).ok().or_else(|| {
+        let help = c_type_name(b.ty.get_ref())
+            .map(|t| format!("the CUDA C type `{}` is `{t}` here", b.ty.get_ref()))
+            .or_else(|| did_you_mean(b.ty.get_ref(), ElemType::names()));
+        c.err_help(
+            b.ty.span(),
+            format!("unknown buffer type `{}`", b.ty.get_ref()),
+            &format!("expected one of {}", ElemType::names().join(", ")),
+            help,
+        );
+        None
+    });
+    let len = c.expr(b.len.get_ref(), b.len.span(), known);
+    let init = match &b.init {
+        None => Some(Init::Zero),
+        Some(v) => parse_init(v.get_ref()).or_else(|| {
+            c.err_help(
+                v.span(),
+                "invalid `init`".into(),
+                "expected \"zero\", \"iota\", { constant = x } or { random = [lo, hi] }",
+                init_help(v.get_ref()),
+            );
+            None
+        }),
+    };
+    // An initialiser the type cannot hold (`{ constant = 300 }` for u8, 1.5 for an integer, a
+    // random range beyond the type) is the spec's error, found here rather than on the GPU.
+    let init = match (elem, init, &b.init) {
+        (Some(elem), Some(init), Some(v)) => match generate(elem, 0, &init, 0) {
+            Ok(_) => Some(init),
+            Err(e) => {
+                c.err(v.span(), format!("`init` does not fit {elem}: {e}"), "here");
+                None
+            }
+        },
+        (_, init, _) => init,
+    };
+    let reset = reset::validate(c, b, init.as_ref());
+    Some(BufferSpec {
+        name: b.name.get_ref().clone(),
+        elem: elem?,
+        len: len?,
+        init: init?,
+        output: b.output,
+        constant: b.constant,
+        reset: reset?,
+    })
+}
+
+/// `[metrics]`: the `bytes` and `flops` formulas and the custom metrics, whose `/` is real
+/// division and which may also read `time_s`.
+fn check_metrics(c: &mut Checker, raw: &RawMetrics, known: &BTreeSet<String>) -> MetricsSpec {
+    let mut metric_vars = known.clone();
+    metric_vars.insert("time_s".into());
+    let mut formula = |e: &Option<Spanned<String>>| {
+        let e = e.as_ref()?;
+        c.metric(e.get_ref(), e.span(), &metric_vars)
+    };
+    let (bytes, flops) = (formula(&raw.bytes), formula(&raw.flops));
+    let custom = raw
+        .custom
+        .iter()
+        .filter_map(|(mname, m)| {
+            let mr = m.get_ref();
+            // A unit we do not know is kept as text in the label (`ps`, `way`, `GOP/s`).
+            let known_unit = Unit::parse(&mr.unit);
+            let mut label = mr.label.clone().unwrap_or_else(|| mname.clone());
+            if known_unit.is_none() {
+                label = format!("{label} ({})", mr.unit);
+            }
+            let expr = c.metric(mr.expr.get_ref(), mr.expr.span(), &metric_vars)?;
+            Some(CustomMetric {
+                name: mname.clone(),
+                expr,
+                unit: known_unit.unwrap_or(Unit::Count),
+                label,
+            })
+        })
+        .collect();
+    MetricsSpec {
+        bytes,
+        flops,
+        custom,
+    }
+}
+
 /// Validates a (possibly patched) `[verify]` table.
 fn validate_verify(
     c: &mut Checker,
-    v: &super::raw::RawVerify,
+    v: &RawVerify,
     span: Range<usize>,
     known: &BTreeSet<String>,
     buffers: &[BufferSpec],
     buffer_names: &BTreeSet<String>,
 ) -> Option<VerifySpec> {
-    let check_buffer = |c: &mut Checker, s: &Spanned<String>| {
-        if !buffer_names.contains(s.get_ref()) {
-            let help = did_you_mean(s.get_ref(), buffer_names.iter().map(String::as_str));
-            c.err_help(
-                s.span(),
-                format!("no buffer named `{}`", s.get_ref()),
-                "unknown buffer",
-                help,
-            );
-        }
-    };
     let Some(rs) = &v.reference else {
         c.err(
             span,
@@ -459,29 +465,12 @@ fn validate_verify(
         );
         return None;
     };
-    let r = rs.get_ref();
-    let reference = if let Some(var) = r.strip_prefix("variant:") {
-        Reference::Variant(var.to_string())
-    } else {
-        if !is_reference(r) {
-            let help = did_you_mean(r, reference_names()).or_else(|| {
-                Some(format!(
-                    "built-in references: {}",
-                    reference_names().collect::<Vec<_>>().join(", ")
-                ))
-            });
-            c.err_help(
-                rs.span(),
-                format!("unknown reference `{r}`"),
-                "not a built-in reference",
-                help,
-            );
-        }
-        Reference::Builtin(r.clone())
-    };
+    let reference = check_reference(c, rs);
     let inputs = v.inputs.clone().unwrap_or_default();
-    inputs.iter().for_each(|s| check_buffer(c, s));
-    check_buffer(c, output);
+    inputs
+        .iter()
+        .for_each(|s| check_bufname(c, s, buffer_names));
+    check_bufname(c, output, buffer_names);
     let mut dims = Vec::new();
     for (dname, value) in v.dims.iter().flatten() {
         let text = match value.get_ref() {
@@ -492,35 +481,8 @@ fn validate_verify(
             dims.push((dname.clone(), e));
         }
     }
-    if let Reference::Builtin(r) = &reference
-        && let Some((required, optional)) = super::builtins::dims_of(r)
-    {
-        let all = || required.iter().chain(optional).copied();
-        for (dname, value) in v.dims.iter().flatten() {
-            if !all().any(|d| d == dname) {
-                let help = did_you_mean(dname, all()).or_else(|| {
-                    Some(match all().count() {
-                        0 => format!("reference `{r}` takes no dims"),
-                        _ => format!("dims of `{r}`: {}", all().collect::<Vec<_>>().join(", ")),
-                    })
-                });
-                c.err_help(
-                    value.span(),
-                    format!("reference `{r}` has no dim `{dname}`"),
-                    "unknown dim",
-                    help,
-                );
-            }
-        }
-        for d in required.iter() {
-            if !v.dims.iter().flatten().any(|(n, _)| n == d) {
-                c.err(
-                    rs.span(),
-                    format!("reference `{r}` needs `dims = {{ {d} = … }}`"),
-                    "missing dim",
-                );
-            }
-        }
+    if let Reference::Builtin(r) = &reference {
+        check_builtin_dims(c, r, rs.span(), v);
     }
     let mut formula_vars = known.clone();
     formula_vars.insert("i".into());
@@ -559,6 +521,62 @@ fn validate_verify(
         tolerance: v.tolerance.unwrap_or(default_tol),
         formula,
     })
+}
+
+/// `reference = "variant:<name>"` or a built-in reference (an error when unknown).
+fn check_reference(c: &mut Checker, rs: &Spanned<String>) -> Reference {
+    let r = rs.get_ref();
+    if let Some(var) = r.strip_prefix("variant:") {
+        return Reference::Variant(var.to_string());
+    }
+    if !is_reference(r) {
+        let help = did_you_mean(r, reference_names()).or_else(|| {
+            Some(format!(
+                "built-in references: {}",
+                reference_names().collect::<Vec<_>>().join(", ")
+            ))
+        });
+        c.err_help(
+            rs.span(),
+            format!("unknown reference `{r}`"),
+            "not a built-in reference",
+            help,
+        );
+    }
+    Reference::Builtin(r.clone())
+}
+
+/// The `dims` of built-in reference `r` (at `span`): each one it takes, every one it requires.
+fn check_builtin_dims(c: &mut Checker, r: &str, span: Range<usize>, v: &RawVerify) {
+    let Some((required, optional)) = super::builtins::dims_of(r) else {
+        return;
+    };
+    let all = || required.iter().chain(optional).copied();
+    for (dname, value) in v.dims.iter().flatten() {
+        if !all().any(|d| d == dname) {
+            let help = did_you_mean(dname, all()).or_else(|| {
+                Some(match all().count() {
+                    0 => format!("reference `{r}` takes no dims"),
+                    _ => format!("dims of `{r}`: {}", all().collect::<Vec<_>>().join(", ")),
+                })
+            });
+            c.err_help(
+                value.span(),
+                format!("reference `{r}` has no dim `{dname}`"),
+                "unknown dim",
+                help,
+            );
+        }
+    }
+    for d in required.iter() {
+        if !v.dims.iter().flatten().any(|(n, _)| n == d) {
+            c.err(
+                span.clone(),
+                format!("reference `{r}` needs `dims = {{ {d} = … }}`"),
+                "missing dim",
+            );
+        }
+    }
 }
 
 /// "did you mean `random`?" for a misspelled `init` keyword or key.
@@ -606,13 +624,37 @@ fn is_ident(s: &str) -> bool {
             .all(|ch| ch.is_ascii_lowercase() || ch.is_ascii_digit() || ch == '_')
 }
 
+/// The spec's valid variants, each declared once.
+fn check_variants(
+    c: &mut Checker,
+    raw: &[Spanned<RawVariant>],
+    default_source: Option<&Path>,
+    known: &BTreeSet<String>,
+    buffers: &BTreeSet<String>,
+) -> Vec<Variant> {
+    let mut variants: Vec<Variant> = Vec::new();
+    for v in raw {
+        let Some(variant) = validate_variant(c, v, default_source, known, buffers) else {
+            continue;
+        };
+        if variants.iter().any(|x| x.name == variant.name) {
+            c.err(
+                v.get_ref().name.span(),
+                format!("variant `{}` is declared twice", variant.name),
+                "duplicate",
+            );
+        }
+        variants.push(variant);
+    }
+    variants
+}
+
 fn validate_variant(
     c: &mut Checker,
     sv: &Spanned<RawVariant>,
     default_source: Option<&Path>,
     known: &BTreeSet<String>,
     buffers: &BTreeSet<String>,
-    check_file: &dyn Fn(&mut Checker, &Spanned<String>) -> Option<std::path::PathBuf>,
 ) -> Option<Variant> {
     let v = sv.get_ref();
     let name = v.name.get_ref().clone();
@@ -630,10 +672,86 @@ fn validate_variant(
     if v.passes.is_some() {
         known.insert("count".into());
     }
-    let exec = match (&v.kernel, &v.cpu, &v.library) {
+    let exec = check_exec(c, v, default_source)?;
+    if matches!(exec, Exec::Kernel { .. })
+        && (v.grid.is_empty() || v.grid.len() > 3 || v.block.is_empty() || v.block.len() > 3)
+    {
+        c.err(
+            v.name.span(),
+            format!(
+                "kernel variant `{name}` needs `grid` and `block` with 1 to 3 expressions each"
+            ),
+            "here",
+        );
+    }
+    let mut exprs = |list: &[Spanned<ExprText>]| -> Vec<Expr> {
+        list.iter().filter_map(|e| c.expr_text(e, &known)).collect()
+    };
+    let (grid, block) = (exprs(&v.grid), exprs(&v.block));
+    let shared = v.shared.as_ref().and_then(|e| c.expr_text(e, &known));
+    let defines = check_defines(c, v, &known);
+    let args = v
+        .args
+        .iter()
+        .filter_map(|a| check_arg(c, a, v.passes.is_some(), buffers, &known))
+        .collect();
+    let loop_ = v.loop_.as_ref().and_then(|l| {
+        let l = l.get_ref();
+        Some(LoopSpec {
+            var: l.var.get_ref().clone(),
+            count: c.expr_text(&l.count, &known)?,
+        })
+    });
+    let passes = v
+        .passes
+        .as_ref()
+        .and_then(|p| check_passes(c, p, buffers, &known));
+    let mut metric_vars = known;
+    metric_vars.insert("time_s".into());
+    Some(Variant {
+        label: v.label.clone().unwrap_or_else(|| name.clone()),
+        name,
+        exec,
+        defines,
+        grid,
+        block,
+        shared,
+        args,
+        loop_,
+        passes,
+        options: v.options.clone(),
+        metrics: v
+            .metrics
+            .iter()
+            .filter_map(|(name, e)| {
+                Some((name.clone(), c.metric(e.get_ref(), e.span(), &metric_vars)?))
+            })
+            .collect(),
+        verify: None,
+    })
+}
+
+/// What runs the variant: exactly one of a kernel (in its own or the spec's source), a built-in
+/// CPU baseline or a library call.
+fn check_exec(c: &mut Checker, v: &RawVariant, default_source: Option<&Path>) -> Option<Exec> {
+    let name = v.name.get_ref();
+    // A CPU baseline or library call: the name must be one of those built in.
+    let mut builtin = |s: &Spanned<String>, list: &[&str], what: &str| {
+        if !list.contains(&s.get_ref().as_str()) {
+            let help = did_you_mean(s.get_ref(), list.iter().copied());
+            c.err_help(
+                s.span(),
+                format!("unknown {what} `{}`", s.get_ref()),
+                "not built in",
+                help,
+            );
+        }
+        s.get_ref().clone()
+    };
+    Some(match (&v.kernel, &v.cpu, &v.library) {
         (Some(k), None, None) => {
             let source = match &v.source {
-                Some(s) => check_file(c, s)?,
+                Some(s) => c.source_file(s)?,
                 None => match default_source {
                     Some(p) => p.to_path_buf(),
                     None => {
@@ -651,30 +769,8 @@ fn validate_variant(
                 source,
             }
         }
-        (None, Some(cpu), None) => {
-            if !CPU_BASELINES.contains(&cpu.get_ref().as_str()) {
-                let help = did_you_mean(cpu.get_ref(), CPU_BASELINES.iter().copied());
-                c.err_help(
-                    cpu.span(),
-                    format!("unknown CPU baseline `{}`", cpu.get_ref()),
-                    "not built in",
-                    help,
-                );
-            }
-            Exec::Cpu(cpu.get_ref().clone())
-        }
-        (None, None, Some(lib)) => {
-            if !LIBRARIES.contains(&lib.get_ref().as_str()) {
-                let help = did_you_mean(lib.get_ref(), LIBRARIES.iter().copied());
-                c.err_help(
-                    lib.span(),
-                    format!("unknown library call `{}`", lib.get_ref()),
-                    "not built in",
-                    help,
-                );
-            }
-            Exec::Library(lib.get_ref().clone())
-        }
+        (None, Some(cpu), None) => Exec::Cpu(builtin(cpu, CPU_BASELINES, "CPU baseline")),
+        (None, None, Some(lib)) => Exec::Library(builtin(lib, LIBRARIES, "library call")),
         _ => {
             c.err(
                 v.name.span(),
@@ -683,34 +779,19 @@ fn validate_variant(
             );
             return None;
         }
-    };
-    let is_kernel = matches!(exec, Exec::Kernel { .. });
-    if is_kernel
-        && (v.grid.is_empty() || v.grid.len() > 3 || v.block.is_empty() || v.block.len() > 3)
-    {
-        c.err(
-            v.name.span(),
-            format!(
-                "kernel variant `{name}` needs `grid` and `block` with 1 to 3 expressions each"
-            ),
-            "here",
-        );
-    }
-    let grid = v
-        .grid
-        .iter()
-        .filter_map(|e| c.expr_text(e, &known))
-        .collect();
-    let block = v
-        .block
-        .iter()
-        .filter_map(|e| c.expr_text(e, &known))
-        .collect();
-    let shared = v.shared.as_ref().and_then(|e| c.expr_text(e, &known));
+    })
+}
+
+/// The variant's `defines`: expression strings, numbers or `{ text = "…" }`.
+fn check_defines(
+    c: &mut Checker,
+    v: &RawVariant,
+    known: &BTreeSet<String>,
+) -> Vec<(String, DefineValue)> {
     let mut defines = Vec::new();
     for (dname, value) in &v.defines {
         let dv = match value.get_ref() {
-            toml::Value::String(s) => c.expr(s, value.span(), &known).map(DefineValue::Expr),
+            toml::Value::String(s) => c.expr(s, value.span(), known).map(DefineValue::Expr),
             toml::Value::Integer(i) => Some(DefineValue::Literal(i.to_string())),
             toml::Value::Float(f) => Some(DefineValue::Literal(f.to_string())),
             toml::Value::Table(t) => t
@@ -728,116 +809,100 @@ fn validate_variant(
             ),
         }
     }
-    let mut args = Vec::new();
-    for a in &v.args {
-        let arg = match a.get_ref() {
-            toml::Value::String(s) if s == "@in" || s == "@out" => {
-                if v.passes.is_none() {
-                    c.err(
-                        a.span(),
-                        format!("`{s}` only makes sense in a variant with `passes`"),
-                        "here",
-                    );
-                }
-                Some(if s == "@in" {
-                    ArgSpec::PassIn
-                } else {
-                    ArgSpec::PassOut
-                })
-            }
-            toml::Value::String(s) if buffers.contains(s) => Some(ArgSpec::Buffer(s.clone())),
-            toml::Value::String(s) => c
-                .expr(s, a.span(), &known)
-                .map(|e| ArgSpec::Scalar(ScalarType::I32, e)),
-            toml::Value::Integer(i) => Expr::parse(&i.to_string())
-                .ok()
-                .map(|e| ArgSpec::Scalar(ScalarType::I32, e)),
-            toml::Value::Table(t) if t.len() == 1 => {
-                let (ty, val) = t.iter().next()?;
-                let st: Option<ScalarType> = ElemType::parse(ty).ok();
-                let text = val
-                    .as_str()
-                    .map(String::from)
-                    .unwrap_or_else(|| val.to_string());
-                match st {
-                    Some(st) => c
-                        .expr(&text, a.span(), &known)
-                        .map(|e| ArgSpec::Scalar(st, e)),
-                    None => {
-                        c.err_help(
-                            a.span(),
-                            format!("unknown scalar type `{ty}`"),
-                            &format!("expected one of {}", ElemType::names().join(", ")),
-                            did_you_mean(ty, ElemType::names()),
-                        );
-                        None
-                    }
-                }
-            }
-            _ => {
+    defines
+}
+
+/// One kernel argument: `@in`/`@out` (with `passes`), a buffer, or a scalar expression (`i32`
+/// unless written `{ <type> = "expr" }`).
+fn check_arg(
+    c: &mut Checker,
+    a: &Spanned<toml::Value>,
+    passes: bool,
+    buffers: &BTreeSet<String>,
+    known: &BTreeSet<String>,
+) -> Option<ArgSpec> {
+    match a.get_ref() {
+        toml::Value::String(s) if s == "@in" || s == "@out" => {
+            if !passes {
                 c.err(
                     a.span(),
-                    "invalid kernel argument",
-                    "expected a buffer name, an expression or { f32 = \"expr\" }",
+                    format!("`{s}` only makes sense in a variant with `passes`"),
+                    "here",
                 );
-                None
             }
-        };
-        args.extend(arg);
-    }
-    let loop_ = v.loop_.as_ref().and_then(|l| {
-        let l = l.get_ref();
-        Some(LoopSpec {
-            var: l.var.get_ref().clone(),
-            count: c.expr_text(&l.count, &known)?,
-        })
-    });
-    let passes = v.passes.as_ref().and_then(|p| {
-        let pr = p.get_ref();
-        check_bufname(c, &pr.input, buffers);
-        check_bufname(c, &pr.result, buffers);
-        pr.scratch.iter().for_each(|s| check_bufname(c, s, buffers));
-        if pr.scratch.len() != 2 {
-            c.err(
-                p.span(),
-                "`passes.scratch` needs exactly two buffers (ping and pong)",
-                "here",
-            );
-            return None;
-        }
-        Some(PassSpec {
-            count: c.expr_text(&pr.count, &known)?,
-            next: c.expr_text(&pr.next, &known)?,
-            input: pr.input.get_ref().clone(),
-            scratch: [
-                pr.scratch[0].get_ref().clone(),
-                pr.scratch[1].get_ref().clone(),
-            ],
-            result: pr.result.get_ref().clone(),
-        })
-    });
-    Some(Variant {
-        label: v.label.clone().unwrap_or_else(|| name.clone()),
-        name,
-        exec,
-        defines,
-        grid,
-        block,
-        shared,
-        args,
-        loop_,
-        passes,
-        options: v.options.clone(),
-        metrics: v
-            .metrics
-            .iter()
-            .filter_map(|(name, e)| {
-                let mut mv = known.clone();
-                mv.insert("time_s".into());
-                Some((name.clone(), c.metric(e.get_ref(), e.span(), &mv)?))
+            Some(if s == "@in" {
+                ArgSpec::PassIn
+            } else {
+                ArgSpec::PassOut
             })
-            .collect(),
-        verify: None,
+        }
+        toml::Value::String(s) if buffers.contains(s) => Some(ArgSpec::Buffer(s.clone())),
+        toml::Value::String(s) => c
+            .expr(s, a.span(), known)
+            .map(|e| ArgSpec::Scalar(ScalarType::I32, e)),
+        toml::Value::Integer(i) => Expr::parse(&i.to_string())
+            .ok()
+            .map(|e| ArgSpec::Scalar(ScalarType::I32, e)),
+        toml::Value::Table(t) if t.len() == 1 => {
+            let (ty, val) = t.iter().next()?;
+            let text = val
+                .as_str()
+                .map(String::from)
+                .unwrap_or_else(|| val.to_string());
+            match ElemType::parse(ty) {
+                Ok(st) => c
+                    .expr(&text, a.span(), known)
+                    .map(|e| ArgSpec::Scalar(st, e)),
+                Err(_) => {
+                    c.err_help(
+                        a.span(),
+                        format!("unknown scalar type `{ty}`"),
+                        &format!("expected one of {}", ElemType::names().join(", ")),
+                        did_you_mean(ty, ElemType::names()),
+                    );
+                    None
+                }
+            }
+        }
+        _ => {
+            c.err(
+                a.span(),
+                "invalid kernel argument",
+                "expected a buffer name, an expression or { f32 = \"expr\" }",
+            );
+            None
+        }
+    }
+}
+
+/// `passes`: its buffers declared, two scratch buffers, and its `count` and `next` expressions.
+fn check_passes(
+    c: &mut Checker,
+    p: &Spanned<RawPasses>,
+    buffers: &BTreeSet<String>,
+    known: &BTreeSet<String>,
+) -> Option<PassSpec> {
+    let pr = p.get_ref();
+    check_bufname(c, &pr.input, buffers);
+    check_bufname(c, &pr.result, buffers);
+    pr.scratch.iter().for_each(|s| check_bufname(c, s, buffers));
+    if pr.scratch.len() != 2 {
+        c.err(
+            p.span(),
+            "`passes.scratch` needs exactly two buffers (ping and pong)",
+            "here",
+        );
+        return None;
+    }
+    Some(PassSpec {
+        count: c.expr_text(&pr.count, known)?,
+        next: c.expr_text(&pr.next, known)?,
+        input: pr.input.get_ref().clone(),
+        scratch: [
+            pr.scratch[0].get_ref().clone(),
+            pr.scratch[1].get_ref().clone(),
+        ],
+        result: pr.result.get_ref().clone(),
     })
 }
 

@@ -1,0 +1,350 @@
+//! How a `record` run deals its points among its workers, and runs them.
+//!
+//! Its shard's share of the points is balanced among one worker per GPU by predicted cost; points that share a costly buffer set stay together (`shard::Bundles`). CPU baselines are not
+//! timed beside another worker's CPU work (input generation, CPU references): a single-threaded
+//! one runs beside the GPU work on a CPU of its own, the GPU workers pinned to the others; a
+//! multi-threaded one runs after the GPU work, alone (DESIGN.md, "CPU baselines beside GPU work").
+
+use super::EngineError;
+use super::cpus::{self, CoreOf};
+use super::job::{BudgetHints, JobPoint};
+use super::recorder::{JobGroup, Recorder};
+use super::shard::{self, Bundles, Shard};
+use crate::record::Point;
+use crate::spec::Exec;
+use crate::workspace::Workspace;
+use std::collections::HashMap;
+
+/// What dealing a run's points needs to know of them.
+pub struct Forecast<'a> {
+    /// Each point's predicted seconds, by [`shard::point_id`].
+    pub costs: HashMap<String, f64>,
+    /// A point's recordings, on this kind of GPU first.
+    pub recorded: &'a dyn Fn(&str, &JobPoint) -> Vec<Point>,
+    /// The points that share a costly buffer set (asked for only when the points are dealt among
+    /// shards or GPUs).
+    pub bundles: &'a dyn Fn() -> Bundles,
+}
+
+/// A worker's recorder and the job groups it records, each with its budget hints.
+type Worker = (Recorder, Vec<(JobGroup, BudgetHints)>);
+
+/// One run's workers: those that run at once (one per GPU, and the single-threaded CPU baselines'
+/// beside them), then the multi-threaded CPU baselines', alone.
+pub struct Schedule {
+    together: Vec<Worker>,
+    after: Worker,
+}
+
+impl Schedule {
+    /// Deals `all` (the run's job groups; of them, `shard`'s share) among `recorders` (one per GPU)
+    /// and the CPU-baseline workers, and prints each one's points and predicted seconds.
+    pub fn new(
+        ws: &Workspace,
+        recorders: &[Recorder],
+        all: &[JobGroup],
+        shard: Option<Shard>,
+        f: &Forecast,
+    ) -> Schedule {
+        let dealt = shard.is_some_and(|s| s.count > 1) || recorders.len() > 1;
+        let bundles = if dealt { (f.bundles)() } else { Bundles::new() };
+        let mine = match shard {
+            Some(s) => {
+                let costs = shard::costs_of(all, &f.costs);
+                let (groups, predicted) =
+                    shard::split(all, &costs, &bundles, s.count).swap_remove(s.index);
+                eprintln!(
+                    "shard {}/{}: {} point(s), predicted {predicted:.0} s",
+                    s.index + 1,
+                    s.count,
+                    count(&groups)
+                );
+                groups
+            }
+            None => all.to_vec(),
+        };
+        let (mine, host) = split_by(ws, mine, |exec| matches!(exec, Exec::Cpu(_)));
+        let (beside, alone) = split_by(
+            ws,
+            host,
+            |exec| matches!(exec, Exec::Cpu(name) if super::cpu_baseline::is_multithreaded(name)),
+        );
+        let mut recorders = recorders.to_vec();
+        let (beside_recorder, alone_recorder) = cpu_workers(&mut recorders, !beside.is_empty());
+        let (beside, alone) = match &beside_recorder {
+            Some(_) => (beside, alone),
+            None => (Vec::new(), [beside, alone].concat()),
+        };
+        for (what, groups, r) in [
+            (
+                "single-threaded, beside the GPU work on CPU",
+                &beside,
+                beside_recorder.as_ref(),
+            ),
+            ("multi-threaded, after the GPU work, alone", &alone, None),
+        ] {
+            if !groups.is_empty() {
+                let predicted: f64 = shard::costs_of(groups, &f.costs).iter().flatten().sum();
+                eprintln!(
+                    "CPU baselines: {} point(s), {what}{}, predicted {predicted:.0} s",
+                    count(groups),
+                    r.and_then(|r| r.cpus.as_ref())
+                        .map(|c| format!(" {c}"))
+                        .unwrap_or_default()
+                );
+            }
+        }
+        let per_gpu = per_gpu(&recorders, mine, &f.costs, &bundles);
+        // A job whose points were dealt among shards or GPUs learns the sizes run elsewhere.
+        let with_hints = |groups: Vec<JobGroup>| -> Vec<(JobGroup, BudgetHints)> {
+            let every = |g: &JobGroup| -> Vec<JobPoint> {
+                let same = all.iter().filter(|a| a.experiment == g.experiment);
+                same.flat_map(|a| a.points.iter().cloned()).collect()
+            };
+            groups
+                .into_iter()
+                .map(|g| {
+                    let hints = if dealt {
+                        shard::budget_hints(&g, f.recorded, &every(&g))
+                    } else {
+                        BudgetHints::new()
+                    };
+                    (g, hints)
+                })
+                .collect()
+        };
+        let mut together: Vec<Worker> = recorders
+            .into_iter()
+            .zip(per_gpu.into_iter().map(&with_hints))
+            .collect();
+        together.extend(beside_recorder.map(|r| (r, with_hints(beside))));
+        Schedule {
+            together,
+            after: (alone_recorder, with_hints(alone)),
+        }
+    }
+
+    /// Whether no worker has a point to run.
+    pub fn is_empty(&self) -> bool {
+        self.together
+            .iter()
+            .chain([&self.after])
+            .all(|(_, groups)| groups.is_empty())
+    }
+
+    /// Runs the workers that run at once, each in a thread, then the one after them; returns the
+    /// points run and failed, and the first error (once every worker has finished).
+    pub fn run(&self, ws: &Workspace) -> (usize, usize, Option<EngineError>) {
+        let mut results: Vec<Result<(usize, usize), EngineError>> = std::thread::scope(|scope| {
+            let handles: Vec<_> = self
+                .together
+                .iter()
+                .map(|(r, groups)| scope.spawn(|| r.record_groups(ws, groups)))
+                .collect();
+            handles
+                .into_iter()
+                .map(|h| h.join().unwrap_or(Err(EngineError::Panicked)))
+                .collect()
+        });
+        let (alone, groups) = &self.after;
+        if !groups.is_empty() {
+            results.push(alone.record_groups(ws, groups));
+        }
+        let (mut ran, mut failed, mut error) = (0, 0, None);
+        for r in results {
+            match r {
+                Ok((r, f)) => {
+                    ran += r;
+                    failed += f;
+                }
+                Err(e) => {
+                    error.get_or_insert(e);
+                }
+            }
+        }
+        (ran, failed, error)
+    }
+}
+
+/// Pins the GPU workers to their CPUs and makes the CPU-baseline workers: one beside them on a
+/// CPU of its own (when a single-threaded baseline runs, `beside`, and the host can spare one),
+/// one after them on every CPU.
+fn cpu_workers(recorders: &mut [Recorder], beside: bool) -> (Option<Recorder>, Recorder) {
+    let split = cpus::allowed()
+        .and_then(|c| cpus::split_for_baseline(&c, &cpus::core_of))
+        .filter(|_| beside);
+    let gpu_cpus = match &split {
+        Some((gpu_cpus, _)) => Some(gpu_cpus.clone()),
+        None => cpus::allowed(),
+    };
+    pin_gpu_workers(
+        recorders,
+        gpu_cpus.as_deref(),
+        split.is_some(),
+        &cpus::core_of,
+    );
+    let beside = split.map(|(_, host_cpu)| Recorder {
+        cpus: Some(host_cpu.to_string()),
+        ..recorders[0].clone()
+    });
+    let alone = Recorder {
+        cpus: None,
+        ..recorders[0].clone()
+    };
+    (beside, alone)
+}
+
+/// Gives each GPU worker its CPUs: several workers get disjoint sets of `gpu_cpus`
+/// (`cpus::split_among`), so that one's CPU references and comparisons do not run on the cores
+/// another launches from; a single worker is pinned to `gpu_cpus` only when a baseline runs
+/// beside it (`pin_one`), and several that cannot each have two CPUs share them all.
+fn pin_gpu_workers(
+    recorders: &mut [Recorder],
+    gpu_cpus: Option<&[usize]>,
+    pin_one: bool,
+    core_of: CoreOf,
+) {
+    let Some(gpu_cpus) = gpu_cpus else {
+        return;
+    };
+    match cpus::split_among(gpu_cpus, recorders.len(), core_of) {
+        Some(sets) => {
+            for (r, set) in recorders.iter_mut().zip(sets) {
+                r.cpus = Some(cpus::format_list(&set));
+            }
+        }
+        None if pin_one => {
+            for r in recorders.iter_mut() {
+                r.cpus = Some(cpus::format_list(gpu_cpus));
+            }
+        }
+        None => {}
+    }
+}
+
+/// The GPU points dealt among the GPUs' `recorders` by predicted cost (each share printed); all of
+/// them to one GPU.
+fn per_gpu(
+    recorders: &[Recorder],
+    groups: Vec<JobGroup>,
+    costs: &HashMap<String, f64>,
+    bundles: &Bundles,
+) -> Vec<Vec<JobGroup>> {
+    if recorders.len() <= 1 {
+        return vec![groups];
+    }
+    let split = shard::split(
+        &groups,
+        &shard::costs_of(&groups, costs),
+        bundles,
+        recorders.len(),
+    );
+    split
+        .into_iter()
+        .zip(recorders)
+        .map(|((groups, predicted), r)| {
+            eprintln!(
+                "GPU {}: {} point(s), predicted {predicted:.0} s{}",
+                r.gpu.as_deref().unwrap_or("?"),
+                count(&groups),
+                r.cpus
+                    .as_ref()
+                    .map(|c| format!(", on CPUs {c}"))
+                    .unwrap_or_default()
+            );
+            groups
+        })
+        .collect()
+}
+
+/// Splits the groups' points into (those whose variant's execution is not `pick`ed, those that are).
+fn split_by(
+    ws: &Workspace,
+    groups: Vec<JobGroup>,
+    pick: impl Fn(&Exec) -> bool,
+) -> (Vec<JobGroup>, Vec<JobGroup>) {
+    let (mut gpu, mut host) = (Vec::new(), Vec::new());
+    for g in groups {
+        let exp = ws.spec(&g.experiment).ok();
+        let on_host = |p: &JobPoint| {
+            exp.as_ref()
+                .and_then(|e| e.variant(&p.variant))
+                .is_some_and(|v| pick(&v.exec))
+        };
+        let (h, d): (Vec<JobPoint>, Vec<JobPoint>) = g.points.iter().cloned().partition(on_host);
+        for (points, out) in [(d, &mut gpu), (h, &mut host)] {
+            if !points.is_empty() {
+                out.push(JobGroup {
+                    points,
+                    ..g.clone()
+                });
+            }
+        }
+    }
+    (gpu, host)
+}
+
+/// How many points the groups hold.
+pub(crate) fn count(groups: &[JobGroup]) -> usize {
+    groups.iter().map(|g| g.points.len()).sum()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// No SMT: every CPU its own core.
+    fn flat(cpu: usize) -> Option<(usize, usize)> {
+        Some((0, cpu))
+    }
+
+    fn gpu_recorders(n: usize) -> Vec<Recorder> {
+        (0..n)
+            .map(|g| Recorder {
+                gpu: Some(g.to_string()),
+                ..Default::default()
+            })
+            .collect()
+    }
+
+    fn cpus_of(recorders: &[Recorder]) -> Vec<Option<&str>> {
+        recorders.iter().map(|r| r.cpus.as_deref()).collect()
+    }
+
+    /// Two GPU workers on one CPU set loaded each other's launches with their CPU references
+    /// (short kernels read ~1.5 µs longer in the two-GPU run of 185bbb2): each now has its own.
+    #[test]
+    fn several_gpu_workers_never_share_a_cpu() {
+        let all: Vec<usize> = (0..31).collect();
+        let mut two = gpu_recorders(2);
+        pin_gpu_workers(&mut two, Some(&all), true, &flat);
+        assert_eq!(cpus_of(&two), [Some("0-15"), Some("16-30")]);
+        let mut two = gpu_recorders(2);
+        pin_gpu_workers(&mut two, Some(&all), false, &flat);
+        assert_eq!(
+            cpus_of(&two),
+            [Some("0-15"), Some("16-30")],
+            "also with no baseline beside them"
+        );
+        let mut one = gpu_recorders(1);
+        pin_gpu_workers(&mut one, Some(&all), false, &flat);
+        assert_eq!(
+            cpus_of(&one),
+            [None],
+            "one worker alone keeps the whole host"
+        );
+        pin_gpu_workers(&mut one, Some(&all), true, &flat);
+        assert_eq!(
+            cpus_of(&one),
+            [Some("0-30")],
+            "beside a baseline: off its CPU"
+        );
+        let mut crowded = gpu_recorders(2);
+        pin_gpu_workers(&mut crowded, Some(&[0, 1, 2]), true, &flat);
+        assert_eq!(
+            cpus_of(&crowded),
+            [Some("0-2"), Some("0-2")],
+            "too few CPUs for a set each: they share"
+        );
+    }
+}
