@@ -285,7 +285,7 @@ fn split_by(
 }
 
 /// How many points the groups hold.
-pub(crate) fn count(groups: &[JobGroup]) -> usize {
+pub fn count(groups: &[JobGroup]) -> usize {
     groups.iter().map(|g| g.points.len()).sum()
 }
 
