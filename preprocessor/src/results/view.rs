@@ -4,7 +4,7 @@ use crate::directive::Directive;
 use crate::metrics::MetricInfo;
 use crate::papers::PaperTable;
 use crate::record::{DeviceRecord, Point};
-use crate::results::event_offset::{self, EventOffset, Shown};
+use crate::results::event_offset::{self, EventOffset};
 use crate::value::ParamValue;
 use std::collections::BTreeMap;
 
@@ -30,11 +30,6 @@ impl Cell<'_> {
     /// A metric of the cell's verified point as the page shows it ([`event_offset::metric`]).
     pub fn metric(&self, name: &str) -> Option<f64> {
         event_offset::metric(self.point?, self.calibration, name)
-    }
-
-    /// The point's timing as the page shows it ([`event_offset::shown`]).
-    pub fn shown(&self) -> Option<Shown> {
-        event_offset::shown(self.point?, self.calibration)
     }
 }
 
