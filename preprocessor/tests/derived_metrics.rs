@@ -36,7 +36,7 @@ fn recorded_metrics_render_the_same_when_derived_from_timing() {
             let exp = mdbook_gpulab::spec::load(&root, &root.join("kernels"), &name)
                 .unwrap_or_else(|d| panic!("{name}: {}", d.len()));
             let mut derived = stored.clone();
-            derive_metrics(&mut derived, &exp);
+            derive_metrics(&mut derived, &exp, None);
             for (s, d) in stored.points.iter().zip(&derived.points) {
                 if s.outcome != Outcome::Ok {
                     assert!(d.metrics.is_empty(), "a failed point has no metrics");

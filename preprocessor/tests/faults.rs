@@ -256,7 +256,7 @@ fn a_corrupt_calibration_check_or_anchors_file_spoils_its_block_only() {
         "cache_control": {"cold": "all", "hot": "none"}, "runs_per_point": 7,
         "targets": {"long": 0.02, "short": 0.05, "short_below_us": 10}, "seconds": 42.0,
         "points": [{"experiment": "scale", "variant": "naive", "params": {"N": 4096}, "mode": "cold",
-        "launches": 1, "ncu_ms": 1.0, "engine_ms": 1.01, "ratio": 1.01, "target": 0.02, "within": true}]}"#;
+        "launches": 1, "ncu_ms": 1.0, "engine_raw_ms": 1.01}]}"#;
     let blocks = "\n```gpulab-anchors\n[[row]]\nanchor = \"scale\"\nexperiment = \"scale\"\nmetric = \"gbps\"\nvariants = [\"naive\"]\nparams = { N = 4096 }\n```\n\n```gpulab-ncu-check\n```\n";
     for (file, block) in [
         ("checks/event_offset.json", None),

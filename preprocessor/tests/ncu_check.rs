@@ -1,14 +1,13 @@
 //! scripts/ncu_check.py, the independent Nsight Compute check, on a CPU: its dry run plans every point
-//! from the specs and finds it recorded, and its own evaluator of the specs resolves every launch exactly
-//! as the engine does (otherwise the two would not time the same thing).
+//! with the engine's own planner (`launch-info --points`) and finds it recorded, skips what is not
+//! recorded, and prepares the scratch copy of its same-call run; and the book computes the verdicts of
+//! the stored checks as the script computed them when it ran.
 
-use mdbook_gpulab::engine::resolve::{self, Arg, Scalar};
-use mdbook_gpulab::engine::sequence::Sequence;
-use mdbook_gpulab::record::schema::DeviceRecord;
-use mdbook_gpulab::spec::metrics::point_vars;
-use mdbook_gpulab::value::ParamValue;
+mod common;
+
+use common::{BookCopy, copy_dir};
+use mdbook_gpulab::results::ncu_check::{NcuCheckFile, Verdict};
 use serde_json::Value;
-use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -18,20 +17,21 @@ fn root() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join("..")
 }
 
-/// `scripts/ncu_check.py --dry-run --slug SLUG <option> <path>`, run.
-fn dry_run_with(option: &str, path: &Path) -> std::process::Output {
+/// `scripts/ncu_check.py --dry-run --slug SLUG ARGS` of the book at `book`, run with this build's binary.
+fn dry_run_in(book: &Path, args: &[&std::ffi::OsStr]) -> std::process::Output {
     Command::new("python3")
-        .current_dir(root())
-        .args(["scripts/ncu_check.py", "--dry-run", "--slug", SLUG, option])
-        .arg(path)
+        .current_dir(book)
+        .args(["scripts/ncu_check.py", "--dry-run", "--slug", SLUG])
+        .args(args)
+        .env("GPULAB_BIN", env!("CARGO_BIN_EXE_mdbook-gpulab"))
         .output()
-        .expect("python3 (3.11 or newer, for tomllib) must be installed to run this test")
+        .expect("python3 must be installed to run this test")
 }
 
 /// Runs the dry run against the H100's recordings; returns its plans (`tag` names this test's file).
 fn dry_run(tag: &str) -> Vec<Value> {
     let plans = std::env::temp_dir().join(format!("ncu-plans-{}-{tag}.json", std::process::id()));
-    let out = dry_run_with("--json", &plans);
+    let out = dry_run_in(&root(), &["--json".as_ref(), plans.as_os_str()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
         out.status.success(),
@@ -48,14 +48,13 @@ fn dry_run(tag: &str) -> Vec<Value> {
 }
 
 #[test]
-fn ncu_check_dry_run_plans_thirty_points_across_every_experiment() {
+fn ncu_check_dry_run_plans_thirty_points_across_every_recorded_experiment() {
     let plans = dry_run("count");
     assert!(plans.len() >= 30, "{} points", plans.len());
     let experiments: std::collections::BTreeSet<&str> = plans
         .iter()
         .map(|p| p["experiment"].as_str().unwrap())
         .collect();
-    // Every experiment recorded on the H100 (the dry run itself fails when a spec has no point).
     let recorded = std::fs::read_dir(root().join("kernels"))
         .unwrap()
         .filter_map(|e| e.ok())
@@ -71,7 +70,7 @@ fn ncu_check_dry_run_plans_thirty_points_across_every_experiment() {
         recorded,
         "every experiment: {experiments:?}"
     );
-    let ms = |p: &Value| p["engine_ms"].as_f64().unwrap();
+    let ms = |p: &Value| p["recorded"]["engine_raw_ms"].as_f64().unwrap();
     assert!(
         plans.iter().filter(|p| ms(p) < 0.010).count() >= 5,
         "short kernels"
@@ -80,112 +79,67 @@ fn ncu_check_dry_run_plans_thirty_points_across_every_experiment() {
         plans.iter().filter(|p| ms(p) >= 1.0).count() >= 5,
         "long kernels"
     );
+    // The engine's plan of a multi-pass point: each pass's buffers named, its arguments typed.
+    let best = plans
+        .iter()
+        .find(|p| p["experiment"] == "reduction" && p["variant"] == "best")
+        .unwrap();
+    let args: Vec<&Value> = best["launches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|l| &l["args"])
+        .collect();
+    assert_eq!(
+        args,
+        [
+            &serde_json::json!([{"buffer": "x"}, {"buffer": "p"}, {"i32": 4194304}]),
+            &serde_json::json!([{"buffer": "p"}, {"buffer": "sum"}, {"i32": 1056}]),
+        ]
+    );
+    assert_eq!(
+        best["buffers"][0]["init"],
+        serde_json::json!({"random": {"lo": 0.0, "hi": 3.0}})
+    );
 }
 
+/// No check blocks an unrecorded experiment: a new experiment without a recording (and without a
+/// checked point), and a checked point whose experiment this device has not recorded, are skipped
+/// with a note, and the dry run passes.
 #[test]
-fn ncu_check_resolves_every_launch_as_the_engine_does() {
-    for plan in dry_run("engine") {
-        let name = plan["experiment"].as_str().unwrap();
-        let variant = plan["variant"].as_str().unwrap();
-        let what = format!("{name}/{variant} {}", plan["params"]);
-        let exp = mdbook_gpulab::spec::load(&root(), &root().join("kernels"), name).unwrap();
-        let v = exp.variant(variant).unwrap();
-        let recording: Value = serde_json::from_str(
-            &std::fs::read_to_string(root().join(format!("data/{SLUG}/{name}.json"))).unwrap(),
-        )
-        .unwrap();
-        let device: DeviceRecord = serde_json::from_value(recording["device"].clone()).unwrap();
-        let mut params: BTreeMap<String, ParamValue> = exp.params.iter().cloned().collect();
-        for (k, x) in plan["params"].as_object().unwrap() {
-            params.insert(k.clone(), ParamValue::Int(x.as_i64().unwrap()));
-        }
-        let vars = point_vars(&params, Some(&device));
-
-        // Buffers, in the spec's order.
-        let lens = resolve::buffer_lens(&exp, &vars).unwrap();
-        let script_lens: Vec<(String, usize)> = plan["buffers"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|b| {
-                (
-                    b["name"].as_str().unwrap().to_string(),
-                    b["len"].as_u64().unwrap() as usize,
-                )
-            })
-            .collect();
-        assert_eq!(script_lens, lens, "{what}: buffers");
-
-        // Defines and options (the script adds the engine's fixed options and the include folder).
-        let script_opts: Vec<&str> = plan["options"]
-            .as_array()
-            .unwrap()
-            .iter()
-            .map(|o| o.as_str().unwrap())
-            .filter(|o| !o.starts_with("-I") && !["-lineinfo", "--std=c++17"].contains(o))
-            .collect();
-        assert_eq!(
-            script_opts,
-            resolve::defines(v, &vars).unwrap(),
-            "{what}: options"
-        );
-
-        // Every launch of a sample: geometry, shared memory, arguments.
-        let engine = Sequence::plan(v, &vars).unwrap().describe();
-        let launches = plan["launches"].as_array().unwrap();
-        assert_eq!(launches.len(), engine.len(), "{what}: launches per sample");
-        for (l, (grid, block, shared, args)) in launches.iter().zip(engine) {
-            let triple = |x: &Value| -> [u32; 3] {
-                let a: Vec<u32> = x
-                    .as_array()
-                    .unwrap()
-                    .iter()
-                    .map(|n| n.as_u64().unwrap() as u32)
-                    .collect();
-                [a[0], a[1], a[2]]
-            };
-            assert_eq!(triple(&l["grid"]), grid, "{what}: grid");
-            assert_eq!(triple(&l["block"]), block, "{what}: block");
-            assert_eq!(
-                l["shared"].as_u64().unwrap() as u32,
-                shared,
-                "{what}: shared"
-            );
-            let script_args = l["args"].as_array().unwrap();
-            assert_eq!(script_args.len(), args.len(), "{what}: arguments");
-            for (s, e) in script_args.iter().zip(args) {
-                let (kind, value) = (s[0].as_str().unwrap(), &s[1]);
-                match e {
-                    Arg::Buffer(b) => assert_eq!(
-                        (kind, value.as_str()),
-                        ("buffer", Some(b.as_str())),
-                        "{what}"
-                    ),
-                    Arg::PassIn | Arg::PassOut => assert_eq!(kind, "buffer", "{what}"),
-                    Arg::Scalar(Scalar::I32(x)) => {
-                        assert_eq!((kind, value.as_i64()), ("i32", Some(x as i64)), "{what}")
-                    }
-                    Arg::Scalar(Scalar::U32(x)) => {
-                        assert_eq!((kind, value.as_i64()), ("u32", Some(x as i64)), "{what}")
-                    }
-                    Arg::Scalar(Scalar::I64(x)) => {
-                        assert_eq!((kind, value.as_i64()), ("i64", Some(x)), "{what}")
-                    }
-                    Arg::Scalar(Scalar::F32(x)) => {
-                        assert_eq!((kind, value.as_f64()), ("f32", Some(x as f64)), "{what}")
-                    }
-                    Arg::Scalar(Scalar::F64(x)) => {
-                        assert_eq!((kind, value.as_f64()), ("f64", Some(x)), "{what}")
-                    }
-                    // The book's experiments pass only these scalar types; scripts/ncu_check.py
-                    // mirrors them (a new type there needs a new arm here).
-                    other => {
-                        panic!("{what}: scalar {other:?} not mirrored by scripts/ncu_check.py")
-                    }
-                }
-            }
-        }
-    }
+fn an_experiment_without_a_recording_does_not_fail_the_dry_run() {
+    let book = BookCopy::handbook();
+    copy_dir(
+        &root().join("data").join(SLUG),
+        &book.path("data").join(SLUG),
+    );
+    std::fs::remove_file(book.path(&format!("data/{SLUG}/latency.json"))).unwrap();
+    copy_dir(
+        &root().join("kernels/lab3_dot"),
+        &book.path("kernels/lab3_dot_new"),
+    );
+    std::fs::create_dir_all(book.path("scripts")).unwrap();
+    std::fs::copy(
+        root().join("scripts/ncu_check.py"),
+        book.path("scripts/ncu_check.py"),
+    )
+    .unwrap();
+    let out = dry_run_in(&book.root, &[]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        text.contains("note: lab3_dot_new has no checked point; skipped until it is recorded"),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!("skipped, latency is not recorded on {SLUG}")),
+        "{text}"
+    );
+    assert!(text.contains("DRY RUN: every point plans and is recorded"));
 }
 
 /// The check's same-call engine run: the scratch copy it prepares lacks exactly the checked points,
@@ -193,11 +147,11 @@ fn ncu_check_resolves_every_launch_as_the_engine_does() {
 /// and the book's own recordings are left as they were.
 #[test]
 fn ncu_check_scratch_copy_makes_record_run_exactly_the_checked_points() {
-    let scratch = std::env::temp_dir().join(format!("ncu-scratch-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&scratch);
+    let scratch = tempfile::tempdir().unwrap();
+    let scratch = scratch.path().join("book");
     let book_recording = root().join(format!("data/{SLUG}/reduction.json"));
     let before = std::fs::read(&book_recording).unwrap();
-    let out = dry_run_with("--scratch", &scratch);
+    let out = dry_run_in(&root(), &["--scratch".as_ref(), scratch.as_os_str()]);
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(out.status.success(), "{text}");
     let planned = dry_run("scratch").len();
@@ -206,13 +160,12 @@ fn ncu_check_scratch_copy_makes_record_run_exactly_the_checked_points() {
         "{text}"
     );
     assert_eq!(std::fs::read(&book_recording).unwrap(), before);
-    let experiments: std::collections::BTreeSet<String> = std::fs::read_dir(root().join("kernels"))
+    let names: Vec<String> = std::fs::read_dir(root().join("kernels"))
         .unwrap()
         .filter_map(|e| e.ok())
         .filter(|e| e.path().join("experiment.toml").exists())
         .map(|e| e.file_name().to_string_lossy().into_owned())
         .collect();
-    let names: Vec<String> = experiments.into_iter().collect();
     let estimate = Command::new(env!("CARGO_BIN_EXE_mdbook-gpulab"))
         .arg("record")
         .arg(&scratch)
@@ -238,106 +191,64 @@ fn ncu_check_scratch_copy_makes_record_run_exactly_the_checked_points() {
         })
         .sum();
     assert_eq!(to_run, planned, "{report}");
-    let _ = std::fs::remove_dir_all(&scratch);
 }
 
-/// Runs `code` with `scripts/` as the working folder (so `import ncu_check` works) and reads the
-/// numbers it prints.
-fn python_floats(code: &str) -> Vec<f64> {
-    let out = Command::new("python3")
-        .current_dir(root().join("scripts"))
-        .args(["-c", code])
-        .output()
-        .expect("python3");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout)
-        .split_whitespace()
-        .map(|v| v.parse().unwrap())
-        .collect()
-}
-
-/// The gaps between a point's launches (counted by the engine's events, not by ncu's sum of
-/// durations) are subtracted once per launch after a sample's first, per run, and only with a
-/// calibrated gap.
+/// The stored checks held the verdicts the script computed when it ran (its own copy of the book's
+/// correction); the book now computes them from what the checks measured, and gets every one (to
+/// an ulp or two: serde_json's reading of a float may be one off the nearest). Checks the script
+/// writes since (schema 2) store no verdicts.
 #[test]
-fn ncu_check_subtracts_the_calibrated_gap_once_per_extra_launch() {
-    let got = python_floats(
-        r#"
-import ncu_check as n
-cal = {"offset_ms": 0.001, "gap_ms": 0.0006}
-one = {"launches": [{}], "runs_per_sample": 1}
-three = {"launches": [{}, {}, {}], "runs_per_sample": 1}
-hot = {"launches": [{}, {}], "runs_per_sample": 4}
-print(n.launch_gaps(cal, one), n.launch_gaps(cal, three), n.launch_gaps(cal, hot), n.launch_gaps(None, three),
-      n.launch_gaps({"offset_ms": 0.001}, three), n.launch_gaps(cal, dict(three, clock="kernel")),
-      n.launch_gaps({"offset_ms": 0.001, "gap_ms": -0.0001}, three))
-"#,
-    );
-    assert_eq!(got.len(), 7);
-    assert_eq!(got[0], 0.0, "one launch: no gap");
-    assert!((got[1] - 0.0012).abs() < 1e-12, "three launches: two gaps");
-    // Four runs of two launches per sample: seven gaps, 7/4 per run.
-    assert!((got[2] - 0.0006 * 7.0 / 4.0).abs() < 1e-12, "{}", got[2]);
-    assert_eq!(&got[3..], &[0.0, 0.0, 0.0, 0.0]);
-}
-
-/// The Python both overhead tests start from: the module, a calibration (offset 1 µs, ncu's empty
-/// kernel 2 µs, the events' 3 µs) and a cold point of 10 µs, one run per sample.
-const CALIBRATED_POINT: &str = r#"
-import ncu_check as n
-cal = {"offset_ms": 0.001, "ncu_ms": 0.002, "events_ms": 0.003}
-p = {"engine_ms": 0.010, "runs_per_sample": 1}
-"#;
-
-/// The check subtracts what the book does (`results::event_offset::per_launch`): a point whose run
-/// timed the empty kernel loses that run's time less the calibration's ncu duration, others (and
-/// a run's implausible time, over three times the calibration's) the calibrated offset.
-#[test]
-fn ncu_check_subtracts_a_runs_own_empty_kernel_as_the_book_does() {
-    let got = python_floats(&format!(
-        "{CALIBRATED_POINT}{}",
-        r#"
-print(n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045)),
-      n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045, runs_per_sample=5)),
-      n.corrected_offset(cal, p),
-      n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0095)),
-      n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0015)),
-      n.corrected_offset(cal, dict(p, empty_kernel_ms=0.0045, clock="kernel")))
-"#
-    ));
-    let want = [0.0025, 0.0005, 0.001, 0.001, 0.001, 0.0];
-    assert_eq!(got.len(), want.len());
-    for (g, w) in got.iter().zip(want) {
-        assert!((g - w).abs() < 1e-12, "{got:?} against {want:?}");
+fn the_book_computes_the_verdicts_the_stored_checks_made() {
+    let mut compared = 0;
+    for slug in [SLUG, "nvidia-h200"] {
+        let path = root().join(format!("data/{slug}/checks/ncu.json"));
+        let Ok(text) = std::fs::read_to_string(&path) else {
+            continue;
+        };
+        let stored: Value = serde_json::from_str(&text).unwrap();
+        if stored["schema"] != 1 {
+            continue;
+        }
+        let file: NcuCheckFile = serde_json::from_str(&text).unwrap();
+        let same = |v: &Verdict, s: &Value, what: &str| {
+            let close = |x: f64, k: &str| {
+                let y = s[k].as_f64().unwrap_or(f64::NAN);
+                assert!(
+                    (x - y).abs() <= 4.0 * f64::EPSILON * y.abs(),
+                    "{what} {k}: {x} {y}"
+                );
+            };
+            close(v.engine_ms, "engine_ms");
+            close(v.ratio, "ratio");
+            close(v.ratio_raw, "ratio_raw");
+            close(v.overhead_ms, "event_offset_ms");
+            close(v.gaps_ms, "launch_gaps_ms");
+            assert_eq!(Some(v.within), s["within"].as_bool(), "{what}");
+            assert_eq!(Some(v.within_raw), s["within_raw"].as_bool(), "{what}");
+            assert_eq!(
+                v.empty_kernel_ms,
+                s["own_empty_kernel_ms"].as_f64(),
+                "{what}"
+            );
+        };
+        for (row, s) in file.rows().iter().zip(stored["points"].as_array().unwrap()) {
+            let what = format!("{slug} {} {}", s["experiment"], s["params"]);
+            assert_eq!(Some(row.target), s["target"].as_f64(), "{what}");
+            same(&row.recorded, s, &what);
+            let sr = &s["same_run"];
+            same(row.same_call.as_ref().unwrap(), sr, &what);
+            let launches = sr["ratio_engine_launches"].as_f64();
+            assert_eq!(row.engine_launches.is_some(), launches.is_some(), "{what}");
+            if let Some((ratio, within)) = row.engine_launches {
+                assert!((ratio - launches.unwrap()).abs() < 1e-15, "{what}");
+                assert_eq!(
+                    Some(within),
+                    sr["within_engine_launches"].as_bool(),
+                    "{what}"
+                );
+            }
+            compared += 1;
+        }
     }
-}
-
-/// The rows name the empty kernel the check subtracted (the rendered headline gives their range),
-/// and none where the calibration applied, where nothing was subtracted (kernel clock, a fastest
-/// sample the overhead would take to zero, as the book's `apply`) or with an insane calibration.
-#[test]
-fn ncu_check_names_the_runs_own_empty_kernel_only_where_it_used_it() {
-    let got = python_floats(&format!(
-        "{CALIBRATED_POINT}{}",
-        r#"
-used = [n.subtracted_empty_kernel(cal, dict(p, empty_kernel_ms=e)) for e in (0.0045, 0.0095, 0.0015, None)]
-used.append(n.subtracted_empty_kernel(None, dict(p, empty_kernel_ms=0.0045)))
-used.append(n.subtracted_empty_kernel(cal, dict(p, empty_kernel_ms=0.0045, clock="kernel")))
-# Nothing subtracted (the fastest sample would not stay positive): no empty kernel named.
-used.append(n.subtracted_empty_kernel(cal, dict(p, empty_kernel_ms=0.0045, min_ms=0.002)))
-# An insane calibration (offset larger than the empty kernel's own time): the book subtracts nothing.
-bad = dict(cal, offset_ms=0.004)
-used.append(n.subtracted_empty_kernel(bad, dict(p, empty_kernel_ms=0.0045)))
-print(*[-1 if u is None else u for u in used], n.corrected_offset(bad, p),
-      n.corrected_offset(cal, dict(p, min_ms=0.0009)))
-"#
-    ));
-    assert_eq!(
-        got,
-        [0.0045, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, -1.0, 0.0, 0.0]
-    );
+    eprintln!("{compared} checked points compared");
 }

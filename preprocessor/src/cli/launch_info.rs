@@ -1,25 +1,108 @@
 //! `mdbook-gpulab launch-info` (hidden): the resolved launch of one variant at one point, as JSON.
-//! An independent timer (scripts/ncu_check.py) can then run exactly what the
-//! engine runs; with `--image`, the kernel compiled exactly as the engine compiles it, too.
+//! An independent timer (scripts/ncu_check.py) then runs exactly what the engine plans, from the
+//! engine's own evaluator and launch planner; with `--image`, the kernel compiled exactly as the
+//! engine compiles it, too; with `--points`, many points in one call.
 
 use crate::engine::resolve::{self, Arg, Scalar};
+use crate::record::DeviceRecord;
 use crate::spec::Exec;
 use crate::spec::metrics::point_vars;
 use crate::value::ParamValue;
-use serde_json::json;
+use crate::workspace::Workspace;
+use serde::Deserialize;
+use serde_json::{Value, json};
 use std::collections::BTreeMap;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// One point asked for: a variant at parameter values (the spec's defaults fill the rest), and
+/// where to write its compiled image, if anywhere.
+#[derive(Debug, Clone, Deserialize)]
+pub struct Request {
+    pub experiment: String,
+    pub variant: String,
+    #[serde(default)]
+    pub params: BTreeMap<String, ParamValue>,
+    #[serde(default)]
+    pub image: Option<PathBuf>,
+}
+
+/// Prints one point's launch (`requests` of one, `many` false) or a JSON list of them, each the
+/// point's launch or its `"error"`.
 pub fn run(
     dir: &Path,
-    experiment: &str,
-    variant: &str,
-    assignments: &[String],
-    image: Option<&Path>,
+    requests: Vec<Request>,
+    many: bool,
+    device: Option<&str>,
 ) -> anyhow::Result<ExitCode> {
-    let (ws, _) = super::book::load(dir)?;
-    let exp = ws.spec(experiment).map_err(|d| {
+    let (_, ws) = super::book::open(dir)?;
+    let gpu = crate::gpu::devices()
+        .ok()
+        .and_then(|d| d.into_iter().next());
+    let from = Devices {
+        recorded_on: device,
+        gpu: gpu.as_ref(),
+    };
+    let cc = gpu.as_ref().map(|g| g.compute_capability);
+    if !many {
+        let r = requests
+            .first()
+            .ok_or_else(|| anyhow::anyhow!("no point"))?;
+        println!(
+            "{}",
+            serde_json::to_string_pretty(&info(&ws, r, &from, cc)?)?
+        );
+        return Ok(ExitCode::SUCCESS);
+    }
+    let out: Vec<Value> = requests
+        .iter()
+        .map(|r| {
+            let mut v =
+                info(&ws, r, &from, cc).unwrap_or_else(|e| json!({ "error": e.to_string() }));
+            v["experiment"] = json!(r.experiment);
+            v["variant"] = json!(r.variant);
+            v["params"] = json!(r.params);
+            v
+        })
+        .collect();
+    println!("{}", serde_json::to_string_pretty(&out)?);
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `NAME=value` assignments as parameter values (integers, then floats, else strings).
+pub fn parse_assignments(assignments: &[String]) -> anyhow::Result<BTreeMap<String, ParamValue>> {
+    assignments
+        .iter()
+        .map(|a| {
+            let (k, val) = a
+                .split_once('=')
+                .ok_or_else(|| anyhow::anyhow!("expected NAME=value, got `{a}`"))?;
+            let pv = val
+                .parse::<i64>()
+                .map(ParamValue::Int)
+                .or_else(|_| val.parse::<f64>().map(ParamValue::Float))
+                .unwrap_or(ParamValue::Str(val.into()));
+            Ok((k.to_string(), pv))
+        })
+        .collect()
+}
+
+/// Where the device variables (`SM_COUNT`, `L2_BYTES`, …) come from: the device of
+/// `data/<recorded_on>/`'s recording of each point's experiment, else this machine's first GPU (none:
+/// no device variables).
+struct Devices<'a> {
+    recorded_on: Option<&'a str>,
+    gpu: Option<&'a crate::gpu::DeviceInfo>,
+}
+
+/// The launch of one point: its kernel, options, buffers and every launch of a sample.
+fn info(
+    ws: &Workspace,
+    r: &Request,
+    from: &Devices<'_>,
+    cc: Option<(u32, u32)>,
+) -> anyhow::Result<Value> {
+    let exp = ws.spec(&r.experiment).map_err(|d| {
         anyhow::anyhow!(
             "{}",
             d.iter()
@@ -29,34 +112,33 @@ pub fn run(
         )
     })?;
     let v = exp
-        .variant(variant)
-        .ok_or_else(|| anyhow::anyhow!("no variant `{variant}`"))?;
+        .variant(&r.variant)
+        .ok_or_else(|| anyhow::anyhow!("no variant `{}`", r.variant))?;
     let mut params: BTreeMap<String, ParamValue> = exp.params.iter().cloned().collect();
-    for a in assignments {
-        let (k, val) = a
-            .split_once('=')
-            .ok_or_else(|| anyhow::anyhow!("expected NAME=value, got `{a}`"))?;
-        let pv = val
-            .parse::<i64>()
-            .map(ParamValue::Int)
-            .or_else(|_| val.parse::<f64>().map(ParamValue::Float))
-            .unwrap_or(ParamValue::Str(val.into()));
-        params.insert(k.to_string(), pv);
-    }
-    let gpu = crate::gpu::devices()
-        .ok()
-        .and_then(|d| d.into_iter().next());
-    let device = gpu.as_ref().map(crate::engine::worker::device_record);
+    params.extend(r.params.clone());
+    let device: Option<DeviceRecord> = match from.recorded_on {
+        None => from.gpu.map(crate::engine::worker::device_record),
+        Some(slug) => Some(
+            ws.data()
+                .load(slug, &r.experiment)?
+                .ok_or_else(|| anyhow::anyhow!("{} is not recorded on {slug}", r.experiment))?
+                .device,
+        ),
+    };
     let vars = point_vars(&params, device.as_ref());
     let Exec::Kernel { function, source } = &v.exec else {
-        anyhow::bail!("`{variant}` is not a kernel variant")
+        anyhow::bail!("`{}` is not a kernel variant", r.variant)
     };
     let seq = crate::engine::sequence::Sequence::plan(v, &vars)?;
     let buffers: Vec<_> = resolve::buffer_lens(&exp, &vars)?
         .into_iter()
         .map(|(name, len)| {
-            let ty = exp.buffer(&name).map(|b| b.elem.name()).unwrap_or("f32");
-            json!({ "name": name, "type": ty, "len": len })
+            let b = exp.buffer(&name);
+            json!({
+                "name": name, "len": len,
+                "type": b.map(|b| b.elem.name()).unwrap_or("f32"),
+                "init": b.map(|b| &b.init), "constant": b.is_some_and(|b| b.constant),
+            })
         })
         .collect();
     let arg_json = |a: Arg| match a {
@@ -79,17 +161,12 @@ pub fn run(
         "source": source, "function": function, "options": options,
         "buffers": buffers, "launches": launches,
     });
-    if let Some(path) = image {
-        let cc = gpu
-            .as_ref()
-            .map(|g| g.compute_capability)
-            .ok_or_else(|| anyhow::anyhow!("--image needs a GPU (its architecture)"))?;
-        info["image"] = write_image(&ws, source, &options, cc, path)?;
+    if let Some(path) = &r.image {
+        let cc = cc.ok_or_else(|| anyhow::anyhow!("--image needs a GPU (its architecture)"))?;
+        info["image"] = write_image(ws, source, &options, cc, path)?;
     }
-    println!("{}", serde_json::to_string_pretty(&info)?);
-    Ok(ExitCode::SUCCESS)
+    Ok(info)
 }
-
 /// Compiles `source` as the engine's worker does (the same NVRTC call, options and name) and
 /// writes the image to `path`; returns its description.
 fn write_image(

@@ -14,6 +14,7 @@ mod list;
 mod mdbook_json;
 mod merge;
 mod merge_files;
+mod ncu_verdicts;
 mod point_facts;
 mod protocol;
 mod record;
@@ -151,11 +152,14 @@ enum Command {
         #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u32).range(1..=8))]
         launches: u32,
     },
-    /// Internal: print the resolved launch of a kernel variant at a point (for scripts/ncu_check.py).
+    /// Internal: print the resolved launch of a kernel variant at a point, or of many (for
+    /// scripts/ncu_check.py).
     #[command(hide = true)]
     LaunchInfo {
-        experiment: String,
-        variant: String,
+        #[arg(required_unless_present = "points")]
+        experiment: Option<String>,
+        #[arg(required_unless_present = "points")]
+        variant: Option<String>,
         /// Parameter values, `N=4096`.
         assignments: Vec<String>,
         #[arg(long, default_value = ".")]
@@ -164,6 +168,21 @@ enum Command {
         /// GPU) and write the image here, so an independent timer runs the same machine code.
         #[arg(long)]
         image: Option<PathBuf>,
+        /// Many points: a JSON list of `{"experiment", "variant", "params", "image"}` read from
+        /// this file (`-`: stdin); prints a JSON list of their launches (or each one's `error`).
+        #[arg(long, conflicts_with_all = ["experiment", "image"])]
+        points: Option<PathBuf>,
+        /// Take the device variables (`SM_COUNT`, `L2_BYTES`, …) from this device's recording of
+        /// each point's experiment (`data/<slug>/`) rather than from this machine's GPU.
+        #[arg(long)]
+        device: Option<String>,
+    },
+    /// Internal: print a Nsight Compute check's verdicts, as the book computes them (for
+    /// scripts/ncu_check.py).
+    #[command(hide = true)]
+    NcuVerdicts {
+        /// The check, `data/<slug>/checks/ncu.json`.
+        file: PathBuf,
     },
     /// Internal: run a job from stdin (or `--job FILE`) in a worker process.
     #[command(hide = true)]
@@ -280,7 +299,11 @@ pub fn main() -> ExitCode {
             assignments,
             dir,
             image,
-        }) => launch_info::run(&dir, &experiment, &variant, &assignments, image.as_deref()),
+            points,
+            device,
+        }) => launch_info_requests(experiment, variant, &assignments, image, points.as_deref())
+            .and_then(|(requests, many)| launch_info::run(&dir, requests, many, device.as_deref())),
+        Some(Command::NcuVerdicts { file }) => ncu_verdicts::run(&file),
         Some(Command::Worker { job }) => {
             return crate::engine::worker::worker_main(job.as_deref());
         }
@@ -314,4 +337,30 @@ fn invalid_input(e: &anyhow::Error) -> Option<&[crate::diagnostic::Diagnostic]> 
             _ => None,
         }
     })
+}
+
+/// What `launch-info` is asked for: the one point of its arguments, or the list `--points` names
+/// (`-`: stdin), with whether it was a list.
+fn launch_info_requests(
+    experiment: Option<String>,
+    variant: Option<String>,
+    assignments: &[String],
+    image: Option<PathBuf>,
+    points: Option<&std::path::Path>,
+) -> anyhow::Result<(Vec<launch_info::Request>, bool)> {
+    let Some(path) = points else {
+        let request = launch_info::Request {
+            experiment: experiment.unwrap_or_default(),
+            variant: variant.unwrap_or_default(),
+            params: launch_info::parse_assignments(assignments)?,
+            image,
+        };
+        return Ok((vec![request], false));
+    };
+    let text = if path == std::path::Path::new("-") {
+        std::io::read_to_string(std::io::stdin())?
+    } else {
+        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+    };
+    Ok((serde_json::from_str(&text)?, true))
 }

@@ -35,10 +35,7 @@ pub fn report(
         let Ok(Some(mut rec)) = data.load(device, name) else {
             continue;
         };
-        if let Some(c) = &calibration {
-            event_offset::apply(&mut rec, c);
-        }
-        derive_metrics(&mut rec, exp);
+        derive_metrics(&mut rec, exp, calibration.as_ref());
         for p in rec.points.iter().filter(|p| p.recorded_at >= since) {
             recorded += 1;
             empty_kernel_ms.extend(p.timing.as_ref().and_then(|t| t.empty_kernel_ms));
@@ -173,6 +170,7 @@ mod tests {
             events_ms: 0.00282,
             ncu_ms: 0.00147,
             offset_ms: 0.00135,
+            gap_ms: None,
         };
         let note = host_note("synthetic-gpu", &mut [0.00454, 0.00450, 0.00460], &cal).unwrap();
         assert!(

@@ -186,7 +186,7 @@ impl Context {
     fn recording(&self, text: &str) {
         let path = Path::new("data/fuzz/scale.json");
         if let Ok(mut rec) = mdbook_gpulab::record::store::parse_recording(path, text) {
-            mdbook_gpulab::results::derive_metrics(&mut rec, &self.scale);
+            mdbook_gpulab::results::derive_metrics(&mut rec, &self.scale, None);
             let _ = serde_json::to_string(&rec);
         }
     }

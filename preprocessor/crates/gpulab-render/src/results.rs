@@ -10,6 +10,7 @@ use crate::plan::PlannedPoint;
 use crate::record::{DataDir, Outcome, Point, PointProvenance, Recording, StoreError, TimingMode};
 use crate::spec::Experiment;
 use crate::value::ParamValue;
+use event_offset::EventOffset;
 use point_index::PointIndex;
 use std::collections::{BTreeMap, HashMap};
 use view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance};
@@ -22,8 +23,8 @@ pub mod ncu_check;
 pub mod point_index;
 pub mod view;
 
-/// Recordings loaded lazily, once per (device, experiment), with each device's event-overhead
-/// calibration applied ([`event_offset::apply`]).
+/// Recordings loaded lazily, once per (device, experiment), as stored (raw times), with each
+/// device's event-overhead calibration, which a time shown subtracts ([`event_offset::shown`]).
 pub struct Recordings {
     data: DataDir,
     devices: Vec<String>,
@@ -58,7 +59,7 @@ impl Recordings {
         self.offset_errors.iter().map(|(_, message)| message)
     }
 
-    /// The event-overhead calibration applied to `device`'s points, if it has one.
+    /// The event-overhead calibration of `device`'s points, if it has one.
     pub fn event_offset(&self, device: &str) -> Option<&event_offset::EventOffset> {
         self.offsets.get(device)
     }
@@ -100,14 +101,11 @@ impl Recordings {
         self.loaded.extend(read);
     }
 
-    /// One device's recording of `exp`, calibrated and with its derived metrics.
+    /// One device's recording of `exp`, with its derived metrics.
     fn read(&self, dev: &str, exp: &Experiment) -> Result<Option<Recording>, StoreError> {
         let mut rec = self.data.load(dev, &exp.name)?;
         if let Some(r) = rec.as_mut() {
-            if let Some(cal) = self.offsets.get(dev) {
-                event_offset::apply(r, cal);
-            }
-            derive_metrics(r, exp);
+            derive_metrics(r, exp, self.offsets.get(dev));
         }
         Ok(rec)
     }
@@ -215,24 +213,24 @@ fn load_offsets(
     (out, errors)
 }
 
-/// Replaces every point's `metrics` with those the spec's formulas give for its stored median
-/// time on the recording's device: derived metrics are computed when the book renders, never
-/// taken from the file, so fixing a formula needs no GPU. Points without a verified timing get none.
-pub fn derive_metrics(rec: &mut Recording, exp: &Experiment) {
+/// Replaces every point's `metrics` with those the spec's formulas give for its median time as
+/// shown (less the event overhead `cal` gives, [`event_offset::shown`]) on the recording's device:
+/// derived metrics are computed when the book renders, never taken from the file, so fixing a
+/// formula needs no GPU. Points without a verified timing get none.
+pub fn derive_metrics(rec: &mut Recording, exp: &Experiment, cal: Option<&EventOffset>) {
     let device = rec.device.clone();
     for p in &mut rec.points {
-        p.metrics = match (&p.timing, p.outcome) {
-            (Some(t), Outcome::Ok) => {
-                crate::spec::metrics::derive(exp, &p.variant, &p.params, t.median_ms, &device)
-            }
-            _ => BTreeMap::new(),
+        let time_ms = event_offset::metric(p, cal, TIME_MS);
+        p.metrics = match time_ms {
+            Some(t) => crate::spec::metrics::derive(exp, &p.variant, &p.params, t, &device),
+            None => BTreeMap::new(),
         };
         if p.outcome != Outcome::Ok {
             continue;
         }
         if let Some(c) = p.counters.as_ref().filter(|c| c.current_for(&p.key)) {
             let cx = crate::metrics::counters::Context {
-                time_ms: p.timing.as_ref().map(|t| t.median_ms),
+                time_ms,
                 flops: crate::spec::metrics::flops_at(exp, &p.variant, &p.params, &device),
             };
             p.metrics
@@ -269,7 +267,8 @@ pub fn directive_view<'a>(
         devices: recs
             .iter()
             .map(|r| {
-                let mut dev = device_results(r, d, points);
+                let cal = recordings.event_offset(&r.device.slug);
+                let mut dev = device_results(r, d, points, cal);
                 dev.provenance.calibration_unreadable =
                     recordings.calibration_unreadable(&r.device.slug);
                 dev
@@ -365,11 +364,13 @@ pub fn select_devices<'a>(
     }
 }
 
-/// Builds one device's cells, provenance and claims for a directive.
+/// Builds one device's cells, provenance and claims for a directive; `cal` is the device's
+/// event-overhead calibration, which every time shown subtracts.
 pub fn device_results<'a>(
     rec: &'a Recording,
     directive: &Directive,
     points: &[PlannedPoint],
+    cal: Option<&'a EventOffset>,
 ) -> DeviceResults<'a> {
     let slug = &rec.device.slug;
     let index = PointIndex::new(rec);
@@ -383,6 +384,7 @@ pub fn device_results<'a>(
                 point,
                 stale: point.is_some_and(|r| r.key != p.key.on(slug)),
                 relative: BTreeMap::new(),
+                calibration: cal,
             }
         })
         .collect();
@@ -426,7 +428,7 @@ pub fn device_results<'a>(
         commit: commits(&shown),
         tool_version: newest.map(|p| p.tool_version.clone()).unwrap_or_default(),
         details,
-        event_offset_us: event_offset_range(&shown),
+        event_offset_us: event_offset_range(&shown, cal),
         calibration_unreadable: false,
     };
     // The claims' data is built once for all of the directive's claims (it holds every metric
@@ -457,15 +459,14 @@ fn distinct<'v>(values: impl Iterator<Item = Option<&'v str>>) -> Option<String>
     (!v.is_empty()).then(|| v.join(", "))
 }
 
-/// "2026-11-19", or "2026-11-19 – 2026-11-21" when the points shown were recorded on several days.
 /// The event overhead subtracted from `points`, per launch (µs), least and most: a hot batch of
 /// r runs lost 1/r of it on each sample; runs that timed their own empty kernel may differ.
-fn event_offset_range(points: &[&Point]) -> Option<(f64, f64)> {
+fn event_offset_range(points: &[&Point], cal: Option<&EventOffset>) -> Option<(f64, f64)> {
     points
         .iter()
         .filter_map(|p| {
-            let t = p.timing.as_ref()?;
-            Some(t.event_offset_ms? * t.runs_per_sample.max(1) as f64 * 1e3)
+            let s = event_offset::shown(p, cal)?;
+            Some(s.overhead_ms? * s.timing.runs_per_sample.max(1) as f64 * 1e3)
         })
         .fold(None, |range, us| match range {
             None => Some((us, us)),
@@ -473,6 +474,7 @@ fn event_offset_range(points: &[&Point]) -> Option<(f64, f64)> {
         })
 }
 
+/// "2026-11-19", or "2026-11-19 – 2026-11-21" when the points shown were recorded on several days.
 fn date_range(points: &[&Point]) -> String {
     let day = |p: &&Point| p.recorded_at.format("%Y-%m-%d").to_string();
     match (points.iter().map(day).min(), points.iter().map(day).max()) {
@@ -509,10 +511,10 @@ pub fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
     }
     let times: HashMap<(String, String), f64> = cells
         .iter()
-        .filter_map(|c| Some(((c.variant.clone(), axes_label(&c.axes)), ok_time(c.point?)?)))
+        .filter_map(|c| Some(((c.variant.clone(), axes_label(&c.axes)), ok_time(c)?)))
         .collect();
     for cell in cells.iter_mut() {
-        let Some(this) = cell.point.and_then(ok_time) else {
+        let Some(this) = ok_time(cell) else {
             continue;
         };
         let at = axes_label(&cell.axes);
@@ -564,12 +566,9 @@ pub fn relative_pairing(cells: &[Cell<'_>], directive: &Directive) -> Option<(us
     Some((paired, apart))
 }
 
-/// The median time of a verified, timed point.
-fn ok_time(point: &Point) -> Option<f64> {
-    (point.outcome == Outcome::Ok)
-        .then(|| point.metric(TIME_MS))
-        .flatten()
-        .filter(|t| t.is_finite() && *t > 0.0)
+/// The median time shown of a cell's verified, timed point.
+fn ok_time(cell: &Cell<'_>) -> Option<f64> {
+    cell.metric(TIME_MS).filter(|t| t.is_finite() && *t > 0.0)
 }
 
 /// The claim data of a directive's cells: one group per combination of axis values.
@@ -596,7 +595,7 @@ impl ClaimData for CellGroups<'_, '_> {
             // the current way (a claim then has no data where it was the only one).
             if let Some(point) = cell.point.filter(|p| p.measured_the_current_way()) {
                 for metric in metric_names(point) {
-                    if let Some(v) = point.metric(&metric) {
+                    if let Some(v) = cell.metric(&metric) {
                         groups[i].values.insert((cell.variant.clone(), metric), v);
                     }
                 }
@@ -731,23 +730,38 @@ mod tests {
     /// as if the whole table came from that run.
     #[test]
     fn the_event_overhead_shown_is_per_launch_and_spans_the_runs() {
-        let with = |offset_ms: Option<f64>, runs: usize| {
+        // SYNTHETIC: events 2.82 µs, ncu 1.48 µs (offset 1.34 µs).
+        let cal = EventOffset {
+            commit: None,
+            date: "2026-11-24T01:55:46Z".into(),
+            gpu: String::new(),
+            ncu_version: String::new(),
+            events_ms: 0.00282,
+            ncu_ms: 0.00148,
+            offset_ms: 0.00134,
+            gap_ms: None,
+        };
+        let with = |empty_kernel_ms: Option<f64>, runs: usize, mode: TimingMode| {
             let mut p = point(21, None);
             p.timing = Some(crate::record::Timing {
+                median_ms: 1.0,
+                min_ms: 1.0,
                 runs_per_sample: runs,
-                event_offset_ms: offset_ms,
+                empty_kernel_ms,
+                mode,
                 ..Default::default()
             });
             p
         };
         let (one_run, hot, other_run, none) = (
-            with(Some(0.00134), 1),
-            with(Some(0.00134 / 4.0), 4),
-            with(Some(0.00307), 1),
-            with(None, 1),
+            with(None, 1, TimingMode::Cold),
+            with(None, 4, TimingMode::Hot),
+            with(Some(0.00455), 1, TimingMode::Cold),
+            with(None, 1, TimingMode::Host),
         );
         let range = |ps: &[&Point]| {
-            event_offset_range(ps).map(|(a, b)| ((a * 100.0).round(), (b * 100.0).round()))
+            event_offset_range(ps, Some(&cal))
+                .map(|(a, b)| ((a * 100.0).round(), (b * 100.0).round()))
         };
         assert_eq!(
             range(&[&one_run, &hot]),

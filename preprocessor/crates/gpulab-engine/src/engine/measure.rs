@@ -3,10 +3,8 @@
 //! measurements.
 
 use super::job::MeasureRules;
-use crate::gpu::{
-    Blocker, ClockReading, Gpu, GpuError, KernelClock, MAX_QUEUED_LAUNCHES, Timer, measured_span,
-};
-use crate::record::{Clocks, MEASURE_METHOD, SampleClock, Timing, TimingMode};
+use crate::gpu::{Blocker, ClockReading, Gpu, GpuError, MAX_QUEUED_LAUNCHES, Timer};
+use crate::record::{Clocks, MEASURE_METHOD, Timing, TimingMode};
 use crate::stats::{StopReason, StopRule, summarize, throttled_by_clock};
 use std::time::Instant;
 
@@ -173,17 +171,10 @@ impl ClockLog {
 }
 
 /// The GPU measurement: per sample, the L2 flush (cold mode), the blocking kernel (when the sample's
-/// launches fit the launch queue), the start event, `runs` runs of the sequence, the stop event. A
-/// sample of a single launch is the kernel's own duration from the kernel clock when there is one
-/// (CUPTI timestamps: no launch processing or event writes in it), else the events' time.
+/// launches fit the launch queue), the start event, `runs` runs of the sequence, the stop event.
 struct GpuMeasurement<'a, 'p> {
     gpu: &'a Gpu,
     timer: Timer,
-    /// Enabled for this point (single-launch sequences only).
-    kernel: Option<&'a KernelClock>,
-    /// Kept samples timed by the kernel clock, and by events.
-    kernel_samples: usize,
-    event_samples: usize,
     blocker: Option<Blocker>,
     cold: bool,
     launches_per_run: usize,
@@ -221,24 +212,7 @@ impl Measurement for GpuMeasurement<'_, '_> {
             b.release();
         }
         queued?;
-        let event_ms = self.timer.elapsed_ms()?;
-        let kernel_ms = match self.kernel {
-            Some(k) => {
-                let spans = k.take().unwrap_or_default();
-                (runs * self.launches_per_run == 1)
-                    .then(|| measured_span(&spans).map(|s| s.ms()))
-                    .flatten()
-            }
-            None => None,
-        };
-        let ms = kernel_ms.unwrap_or(event_ms);
-        let kept = |m: &mut Self| {
-            if kernel_ms.is_some() {
-                m.kernel_samples += 1;
-            } else {
-                m.event_samples += 1;
-            }
-        };
+        let ms = self.timer.elapsed_ms()?;
         match blocker {
             Some(b) if b.timed_out() => {
                 // Queuing blocked on the host: this sample includes it. Go on without the blocker.
@@ -248,12 +222,10 @@ impl Measurement for GpuMeasurement<'_, '_> {
             }
             Some(_) => {
                 self.blocked_samples += 1;
-                kept(self);
                 Ok(Some(ms))
             }
             None => {
                 self.all_blocked = false;
-                kept(self);
                 Ok(Some(ms))
             }
         }
@@ -292,19 +264,9 @@ pub fn measure_gpu(
 ) -> Result<Timing, GpuError> {
     let launches_per_run = launches_per_run.max(1);
     gpu.synchronize()?;
-    // Kernel timestamps only for single-launch sequences: a multi-launch sequence is timed whole,
-    // gaps between its launches included, as the papers timed their loops.
-    let kernel = (launches_per_run == 1)
-        .then(|| gpu.kernel_clock().ok())
-        .flatten()
-        .filter(|k| k.enable().is_ok())
-        .map(KernelClockOn);
     let mut m = GpuMeasurement {
         gpu,
         timer: gpu.timer()?,
-        kernel: kernel.as_ref().map(|k| k.0),
-        kernel_samples: 0,
-        event_samples: 0,
         // Without the blocking kernel (it failed to load) samples are still taken, marked unblocked.
         blocker: gpu.blocker().ok(),
         cold: rules.mode == TimingMode::Cold,
@@ -330,28 +292,7 @@ pub fn measure_gpu(
     let blocked = m.all_blocked && m.blocked_samples > 0;
     let mut t = timing(&sampled, rules, rules.mode, gpu.info().clock_mhz);
     t.blocked = blocked;
-    t.clock = Some(sample_clock(m.kernel_samples, m.event_samples));
     Ok(t)
-}
-
-/// What a point's timing is labelled with: the kernel clock only when it timed every sample the loop
-/// took (a first sample that is the verification run is an event time of at least
-/// [`FIRST_RUN_SAMPLE_MS`], where the events' microseconds are below 0.01 %).
-pub(crate) fn sample_clock(kernel_samples: usize, event_samples: usize) -> SampleClock {
-    if kernel_samples > 0 && event_samples == 0 {
-        SampleClock::Kernel
-    } else {
-        SampleClock::Events
-    }
-}
-
-/// The kernel clock, enabled while a point is measured; disabled when dropped (errors included).
-struct KernelClockOn<'a>(&'a KernelClock);
-
-impl Drop for KernelClockOn<'_> {
-    fn drop(&mut self) {
-        self.0.disable();
-    }
 }
 
 /// The host measurement: the wall clock around `runs` calls.
@@ -453,11 +394,9 @@ fn timing(sampled: &Sampled, rules: &MeasureRules, mode: TimingMode, max_sm_mhz:
         runs_per_sample: sampled.runs,
         blocked: false,
         clocks: sampled.clocks.clone(),
-        clock: None,
         method: (mode != TimingMode::Host).then_some(MEASURE_METHOD),
         cpu: None,
         empty_kernel_ms: None,
-        event_offset_ms: None,
     }
 }
 

@@ -290,13 +290,3 @@ fn every_sample_is_prepared_and_runs_once_when_buffers_reset() {
         assert_eq!(pair, ["prepare", "sample"]);
     }
 }
-
-#[test]
-fn a_point_is_labelled_kernel_timed_only_when_the_kernel_clock_timed_every_sample() {
-    assert_eq!(sample_clock(20, 0), SampleClock::Kernel);
-    // One sample fell back to events (no span arrived): the point says events, the conservative label.
-    assert_eq!(sample_clock(19, 1), SampleClock::Events);
-    assert_eq!(sample_clock(0, 20), SampleClock::Events);
-    // No sample taken by the loop (the verification run was the only sample): events.
-    assert_eq!(sample_clock(0, 0), SampleClock::Events);
-}

@@ -17,7 +17,6 @@ mod compile;
 mod cublas;
 mod device;
 mod error;
-mod kernel_clock;
 mod l2_clean;
 mod launch;
 mod module;
@@ -42,7 +41,6 @@ pub use device::{
     theoretical_bandwidth_gbps,
 };
 pub use error::{CompileError, Diagnostic, GpuError, Severity};
-pub use kernel_clock::{KernelClock, KernelSpan, measured_span};
 pub use launch::KernelArg;
 pub use module::{Kernel, Module};
 pub use null_kernel::{NULL_KERNEL_NAME, NullKernel};

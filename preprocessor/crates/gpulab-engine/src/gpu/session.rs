@@ -3,7 +3,6 @@
 use super::compile::{Image, ImageKind};
 use super::device::{DeviceInfo, device_info};
 use super::error::{self, GpuError, driver};
-use super::kernel_clock::KernelClock;
 use super::module::{Kernel, Module, RawModule};
 use super::probe::guard;
 use super::shared::Shared;
@@ -20,7 +19,6 @@ pub struct Gpu {
     /// The L2 flush's scratch buffer and the byte it writes next (`gpu::l2_clean`).
     pub(super) flush: Mutex<Option<CudaSlice<u8>>>,
     pub(super) flush_value: AtomicU8,
-    kernel_clock: OnceLock<Result<KernelClock, String>>,
     /// The kernel that drops the flush's dirty lines, with its module (`None`: the GPU or NVRTC
     /// cannot; said once on stderr).
     pub(super) l2_discard: OnceLock<Option<(Module, Kernel)>>,
@@ -55,7 +53,6 @@ impl Gpu {
             info,
             flush: Mutex::new(None),
             flush_value: AtomicU8::new(0),
-            kernel_clock: OnceLock::new(),
             l2_discard: OnceLock::new(),
         })
     }
@@ -125,22 +122,6 @@ impl Gpu {
             shared: self.shared.clone(),
             module,
         })))
-    }
-
-    /// The kernel clock (CUPTI kernel timestamps), set up on first use when `GPULAB_KERNEL_CLOCK=1`
-    /// asks for it; `Err` says why it is not used. Off by default: on an H100 it read kernels under
-    /// 20 µs 15–45 % below Nsight Compute's `gpu__time_duration` and slowed memory-bound kernels by up
-    /// to 7 % while tracing (`scripts/regen-logs/h100-d4929a5-kernel-clock-*`), so events stay the method.
-    pub fn kernel_clock(&self) -> Result<&KernelClock, &str> {
-        self.kernel_clock
-            .get_or_init(|| {
-                if std::env::var_os("GPULAB_KERNEL_CLOCK").is_none_or(|v| v != "1") {
-                    return Err("off (GPULAB_KERNEL_CLOCK=1 turns it on)".into());
-                }
-                KernelClock::open()
-            })
-            .as_ref()
-            .map_err(String::as_str)
     }
 
     /// The current SM clock in MHz from `nvidia-smi`; `None` if unavailable. Costs a process spawn

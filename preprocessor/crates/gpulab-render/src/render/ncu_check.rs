@@ -2,9 +2,8 @@
 //! recorded median and its median in the check's own call, or "not run yet on this GPU".
 
 use super::html::escape;
-use crate::results::ncu_check::{
-    DeviceCheck, NcuCheckFile, NcuPoint, OffsetUsed, SameRunInfo, SameRunPoint,
-};
+use crate::results::event_offset::EventOffset;
+use crate::results::ncu_check::{DeviceCheck, NcuCheckFile, NcuPoint, Row, SameRunInfo, Verdict};
 
 /// The tables, one per device (a note for a device without a check, or when there is no device).
 pub fn ncu_check_html(devices: &[DeviceCheck]) -> String {
@@ -44,52 +43,53 @@ fn point_label(p: &NcuPoint) -> String {
 }
 
 fn device_html(f: &NcuCheckFile) -> String {
+    let rows = f.rows();
     match &f.same_run {
-        Some(run) => same_run_html(f, run),
-        None => recordings_only_html(f),
+        Some(run) => same_run_html(f, &rows, run),
+        None => recordings_only_html(f, &rows),
     }
 }
 
 /// A millisecond cell less the event overhead (and the gaps between launches), with what was
 /// measured in its tooltip.
-fn corrected_cell(ms: f64, raw: Option<f64>, gaps_ms: Option<f64>) -> String {
-    let gaps = gaps_ms.unwrap_or(0.0);
-    match raw {
-        Some(r) if r != ms => {
-            let gaps_note = if gaps > 0.0 {
-                format!(
-                    " and {:.3} µs of gaps between its launches, which ncu's sum does not count",
-                    gaps * 1e3
-                )
-            } else {
-                String::new()
-            };
-            format!(
-                "<td title=\"as measured {r:.4} ms, less {:.3} µs of event overhead{gaps_note}\">{ms:.4}</td>",
-                (r - ms - gaps) * 1e3
-            )
-        }
-        _ => format!("<td>{ms:.4}</td>"),
+fn corrected_cell(v: &Verdict) -> String {
+    let (r, ms, gaps) = (v.engine_raw_ms, v.engine_ms, v.gaps_ms);
+    if r == ms {
+        return format!("<td>{ms:.4}</td>");
     }
+    let gaps_note = if gaps > 0.0 {
+        format!(
+            " and {:.3} µs of gaps between its launches, which ncu's sum does not count",
+            gaps * 1e3
+        )
+    } else {
+        String::new()
+    };
+    format!(
+        "<td title=\"as measured {r:.4} ms, less {:.3} µs of event overhead{gaps_note}\">{ms:.4}</td>",
+        (r - ms - gaps) * 1e3
+    )
 }
 
 /// The verdict on the same-call run, and for a point outside it, ncu's time of the engine's own
 /// launches beside the engine's.
-fn same_run_verdict_cell(p: &NcuPoint) -> String {
-    let Some(s) = &p.same_run else {
-        return verdict_cell(p.within).to_string();
-    };
-    match (s.ncu_engine_launches_ms, s.ratio_engine_launches) {
-        (Some(ms), Some(r)) if !s.within => format!(
+fn same_run_verdict_cell(row: &Row<'_>) -> String {
+    let ms = row
+        .point
+        .same_run
+        .as_ref()
+        .and_then(|s| s.ncu_engine_launches_ms);
+    match (ms, row.engine_launches) {
+        (Some(ms), Some((r, within))) if !row.verdict() => format!(
             "<td><strong>outside</strong><br><small>ncu on the engine's own launches: {ms:.4} ms; \
              engine ÷ that {r:.3}, {}</small></td>",
-            if s.within_engine_launches == Some(true) {
+            if within {
                 "within: on the engine's own launches (a run just after) ncu agrees with it"
             } else {
                 "<strong>outside</strong>"
             }
         ),
-        _ => verdict_cell(s.within).to_string(),
+        _ => verdict_cell(row.verdict()).to_string(),
     }
 }
 
@@ -103,26 +103,23 @@ fn verdict_cell(within: bool) -> &'static str {
 
 /// A check that also timed the points with the engine in its own call: the verdict is on that run
 /// (two timers, one machine, one time); the recordings' ratios stand beside it.
-fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
-    let n = f.points.len();
-    let within = f.points.iter().filter(|p| p.verdict()).count();
-    let recorded_within = f.points.iter().filter(|p| p.within).count();
-    let failed = f
-        .points
+fn same_run_html(f: &NcuCheckFile, rows: &[Row<'_>], run: &SameRunInfo) -> String {
+    let n = rows.len();
+    let within = rows.iter().filter(|r| r.verdict()).count();
+    let recorded_within = rows.iter().filter(|r| r.recorded.within).count();
+    let failed = rows
         .iter()
-        .filter(|p| p.same_run.as_ref().is_some_and(|s| s.outcome != "ok"))
+        .filter(|r| r.point.same_run.as_ref().is_some_and(|s| s.outcome != "ok"))
         .count();
-    let worst = f
-        .points
+    let worst = rows
         .iter()
-        .filter_map(NcuPoint::verdict_ratio)
+        .filter_map(Row::verdict_ratio)
         .map(|r| (r - 1.0).abs())
         .fold(0.0f64, f64::max);
     let offset = f.event_offset.as_ref().map_or_else(String::new, |o| {
-        let timings = f.points.iter().flat_map(|p| {
-            std::iter::once(Subtracted::recorded(p))
-                .chain(p.same_run.as_ref().map(Subtracted::same_call))
-        });
+        let timings = rows
+            .iter()
+            .flat_map(|r| std::iter::once(&r.recorded).chain(&r.same_call));
         format!("; both less {}", overhead_phrase(o, timings))
     });
     let failed = if failed > 0 {
@@ -133,16 +130,9 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
     // Of the points outside, those where ncu on the engine's own launches agrees with the engine:
     // a difference of launch (the script's process and buffers), not of timing.
     let outside = n - within;
-    let agree = f
-        .points
+    let agree = rows
         .iter()
-        .filter(|p| !p.verdict())
-        .filter(|p| {
-            p.same_run
-                .as_ref()
-                .and_then(|s| s.within_engine_launches)
-                .unwrap_or(false)
-        })
+        .filter(|r| !r.verdict() && r.engine_launches.is_some_and(|(_, w)| w))
         .count();
     let on_engine = if agree > 0 {
         format!(
@@ -153,7 +143,7 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
     } else {
         String::new()
     };
-    let spread = overhead_spread(f).unwrap_or_default();
+    let spread = overhead_spread(f, rows).unwrap_or_default();
     let mut out = format!(
         "<div class=\"gpulab-ncu-check\"><p><strong>{}</strong>: {within} of {n} points within target \
          against the engine timed in the same call on the same GPU{failed} (±{:.0} % for kernels of \
@@ -168,22 +158,16 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
         f.targets.short * 100.0,
         worst * 100.0
     );
-    for p in &f.points {
-        let same = match &p.same_run {
-            Some(s) => match (s.engine_ms, s.ratio) {
-                (Some(ms), Some(r)) => {
-                    format!(
-                        "{}<td>{r:.3}</td>",
-                        corrected_cell(ms, s.engine_raw_ms, s.launch_gaps_ms)
-                    )
-                }
-                _ => format!(
-                    "<td colspan=\"2\" title=\"{}\">{}</td>",
-                    escape(&s.failure_text()),
-                    escape(&s.outcome)
-                ),
-            },
-            None => "<td colspan=\"2\">not timed</td>".to_string(),
+    for row in rows {
+        let p = row.point;
+        let same = match (&p.same_run, &row.same_call) {
+            (Some(_), Some(v)) => format!("{}<td>{:.3}</td>", corrected_cell(v), v.ratio),
+            (Some(s), None) => format!(
+                "<td colspan=\"2\" title=\"{}\">{}</td>",
+                escape(&s.failure_text()),
+                escape(&s.outcome)
+            ),
+            (None, _) => "<td colspan=\"2\">not timed</td>".to_string(),
         };
         out.push_str(&format!(
             "<tr><td>{}</td>{}<td>{}</td><td>{:.4}</td>{}<td>{:.3}</td>{same}\
@@ -192,10 +176,10 @@ fn same_run_html(f: &NcuCheckFile, run: &SameRunInfo) -> String {
             mode_cell(f, p),
             p.launches,
             p.ncu_ms,
-            corrected_cell(p.engine_ms, p.engine_raw_ms, p.launch_gaps_ms),
-            p.ratio,
-            p.target * 100.0,
-            same_run_verdict_cell(p)
+            corrected_cell(&row.recorded),
+            row.recorded.ratio,
+            row.target * 100.0,
+            same_run_verdict_cell(row)
         ));
     }
     out.push_str("</tbody>\n</table>\n");
@@ -218,19 +202,15 @@ const SPREAD_BELOW_MS: f64 = 0.025;
 /// run can remove: over the single-launch points under [`SPREAD_BELOW_MS`] timed in the same call,
 /// the engine's raw median less ncu's time, its range beside what was subtracted, and what half that
 /// range is at the short-kernel bound of the targets. `None` with fewer than three such points.
-fn overhead_spread(f: &NcuCheckFile) -> Option<String> {
+fn overhead_spread(f: &NcuCheckFile, rows: &[Row<'_>]) -> Option<String> {
     let (mut excess, mut subtracted) = (Vec::new(), Vec::new());
-    for p in f
-        .points
+    for row in rows
         .iter()
-        .filter(|p| p.launches == 1 && p.ncu_ms < SPREAD_BELOW_MS)
+        .filter(|r| r.point.launches == 1 && r.point.ncu_ms < SPREAD_BELOW_MS)
     {
-        let Some(s) = p.same_run.as_ref().filter(|s| s.outcome == "ok") else {
-            continue;
-        };
-        if let Some(raw) = s.engine_raw_ms {
-            excess.push((raw - p.ncu_ms) * 1e3);
-            subtracted.extend(s.event_offset_ms.map(|d| d * 1e3));
+        if let Some(v) = &row.same_call {
+            excess.push((v.engine_raw_ms - row.point.ncu_ms) * 1e3);
+            subtracted.push(v.overhead_ms * 1e3);
         }
     }
     if excess.len() < 3 {
@@ -265,50 +245,21 @@ fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
     })
 }
 
-/// What the check subtracted from one timing (a recorded median or the same call's).
-struct Subtracted {
-    /// The run's own empty kernel, when its overhead was subtracted.
-    own_empty_kernel_ms: Option<f64>,
-    /// The amount subtracted (absent in older checks: taken as subtracted).
-    event_offset_ms: Option<f64>,
-}
-
-impl Subtracted {
-    /// From the point's recorded median.
-    fn recorded(p: &NcuPoint) -> Self {
-        Subtracted {
-            own_empty_kernel_ms: p.own_empty_kernel_ms,
-            event_offset_ms: p.event_offset_ms,
-        }
-    }
-
-    /// From the engine's median in the check's own call.
-    fn same_call(s: &SameRunPoint) -> Self {
-        Subtracted {
-            own_empty_kernel_ms: s.own_empty_kernel_ms,
-            event_offset_ms: s.event_offset_ms,
-        }
-    }
-}
-
 /// What the check subtracted from the engine's medians as the events' overhead, as the book does:
 /// the calibrated offset, or, for the timings whose own run timed the empty kernel, that run's
 /// empty kernel less ncu's; the calibrated offset is named beside a per-run range only when some
 /// timing had it subtracted.
-fn overhead_phrase(o: &OffsetUsed, timings: impl Iterator<Item = Subtracted>) -> String {
+fn overhead_phrase<'v>(o: &EventOffset, timings: impl Iterator<Item = &'v Verdict>) -> String {
     let date = escape(&o.date[..o.date.len().min(10)]);
     let calibrated = format!("the events' {:.3} µs, calibrated {date}", o.offset_ms * 1e3);
     let (mut own, mut calibrated_used) = (Vec::new(), false);
     for t in timings {
-        match t.own_empty_kernel_ms {
+        match t.empty_kernel_ms {
             Some(e) => own.push(e),
-            None => calibrated_used |= t.event_offset_ms.is_none_or(|d| d > 0.0),
+            None => calibrated_used |= t.overhead_ms > 0.0,
         }
     }
-    let Some(ncu_ms) = o.ncu_ms else {
-        return calibrated;
-    };
-    let Some((lo, hi)) = extent(own.iter().map(|e| (e - ncu_ms) * 1e3)) else {
+    let Some((lo, hi)) = extent(own.iter().map(|e| (e - o.ncu_ms) * 1e3)) else {
         return calibrated;
     };
     let range = if hi - lo < 0.0005 {
@@ -324,7 +275,7 @@ fn overhead_phrase(o: &OffsetUsed, timings: impl Iterator<Item = Subtracted>) ->
     format!(
         "the events' overhead of each point's own run (its empty kernel less ncu's {:.3} µs: \
          {range}){fallback}",
-        ncu_ms * 1e3
+        o.ncu_ms * 1e3
     )
 }
 
@@ -367,12 +318,11 @@ fn provenance(f: &NcuCheckFile, more: &str) -> String {
 }
 
 /// A check that compared ncu with the recordings only (checks before the same-call run).
-fn recordings_only_html(f: &NcuCheckFile) -> String {
-    let within = f.points.iter().filter(|p| p.within).count();
-    let worst = f
-        .points
+fn recordings_only_html(f: &NcuCheckFile, rows: &[Row<'_>]) -> String {
+    let within = rows.iter().filter(|r| r.recorded.within).count();
+    let worst = rows
         .iter()
-        .map(|p| (p.ratio - 1.0).abs())
+        .map(|r| (r.recorded.ratio - 1.0).abs())
         .fold(0.0f64, f64::max);
     // With a calibration, the recorded median and its ratio come first, then the median as the book
     // shows it (less the event overhead) with the ratio the verdict is on.
@@ -381,11 +331,8 @@ fn recordings_only_html(f: &NcuCheckFile) -> String {
         Some(o) => (
             format!(
                 " ({} before subtracting {})",
-                f.points
-                    .iter()
-                    .filter(|p| p.within_raw.unwrap_or(p.within))
-                    .count(),
-                overhead_phrase(o, f.points.iter().map(Subtracted::recorded))
+                rows.iter().filter(|r| r.recorded.within_raw).count(),
+                overhead_phrase(o, rows.iter().map(|r| &r.recorded))
             ),
             "<th>engine as recorded (ms)</th><th>÷ ncu</th><th>less the event overhead (ms)</th>",
         ),
@@ -397,29 +344,29 @@ fn recordings_only_html(f: &NcuCheckFile) -> String {
          <table>\n<thead><tr><th>point</th><th>mode</th><th>launches</th><th>ncu (ms)</th>\
          {raw_heads}<th>engine ÷ ncu</th><th>target</th><th></th></tr></thead>\n<tbody>\n",
         escape(&f.gpu),
-        f.points.len(),
+        rows.len(),
         f.targets.long * 100.0,
         f.targets.short_below_us,
         f.targets.short * 100.0,
         worst * 100.0
     );
-    for p in &f.points {
-        let mode = mode_cell(f, p);
-        let raw = match (offset, p.engine_raw_ms, p.ratio_raw) {
-            (Some(_), Some(ms), Some(r)) => format!("<td>{ms:.4}</td><td>{r:.3}</td>"),
-            (Some(_), _, _) => "<td></td><td></td>".to_string(),
-            (None, _, _) => String::new(),
+    for row in rows {
+        let (p, v) = (row.point, &row.recorded);
+        let raw = match offset {
+            Some(_) => format!("<td>{:.4}</td><td>{:.3}</td>", v.engine_raw_ms, v.ratio_raw),
+            None => String::new(),
         };
         out.push_str(&format!(
-            "<tr><td>{}</td>{mode}<td>{}</td><td>{:.4}</td>{raw}<td>{:.4}</td><td>{:.3}</td>\
+            "<tr><td>{}</td>{}<td>{}</td><td>{:.4}</td>{raw}<td>{:.4}</td><td>{:.3}</td>\
              <td>±{:.0} %</td>{}</tr>\n",
             point_label(p),
+            mode_cell(f, p),
             p.launches,
             p.ncu_ms,
-            p.engine_ms,
-            p.ratio,
-            p.target * 100.0,
-            verdict_cell(p.within)
+            v.engine_ms,
+            v.ratio,
+            row.target * 100.0,
+            verdict_cell(v.within)
         ));
     }
     out.push_str("</tbody>\n</table>\n");
@@ -430,30 +377,50 @@ fn recordings_only_html(f: &NcuCheckFile) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::results::ncu_check::Targets;
-    use std::collections::BTreeMap;
 
-    fn point(ratio: f64, within: bool) -> NcuPoint {
-        NcuPoint {
-            experiment: "sgemm".into(),
-            variant: "naive".into(),
-            params: BTreeMap::from([("N".to_string(), serde_json::json!(2048))]),
-            mode: "cold".into(),
-            launches: 1,
-            ncu_ms: 3.0,
-            engine_ms: 3.0 * ratio,
-            ratio,
-            target: 0.02,
-            within,
-            engine_raw_ms: None,
-            ratio_raw: None,
-            within_raw: None,
-            launch_gaps_ms: None,
-            own_empty_kernel_ms: None,
-            event_offset_ms: None,
-            flushed_by_script: false,
-            same_run: None,
-        }
+    /// A SYNTHETIC point of the H100's check: ncu's `ncu_ms` beside the recording's raw `raw_ms`,
+    /// with `more` fields (JSON).
+    fn point(ncu_ms: f64, raw_ms: f64, more: &str) -> String {
+        format!(
+            r#"{{"experiment": "sgemm", "variant": "naive", "params": {{"N": 2048}}, "mode": "cold",
+               "launches": 1, "ncu_ms": {ncu_ms}, "engine_raw_ms": {raw_ms}{more}}}"#
+        )
+    }
+
+    /// The same call's timing of a point (JSON), to append to a point's fields.
+    fn same(raw_ms: f64, more: &str) -> String {
+        format!(r#", "same_run": {{"outcome": "ok", "engine_raw_ms": {raw_ms}{more}}}"#)
+    }
+
+    /// A calibration (JSON): the events' `offset_us` over ncu's `ncu_us` on the empty kernel.
+    fn calibration(offset_us: f64, ncu_us: f64, more: &str) -> String {
+        format!(
+            r#"{{"offset_ms": {}, "ncu_ms": {}, "events_ms": {}, "date": "2026-11-24T01:55:46Z",
+               "commit": "abc1234"{more}}}"#,
+            offset_us * 1e-3,
+            ncu_us * 1e-3,
+            (offset_us + ncu_us) * 1e-3
+        )
+    }
+
+    /// A SYNTHETIC check of `points` on the H100's name, with `event_offset` (JSON or `null`) and,
+    /// when `same_run`, the engine's run in the same call.
+    fn check(points: &[String], event_offset: &str, same_run: bool) -> NcuCheckFile {
+        let run = if same_run {
+            r#"{"command": "mdbook-gpulab record <scratch copy> --experiment sgemm", "points_recorded": 2,
+                "seconds": 35.0}"#
+        } else {
+            "null"
+        };
+        serde_json::from_str(&format!(
+            r#"{{"commit": "abc1234", "date": "2026-11-23T18:00:00Z", "ncu_version": "Version 2025.3.0.0",
+               "gpu": "NVIDIA H100 80GB HBM3", "clock_control": "none", "cache_control": {{"cold": "all"}},
+               "runs_per_point": 7, "targets": {{"long": 0.02, "short": 0.05, "short_below_us": 10.0}},
+               "seconds": 61.0, "event_offset": {event_offset}, "same_run": {run},
+               "points": [{}]}}"#,
+            points.join(", ")
+        ))
+        .unwrap()
     }
 
     /// The block of one device, the H100, with its check `f`.
@@ -465,35 +432,9 @@ mod tests {
         }])
     }
 
-    /// A SYNTHETIC check of `points` on the H100's name.
-    fn check(
-        points: Vec<NcuPoint>,
-        event_offset: Option<crate::results::ncu_check::OffsetUsed>,
-    ) -> NcuCheckFile {
-        NcuCheckFile {
-            commit: Some("abc1234".into()),
-            date: "2026-11-23T18:00:00Z".into(),
-            ncu_version: "Version 2025.3.0.0".into(),
-            gpu: "NVIDIA H100 80GB HBM3".into(),
-            clock_control: "none".into(),
-            cache_control: BTreeMap::from([("cold".to_string(), "all".to_string())]),
-            runs_per_point: 7,
-            targets: Targets {
-                long: 0.02,
-                short: 0.05,
-                short_below_us: 10.0,
-            },
-            seconds: 61.0,
-            code: None,
-            event_offset,
-            same_run: None,
-            points,
-        }
-    }
-
     #[test]
     fn a_check_renders_every_point_with_its_verdict_and_provenance() {
-        let f = check(vec![point(1.01, true), point(1.06, false)], None);
+        let f = check(&[point(3.0, 3.03, ""), point(3.0, 3.18, "")], "null", false);
         let html = ncu_check_html(&[
             DeviceCheck {
                 slug: "nvidia-h100".into(),
@@ -536,16 +477,12 @@ mod tests {
 
     #[test]
     fn a_calibrated_check_shows_the_recorded_and_the_corrected_ratio_and_both_counts() {
-        let mut corrected = point(1.01, true);
-        corrected.engine_raw_ms = Some(3.3);
-        corrected.ratio_raw = Some(1.1);
-        corrected.within_raw = Some(false);
-        let offset = crate::results::ncu_check::OffsetUsed {
-            offset_ms: 0.00096,
-            date: "2026-11-24T01:54:37Z".into(),
-            ncu_ms: None,
-        };
-        let f = check(vec![corrected], Some(offset));
+        // 11.0 µs as recorded (10 % above ncu's 10 µs), 10.04 µs less the events' 0.96 µs.
+        let f = check(
+            &[point(0.010, 0.011, "")],
+            &calibration(0.96, 2.04, ""),
+            false,
+        );
         let html = h100_html(f);
         assert!(
             html.contains(
@@ -558,7 +495,7 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("<td>3.3000</td><td>1.100</td><td>3.0300</td><td>1.010</td>"),
+            html.contains("<td>0.0110</td><td>1.100</td><td>0.0100</td><td>1.004</td>"),
             "{html}"
         );
     }
@@ -567,17 +504,15 @@ mod tests {
     /// headline named only the calibrated offset, though the check subtracted each run's own.
     #[test]
     fn a_check_of_per_run_overheads_names_them_with_their_range_and_the_fallback() {
-        let mut own = point(1.0, true);
-        own.own_empty_kernel_ms = Some(0.0028);
-        let mut other = point(1.0, true);
-        other.own_empty_kernel_ms = Some(0.0030);
-        let calibrated = point(1.0, true);
-        let offset = crate::results::ncu_check::OffsetUsed {
-            offset_ms: 0.00134,
-            date: "2026-11-24T01:55:46Z".into(),
-            ncu_ms: Some(0.00147),
-        };
-        let html = h100_html(check(vec![own, other, calibrated], Some(offset.clone())));
+        let cal = calibration(1.34, 1.47, "");
+        let own = point(3.0, 3.0, r#", "empty_kernel_ms": 0.0028"#);
+        let other = point(3.0, 3.0, r#", "empty_kernel_ms": 0.0030"#);
+        let calibrated = point(3.0, 3.0, "");
+        let html = h100_html(check(
+            &[own.clone(), other, calibrated.clone()],
+            &cal,
+            false,
+        ));
         assert!(
             html.contains(
                 "before subtracting the events' overhead of each point's own run (its empty kernel \
@@ -586,39 +521,25 @@ mod tests {
             ),
             "{html}"
         );
-        // Every timing with its own run's empty kernel, or with nothing subtracted: no fallback.
-        let mut nothing = point(1.0, true);
-        nothing.event_offset_ms = Some(0.0);
-        let mut own = point(1.0, true);
-        own.own_empty_kernel_ms = Some(0.0028);
-        let html = h100_html(check(vec![own.clone(), nothing], Some(offset.clone())));
+        // Every timing with its own run's empty kernel, or with nothing subtracted (its fastest
+        // sample would not stay positive): no fallback.
+        let nothing = point(3.0, 3.0, r#", "min_ms": 0.001"#);
+        let html = h100_html(check(&[own.clone(), nothing], &cal, false));
         assert!(
             html.contains("(its empty kernel less ncu's 1.470 µs: 1.330 µs))"),
             "{html}"
         );
         // The same-call run's own values count too (the headline of a check with the engine in
         // the same call), beside the recordings'.
-        let mut f = check(vec![own], Some(offset.clone()));
-        f.same_run = Some(crate::results::ncu_check::SameRunInfo {
-            command: "mdbook-gpulab record".into(),
-            points_recorded: 1,
-            seconds: 1.0,
-        });
-        f.points[0].same_run = Some(crate::results::ncu_check::SameRunPoint {
-            outcome: "ok".into(),
-            failure: None,
-            engine_raw_ms: Some(3.004),
-            engine_ms: Some(3.0),
-            ratio: Some(1.0),
-            within: true,
-            launch_gaps_ms: None,
-            own_empty_kernel_ms: Some(0.0045),
-            event_offset_ms: Some(0.003),
-            ncu_engine_launches_ms: None,
-            ratio_engine_launches: None,
-            within_engine_launches: None,
-        });
-        let html = h100_html(f);
+        let own_and_same = point(
+            3.0,
+            3.0,
+            &format!(
+                r#", "empty_kernel_ms": 0.0028{}"#,
+                same(3.004, r#", "empty_kernel_ms": 0.0045"#)
+            ),
+        );
+        let html = h100_html(check(&[own_and_same], &cal, true));
         assert!(
             html.contains(
                 "both less the events' overhead of each point's own run (its empty kernel less \
@@ -627,7 +548,7 @@ mod tests {
             "{html}"
         );
         // No point with its own run's empty kernel: the calibration alone, as before.
-        let html = h100_html(check(vec![point(1.0, true)], Some(offset)));
+        let html = h100_html(check(&[calibrated], &cal, false));
         assert!(
             html.contains("before subtracting the events' 1.340 µs, calibrated 2026-11-24)"),
             "{html}"
@@ -638,48 +559,27 @@ mod tests {
     /// kernel to kernel, which a correction of one value per run cannot remove, is now stated.
     #[test]
     fn the_spread_of_the_event_overhead_over_short_kernels_is_stated() {
-        use crate::results::ncu_check::SameRunPoint;
+        // The events add 1.2 µs to ncu's 1.8 µs; a run's own empty kernel of 3.1 µs, 1.3 µs.
+        let cal = calibration(1.2, 1.8, "");
         // A short single-launch point whose same-call raw median exceeds ncu's 10 µs by `excess_us`.
-        let short = |excess_us: f64, offset_us: f64, launches: usize| {
-            let mut p = point(1.0, true);
-            p.ncu_ms = 0.010;
-            p.launches = launches;
-            p.same_run = Some(SameRunPoint {
-                outcome: "ok".into(),
-                failure: None,
-                engine_raw_ms: Some(0.010 + excess_us * 1e-3),
-                engine_ms: Some(0.010 + (excess_us - offset_us) * 1e-3),
-                ratio: Some(1.0 + (excess_us - offset_us) / 10.0),
-                within: true,
-                launch_gaps_ms: None,
-                own_empty_kernel_ms: None,
-                event_offset_ms: Some(offset_us * 1e-3),
-                ncu_engine_launches_ms: None,
-                ratio_engine_launches: None,
-                within_engine_launches: None,
-            });
-            p
-        };
-        let with_run = |points| {
-            let mut f = check(points, None);
-            f.same_run = Some(crate::results::ncu_check::SameRunInfo {
-                command: "mdbook-gpulab record <scratch copy>".into(),
-                points_recorded: 4,
-                seconds: 9.0,
-            });
-            f
+        let short = |excess_us: f64, own: &str, launches: usize| {
+            point(0.010, 0.010, &same(0.010 + excess_us * 1e-3, own)).replacen(
+                r#""launches": 1"#,
+                &format!(r#""launches": {launches}"#),
+                1,
+            )
         };
         // A long point (3 ms) and a point of two launches are left out of the spread.
-        let mut long = short(9.0, 1.2, 1);
-        long.ncu_ms = 3.0;
+        let long = short(9.0, "", 1).replace(r#""ncu_ms": 0.01"#, r#""ncu_ms": 3.0"#);
+        let own = r#", "empty_kernel_ms": 0.0031"#;
         let points = vec![
-            short(0.8, 1.2, 1),
-            short(1.5, 1.3, 1),
-            short(1.0, 1.2, 1),
-            short(5.0, 1.2, 2),
+            short(0.8, "", 1),
+            short(1.5, own, 1),
+            short(1.0, "", 1),
+            short(5.0, "", 2),
             long,
         ];
-        let html = h100_html(with_run(points.clone()));
+        let html = h100_html(check(&points, &cal, true));
         assert!(
             html.contains(
                 "over the 3 single-launch kernels under 25 µs, the engine's median as measured in \
@@ -690,72 +590,32 @@ mod tests {
             "{html}"
         );
         // Two short kernels are too few to speak of a spread.
-        let html = h100_html(with_run(points[1..].to_vec()));
+        let html = h100_html(check(&points[1..], &cal, true));
         assert!(!html.contains("is not one number"), "{html}");
     }
 
     #[test]
     fn a_check_with_the_engine_in_the_same_call_gives_its_verdict_on_that_run() {
-        use crate::results::ncu_check::{SameRunInfo, SameRunPoint};
-        // Outside against its recording (made elsewhere), within against the same call.
-        let mut moved = point(1.036, false);
-        moved.same_run = Some(SameRunPoint {
-            outcome: "ok".into(),
-            failure: None,
-            engine_raw_ms: Some(3.0318),
-            engine_ms: Some(3.03),
-            ratio: Some(1.01),
-            within: true,
-            launch_gaps_ms: None,
-            own_empty_kernel_ms: None,
-            event_offset_ms: None,
-            ncu_engine_launches_ms: None,
-            ratio_engine_launches: None,
-            within_engine_launches: None,
-        });
+        // The events add 0.9 µs to ncu's 2.1 µs; a gap of 0.7 µs between two launches.
+        let cal = calibration(0.9, 2.1, r#", "gap_ms": 0.0007"#);
+        // Outside against its recording (made elsewhere), within against the same call (whose
+        // run's empty kernel, 3.9 µs, adds 1.8 µs).
+        let moved = point(3.0, 3.108, &same(3.0318, r#", "empty_kernel_ms": 0.0039"#));
         // Outside against the script's launches, within against ncu on the engine's own launches.
-        let mut launch = point(1.0, true);
-        launch.same_run = Some(SameRunPoint {
-            outcome: "ok".into(),
-            failure: None,
-            engine_raw_ms: Some(3.1109),
-            engine_ms: Some(3.11),
-            ratio: Some(1.0367),
-            within: false,
-            launch_gaps_ms: None,
-            own_empty_kernel_ms: None,
-            event_offset_ms: None,
-            ncu_engine_launches_ms: Some(3.08),
-            ratio_engine_launches: Some(1.0097),
-            within_engine_launches: Some(true),
-        });
+        let launch = point(
+            3.0,
+            3.0009,
+            &same(3.1109, r#", "ncu_engine_launches_ms": 3.08"#),
+        );
         // Within against its recording, but the engine's run failed: outside.
-        let mut failed = point(1.0, true);
-        failed.flushed_by_script = true;
-        failed.launches = 2;
-        failed.launch_gaps_ms = Some(0.0007);
-        failed.engine_raw_ms = Some(3.0016);
-        failed.same_run = Some(SameRunPoint {
-            outcome: "failed".into(),
-            failure: Some(serde_json::json!({"kind": "mismatch", "message": "at 3"})),
-            engine_raw_ms: None,
-            engine_ms: None,
-            ratio: None,
-            within: false,
-            launch_gaps_ms: None,
-            own_empty_kernel_ms: None,
-            event_offset_ms: None,
-            ncu_engine_launches_ms: None,
-            ratio_engine_launches: None,
-            within_engine_launches: None,
-        });
-        let mut f = check(vec![moved, failed, launch], None);
-        f.same_run = Some(SameRunInfo {
-            command: "mdbook-gpulab record <scratch copy> --experiment sgemm".into(),
-            points_recorded: 2,
-            seconds: 35.0,
-        });
-        let html = h100_html(f);
+        let failed = point(
+            3.0,
+            3.0016,
+            r#", "flushed_by_script": true, "same_run": {"outcome": "failed",
+               "failure": {"kind": "mismatch", "message": "at 3"}}"#,
+        )
+        .replace(r#""launches": 1"#, r#""launches": 2"#);
+        let html = h100_html(check(&[moved, failed, launch], &cal, true));
         assert!(
             html.contains(
                 "1 of 3 points within target against the engine timed in the same call on the same GPU \
@@ -765,7 +625,7 @@ mod tests {
         );
         assert!(html.contains("largest deviation 3.7 %"), "{html}");
         assert!(
-            html.contains("against the handbook's recordings, made in earlier runs (often on another machine): 2 of 3."),
+            html.contains("against the handbook's recordings, made in earlier runs (often on another machine): 2 of 3; both less"),
             "{html}"
         );
         assert!(

@@ -44,13 +44,14 @@ impl CellState {
                     Some(v) if v.is_finite() => CellState::Value(*v),
                     _ => CellState::NoValue,
                 },
-                _ => CellState::of_point(point, metric),
+                _ => CellState::of_point(cell, point, metric),
             },
-            Some(point) => CellState::of_point(point, metric),
+            Some(point) => CellState::of_point(cell, point, metric),
         }
     }
 
-    pub fn of_point(point: &Point, metric: &str) -> CellState {
+    /// The state of `cell`'s recorded `point` for `metric`.
+    fn of_point(cell: &Cell<'_>, point: &Point, metric: &str) -> CellState {
         match point.outcome {
             Outcome::Ok if builtin(metric).is_some_and(|b| b.source == Source::Text) => {
                 match point.attributes.as_ref().and_then(|a| a.occupancy.as_ref()) {
@@ -58,7 +59,7 @@ impl CellState {
                     None => CellState::NoValue,
                 }
             }
-            Outcome::Ok => match point.metric(metric) {
+            Outcome::Ok => match cell.metric(metric) {
                 Some(v) if v.is_finite() => CellState::Value(v),
                 _ if is_counter_metric(metric) && !has_current_counters(point) => {
                     CellState::AwaitingCounters

@@ -2,7 +2,8 @@
 //! that mark it on the page (noise above the target, sample cap, too few samples, throttled, a rate above
 //! the device's peak), and the per-output summary that goes in the provenance line.
 
-use crate::record::{DeviceRecord, Outcome, Point, SampleClock, Timing};
+use crate::record::{DeviceRecord, Outcome, Point, Timing};
+use crate::results::event_offset::{EventOffset, Shown, shown};
 use crate::stats::StopReason;
 
 /// The noise target and minimum samples assumed for recordings made before they were recorded.
@@ -133,8 +134,9 @@ pub fn above_peak(point: &Point, device: &DeviceRecord) -> Option<String> {
 }
 
 /// The sample count and spread of a timing, for a tooltip: "median of 37 samples · IQR 1.02–1.05 ms ·
-/// noise 0.31 % (target 0.5 %) · converged · behind the blocking kernel · SM 1980 MHz".
-pub fn sample_summary(t: &Timing) -> String {
+/// noise 0.31 % (target 0.5 %) · converged · behind the blocking kernel · SM 1980 MHz". `t` is the
+/// timing as shown, less `overhead_ms` of event overhead per sample.
+pub fn sample_summary(t: &Timing, overhead_ms: Option<f64>) -> String {
     let mut parts = vec![format!(
         "median of {} sample{}",
         t.samples,
@@ -144,7 +146,7 @@ pub fn sample_summary(t: &Timing) -> String {
         parts.push(format!("{} runs per sample (hot)", t.runs_per_sample));
     }
     parts.push(format!("IQR {}–{} ms", sig(t.q1_ms), sig(t.q3_ms)));
-    if let Some(d) = t.event_offset_ms {
+    if let Some(d) = overhead_ms {
         parts.push(format!(
             "less {} µs of event overhead (calibrated against Nsight Compute)",
             sig(d * 1e3)
@@ -173,9 +175,6 @@ pub fn sample_summary(t: &Timing) -> String {
             .to_string(),
         );
     }
-    if t.clock == Some(SampleClock::Kernel) {
-        parts.push("kernel timestamps".into());
-    }
     if t.blocked {
         parts.push("behind the blocking kernel".into());
     }
@@ -193,17 +192,26 @@ pub fn sample_summary(t: &Timing) -> String {
     parts.join(" · ")
 }
 
-/// The tooltip of a table cell: its sample summary, then each concern's reason.
-pub fn point_title(point: &Point, device: &DeviceRecord) -> Option<String> {
-    let t = ok_timing(point)?;
-    Some(sample_summary(t) + &concern_reasons(point, device))
+/// The tooltip of a table cell: its sample summary (times less the event overhead `cal` gives),
+/// then each concern's reason.
+pub fn point_title(
+    point: &Point,
+    cal: Option<&EventOffset>,
+    device: &DeviceRecord,
+) -> Option<String> {
+    let s = ok_timing(point, cal)?;
+    Some(sample_summary(&s.timing, s.overhead_ms) + &concern_reasons(point, device))
 }
 
 /// The tooltip of a chart point, shorter than a cell's (a chart has one per point, and the table
 /// beside it has the rest): "37 samples · IQR 1.02–1.05 ms · noise 0.31 % (target 0.5 %)", then
 /// each concern's reason.
-pub fn point_tip(point: &Point, device: &DeviceRecord) -> Option<String> {
-    let t = ok_timing(point)?;
+pub fn point_tip(
+    point: &Point,
+    cal: Option<&EventOffset>,
+    device: &DeviceRecord,
+) -> Option<String> {
+    let Shown { timing: t, .. } = ok_timing(point, cal)?;
     let target = t.noise_target.unwrap_or(OLD_NOISE_TARGET);
     Some(format!(
         "{} sample{} · IQR {}–{} ms · noise {:.2} % (target {} %){}",
@@ -217,12 +225,9 @@ pub fn point_tip(point: &Point, device: &DeviceRecord) -> Option<String> {
     ))
 }
 
-/// The timing of a verified point.
-fn ok_timing(point: &Point) -> Option<&Timing> {
-    point
-        .timing
-        .as_ref()
-        .filter(|_| point.outcome == Outcome::Ok)
+/// The timing of a verified point, as shown.
+fn ok_timing(point: &Point, cal: Option<&EventOffset>) -> Option<Shown> {
+    shown(point, cal).filter(|_| point.outcome == Outcome::Ok)
 }
 
 /// "; ~ noise above the target" for each concern of the point.

@@ -45,7 +45,7 @@ fn a_converged_point_has_no_concern_and_a_full_tooltip() {
     });
     assert!(concerns(&p, &device()).is_empty());
     assert_eq!(
-        point_title(&p, &device()).unwrap(),
+        point_title(&p, None, &device()).unwrap(),
         "median of 50 samples · IQR 0.995–1.005 ms · noise 0.30 % (target 0.5 %) · converged · \
          behind the blocking kernel · SM 1980 MHz"
     );
@@ -53,17 +53,26 @@ fn a_converged_point_has_no_concern_and_a_full_tooltip() {
 
 #[test]
 fn a_point_less_the_event_overhead_says_so_in_its_tooltip() {
-    let p = timed(Timing {
-        event_offset_ms: Some(0.00096),
-        ..good()
-    });
-    let title = point_title(&p, &device()).unwrap();
+    // SYNTHETIC calibration: the events add 0.96 µs to a launch.
+    let cal = crate::results::event_offset::EventOffset {
+        commit: None,
+        date: "2026-11-24T02:00:00Z".into(),
+        gpu: String::new(),
+        ncu_version: String::new(),
+        events_ms: 0.003,
+        ncu_ms: 0.00204,
+        offset_ms: 0.00096,
+        gap_ms: None,
+    };
+    let p = timed(good());
+    let title = point_title(&p, Some(&cal), &device()).unwrap();
     assert!(
         title.contains(
-            "IQR 0.995–1.005 ms · less 0.96 µs of event overhead (calibrated against Nsight Compute)"
+            "IQR 0.994–1.004 ms · less 0.96 µs of event overhead (calibrated against Nsight Compute)"
         ),
         "{title}"
     );
+    assert_eq!(p.timing, Some(good()), "the point keeps its raw times");
 }
 
 #[test]
@@ -79,7 +88,7 @@ fn each_concern_is_detected_with_its_reason() {
         concerns(&noisy_capped, &d),
         vec![Concern::Noisy, Concern::SampleCap]
     );
-    let title = point_title(&noisy_capped, &d).unwrap();
+    let title = point_title(&noisy_capped, None, &d).unwrap();
     assert!(title.contains("noise 2.00 % (target 0.5 %)"), "{title}");
     assert!(
         title.ends_with("; ~ noise above the target; c stopped at the sample cap"),
@@ -185,7 +194,7 @@ fn failed_points_have_no_concerns_and_no_tooltip() {
     });
     p.outcome = Outcome::Failed;
     assert!(concerns(&p, &device()).is_empty());
-    assert_eq!(point_title(&p, &device()), None);
+    assert_eq!(point_title(&p, None, &device()), None);
 }
 
 #[test]
@@ -224,13 +233,13 @@ fn hot_batches_and_cpu_models_are_named() {
         mode: TimingMode::Hot,
         ..good()
     };
-    assert!(sample_summary(&t).contains("125 runs per sample (hot)"));
+    assert!(sample_summary(&t, None).contains("125 runs per sample (hot)"));
     let host = Timing {
         cpu: Some("AMD EPYC 9454, 16 threads".into()),
         mode: TimingMode::Host,
         ..good()
     };
-    assert!(sample_summary(&host).ends_with("CPU AMD EPYC 9454, 16 threads"));
+    assert!(sample_summary(&host, None).ends_with("CPU AMD EPYC 9454, 16 threads"));
 }
 
 /// A tooltip read "noise 0.41 % (target 0.5 %) · stopped: noise settled above the target": the
@@ -239,11 +248,14 @@ fn hot_batches_and_cpu_models_are_named() {
 #[test]
 fn noise_settled_within_the_target_is_not_called_above_it() {
     let settled = |noise| {
-        sample_summary(&Timing {
-            noise,
-            stop: Some(StopReason::NoiseStable),
-            ..good()
-        })
+        sample_summary(
+            &Timing {
+                noise,
+                stop: Some(StopReason::NoiseStable),
+                ..good()
+            },
+            None,
+        )
     };
     assert!(settled(0.0041).contains("stopped: noise settled within the target"));
     assert!(settled(0.0186).contains("stopped: noise settled above the target"));
@@ -258,13 +270,13 @@ fn a_chart_tip_gives_count_spread_noise_and_concerns_only() {
         blocked: true,
         ..good()
     });
-    let tip = point_tip(&p, &device()).unwrap();
+    let tip = point_tip(&p, None, &device()).unwrap();
     assert_eq!(
         tip,
         "50 samples · IQR 0.995–1.005 ms · noise 1.86 % (target 0.5 %); ~ noise above the target"
     );
     assert!(
-        point_title(&p, &device())
+        point_title(&p, None, &device())
             .unwrap()
             .contains("behind the blocking kernel")
     );

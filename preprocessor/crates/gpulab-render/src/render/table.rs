@@ -110,7 +110,7 @@ impl TableModel {
                         paper_matches += usize::from(paper.is_some());
                         // A compile-time attribute or a count is not noisy: no timing marks.
                         let point = cell
-                            .and_then(|c| c.point)
+                            .and_then(|c| Some((c.point?, c.calibration)))
                             .filter(|_| metric.uses_time)
                             .filter(|_| matches!(state, CellState::Value(_)));
                         TableCell {
@@ -119,9 +119,9 @@ impl TableModel {
                             best: false,
                             paper,
                             concerns: point
-                                .map(|p| concerns(p, device.device))
+                                .map(|(p, _)| concerns(p, device.device))
                                 .unwrap_or_default(),
-                            quality: point.and_then(|p| point_title(p, device.device)),
+                            quality: point.and_then(|(p, cal)| point_title(p, cal, device.device)),
                         }
                     })
                     .collect();

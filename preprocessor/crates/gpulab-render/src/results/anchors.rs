@@ -138,7 +138,8 @@ pub fn anchor_tables(
                         ) else {
                             continue;
                         };
-                        let Some(value) = p.metric(&r.metric) else {
+                        let cal = recordings.event_offset(&slug);
+                        let Some(value) = super::event_offset::metric(p, cal, &r.metric) else {
                             continue;
                         };
                         let stale = point_key(&exp, variant, &params, sources)

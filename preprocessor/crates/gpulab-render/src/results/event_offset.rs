@@ -1,18 +1,23 @@
-//! A device's event-overhead calibration, subtracted from its event-timed points on loading.
+//! The event-overhead correction, computed when a time is shown and never stored.
 //! `data/<slug>/checks/event_offset.json`, written on the GPU by `scripts/event_offset.py`: how much
 //! longer the engine's events time an empty kernel than Nsight Compute's `gpu__time_duration`
 //! does; a point whose worker timed the empty kernel itself uses that events side instead (the
-//! overhead differs between hosts). The recordings keep the raw times.
+//! overhead differs between hosts). The recordings keep the raw times: every page, claim, derived
+//! metric and the Nsight Compute check take a point's time from [`shown`].
 
-use crate::record::{DataDir, Outcome, Recording, SampleClock, StoreError, TimingMode};
+use crate::metrics::{Source, builtin};
+use crate::record::{DataDir, Outcome, Point, StoreError, Timing, TimingMode};
 use serde::Deserialize;
 
-/// `event_offset.json`, as the script writes it (unknown fields ignored).
+/// `event_offset.json`, as the script writes it (unknown fields ignored); also the copy the ncu
+/// check stores of the calibration it used.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct EventOffset {
     pub commit: Option<String>,
     pub date: String,
+    #[serde(default)]
     pub gpu: String,
+    #[serde(default)]
     pub ncu_version: String,
     /// The empty kernel's median time by the engine's events, ms.
     pub events_ms: f64,
@@ -20,6 +25,10 @@ pub struct EventOffset {
     pub ncu_ms: f64,
     /// `events_ms - ncu_ms`: what the event pair adds to one launch.
     pub offset_ms: f64,
+    /// What a second back-to-back launch adds beyond its own duration (`calibrate --launches 2`):
+    /// the gap between launches that ncu's sum of durations does not count (the ncu check only).
+    #[serde(default)]
+    pub gap_ms: Option<f64>,
 }
 
 impl EventOffset {
@@ -43,57 +52,77 @@ pub fn load(data: &DataDir, slug: &str) -> Result<Option<EventOffset>, StoreErro
     )
 }
 
-/// Subtracts the calibration from every verified, event-timed GPU point of `rec`: once per sample,
-/// so a hot sample of `r` runs (a batch's time / `r`) loses `offset / r`. Left as they are: CPU
-/// baselines, samples timed by the kernel clock, points already corrected, and a point whose
-/// median would fall to zero or below (nothing the engine launches is that short). An insane
-/// calibration (not finite, or larger than the empty kernel's own time) changes nothing.
-pub fn apply(rec: &mut Recording, cal: &EventOffset) {
-    if !cal.is_sane() {
-        return;
-    }
-    for p in &mut rec.points {
-        if p.outcome != Outcome::Ok {
-            continue;
-        }
-        let Some(t) = p.timing.as_mut() else {
-            continue;
-        };
-        if t.mode == TimingMode::Host
-            || t.clock == Some(SampleClock::Kernel)
-            || t.event_offset_ms.is_some()
-        {
-            continue;
-        }
-        let d = per_launch(cal, t.empty_kernel_ms) / t.runs_per_sample.max(1) as f64;
-        if t.median_ms - d <= 0.0 || t.min_ms - d <= 0.0 {
-            continue;
-        }
+/// A timing as the book shows it: the stored statistics less the event overhead of one sample.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Shown {
+    /// The stored timing with median, quartiles, min and max less [`Shown::overhead_ms`].
+    pub timing: Timing,
+    /// What was subtracted from each statistic, when anything was.
+    pub overhead_ms: Option<f64>,
+}
+
+/// The one event-overhead correction: `t` less what `cal` says the events added to each of its
+/// samples, once per sample, so that a hot sample of `r` runs (a batch's time / `r`) loses
+/// `offset / r` ([`per_launch`]). Nothing is subtracted from a CPU baseline, a point that is not
+/// verified, a point whose median or fastest sample would fall to zero or below (nothing the
+/// engine launches is that short), or without a sane calibration (finite, and smaller than the
+/// empty kernel's own event time).
+pub fn correct(t: &Timing, outcome: Outcome, cal: Option<&EventOffset>) -> Shown {
+    let overhead_ms = cal
+        .filter(|c| c.is_sane() && outcome == Outcome::Ok && t.mode != TimingMode::Host)
+        .map(|c| per_launch(c, t.empty_kernel_ms) / t.runs_per_sample.max(1) as f64)
+        .filter(|d| t.median_ms - d > 0.0 && t.min_ms - d > 0.0);
+    let mut timing = t.clone();
+    if let Some(d) = overhead_ms {
         for x in [
-            &mut t.median_ms,
-            &mut t.min_ms,
-            &mut t.max_ms,
-            &mut t.q1_ms,
-            &mut t.q3_ms,
+            &mut timing.median_ms,
+            &mut timing.min_ms,
+            &mut timing.max_ms,
+            &mut timing.q1_ms,
+            &mut timing.q3_ms,
         ] {
             *x -= d;
         }
-        t.event_offset_ms = Some(d);
     }
+    Shown {
+        timing,
+        overhead_ms,
+    }
+}
+
+/// A point's timing as the book shows it (see [`correct`]); `None` when it has none.
+pub fn shown(p: &Point, cal: Option<&EventOffset>) -> Option<Shown> {
+    Some(correct(p.timing.as_ref()?, p.outcome, cal))
+}
+
+/// A metric of a verified point as the book shows it: a timing statistic (`time_ms`,
+/// `time_ms.min`, …) from [`shown`], anything else from [`Point::metric`].
+pub fn metric(p: &Point, cal: Option<&EventOffset>, name: &str) -> Option<f64> {
+    let base = name.split_once('.').map_or(name, |(b, _)| b);
+    if builtin(base).is_some_and(|b| b.source == Source::Timing) {
+        let suffix = name.split_once('.').map_or("", |(_, s)| s);
+        return shown(p, cal)
+            .filter(|_| p.outcome == Outcome::Ok)?
+            .timing
+            .stat(suffix);
+    }
+    p.metric(name)
+}
+
+/// The run's own empty kernel when it is a plausible measure of this host's overhead: longer than
+/// the device's Nsight Compute duration of it, and at most [`RUN_EMPTY_KERNEL_MAX`] times the
+/// calibration's.
+pub fn own_empty_kernel(cal: &EventOffset, empty_kernel_ms: Option<f64>) -> Option<f64> {
+    empty_kernel_ms
+        .filter(|e| e.is_finite() && *e > cal.ncu_ms && *e <= RUN_EMPTY_KERNEL_MAX * cal.events_ms)
 }
 
 /// What the events added to one launch of a point: its own run's empty kernel (`empty_kernel_ms`,
 /// timed by the worker on the point's host) less the device's Nsight Compute duration of it, when
-/// the run timed one that is longer than that duration and at most [`RUN_EMPTY_KERNEL_MAX`] times
-/// the calibration's; else the device's calibrated offset (whose
-/// events side was timed on the calibration's host, which may add less or more per launch).
+/// plausible ([`own_empty_kernel`]); else the device's calibrated offset (whose events side was
+/// timed on the calibration's host, which may add less or more per launch).
 pub fn per_launch(cal: &EventOffset, empty_kernel_ms: Option<f64>) -> f64 {
-    match empty_kernel_ms {
-        Some(e) if e.is_finite() && e > cal.ncu_ms && e <= RUN_EMPTY_KERNEL_MAX * cal.events_ms => {
-            e - cal.ncu_ms
-        }
-        _ => cal.offset_ms,
-    }
+    own_empty_kernel(cal, empty_kernel_ms).map_or(cal.offset_ms, |e| e - cal.ncu_ms)
 }
 
 /// A run's empty kernel more than this many times the calibration's is taken for a disturbed

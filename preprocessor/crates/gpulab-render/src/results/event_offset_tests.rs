@@ -1,9 +1,7 @@
-//! The event-overhead correction: which points it changes, by how much, and only once.
-//! SYNTHETIC recordings and calibrations: nothing here was measured.
+//! The event-overhead correction: which timings it changes, by how much, and never the stored one.
+//! SYNTHETIC timings and calibrations: nothing here was measured.
 
 use super::*;
-use crate::record::{Point, SCHEMA_VERSION, Timing};
-use crate::value::ParamValue;
 
 fn cal(offset_ms: f64) -> EventOffset {
     EventOffset {
@@ -14,6 +12,7 @@ fn cal(offset_ms: f64) -> EventOffset {
         events_ms: 0.003,
         ncu_ms: 0.003 - offset_ms,
         offset_ms,
+        gap_ms: None,
     }
 }
 
@@ -26,27 +25,7 @@ fn timing(median_ms: f64, mode: TimingMode) -> Timing {
         q3_ms: median_ms * 1.05,
         samples: 10,
         mode,
-        clock: Some(SampleClock::Events),
         ..Timing::default()
-    }
-}
-
-fn recording(timings: Vec<(Outcome, Timing)>) -> Recording {
-    Recording {
-        schema: SCHEMA_VERSION,
-        experiment: "e".into(),
-        device: crate::record::fixture::device(),
-        points: timings
-            .into_iter()
-            .enumerate()
-            .map(|(i, (outcome, t))| {
-                let params = [("N".to_string(), ParamValue::Int(i as i64))].into();
-                let mut p = Point::new("v", &params, &format!("k{i}"), None);
-                p.outcome = outcome;
-                p.timing = Some(t);
-                p
-            })
-            .collect(),
     }
 }
 
@@ -54,74 +33,83 @@ fn close(a: f64, b: f64) -> bool {
     (a - b).abs() < 1e-12
 }
 
+/// The overhead `cal` subtracts from a verified `t` (`None`: nothing).
+fn overhead(t: &Timing, cal: &EventOffset) -> Option<f64> {
+    correct(t, Outcome::Ok, Some(cal)).overhead_ms
+}
+
 #[test]
 fn a_cold_event_timed_point_loses_the_offset_on_every_statistic() {
-    let mut rec = recording(vec![(Outcome::Ok, timing(0.010, TimingMode::Cold))]);
-    apply(&mut rec, &cal(0.001));
-    let t = rec.points[0].timing.as_ref().unwrap();
+    let raw = timing(0.010, TimingMode::Cold);
+    let s = correct(&raw, Outcome::Ok, Some(&cal(0.001)));
+    let t = &s.timing;
     assert!(close(t.median_ms, 0.009), "{}", t.median_ms);
     assert!(close(t.min_ms, 0.009 - 0.001));
     assert!(close(t.q1_ms, 0.0095 - 0.001));
     assert!(close(t.q3_ms, 0.0105 - 0.001));
     assert!(close(t.max_ms, 0.012 - 0.001));
-    assert_eq!(t.event_offset_ms, Some(0.001));
+    assert_eq!(s.overhead_ms, Some(0.001));
+    assert_eq!(t.samples, raw.samples);
 }
 
 #[test]
 fn a_hot_batch_of_r_runs_loses_the_offset_divided_by_r() {
     let mut t = timing(0.010, TimingMode::Hot);
     t.runs_per_sample = 4;
-    let mut rec = recording(vec![(Outcome::Ok, t)]);
-    apply(&mut rec, &cal(0.001));
-    let t = rec.points[0].timing.as_ref().unwrap();
-    assert!(close(t.median_ms, 0.010 - 0.00025));
-    assert_eq!(t.event_offset_ms, Some(0.00025));
+    let s = correct(&t, Outcome::Ok, Some(&cal(0.001)));
+    assert!(close(s.timing.median_ms, 0.010 - 0.00025));
+    assert_eq!(s.overhead_ms, Some(0.00025));
 }
 
 #[test]
-fn cpu_baselines_kernel_clock_samples_and_failed_points_are_left_alone() {
-    let mut kernel = timing(0.010, TimingMode::Cold);
-    kernel.clock = Some(SampleClock::Kernel);
-    let mut rec = recording(vec![
-        (Outcome::Ok, timing(5.0, TimingMode::Host)),
-        (Outcome::Ok, kernel),
-        (Outcome::Failed, timing(0.010, TimingMode::Cold)),
-    ]);
-    let before = rec.clone();
-    apply(&mut rec, &cal(0.001));
-    assert_eq!(rec, before);
+fn cpu_baselines_failed_points_and_uncalibrated_devices_are_shown_as_stored() {
+    let c = cal(0.001);
+    for (t, outcome, cal) in [
+        (timing(5.0, TimingMode::Host), Outcome::Ok, Some(&c)),
+        (timing(0.010, TimingMode::Cold), Outcome::Failed, Some(&c)),
+        (timing(0.010, TimingMode::Cold), Outcome::Ok, None),
+    ] {
+        let s = correct(&t, outcome, cal);
+        assert_eq!((s.timing, s.overhead_ms), (t, None));
+    }
 }
 
+/// The point itself keeps its raw times however often it is shown.
 #[test]
-fn applying_twice_subtracts_once() {
-    let mut rec = recording(vec![(Outcome::Ok, timing(0.010, TimingMode::Cold))]);
-    apply(&mut rec, &cal(0.001));
-    apply(&mut rec, &cal(0.001));
-    assert!(close(
-        rec.points[0].timing.as_ref().unwrap().median_ms,
-        0.009
-    ));
+fn showing_a_point_leaves_its_stored_timing_alone() {
+    let mut p = Point::new("v", &Default::default(), "k", None);
+    p.timing = Some(timing(0.010, TimingMode::Cold));
+    let before = p.clone();
+    let c = cal(0.001);
+    assert!(close(metric(&p, Some(&c), "time_ms").unwrap(), 0.009));
+    assert!(close(metric(&p, Some(&c), "time_ms").unwrap(), 0.009));
+    assert!(close(metric(&p, Some(&c), "time_ms.min").unwrap(), 0.008));
+    assert!(close(metric(&p, None, "time_ms").unwrap(), 0.010));
+    assert_eq!(p, before);
+    p.outcome = Outcome::Failed;
+    assert_eq!(metric(&p, Some(&c), "time_ms"), None);
 }
 
 #[test]
 fn a_point_the_offset_would_take_to_zero_is_left_alone() {
-    let mut rec = recording(vec![(Outcome::Ok, timing(0.0011, TimingMode::Cold))]);
-    let before = rec.clone();
-    apply(&mut rec, &cal(0.001));
-    assert_eq!(rec, before);
+    assert_eq!(
+        overhead(&timing(0.0011, TimingMode::Cold), &cal(0.001)),
+        None
+    );
+    let mut fastest = timing(0.010, TimingMode::Cold);
+    fastest.min_ms = 0.0009;
+    assert_eq!(overhead(&fastest, &cal(0.001)), None);
 }
 
 #[test]
 fn an_insane_calibration_changes_nothing() {
-    let mut rec = recording(vec![(Outcome::Ok, timing(0.010, TimingMode::Cold))]);
-    let before = rec.clone();
+    let t = timing(0.010, TimingMode::Cold);
     let mut bad = cal(0.001);
     bad.offset_ms = f64::NAN;
-    apply(&mut rec, &bad);
+    assert_eq!(overhead(&t, &bad), None);
     let mut bigger = cal(0.001);
     bigger.offset_ms = 0.004; // more than the empty kernel's own event time
-    apply(&mut rec, &bigger);
-    assert_eq!(rec, before);
+    assert_eq!(overhead(&t, &bigger), None);
 }
 
 #[test]
@@ -139,11 +127,12 @@ fn the_script_s_file_loads_and_a_missing_one_is_none() {
             "kernel": "gpulab_null", "ncu_version": "Version 2025.3.1.0",
             "metric": "gpu__time_duration.sum", "clock_control": "none", "cache_control": "all",
             "events_ms": 0.003, "events": {}, "ncu_ms": 0.0022, "ncu_runs_ms": [0.0022],
-            "offset_ms": 0.0008}"#,
+            "offset_ms": 0.0008, "gap_ms": 0.0004}"#,
     )
     .unwrap();
     let c = load(&data, "synthetic-gpu").unwrap().unwrap();
     assert!(close(c.offset_ms, 0.0008));
+    assert_eq!(c.gap_ms, Some(0.0004));
     assert_eq!(c.commit.as_deref(), Some("abc1234"));
 }
 
@@ -158,21 +147,18 @@ fn a_point_whose_run_timed_the_empty_kernel_loses_its_own_hosts_overhead() {
     let mut hot = timing(0.010, TimingMode::Hot);
     hot.runs_per_sample = 5;
     hot.empty_kernel_ms = Some(0.0045);
-    let mut rec = recording(vec![
-        (Outcome::Ok, own),
-        (Outcome::Ok, timing(0.010, TimingMode::Cold)),
-        (Outcome::Ok, hot),
-    ]);
-    apply(&mut rec, &c);
-    let t = |i: usize| rec.points[i].timing.clone().unwrap();
-    assert!(close(t(0).event_offset_ms.unwrap(), 0.0025), "{:?}", t(0));
-    assert!(close(t(0).median_ms, 0.0075));
+    assert!(close(overhead(&own, &c).unwrap(), 0.0025));
+    assert!(close(
+        correct(&own, Outcome::Ok, Some(&c)).timing.median_ms,
+        0.0075
+    ));
+    let plain = timing(0.010, TimingMode::Cold);
     assert!(
-        close(t(1).event_offset_ms.unwrap(), 0.001),
+        close(overhead(&plain, &c).unwrap(), 0.001),
         "no empty kernel: the device's offset"
     );
     assert!(
-        close(t(2).event_offset_ms.unwrap(), 0.0025 / 5.0),
+        close(overhead(&hot, &c).unwrap(), 0.0025 / 5.0),
         "a hot sample's share"
     );
 }
@@ -184,6 +170,7 @@ fn an_empty_kernel_no_longer_than_ncu_says_or_implausibly_long_falls_back_to_the
     assert!(close(per_launch(&c, Some(0.009)), 0.007));
     for bad in [0.002, 0.0015, 0.0095, f64::NAN, f64::INFINITY] {
         assert!(close(per_launch(&c, Some(bad)), 0.001), "{bad}");
+        assert_eq!(own_empty_kernel(&c, Some(bad)), None);
     }
     assert!(close(per_launch(&c, None), 0.001));
 }

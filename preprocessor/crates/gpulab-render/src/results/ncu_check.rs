@@ -1,13 +1,16 @@
 //! The Nsight Compute check (```` ```gpulab-ncu-check ````): per device, `data/<slug>/checks/ncu.json`
 //! (written on the GPU by `scripts/ncu_check.py`): ncu's time of each checked point beside the engine's
-//! recorded median and the engine's median in the check's own call, with the check's provenance.
+//! recorded median and the engine's median in the check's own call, with the check's provenance. The
+//! script stores what was measured; the verdicts are computed here, with the book's correction.
 
-use crate::record::{DataDir, StoreError};
-use serde::Deserialize;
+use super::event_offset::{self, EventOffset};
+use crate::record::{DataDir, Outcome, StoreError, Timing, TimingMode};
+use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// `data/<slug>/checks/ncu.json`, as the script writes it (unknown fields ignored).
+/// `data/<slug>/checks/ncu.json`, as the script writes it (unknown fields ignored: older checks also
+/// stored the verdicts, which are now computed from what they measured).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct NcuCheckFile {
     pub commit: Option<String>,
@@ -23,9 +26,10 @@ pub struct NcuCheckFile {
     /// CuPy compile); absent in older checks, which compiled them with CuPy.
     #[serde(default)]
     pub code: Option<String>,
-    /// The event-overhead calibration the check subtracted (as the book does), if the GPU had one.
+    /// The GPU's event-overhead calibration when the check ran, if it had one: the engine's times
+    /// are corrected with it as the book corrects a recorded median, less the gaps between launches.
     #[serde(default)]
-    pub event_offset: Option<OffsetUsed>,
+    pub event_offset: Option<EventOffset>,
     /// The engine's own run of the checked points in the same call, on the same GPU (checks since
     /// the same-call comparison; older ones compared with the recordings only).
     #[serde(default)]
@@ -40,6 +44,44 @@ pub struct SameRunInfo {
     pub command: String,
     pub points_recorded: usize,
     pub seconds: f64,
+}
+
+/// What the engine measured of a checked point, as its timing holds it: the facts a verdict is
+/// computed from.
+#[derive(Debug, Clone, PartialEq, Default, Deserialize)]
+pub struct EngineTime {
+    /// The engine's median as measured.
+    pub engine_raw_ms: f64,
+    /// Its fastest sample (absent in older checks).
+    #[serde(default)]
+    pub min_ms: Option<f64>,
+    #[serde(default = "one")]
+    pub runs_per_sample: usize,
+    /// The empty kernel its run timed (`timing.empty_kernel_ms`); older checks named it
+    /// `own_empty_kernel_ms`, and only where the correction used it.
+    #[serde(default, alias = "own_empty_kernel_ms")]
+    pub empty_kernel_ms: Option<f64>,
+}
+
+fn one() -> usize {
+    1
+}
+
+/// The engine's time of one checked point in the check's own call, beside ncu's.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct SameRunPoint {
+    /// `ok`, or the engine's outcome (a failed point has no time and is outside the target).
+    pub outcome: String,
+    /// Why it failed: a line, or a recording's `{"kind", "message"}` as it stands in the recording.
+    #[serde(default)]
+    pub failure: Option<serde_json::Value>,
+    /// What it measured (a point that failed: nothing).
+    #[serde(flatten)]
+    pub time: Option<EngineTime>,
+    /// For a point outside its target: ncu's median of the engine's own launches of it (a
+    /// difference of timing, not of launch, when the engine is outside against this too).
+    #[serde(default)]
+    pub ncu_engine_launches_ms: Option<f64>,
 }
 
 impl SameRunPoint {
@@ -57,55 +99,6 @@ impl SameRunPoint {
             Some(other) => other.to_string(),
         }
     }
-}
-
-/// The engine's time of one checked point in the check's own call, beside ncu's.
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct SameRunPoint {
-    /// `ok`, or the engine's outcome (a failed point has no time and is outside the target).
-    pub outcome: String,
-    /// Why it failed: a line, or a recording's `{"kind", "message"}` as it stands in the recording.
-    #[serde(default)]
-    pub failure: Option<serde_json::Value>,
-    #[serde(default)]
-    pub engine_raw_ms: Option<f64>,
-    /// Less the event overhead, as the book shows a recorded median.
-    #[serde(default)]
-    pub engine_ms: Option<f64>,
-    #[serde(default)]
-    pub ratio: Option<f64>,
-    pub within: bool,
-    /// The calibrated gaps between a multi-launch point's launches, subtracted for the comparison
-    /// (ncu's sum of durations does not count them).
-    #[serde(default)]
-    pub launch_gaps_ms: Option<f64>,
-    /// The empty kernel this run timed, when its overhead (less ncu's empty kernel) was subtracted
-    /// instead of the calibrated one; `None`: the calibration's, or nothing (and in checks before
-    /// per-run overheads).
-    #[serde(default)]
-    pub own_empty_kernel_ms: Option<f64>,
-    /// What was subtracted from this run's median as the events' overhead (0: nothing).
-    #[serde(default)]
-    pub event_offset_ms: Option<f64>,
-    /// For a point outside its target: ncu's median of the engine's own launches of it, and the
-    /// engine's time against that (a difference of timing, not of launch, when this is outside too).
-    #[serde(default)]
-    pub ncu_engine_launches_ms: Option<f64>,
-    #[serde(default)]
-    pub ratio_engine_launches: Option<f64>,
-    #[serde(default)]
-    pub within_engine_launches: Option<bool>,
-}
-
-/// The calibration a check applied (`data/<slug>/checks/event_offset.json` at the time).
-#[derive(Debug, Clone, PartialEq, Deserialize)]
-pub struct OffsetUsed {
-    pub offset_ms: f64,
-    pub date: String,
-    /// Nsight Compute's time of the empty kernel in that calibration: what a run's own empty kernel
-    /// is reduced by (absent in older checks).
-    #[serde(default)]
-    pub ncu_ms: Option<f64>,
 }
 
 /// The allowed deviations: `long` at or above `short_below_us`, `short` below.
@@ -126,31 +119,9 @@ pub struct NcuPoint {
     pub launches: usize,
     /// ncu's median over the runs of the sum of the point's launches.
     pub ncu_ms: f64,
-    /// The engine's median as the book shows it: the recorded median less the event overhead,
-    /// when the check had a calibration (older checks: the recorded median).
-    pub engine_ms: f64,
-    /// `engine_ms / ncu_ms`.
-    pub ratio: f64,
-    pub target: f64,
-    pub within: bool,
-    /// The recorded median, before the event overhead was subtracted (checks with a calibration).
-    #[serde(default)]
-    pub engine_raw_ms: Option<f64>,
-    /// `engine_raw_ms / ncu_ms`, and whether it was within the target.
-    #[serde(default)]
-    pub ratio_raw: Option<f64>,
-    #[serde(default)]
-    pub within_raw: Option<bool>,
-    /// The calibrated gaps between a multi-launch point's launches, subtracted from `engine_ms`.
-    #[serde(default)]
-    pub launch_gaps_ms: Option<f64>,
-    /// The empty kernel the recording's own run timed, when its overhead was subtracted instead of
-    /// the calibrated one (see [`SameRunPoint::own_empty_kernel_ms`]).
-    #[serde(default)]
-    pub own_empty_kernel_ms: Option<f64>,
-    /// What was subtracted from the recorded median as the events' overhead (0: nothing).
-    #[serde(default)]
-    pub event_offset_ms: Option<f64>,
+    /// The recording's timing of the point.
+    #[serde(flatten)]
+    pub recorded: EngineTime,
     /// A cold point of several launches whose L2 the script flushed once per run of the sequence
     /// (ncu's `--cache-control none`), as the engine does per sample.
     #[serde(default)]
@@ -160,18 +131,134 @@ pub struct NcuPoint {
     pub same_run: Option<SameRunPoint>,
 }
 
-impl NcuPoint {
+/// The engine against ncu for one timing of a point, as the page shows it.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Verdict {
+    pub engine_raw_ms: f64,
+    /// The engine's median as the book shows it (less the event overhead), less the gaps between
+    /// the point's launches, which ncu's sum of durations does not count.
+    pub engine_ms: f64,
+    /// What the correction subtracted per sample (0: nothing).
+    pub overhead_ms: f64,
+    /// The run's own empty kernel, when the correction used it (else the calibration's offset).
+    pub empty_kernel_ms: Option<f64>,
+    pub gaps_ms: f64,
+    /// `engine_ms / ncu_ms`, and whether it is within the target.
+    pub ratio: f64,
+    pub within: bool,
+    /// `engine_raw_ms / ncu_ms`, and whether it is within the target.
+    pub ratio_raw: f64,
+    pub within_raw: bool,
+}
+
+/// A checked point with its verdicts.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+pub struct Row<'a> {
+    #[serde(skip)]
+    pub point: &'a NcuPoint,
+    /// The allowed deviation of its kernel's length.
+    pub target: f64,
+    /// Against the recording.
+    pub recorded: Verdict,
+    /// Against the engine in the check's own call (`None`: not run, or it failed).
+    pub same_call: Option<Verdict>,
+    /// The same call's engine ÷ ncu on the engine's own launches, and whether it is within.
+    pub engine_launches: Option<(f64, bool)>,
+}
+
+impl Row<'_> {
     /// Whether the point is within its target: against the engine in the same call when the check
-    /// ran it, else against the recording.
+    /// ran it (a failed run is not), else against the recording.
     pub fn verdict(&self) -> bool {
-        self.same_run.as_ref().map_or(self.within, |s| s.within)
+        match &self.point.same_run {
+            Some(_) => self.same_call.as_ref().is_some_and(|v| v.within),
+            None => self.recorded.within,
+        }
     }
 
     /// The engine ÷ ncu ratio the verdict is on (`None`: the same-call run failed).
     pub fn verdict_ratio(&self) -> Option<f64> {
-        match &self.same_run {
-            Some(s) => s.ratio,
-            None => Some(self.ratio),
+        match &self.point.same_run {
+            Some(_) => self.same_call.as_ref().map(|v| v.ratio),
+            None => Some(self.recorded.ratio),
+        }
+    }
+}
+
+impl NcuCheckFile {
+    /// Every point with its verdicts.
+    pub fn rows(&self) -> Vec<Row<'_>> {
+        self.points.iter().map(|p| self.row(p)).collect()
+    }
+
+    fn row<'a>(&self, p: &'a NcuPoint) -> Row<'a> {
+        let target = if p.ncu_ms * 1e3 < self.targets.short_below_us {
+            self.targets.short
+        } else {
+            self.targets.long
+        };
+        let same_call = p
+            .same_run
+            .as_ref()
+            .filter(|s| s.outcome == "ok")
+            .and_then(|s| s.time.as_ref())
+            .map(|t| self.verdict(p, t, target));
+        let engine_launches = same_call
+            .as_ref()
+            .zip(p.same_run.as_ref().and_then(|s| s.ncu_engine_launches_ms))
+            .map(|(v, ms)| {
+                let ratio = v.engine_ms / ms;
+                (ratio, (ratio - 1.0).abs() <= target)
+            });
+        Row {
+            point: p,
+            target,
+            recorded: self.verdict(p, &p.recorded, target),
+            same_call,
+            engine_launches,
+        }
+    }
+
+    /// One timing `t` of `p` against ncu: its median corrected as the book corrects a recorded one
+    /// ([`event_offset::correct`], with the calibration the check ran with), less the calibrated gap
+    /// between launches once per launch after a sample's first (a sample of `r` runs of `n`
+    /// launches has `n·r − 1` of them, and the median is per run; a negative gap counts as none).
+    fn verdict(&self, p: &NcuPoint, t: &EngineTime, target: f64) -> Verdict {
+        let raw = t.engine_raw_ms;
+        let timing = Timing {
+            median_ms: raw,
+            min_ms: t.min_ms.unwrap_or(raw),
+            runs_per_sample: t.runs_per_sample,
+            empty_kernel_ms: t.empty_kernel_ms,
+            mode: if p.mode == "hot" {
+                TimingMode::Hot
+            } else {
+                TimingMode::Cold
+            },
+            ..Timing::default()
+        };
+        let cal = self.event_offset.as_ref();
+        let overhead_ms = event_offset::correct(&timing, Outcome::Ok, cal)
+            .overhead_ms
+            .unwrap_or(0.0);
+        let r = t.runs_per_sample.max(1);
+        let gaps_ms = cal
+            .and_then(|c| c.gap_ms)
+            .map_or(0.0, |g| g.max(0.0) * (p.launches * r - 1) as f64 / r as f64);
+        let engine_ms = raw - overhead_ms - gaps_ms;
+        let within = |ratio: f64| (ratio - 1.0).abs() <= target;
+        Verdict {
+            engine_raw_ms: raw,
+            engine_ms,
+            overhead_ms,
+            empty_kernel_ms: cal
+                .filter(|_| overhead_ms > 0.0)
+                .and_then(|c| event_offset::own_empty_kernel(c, t.empty_kernel_ms)),
+            gaps_ms,
+            ratio: engine_ms / p.ncu_ms,
+            within: within(engine_ms / p.ncu_ms),
+            ratio_raw: raw / p.ncu_ms,
+            within_raw: within(raw / p.ncu_ms),
         }
     }
 }
@@ -214,50 +301,63 @@ pub fn device_checks(data: &DataDir) -> Result<Vec<DeviceCheck>, StoreError> {
 mod tests {
     use super::*;
 
+    /// A SYNTHETIC check of `points` (JSON objects), with `calibration` (JSON) or none.
+    fn file(points: &str, calibration: &str) -> NcuCheckFile {
+        serde_json::from_str(&format!(
+            r#"{{"schema": 1, "commit": "abc", "date": "2026-11-23T18:00:00Z",
+               "ncu_version": "Version 2025.3", "gpu": "GPU A", "clock_control": "none",
+               "cache_control": {{"cold": "all", "hot": "none"}}, "runs_per_point": 7,
+               "targets": {{"long": 0.02, "short": 0.05, "short_below_us": 10}}, "seconds": 42.0,
+               "event_offset": {calibration}, "points": [{points}]}}"#
+        ))
+        .unwrap()
+    }
+
+    /// A cold point of `launches` whose ncu time is 10 µs, with `more` fields.
+    fn point(launches: usize, more: &str) -> String {
+        format!(
+            r#"{{"experiment": "copy", "variant": "v", "params": {{"N": 1}}, "mode": "cold",
+               "launches": {launches}, "ncu_ms": 0.010, "engine_raw_ms": 0.010{more}}}"#
+        )
+    }
+
+    /// Offset 1 µs, ncu's empty kernel 2 µs, the events' 3 µs; a gap of 0.6 µs between launches.
+    const CAL: &str = r#"{"offset_ms": 0.001, "ncu_ms": 0.002, "events_ms": 0.003,
+                          "gap_ms": 0.0006, "commit": "abc", "date": "2026-11-24T02:00:00Z"}"#;
+
+    fn close(a: f64, b: f64) -> bool {
+        (a - b).abs() < 1e-12
+    }
+
     #[test]
     fn a_missing_check_is_none_and_a_present_one_loads() {
-        let dir = std::env::temp_dir().join(format!("gpulab-ncu-{}", std::process::id()));
-        let _ = std::fs::remove_dir_all(&dir);
+        let dir = tempfile::tempdir().unwrap();
+        let dir = dir.path();
         std::fs::create_dir_all(dir.join("gpu-a/checks")).unwrap();
         std::fs::create_dir_all(dir.join("gpu-b")).unwrap();
+        // The verdicts older checks stored beside what they measured are ignored.
         std::fs::write(
             dir.join("gpu-a/checks/ncu.json"),
             r#"{"schema": 1, "commit": "abc", "date": "2026-11-23T18:00:00Z", "ncu_version": "Version 2025.3",
                "gpu": "GPU A", "clock_control": "none", "cache_control": {"cold": "all", "hot": "none"},
                "runs_per_point": 7, "targets": {"long": 0.02, "short": 0.05, "short_below_us": 10},
                "seconds": 42.0, "points": [{"experiment": "copy", "variant": "v", "params": {"N": 1},
-               "mode": "cold", "launches": 1, "ncu_ms": 1.0, "engine_ms": 1.01, "ratio": 1.01,
-               "target": 0.02, "within": true, "extra": "ignored"}]}"#,
+               "mode": "cold", "launches": 1, "ncu_ms": 1.0, "engine_raw_ms": 1.01,
+               "engine_ms": 0.5, "ratio": 0.5, "target": 0.02, "within": false, "extra": "ignored"}]}"#,
         )
         .unwrap();
-        let checks = device_checks(&DataDir::new(&dir)).unwrap();
+        let checks = device_checks(&DataDir::new(dir)).unwrap();
         assert_eq!(checks.len(), 2);
-        // A same-call point that failed, its failure as the recording holds it (an object) or as
-        // the script writes it (a line): both load.
-        for failure in [
-            r#"{"kind": "mismatch", "message": "element 3"}"#,
-            r#""mismatch: element 3""#,
-        ] {
-            let row: NcuPoint = serde_json::from_str(&format!(
-                r#"{{"experiment": "copy", "variant": "v", "params": {{"N": 1}}, "mode": "cold",
-                   "launches": 1, "ncu_ms": 1.0, "engine_ms": 1.01, "ratio": 1.01, "target": 0.02,
-                   "within": true, "same_run": {{"outcome": "failed", "failure": {failure},
-                   "within": false}}}}"#
-            ))
-            .unwrap();
-            let same = row.same_run.as_ref().unwrap();
-            assert_eq!(same.failure_text(), "mismatch: element 3");
-            assert!(!row.verdict());
-        }
-        assert_eq!(checks[0].file.as_ref().unwrap().points[0].ratio, 1.01);
+        let rows = checks[0].file.as_ref().unwrap().rows();
+        assert!(close(rows[0].recorded.ratio, 1.01) && rows[0].verdict());
         assert!(checks[1].file.is_none());
         std::fs::write(dir.join("gpu-a/checks/ncu.json"), "{").unwrap();
         assert!(matches!(
-            load(&dir, "gpu-a"),
+            load(dir, "gpu-a"),
             Err(StoreError::Unparsable { .. })
         ));
         // A corrupt check spoils its own device only.
-        let checks = device_checks(&DataDir::new(&dir)).unwrap();
+        let checks = device_checks(&DataDir::new(dir)).unwrap();
         assert!(checks[0].file.is_none());
         assert!(
             checks[0]
@@ -267,6 +367,107 @@ mod tests {
             "{checks:?}"
         );
         assert!(checks[1].unreadable.is_none());
-        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// A same-call point that failed, its failure as the recording holds it (an object) or as the
+    /// script writes it (a line): both load, and the point is outside its target.
+    #[test]
+    fn a_failed_same_call_run_is_outside_with_its_failure() {
+        for failure in [
+            r#"{"kind": "mismatch", "message": "element 3"}"#,
+            r#""mismatch: element 3""#,
+        ] {
+            let f = file(
+                &point(
+                    1,
+                    &format!(r#", "same_run": {{"outcome": "failed", "failure": {failure}}}"#),
+                ),
+                "null",
+            );
+            let same = f.points[0].same_run.as_ref().unwrap();
+            assert_eq!(same.failure_text(), "mismatch: element 3");
+            assert_eq!(same.time, None);
+            let row = &f.rows()[0];
+            assert!(row.recorded.within && !row.verdict());
+            assert_eq!(row.verdict_ratio(), None);
+        }
+    }
+
+    /// The check subtracts what the book does (`event_offset::correct`): a point whose run timed
+    /// the empty kernel loses that run's time less the calibration's ncu duration, others (and a
+    /// run's implausible time, over three times the calibration's) the calibrated offset; and it
+    /// names the empty kernel only where it used it.
+    #[test]
+    fn the_check_subtracts_a_runs_own_empty_kernel_as_the_book_does() {
+        let row = |more: &str, cal: &str| file(&point(1, more), cal).rows()[0].recorded.clone();
+        let cases = [
+            (r#", "empty_kernel_ms": 0.0045"#, 0.0025, Some(0.0045)),
+            (
+                r#", "empty_kernel_ms": 0.0045, "runs_per_sample": 5"#,
+                0.0005,
+                Some(0.0045),
+            ),
+            ("", 0.001, None),
+            (r#", "empty_kernel_ms": 0.0095"#, 0.001, None),
+            (r#", "empty_kernel_ms": 0.0015"#, 0.001, None),
+            // Older checks named the empty kernel only where they used it.
+            (r#", "own_empty_kernel_ms": 0.0045"#, 0.0025, Some(0.0045)),
+            // The fastest sample would not stay positive: nothing subtracted, none named.
+            (r#", "empty_kernel_ms": 0.0045, "min_ms": 0.002"#, 0.0, None),
+        ];
+        for (more, overhead, named) in cases {
+            let v = row(more, CAL);
+            assert!(close(v.overhead_ms, overhead), "{more}: {v:?}");
+            assert_eq!(v.empty_kernel_ms, named, "{more}");
+            assert!(
+                close(v.engine_ms, 0.010 - overhead - v.gaps_ms),
+                "{more}: {v:?}"
+            );
+            assert!(close(v.ratio_raw, 1.0) && v.within_raw);
+        }
+        // An insane calibration (offset larger than the empty kernel's own time), or none: nothing.
+        let insane = CAL.replace("\"offset_ms\": 0.001", "\"offset_ms\": 0.004");
+        for cal in [insane.as_str(), "null"] {
+            let v = row(r#", "empty_kernel_ms": 0.0045"#, cal);
+            assert_eq!((v.overhead_ms, v.empty_kernel_ms), (0.0, None), "{cal}");
+        }
+    }
+
+    /// The gaps between a point's launches (counted by the engine's events, not by ncu's sum of
+    /// durations) are subtracted once per launch after a sample's first, per run, and only with a
+    /// calibrated gap (a negative one counts as none).
+    #[test]
+    fn the_check_subtracts_the_calibrated_gap_once_per_extra_launch() {
+        let gaps = |launches: usize, more: &str, cal: &str| {
+            file(&point(launches, more), cal).rows()[0].recorded.gaps_ms
+        };
+        assert_eq!(gaps(1, "", CAL), 0.0, "one launch: no gap");
+        assert!(close(gaps(3, "", CAL), 0.0012), "three launches: two gaps");
+        // Four runs of two launches per sample: seven gaps, 7/4 per run.
+        let hot = gaps(2, r#", "runs_per_sample": 4"#, CAL);
+        assert!(close(hot, 0.0006 * 7.0 / 4.0), "{hot}");
+        let no_gap = CAL.replace("\"gap_ms\": 0.0006,", "");
+        let negative = CAL.replace("0.0006", "-0.0001");
+        assert_eq!(gaps(3, "", "null"), 0.0);
+        assert_eq!(gaps(3, "", &no_gap), 0.0);
+        assert_eq!(gaps(3, "", &negative), 0.0);
+    }
+
+    /// Outside against the script's launches, within against ncu on the engine's own launches of it.
+    #[test]
+    fn ncu_on_the_engines_own_launches_is_compared_with_the_same_call() {
+        let f = file(
+            &point(
+                1,
+                r#", "same_run": {"outcome": "ok", "engine_raw_ms": 0.0110,
+                    "ncu_engine_launches_ms": 0.0108}"#,
+            ),
+            "null",
+        );
+        let row = &f.rows()[0];
+        assert!(row.recorded.within && !row.verdict());
+        let (ratio, within) = row.engine_launches.unwrap();
+        assert!(close(ratio, 0.0110 / 0.0108) && within);
+        assert!(close(row.target, 0.02), "10 µs or more: the long target");
     }
 }

@@ -4,6 +4,7 @@ use crate::directive::Directive;
 use crate::metrics::MetricInfo;
 use crate::papers::PaperTable;
 use crate::record::{DeviceRecord, Point};
+use crate::results::event_offset::{self, EventOffset};
 use crate::value::ParamValue;
 use std::collections::BTreeMap;
 
@@ -21,6 +22,15 @@ pub struct Cell<'a> {
     /// present only where this point and its baseline (same axis values) are both verified and
     /// timed. Filled by [`crate::results::add_relative_metrics`].
     pub relative: BTreeMap<String, f64>,
+    /// The device's event-overhead calibration, which the times shown subtract.
+    pub calibration: Option<&'a EventOffset>,
+}
+
+impl Cell<'_> {
+    /// A metric of the cell's verified point as the page shows it ([`event_offset::metric`]).
+    pub fn metric(&self, name: &str) -> Option<f64> {
+        event_offset::metric(self.point?, self.calibration, name)
+    }
 }
 
 /// Provenance printed under each output.

@@ -9,7 +9,6 @@ pub mod store;
 
 pub use schema::{
     Attributes, Clocks, Counters, DeviceRecord, Failure, FailureKind, MEASURE_METHOD, Occupancy,
-    Outcome, Point, PointProvenance, Recording, SCHEMA_VERSION, SampleClock, Timing, TimingMode,
-    Verification,
+    Outcome, Point, PointProvenance, Recording, SCHEMA_VERSION, Timing, TimingMode, Verification,
 };
 pub use store::{DataDir, StoreError};

@@ -207,21 +207,6 @@ impl TimingMode {
 /// provenance").
 pub const MEASURE_METHOD: u32 = 2;
 
-/// The commits that measured with method 2 before timings carried `method` (session 5's device runs).
-pub const METHOD_2_COMMITS: [&str; 2] = ["185bbb2", "1cfd655"];
-
-/// What timed a GPU sample.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum SampleClock {
-    /// CUDA events on the stream around the sample's launches (multi-launch sequences, hot batches,
-    /// and whenever kernel timestamps are unavailable).
-    Events,
-    /// The kernel's own start and end timestamps from CUPTI (a single launch per sample): no launch
-    /// processing or event writes in the sample.
-    Kernel,
-}
-
 impl std::fmt::Display for TimingMode {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(self.as_str())
@@ -265,11 +250,9 @@ pub struct Timing {
     /// Clocks read through NVML during the samples.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub clocks: Option<Clocks>,
-    /// What timed the samples (GPU points); absent in recordings before kernel timestamps (events).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub clock: Option<SampleClock>,
-    /// How GPU points were measured ([`MEASURE_METHOD`]); absent in recordings before the field (see
-    /// [`Timing::method_of`]).
+    /// How a GPU point was measured ([`MEASURE_METHOD`]); absent on CPU baselines. A GPU timing
+    /// without it was measured by method 1: every recording of a later method carries the field
+    /// (older ones had it added from their commit by a one-time migration).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub method: Option<u32>,
     /// The host CPU's model (CPU baselines, [`TimingMode::Host`]).
@@ -281,10 +264,6 @@ pub struct Timing {
     /// GPU points; absent before 2026-11-28). The ncu side comes from the device's calibration.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub empty_kernel_ms: Option<f64>,
-    /// Set when the book renders, never by the engine: the event overhead (per sample) already
-    /// subtracted from the statistics above (`results::event_offset`). Recordings hold raw times.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub event_offset_ms: Option<f64>,
 }
 
 impl Default for Timing {
@@ -307,11 +286,9 @@ impl Default for Timing {
             runs_per_sample: 1,
             blocked: false,
             clocks: None,
-            clock: None,
             method: Some(MEASURE_METHOD),
             cpu: None,
             empty_kernel_ms: None,
-            event_offset_ms: None,
         }
     }
 }
@@ -402,27 +379,12 @@ pub fn same_commit(a: &str, b: &str) -> bool {
         && a.ends_with("+dirty") == b.ends_with("+dirty")
 }
 
-impl Timing {
-    /// The measurement method of this timing, made by `commit`: the recorded one, else 2 for the
-    /// commits of [`METHOD_2_COMMITS`] and 1 before them.
-    pub fn method_of(&self, commit: Option<&str>) -> u32 {
-        self.method.unwrap_or_else(|| {
-            let by = |c: &&str| commit.is_some_and(|p| same_commit(p, c));
-            if METHOD_2_COMMITS.iter().any(by) {
-                2
-            } else {
-                1
-            }
-        })
-    }
-}
-
 impl Point {
     /// Whether the point was measured the way the engine measures now: host timings and hot ones
     /// (no flush) always are; a cold GPU timing is when its method is [`MEASURE_METHOD`].
     pub fn measured_the_current_way(&self) -> bool {
         self.timing.as_ref().is_none_or(|t| {
-            t.mode != TimingMode::Cold || t.method_of(self.commit.as_deref()) >= MEASURE_METHOD
+            t.mode != TimingMode::Cold || t.method.is_some_and(|m| m >= MEASURE_METHOD)
         })
     }
 
@@ -453,16 +415,17 @@ impl Point {
         }
     }
 
-    /// A metric of this point by name, with an optional statistic suffix: `time_ms`,
-    /// `time_ms.min`, `gbps`, or a kernel attribute (`registers`, `blocks_per_sm`, …).
+    /// A derived metric of this point by name (`gbps`), or a kernel attribute (`registers`,
+    /// `blocks_per_sm`, …). A timing statistic is the view's, less the event overhead
+    /// (`results::event_offset::metric`): `None` here.
     pub fn metric(&self, name: &str) -> Option<f64> {
         if self.outcome != Outcome::Ok {
             return None;
         }
-        let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
+        let base = name.split_once('.').map_or(name, |(b, _)| b);
         let source = builtin(base).map(|b| b.source);
         if source == Some(Source::Timing) {
-            return self.timing.as_ref()?.stat(suffix);
+            return None;
         }
         if let Some(q) = self.metrics.get(base) {
             return Some(q.value);
@@ -498,29 +461,20 @@ mod tests {
         assert!(serde_json::from_str::<TimingMode>("\"warm\"").is_err());
     }
 
-    /// Recordings made before kernel timestamps have no `clock`: they read as unlabelled (events),
-    /// and a kernel-timed point says so on disk.
+    /// A recording's `"clock": "events"` (what timed the samples, when the CUPTI kernel clock was
+    /// an option) still reads; a GPU timing without `method` is of method 1, not the current one.
     #[test]
-    fn sample_clock_is_optional_and_stored_lowercase() {
-        let old: Timing = serde_json::from_str(
-            r#"{"median_ms":1,"min_ms":1,"max_ms":1,"q1_ms":1,"q3_ms":1,"noise":0,"samples":3,"mode":"cold"}"#,
-        )
-        .unwrap();
-        assert_eq!(old.clock, None);
-        let t = Timing {
-            clock: Some(SampleClock::Kernel),
-            ..Timing::default()
+    fn an_old_timing_reads_and_its_method_is_the_stored_one() {
+        let old = |extra: &str| -> Point {
+            serde_json::from_str(&format!(
+                r#"{{"variant":"v","params":{{}},"key":"k","recorded_at":"2026-11-23T00:00:00Z",
+                   "tool_version":"0.1.0","outcome":"ok","timing":{{"median_ms":1,"min_ms":1,
+                   "max_ms":1,"q1_ms":1,"q3_ms":1,"noise":0,"samples":3,"mode":"cold"{extra}}}}}"#
+            ))
+            .unwrap()
         };
-        let json = serde_json::to_string(&t).unwrap();
-        assert!(json.contains(r#""clock":"kernel""#), "{json}");
-        assert_eq!(
-            serde_json::from_str::<Timing>(&json).unwrap().clock,
-            Some(SampleClock::Kernel)
-        );
-        assert!(
-            !serde_json::to_string(&Timing::default())
-                .unwrap()
-                .contains("clock\"")
-        );
+        assert!(!old(r#","clock":"events""#).measured_the_current_way());
+        assert!(old(r#","clock":"events","method":2"#).measured_the_current_way());
+        assert!(!old(r#","method":1"#).measured_the_current_way());
     }
 }

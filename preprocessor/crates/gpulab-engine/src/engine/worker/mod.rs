@@ -17,7 +17,7 @@ use crate::host_data::HostData;
 use crate::host_data::init::{generate, seed_for};
 use crate::record::{
     Attributes, DeviceRecord, Failure, FailureKind, Occupancy, Outcome, Point, PointProvenance,
-    SampleClock, Timing, TimingMode, Verification,
+    Timing, TimingMode, Verification,
 };
 use crate::spec::metrics::point_vars;
 use crate::spec::{Exec, Experiment, Reference, Variant};
@@ -264,7 +264,7 @@ impl PointRunner {
         let empty_kernel_ms = self.empty_kernel_ms(jp);
         match self.run_inner(jp, &mut point) {
             Ok(mut timing) => {
-                if timing.mode == TimingMode::Cold && timing.clock != Some(SampleClock::Kernel) {
+                if timing.mode == TimingMode::Cold {
                     timing.empty_kernel_ms = empty_kernel_ms;
                 }
                 // Derived metrics are not recorded: the book computes them from the timing.
@@ -290,8 +290,7 @@ impl PointRunner {
 
     /// The events' side of the event-overhead calibration on this host, in this run, for a cold
     /// kernel point: the empty kernel timed as a cold point is (`engine::calibrate`), the first
-    /// time a point needs it. `None` for other points, or when the events did not time it (a
-    /// kernel-clock sample, `GPULAB_KERNEL_CLOCK=1`, is not the events' overhead).
+    /// time a point needs it. `None` for other points, or when it could not be timed.
     fn empty_kernel_ms(&mut self, jp: &JobPoint) -> Option<f64> {
         let kernel = self
             .exp
@@ -303,7 +302,6 @@ impl PointRunner {
         *self.empty_kernel_ms.get_or_insert_with(|| {
             super::calibrate::time_null_kernel(&self.gpu, EMPTY_KERNEL_SAMPLES, 1)
                 .ok()
-                .filter(|t| t.clock != Some(SampleClock::Kernel))
                 .map(|t| t.median_ms)
                 .filter(|ms| ms.is_finite() && *ms > 0.0)
         })

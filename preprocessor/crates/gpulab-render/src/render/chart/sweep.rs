@@ -149,10 +149,11 @@ impl SweepData {
                 | CellState::Text(_) => PointValue::Missing,
             };
             let tip = match (&value, cell.point.filter(|_| metric.uses_time)) {
-                (PointValue::Value(_), Some(point)) => point_tip(point, device).map(|text| Tip {
-                    flagged: !concerns(point, device).is_empty(),
-                    text,
-                }),
+                (PointValue::Value(_), Some(point)) => point_tip(point, cell.calibration, device)
+                    .map(|text| Tip {
+                        flagged: !concerns(point, device).is_empty(),
+                        text,
+                    }),
                 _ => None,
             };
             by_series

@@ -179,6 +179,7 @@ impl Fixture {
                     point,
                     stale: variant == "global_2d" && n == 320,
                     relative: BTreeMap::new(),
+                    calibration: None,
                 });
             }
         }
