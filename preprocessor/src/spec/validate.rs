@@ -211,14 +211,10 @@ pub fn validate(
         .map(|b| b.get_ref().name.get_ref().clone())
         .collect();
 
-    let verify = validate_verify(
-        &mut c,
-        raw.verify.get_ref(),
-        raw.verify.span(),
-        &known,
-        &buffers,
-        &buffer_names,
-    );
+    let verify_with = |c: &mut Checker, v: &RawVerify, span| {
+        validate_verify(c, v, span, &known, &buffers, &buffer_names)
+    };
+    let verify = verify_with(&mut c, raw.verify.get_ref(), raw.verify.span());
     let variant_verify: Vec<Option<VerifySpec>> = raw
         .variants
         .iter()
@@ -226,14 +222,7 @@ pub fn validate(
             let patch = v.get_ref().verify.as_ref()?;
             let merged = raw.verify.get_ref().patched(patch.get_ref());
             verify.as_ref()?;
-            validate_verify(
-                &mut c,
-                &merged,
-                patch.span(),
-                &known,
-                &buffers,
-                &buffer_names,
-            )
+            verify_with(&mut c, &merged, patch.span())
         })
         .collect();
     let metrics = check_metrics(&mut c, &raw.metrics, &known);
