@@ -4,7 +4,7 @@
 use super::builtins::{CPU_BASELINES, REFERENCES};
 use super::model::*;
 use super::raw::{ExprText, RawBuffer, RawMetrics, RawPasses, RawSpec, RawVariant, RawVerify};
-use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::diagnostic::{Diagnostic, did_you_mean, did_you_mean_or};
 use crate::expr::{Division, Expr};
 use crate::host_data::init::generate;
 use crate::metrics::DEVICE_VARS;
@@ -83,12 +83,12 @@ impl Checker<'_> {
             Ok(e) => {
                 for var in e.variables() {
                     if !known.contains(&var) {
-                        let help = did_you_mean(&var, known.iter().map(String::as_str));
+                        let help = did_you_mean_or(&var, known.iter().map(String::as_str), "known");
                         self.err_help(
                             span.clone(),
                             format!("unknown variable `{var}` in `{text}`"),
                             "used here",
-                            help.or_else(|| Some(format!("known: {}", join(known)))),
+                            help,
                         );
                         return None;
                     }
@@ -152,13 +152,6 @@ impl Checker<'_> {
         }
         Some(path)
     }
-}
-
-fn join(set: &BTreeSet<String>) -> String {
-    set.iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .join(", ")
 }
 
 /// Converts a TOML value into a parameter value (int, float or string).
@@ -519,12 +512,7 @@ fn check_reference(c: &mut Checker, rs: &Spanned<String>) -> Reference {
         return Reference::Variant(var.to_string());
     }
     if !is_reference(r) {
-        let help = did_you_mean(r, reference_names()).or_else(|| {
-            Some(format!(
-                "built-in references: {}",
-                reference_names().collect::<Vec<_>>().join(", ")
-            ))
-        });
+        let help = did_you_mean_or(r, reference_names(), "built-in references");
         c.err_help(
             rs.span(),
             format!("unknown reference `{r}`"),
