@@ -187,6 +187,16 @@ pub fn did_you_mean<'a>(
         .map(|c| format!("did you mean `{c}`?"))
 }
 
+/// [`did_you_mean`], else every candidate after `lead` ("parameters of `x`: a, b").
+pub(crate) fn did_you_mean_or<'a>(
+    name: &str,
+    candidates: impl IntoIterator<Item = &'a str>,
+    lead: &str,
+) -> Option<String> {
+    let all: Vec<&str> = candidates.into_iter().collect();
+    did_you_mean(name, all.iter().copied()).or_else(|| Some(format!("{lead}: {}", all.join(", "))))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

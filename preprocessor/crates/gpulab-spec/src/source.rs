@@ -188,9 +188,8 @@ fn missing_field_help(message: &str) -> Option<String> {
 fn unknown_field_help(message: &str) -> Option<String> {
     let rest = message.strip_prefix("unknown field `")?;
     let (name, rest) = rest.split_once('`')?;
-    let candidates: Vec<&str> = rest.split('`').skip(1).step_by(2).collect();
-    crate::diagnostic::did_you_mean(name, candidates.iter().copied())
-        .or_else(|| Some(format!("valid keys: {}", candidates.join(", "))))
+    let candidates = rest.split('`').skip(1).step_by(2);
+    crate::diagnostic::did_you_mean_or(name, candidates, "valid keys")
 }
 
 #[cfg(test)]

@@ -1,9 +1,10 @@
 //! How a `record` run deals its points among its workers, and runs them.
 //!
-//! Its shard's share of the points is balanced among one worker per GPU by predicted cost; points that share a costly buffer set stay together (`shard::Bundles`). CPU baselines are not
-//! timed beside another worker's CPU work (input generation, CPU references): a single-threaded
-//! one runs beside the GPU work on a CPU of its own, the GPU workers pinned to the others; a
-//! multi-threaded one runs after the GPU work, alone (DESIGN.md, "CPU baselines beside GPU work").
+//! Its shard's share of the points is balanced among one worker per GPU by predicted cost; points
+//! that share a costly buffer set stay together (`shard::Bundles`). CPU baselines are not timed
+//! beside another worker's CPU work (input generation, CPU references): a single-threaded one runs
+//! beside the GPU work on a CPU of its own, the GPU workers pinned to the others; a multi-threaded
+//! one runs after the GPU work, alone (DESIGN.md, "CPU baselines beside GPU work").
 
 use super::EngineError;
 use super::cpus::{self, CoreOf};

@@ -4,7 +4,7 @@
 use super::model::*;
 use super::raw::{OneOrMany, RawChart, RawDirective, RawMeasure, RawTable, ZipGroup};
 use crate::claims::Claim;
-use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::diagnostic::{Diagnostic, did_you_mean, did_you_mean_or};
 use crate::limits::{MAX_AXIS_VALUES, MAX_POINTS_PER_DIRECTIVE};
 use crate::metrics::counters::{GROUPS, Group};
 use crate::metrics::{
@@ -251,8 +251,8 @@ fn check_variants(
         if all.contains(v.get_ref()) {
             out.push(v.get_ref().clone());
         } else {
-            let help = did_you_mean(v.get_ref(), all.iter().map(String::as_str))
-                .or_else(|| Some(format!("`{}` has: {}", exp.name, all.join(", "))));
+            let lead = format!("`{}` has", exp.name);
+            let help = did_you_mean_or(v.get_ref(), all.iter().map(String::as_str), &lead);
             c.err(
                 v.span(),
                 format!("experiment `{}` has no variant `{}`", exp.name, v.get_ref()),
@@ -279,13 +279,8 @@ fn check_axes(
     let mut bad_axes: Vec<String> = Vec::new();
     for (name, value) in raw.map(|m| m.get_ref().iter()).into_iter().flatten() {
         if !params.contains(name) {
-            let help = did_you_mean(name, params.iter().map(String::as_str)).or_else(|| {
-                Some(format!(
-                    "parameters of `{}`: {}",
-                    exp.name,
-                    params.join(", ")
-                ))
-            });
+            let lead = format!("parameters of `{}`", exp.name);
+            let help = did_you_mean_or(name, params.iter().map(String::as_str), &lead);
             c.err(
                 value.span(),
                 format!("`{name}` is not a parameter of experiment `{}`", exp.name),
@@ -443,8 +438,7 @@ fn check_field(c: &mut Checker, n: &Names, name: &str, span: Range<usize>, want_
         );
         return;
     }
-    let help = did_you_mean(name, pool.iter().copied())
-        .or_else(|| Some(format!("expected {what}: {}", pool.join(", "))));
+    let help = did_you_mean_or(name, pool.iter().copied(), &format!("expected {what}"));
     c.err(
         span,
         format!("`{name}` is not {what} of experiment `{}`", n.exp.name),
@@ -746,18 +740,13 @@ fn check_counters(
     used: &[(String, Range<usize>)],
 ) -> Vec<Group> {
     let mut groups = Vec::new();
-    let names = || GROUPS.iter().map(|g| g.0);
     for name in raw.map(|r| r.get_ref().as_slice()).unwrap_or_default() {
         match Group::parse(name.get_ref()) {
             Some(g) if !groups.contains(&g) => groups.push(g),
             Some(_) => c.err(name.span(), "counter group named twice", "again", None),
             None => {
-                let help = did_you_mean(name.get_ref(), names()).or_else(|| {
-                    Some(format!(
-                        "counter groups: {}",
-                        names().collect::<Vec<_>>().join(", ")
-                    ))
-                });
+                let names = GROUPS.iter().map(|g| g.0);
+                let help = did_you_mean_or(name.get_ref(), names, "counter groups");
                 c.err(
                     name.span(),
                     format!("unknown counter group `{}`", name.get_ref()),

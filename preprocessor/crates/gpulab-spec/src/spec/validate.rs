@@ -4,7 +4,7 @@
 use super::builtins::{CPU_BASELINES, REFERENCES};
 use super::model::*;
 use super::raw::{ExprText, RawBuffer, RawMetrics, RawPasses, RawSpec, RawVariant, RawVerify};
-use crate::diagnostic::{Diagnostic, did_you_mean};
+use crate::diagnostic::{Diagnostic, did_you_mean, did_you_mean_or};
 use crate::expr::{Division, Expr};
 use crate::host_data::init::generate;
 use crate::metrics::DEVICE_VARS;
@@ -83,12 +83,12 @@ impl Checker<'_> {
             Ok(e) => {
                 for var in e.variables() {
                     if !known.contains(&var) {
-                        let help = did_you_mean(&var, known.iter().map(String::as_str));
+                        let help = did_you_mean_or(&var, known.iter().map(String::as_str), "known");
                         self.err_help(
                             span.clone(),
                             format!("unknown variable `{var}` in `{text}`"),
                             "used here",
-                            help.or_else(|| Some(format!("known: {}", join(known)))),
+                            help,
                         );
                         return None;
                     }
@@ -154,13 +154,6 @@ impl Checker<'_> {
     }
 }
 
-fn join(set: &BTreeSet<String>) -> String {
-    set.iter()
-        .map(String::as_str)
-        .collect::<Vec<_>>()
-        .join(", ")
-}
-
 /// Converts a TOML value into a parameter value (int, float or string).
 pub fn param_value(v: &toml::Value) -> Option<ParamValue> {
     match v {
@@ -211,14 +204,10 @@ pub fn validate(
         .map(|b| b.get_ref().name.get_ref().clone())
         .collect();
 
-    let verify = validate_verify(
-        &mut c,
-        raw.verify.get_ref(),
-        raw.verify.span(),
-        &known,
-        &buffers,
-        &buffer_names,
-    );
+    let verify_with = |c: &mut Checker, v: &RawVerify, span| {
+        validate_verify(c, v, span, &known, &buffers, &buffer_names)
+    };
+    let verify = verify_with(&mut c, raw.verify.get_ref(), raw.verify.span());
     let variant_verify: Vec<Option<VerifySpec>> = raw
         .variants
         .iter()
@@ -226,14 +215,7 @@ pub fn validate(
             let patch = v.get_ref().verify.as_ref()?;
             let merged = raw.verify.get_ref().patched(patch.get_ref());
             verify.as_ref()?;
-            validate_verify(
-                &mut c,
-                &merged,
-                patch.span(),
-                &known,
-                &buffers,
-                &buffer_names,
-            )
+            verify_with(&mut c, &merged, patch.span())
         })
         .collect();
     let metrics = check_metrics(&mut c, &raw.metrics, &known);
@@ -530,12 +512,7 @@ fn check_reference(c: &mut Checker, rs: &Spanned<String>) -> Reference {
         return Reference::Variant(var.to_string());
     }
     if !is_reference(r) {
-        let help = did_you_mean(r, reference_names()).or_else(|| {
-            Some(format!(
-                "built-in references: {}",
-                reference_names().collect::<Vec<_>>().join(", ")
-            ))
-        });
+        let help = did_you_mean_or(r, reference_names(), "built-in references");
         c.err_help(
             rs.span(),
             format!("unknown reference `{r}`"),
