@@ -8,7 +8,7 @@ use std::path::Path;
 
 /// The workspace and every directive of the book at `dir`.
 /// Fails with a clear message when `dir` is not a book's root folder.
-pub fn require_book(dir: &Path) -> anyhow::Result<()> {
+pub(super) fn require_book(dir: &Path) -> anyhow::Result<()> {
     if !dir.join("book.toml").is_file() {
         anyhow::bail!(
             "{} has no book.toml: pass the book's root folder",
@@ -18,14 +18,14 @@ pub fn require_book(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-pub fn load(dir: &Path) -> anyhow::Result<(Workspace, Vec<FoundDirective>)> {
+pub(super) fn load(dir: &Path) -> anyhow::Result<(Workspace, Vec<FoundDirective>)> {
     let (md, ws) = open(dir)?;
     let found = scan_book(&ws, &md.book);
     Ok((ws, found))
 }
 
 /// The book at `dir` as mdBook loads it, and its workspace.
-pub fn open(dir: &Path) -> anyhow::Result<(mdbook_driver::MDBook, Workspace)> {
+pub(super) fn open(dir: &Path) -> anyhow::Result<(mdbook_driver::MDBook, Workspace)> {
     require_book(dir)?;
     let md = mdbook_driver::MDBook::load(dir)
         .with_context(|| format!("loading the book at {}", dir.display()))?;
@@ -38,7 +38,7 @@ pub fn open(dir: &Path) -> anyhow::Result<(mdbook_driver::MDBook, Workspace)> {
 /// `SUMMARY.md` (so mdBook never builds them, and no command sees their directives), relative to
 /// the src folder, sorted. Paths are compared canonically (`sub/../x.md`, a linked folder), and
 /// hidden folders and the build folder are not walked.
-pub fn unlisted_with_directives(
+pub(super) fn unlisted_with_directives(
     md: &mdbook_driver::MDBook,
     ws: &Workspace,
 ) -> Vec<std::path::PathBuf> {

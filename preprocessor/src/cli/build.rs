@@ -6,7 +6,7 @@ use anyhow::Context;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(dir: &Path, strict: bool, mode: Option<Mode>) -> anyhow::Result<ExitCode> {
+pub(super) fn run(dir: &Path, strict: bool, mode: Option<Mode>) -> anyhow::Result<ExitCode> {
     super::book::require_book(dir)?;
     let mut md = mdbook_driver::MDBook::load(dir)
         .with_context(|| format!("loading the book at {}", dir.display()))?;

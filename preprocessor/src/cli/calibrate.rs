@@ -7,7 +7,7 @@ use crate::engine::calibrate::time_null_kernel;
 use crate::gpu::{Gpu, NULL_KERNEL_NAME};
 use std::process::ExitCode;
 
-pub fn run(gpu: usize, samples: usize, launches: usize) -> anyhow::Result<ExitCode> {
+pub(super) fn run(gpu: usize, samples: usize, launches: usize) -> anyhow::Result<ExitCode> {
     let gpu = Gpu::open(gpu)?;
     let t = time_null_kernel(&gpu, samples, launches)?;
     let info = gpu.info();

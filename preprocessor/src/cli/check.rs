@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// Checks the book at `dir`; compiles its kernels for `arch` (compute capability) unless `!compile`.
-pub fn run(
+pub(super) fn run(
     dir: &Path,
     compile: bool,
     require_nvrtc: bool,

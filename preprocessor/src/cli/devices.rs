@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-pub fn run() -> anyhow::Result<ExitCode> {
+pub(super) fn run() -> anyhow::Result<ExitCode> {
     let devices = crate::gpu::devices()?;
     for (i, d) in devices.iter().enumerate() {
         println!("GPU {i}: {} ({})", d.name, d.slug);

@@ -10,9 +10,9 @@ use std::process::ExitCode;
 use toml_edit::{Array, DocumentMut, Item, Table, value};
 
 /// Where the stylesheet goes, relative to the book root (also the `additional-css` entry).
-pub const CSS_PATH: &str = "theme/gpulab.css";
+pub(super) const CSS_PATH: &str = "theme/gpulab.css";
 
-pub fn run(dir: &Path) -> anyhow::Result<ExitCode> {
+pub(super) fn run(dir: &Path) -> anyhow::Result<ExitCode> {
     super::book::require_book(dir)?;
     let changes = install(dir)?;
     if changes.is_empty() {
@@ -29,7 +29,7 @@ pub fn run(dir: &Path) -> anyhow::Result<ExitCode> {
 }
 
 /// Sets up the book at `dir`; returns what it changed, one line each.
-pub fn install(dir: &Path) -> anyhow::Result<Vec<String>> {
+pub(super) fn install(dir: &Path) -> anyhow::Result<Vec<String>> {
     let mut changes = Vec::new();
     let toml_path = dir.join("book.toml");
     let text = fs::read_to_string(&toml_path)
@@ -60,7 +60,7 @@ pub fn install(dir: &Path) -> anyhow::Result<Vec<String>> {
 
 /// Where a stylesheet that differs from this version's is kept before it is replaced (a user's
 /// edits, or an older version's rules).
-pub const CSS_BACKUP: &str = "theme/gpulab.css.bak";
+pub(super) const CSS_BACKUP: &str = "theme/gpulab.css.bak";
 
 /// Writes this version's stylesheet to [`CSS_PATH`]. One that differs (edited, or an older
 /// version's) is first copied to [`CSS_BACKUP`], so nobody's edits are lost silently.

@@ -18,7 +18,7 @@ use std::process::ExitCode;
 /// One point asked for: a variant at parameter values (the spec's defaults fill the rest), and
 /// where to write its compiled image, if anywhere.
 #[derive(Debug, Clone, Deserialize)]
-pub struct Request {
+pub(super) struct Request {
     pub experiment: String,
     pub variant: String,
     #[serde(default)]
@@ -29,7 +29,7 @@ pub struct Request {
 
 /// Prints one point's launch (`requests` of one, `many` false) or a JSON list of them, each the
 /// point's launch or its `"error"`.
-pub fn run(
+pub(super) fn run(
     dir: &Path,
     requests: Vec<Request>,
     many: bool,
@@ -70,7 +70,9 @@ pub fn run(
 }
 
 /// `NAME=value` assignments as parameter values (integers, then floats, else strings).
-pub fn parse_assignments(assignments: &[String]) -> anyhow::Result<BTreeMap<String, ParamValue>> {
+pub(super) fn parse_assignments(
+    assignments: &[String],
+) -> anyhow::Result<BTreeMap<String, ParamValue>> {
     assignments
         .iter()
         .map(|a| {

@@ -41,7 +41,7 @@ struct Claims {
 
 /// The row of a directive that cannot be listed: `state` says why, `errors` what is wrong.
 #[derive(Serialize)]
-pub struct ErrorRow {
+pub(super) struct ErrorRow {
     id: &'static str,
     chapter: String,
     directive: String,
@@ -72,7 +72,9 @@ fn error_row(
 
 /// The book at `dir`: its status table, the inventory's cross-check problems, and the directives that
 /// cannot be listed.
-pub fn status_table(dir: &Path) -> anyhow::Result<(StatusTable, Vec<String>, Vec<ErrorRow>)> {
+pub(super) fn status_table(
+    dir: &Path,
+) -> anyhow::Result<(StatusTable, Vec<String>, Vec<ErrorRow>)> {
     let (ws, found) = super::book::load(dir)?;
     let mut recordings = Recordings::new(ws.data())?;
     let mut directives = Vec::new();
@@ -134,7 +136,7 @@ fn where_of(row: &ItemRow) -> Vec<String> {
         .collect()
 }
 
-pub fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
+pub(super) fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
     let (table, problems, errors) = status_table(dir)?;
     if json {
         let mut rows: Vec<serde_json::Value> = Vec::new();

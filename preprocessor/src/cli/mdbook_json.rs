@@ -7,11 +7,11 @@ use mdbook_preprocessor::book::Book;
 use serde_json::{Map, Value};
 
 /// The mdBook versions this preprocessor speaks, for messages.
-pub const SUPPORTED: &str = "mdBook 0.4.x (0.4.52 tested) and 0.5.x";
+pub(super) const SUPPORTED: &str = "mdBook 0.4.x (0.4.52 tested) and 0.5.x";
 
 /// Which book JSON the calling mdBook reads and writes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Dialect {
+pub(super) enum Dialect {
     /// mdBook 0.4: `{"sections": [...], "__non_exhaustive": null}`.
     V04,
     /// mdBook 0.5: `{"items": [...]}`.
@@ -20,7 +20,7 @@ pub enum Dialect {
 
 impl Dialect {
     /// The dialect of `mdbook_version` ("0.4.52"), or one line saying which versions work.
-    pub fn of(mdbook_version: &str) -> anyhow::Result<Dialect> {
+    pub(super) fn of(mdbook_version: &str) -> anyhow::Result<Dialect> {
         let mut parts = mdbook_version.trim().split('.');
         let major = parts.next().and_then(|p| p.parse::<u64>().ok());
         let minor = parts.next().and_then(|p| p.parse::<u64>().ok());
@@ -59,7 +59,7 @@ fn keep_only(value: &mut Value, keys: &[&str]) {
 }
 
 /// Parses mdBook's stdin: the context, the book, and the dialect to answer in.
-pub fn parse(input: &str) -> anyhow::Result<(PreprocessorContext, Book, Dialect)> {
+pub(super) fn parse(input: &str) -> anyhow::Result<(PreprocessorContext, Book, Dialect)> {
     let value: Value =
         serde_json::from_str(input).context("reading mdBook's input on stdin: not JSON")?;
     let Value::Array(mut pair) = value else {
@@ -101,7 +101,7 @@ pub fn parse(input: &str) -> anyhow::Result<(PreprocessorContext, Book, Dialect)
 }
 
 /// The processed book as JSON for the calling mdBook.
-pub fn to_json(book: &Book, dialect: Dialect) -> anyhow::Result<Value> {
+pub(super) fn to_json(book: &Book, dialect: Dialect) -> anyhow::Result<Value> {
     let mut value = serde_json::to_value(book).context("serialising the book")?;
     if dialect == Dialect::V04
         && let Value::Object(map) = &mut value

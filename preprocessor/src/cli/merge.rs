@@ -9,7 +9,7 @@ use anyhow::Context;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-pub fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
+pub(super) fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let (ws, _) = super::book::load(dir)?;
     anyhow::ensure!(!sources.is_empty(), "name at least one folder to merge");
     // Read and check every file before writing anything.

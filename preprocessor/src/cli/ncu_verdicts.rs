@@ -7,7 +7,7 @@ use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
 
-pub fn run(file: &Path) -> anyhow::Result<ExitCode> {
+pub(super) fn run(file: &Path) -> anyhow::Result<ExitCode> {
     let text =
         std::fs::read_to_string(file).map_err(|e| anyhow::anyhow!("{}: {e}", file.display()))?;
     let check: NcuCheckFile = serde_json::from_str(&text)

@@ -10,14 +10,14 @@ use std::io::Read;
 use std::process::ExitCode;
 
 /// Exit 0 when the renderer is supported, 1 when not (mdBook then skips the preprocessor).
-pub fn supports(renderer: &str) -> ExitCode {
+pub(super) fn supports(renderer: &str) -> ExitCode {
     match GpuLab::new().supports_renderer(renderer) {
         Ok(true) => ExitCode::SUCCESS,
         _ => ExitCode::FAILURE,
     }
 }
 
-pub fn run_preprocessor() -> anyhow::Result<ExitCode> {
+pub(super) fn run_preprocessor() -> anyhow::Result<ExitCode> {
     let mut input = String::new();
     std::io::stdin()
         .read_to_string(&mut input)

@@ -17,13 +17,13 @@ use std::process::ExitCode;
 
 /// `--gpus`: every visible GPU, or a list of CUDA device ordinals / UUIDs.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub enum Gpus {
+pub(super) enum Gpus {
     All,
     List(Vec<String>),
 }
 
 impl Gpus {
-    pub fn parse(s: &str) -> Result<Gpus, String> {
+    pub(super) fn parse(s: &str) -> Result<Gpus, String> {
         if s.trim() == "all" {
             return Ok(Gpus::All);
         }
@@ -52,7 +52,7 @@ impl Gpus {
 }
 
 /// What to record.
-pub struct RecordArgs {
+pub(super) struct RecordArgs {
     pub rerun: Option<Option<String>>,
     /// Also run every point none of these commits recorded (`--rerun-unless-from`).
     pub rerun_unless_from: Vec<String>,
@@ -82,7 +82,7 @@ impl RecordArgs {
     }
 }
 
-pub fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     crate::engine::install_interrupt_handler();
     let (ws, found) = super::book::load(dir)?;
     let invalid: Vec<_> = found

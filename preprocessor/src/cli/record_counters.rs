@@ -13,7 +13,7 @@ use std::path::Path;
 
 /// The profiled pass over the book at `dir` (`only`: these experiments, all when empty), on
 /// `gpu` (a CUDA ordinal) or the environment's GPU, with `profiler` or the reason there is none.
-pub fn run(
+pub(super) fn run(
     dir: &Path,
     only: &[String],
     gpu: Option<String>,

@@ -10,7 +10,7 @@ use std::path::Path;
 use std::process::ExitCode;
 
 /// Prints the estimate for `device` (a slug; the book's data's first device when empty).
-pub fn run(dir: &Path, device: &str, args: &RecordArgs) -> anyhow::Result<ExitCode> {
+pub(super) fn run(dir: &Path, device: &str, args: &RecordArgs) -> anyhow::Result<ExitCode> {
     let (ws, found) = super::book::load(dir)?;
     if found
         .iter()

@@ -10,7 +10,7 @@ use crate::workspace::FoundDirective;
 use std::collections::BTreeMap;
 
 /// The report's lines for the points of `device` recorded at or after `since`, or none.
-pub fn report(
+pub(super) fn report(
     data: &DataDir,
     found: &[FoundDirective],
     device: &str,

@@ -28,7 +28,7 @@ fn parse_target(target: &str) -> anyhow::Result<(&str, Option<usize>)> {
     })
 }
 
-pub fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<ExitCode> {
+pub(super) fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Result<ExitCode> {
     let (chapter, index) = parse_target(target)?;
     let (md, ws) = super::book::open(dir)?;
     let found = crate::preprocess::scan_book(&ws, &md.book);

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 /// The fault-injection fixture's experiment (spec and sources), embedded so that the GPU test
 /// executables need no source tree on the GPU machine.
-pub const FAULTS_EXPERIMENT: &[(&str, &str)] = &[
+pub(crate) const FAULTS_EXPERIMENT: &[(&str, &str)] = &[
     (
         "kernels/faults/experiment.toml",
         include_str!("../fixtures/faults/kernels/faults/experiment.toml"),
@@ -23,7 +23,10 @@ pub const FAULTS_EXPERIMENT: &[(&str, &str)] = &[
 ];
 
 /// Writes `(path, text)` files under `root`.
-pub fn write_files<'a>(root: &Path, files: impl IntoIterator<Item = &'a (&'a str, &'a str)>) {
+pub(crate) fn write_files<'a>(
+    root: &Path,
+    files: impl IntoIterator<Item = &'a (&'a str, &'a str)>,
+) {
     for (rel, text) in files {
         let p = root.join(rel);
         fs::create_dir_all(p.parent().unwrap()).unwrap();
@@ -33,7 +36,7 @@ pub fn write_files<'a>(root: &Path, files: impl IntoIterator<Item = &'a (&'a str
 
 /// The binary a GPU test runs: `GPULAB_BIN`, else the one cargo built, else the one next to the
 /// test executable's folder (`.device-bin/tests/gpu_engine` → `.device-bin/mdbook-gpulab`).
-pub fn gpu_binary() -> PathBuf {
+pub(crate) fn gpu_binary() -> PathBuf {
     if let Ok(p) = std::env::var("GPULAB_BIN") {
         return PathBuf::from(p);
     }
@@ -51,7 +54,7 @@ pub fn gpu_binary() -> PathBuf {
 
 /// Runs the `mdbook-gpulab` cargo built with `args`; fails the test, showing its stderr, unless it
 /// succeeds.
-pub fn gpulab_ok<S: AsRef<std::ffi::OsStr>>(
+pub(crate) fn gpulab_ok<S: AsRef<std::ffi::OsStr>>(
     args: impl IntoIterator<Item = S>,
 ) -> std::process::Output {
     let out = std::process::Command::new(env!("CARGO_BIN_EXE_mdbook-gpulab"))
@@ -67,7 +70,7 @@ pub fn gpulab_ok<S: AsRef<std::ffi::OsStr>>(
 }
 
 /// `tests/fixtures/<name>` in the source tree.
-pub fn fixture(name: &str) -> PathBuf {
+pub(crate) fn fixture(name: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests")
         .join("fixtures")
@@ -76,29 +79,29 @@ pub fn fixture(name: &str) -> PathBuf {
 
 /// A fresh copy of fixture `name` in a temporary folder (deleted when the guard drops), without
 /// its `expected/` snapshots or any build output, so tests never write into the source tree.
-pub struct BookCopy {
+pub(crate) struct BookCopy {
     _tmp: tempfile::TempDir,
     pub root: PathBuf,
 }
 
 impl BookCopy {
-    pub fn new(name: &str) -> BookCopy {
+    pub(crate) fn new(name: &str) -> BookCopy {
         let tmp = tempfile::tempdir().expect("creating a temporary folder");
         let root = tmp.path().join(name);
         copy_dir(&fixture(name), &root);
         BookCopy { _tmp: tmp, root }
     }
 
-    pub fn path(&self, rel: &str) -> PathBuf {
+    pub(crate) fn path(&self, rel: &str) -> PathBuf {
         self.root.join(rel)
     }
 
-    pub fn read(&self, rel: &str) -> String {
+    pub(crate) fn read(&self, rel: &str) -> String {
         let p = self.path(rel);
         fs::read_to_string(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()))
     }
 
-    pub fn write(&self, rel: &str, text: &str) {
+    pub(crate) fn write(&self, rel: &str, text: &str) {
         let p = self.path(rel);
         if let Some(dir) = p.parent() {
             fs::create_dir_all(dir).unwrap();
@@ -107,7 +110,7 @@ impl BookCopy {
     }
 
     /// Replaces the single occurrence of `from` in file `rel` with `to`.
-    pub fn edit(&self, rel: &str, from: &str, to: &str) {
+    pub(crate) fn edit(&self, rel: &str, from: &str, to: &str) {
         let text = self.read(rel);
         assert_eq!(
             text.matches(from).count(),
@@ -120,7 +123,7 @@ impl BookCopy {
 
 /// The repository's own handbook: its chapters, kernels and papers, without its recordings.
 impl BookCopy {
-    pub fn handbook() -> BookCopy {
+    pub(crate) fn handbook() -> BookCopy {
         let tmp = tempfile::tempdir().expect("creating a temporary folder");
         let root = tmp.path().join("handbook");
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
@@ -134,7 +137,7 @@ impl BookCopy {
 }
 
 /// Copies a folder (skipping snapshots and build outputs).
-pub fn copy_dir(from: &Path, to: &Path) {
+pub(crate) fn copy_dir(from: &Path, to: &Path) {
     fs::create_dir_all(to).unwrap();
     for entry in fs::read_dir(from).unwrap() {
         let entry = entry.unwrap();
@@ -153,7 +156,7 @@ pub fn copy_dir(from: &Path, to: &Path) {
 
 /// The `<main>…</main>` element of a page mdBook wrote, with trailing spaces trimmed per line
 /// (the surrounding theme, asset hashes and indentation are mdBook's business, not ours).
-pub fn main_element(html: &str) -> String {
+pub(crate) fn main_element(html: &str) -> String {
     let start = html.find("<main>").expect("the page has a <main>");
     let end = html.find("</main>").expect("the page has a </main>") + "</main>".len();
     let mut out: String = html[start..end]
@@ -167,7 +170,13 @@ pub fn main_element(html: &str) -> String {
 
 /// Checks that the text between the lines `begin` and `end` of `path` is `expected` (a block of a
 /// document written from the code); with `SNAPSHOTS=overwrite` rewrites the block instead.
-pub fn check_written_block(path: &Path, begin: &str, end: &str, expected: &str, command: &str) {
+pub(crate) fn check_written_block(
+    path: &Path,
+    begin: &str,
+    end: &str,
+    expected: &str,
+    command: &str,
+) {
     let text = fs::read_to_string(path).unwrap();
     let start = text.find(begin).expect("the block's opening marker") + begin.len();
     let stop = start + text[start..].find(end).expect("the block's closing marker");

@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 
 /// What a fuzz input is fed to.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Target {
+pub(crate) enum Target {
     /// A chapter (markdown with ```gpulab fences): fences, TOML, validation, point checks, papers.
     Directive,
     /// An `experiment.toml`: parse, validate, every point check at its defaults.
@@ -27,7 +27,7 @@ pub enum Target {
     Claim,
 }
 
-pub const TARGETS: [Target; 6] = [
+pub(crate) const TARGETS: [Target; 6] = [
     Target::Directive,
     Target::Spec,
     Target::Recording,
@@ -37,7 +37,7 @@ pub const TARGETS: [Target; 6] = [
 ];
 
 impl Target {
-    pub fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             Target::Directive => "directive",
             Target::Spec => "spec",
@@ -48,20 +48,20 @@ impl Target {
         }
     }
 
-    pub fn parse(name: &str) -> Option<Target> {
+    pub(crate) fn parse(name: &str) -> Option<Target> {
         TARGETS.iter().copied().find(|t| t.name() == name)
     }
 }
 
 /// `preprocessor/fuzz/corpus`.
-pub fn corpus_dir() -> PathBuf {
+pub(crate) fn corpus_dir() -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("fuzz")
         .join("corpus")
 }
 
 /// The committed seeds of `target`, sorted by file name.
-pub fn corpus(target: Target) -> Vec<Vec<u8>> {
+pub(crate) fn corpus(target: Target) -> Vec<Vec<u8>> {
     let dir = corpus_dir().join(target.name());
     let mut files: Vec<PathBuf> = fs::read_dir(&dir)
         .unwrap_or_else(|e| panic!("reading {}: {e}", dir.display()))
@@ -73,7 +73,7 @@ pub fn corpus(target: Target) -> Vec<Vec<u8>> {
 
 /// A throwaway book with the handbook's kernels and papers plus the fixture book's, and one
 /// folder (`kernels/fuzzspec`) holding every kernel source for the spec target.
-pub struct Context {
+pub(crate) struct Context {
     _tmp: tempfile::TempDir,
     pub root: PathBuf,
     ws: Workspace,
@@ -82,7 +82,7 @@ pub struct Context {
 }
 
 impl Context {
-    pub fn new() -> Context {
+    pub(crate) fn new() -> Context {
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         let fixture = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/basic");
         let tmp = tempfile::tempdir().unwrap();
@@ -120,7 +120,7 @@ impl Context {
     }
 
     /// Feeds `input` to `target`. Errors are fine; a panic, hang or runaway allocation is not.
-    pub fn run(&self, target: Target, input: &[u8]) {
+    pub(crate) fn run(&self, target: Target, input: &[u8]) {
         let text = String::from_utf8_lossy(input);
         match target {
             Target::Directive => self.directive(&text),
@@ -244,7 +244,7 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 /// Largest input the mutator makes, bytes.
-pub const MAX_INPUT: usize = 64 * 1024;
+pub(crate) const MAX_INPUT: usize = 64 * 1024;
 
 /// Tokens worth splicing in: boundaries, paths, syntax of each format.
 const DICTIONARY: &[&str] = &[
@@ -315,20 +315,20 @@ const DICTIONARY: &[&str] = &[
 ];
 
 /// A small, fast, seeded generator (SplitMix64): the same seed gives the same inputs.
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Rng {
+    pub(crate) fn new(seed: u64) -> Rng {
         Rng(seed)
     }
-    pub fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
         z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
         z ^ (z >> 31)
     }
-    pub fn below(&mut self, n: usize) -> usize {
+    pub(crate) fn below(&mut self, n: usize) -> usize {
         if n == 0 {
             0
         } else {
@@ -339,7 +339,7 @@ impl Rng {
 
 /// One mutant of a seed: 1 to 8 edits (flip, insert, delete, duplicate, dictionary splice,
 /// digit runs, crossover with another seed), at most [`MAX_INPUT`] bytes.
-pub fn mutate(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
+pub(crate) fn mutate(rng: &mut Rng, seeds: &[Vec<u8>]) -> Vec<u8> {
     let mut data = seeds[rng.below(seeds.len())].clone();
     for _ in 0..1 + rng.below(8) {
         let len = data.len();

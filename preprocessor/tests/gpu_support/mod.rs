@@ -8,7 +8,7 @@ use std::path::PathBuf;
 use std::process::{Child, Command, ExitStatus, Output, Stdio};
 use std::time::{Duration, Instant};
 
-pub const BOOK: &[(&str, &str)] = &[
+pub(crate) const BOOK: &[(&str, &str)] = &[
     ("book.toml", include_str!("../fixtures/faults/book.toml")),
     (
         "src/SUMMARY.md",
@@ -21,29 +21,29 @@ pub const BOOK: &[(&str, &str)] = &[
 ];
 
 /// The binary under test (see `common::gpu_binary`).
-pub fn binary() -> PathBuf {
+pub(crate) fn binary() -> PathBuf {
     super::common::gpu_binary()
 }
 
-pub struct Book {
+pub(crate) struct Book {
     _tmp: tempfile::TempDir,
     pub root: PathBuf,
 }
 
 impl Book {
-    pub fn new() -> Book {
+    pub(crate) fn new() -> Book {
         let tmp = tempfile::tempdir().expect("temporary folder");
         let root = tmp.path().join("faults");
         super::common::write_files(&root, BOOK.iter().chain(super::common::FAULTS_EXPERIMENT));
         Book { _tmp: tmp, root }
     }
 
-    pub fn gpulab(&self, args: &[&str]) -> Output {
+    pub(crate) fn gpulab(&self, args: &[&str]) -> Output {
         self.gpulab_with(args, &[])
     }
 
     /// `gpulab` with extra environment variables (e.g. `GPULAB_HIDE_LIBS`).
-    pub fn gpulab_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
+    pub(crate) fn gpulab_with(&self, args: &[&str], env: &[(&str, &str)]) -> Output {
         let out = Command::new(binary())
             .args(args)
             .current_dir(&self.root)
@@ -62,14 +62,14 @@ impl Book {
     }
 
     /// Writes `text` to `rel` in the book.
-    pub fn write(&self, rel: &str, text: &str) {
+    pub(crate) fn write(&self, rel: &str, text: &str) {
         let p = self.root.join(rel);
         std::fs::create_dir_all(p.parent().unwrap()).unwrap();
         std::fs::write(p, text).unwrap();
     }
 
     /// `data/<device>/faults.json` (the only device this test records on).
-    pub fn recording_path(&self) -> PathBuf {
+    pub(crate) fn recording_path(&self) -> PathBuf {
         let data = self.root.join("data");
         let dev = std::fs::read_dir(&data)
             .expect("data/ written")
@@ -79,14 +79,14 @@ impl Book {
         dev.path().join("faults.json")
     }
 
-    pub fn recording(&self) -> Value {
+    pub(crate) fn recording(&self) -> Value {
         let text = std::fs::read_to_string(self.recording_path()).expect("faults.json");
         serde_json::from_str(&text).expect("faults.json is JSON")
     }
 }
 
 /// Sends `signal` (`INT`, `TERM`) to `child` and waits for it to exit (at most 30 s).
-pub fn interrupt(child: &mut Child, signal: &str) -> ExitStatus {
+pub(crate) fn interrupt(child: &mut Child, signal: &str) -> ExitStatus {
     let pid = child.id().to_string();
     let kill = Command::new("kill")
         .args([format!("-{signal}"), pid])
@@ -104,7 +104,7 @@ pub fn interrupt(child: &mut Child, signal: &str) -> ExitStatus {
 }
 
 /// Whether a worker process is still running (one left behind would hold the GPU).
-pub fn worker_left() -> bool {
+pub(crate) fn worker_left() -> bool {
     let ps = Command::new("pgrep")
         .args(["-f", "mdbook-gpulab worker"])
         .output()

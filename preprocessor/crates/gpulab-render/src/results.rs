@@ -49,7 +49,7 @@ impl Recordings {
     }
 
     /// Whether `device` has a calibration that cannot be read (its times are shown uncorrected).
-    pub fn calibration_unreadable(&self, device: &str) -> bool {
+    pub(crate) fn calibration_unreadable(&self, device: &str) -> bool {
         self.offset_errors.iter().any(|(d, _)| d == device)
     }
 
@@ -298,7 +298,7 @@ pub fn self_check_sets<'a>(
 }
 
 /// Whether `point` was recorded by `commit` (short hashes of any length match by prefix).
-pub fn made_by(point: &Point, commit: &str) -> bool {
+pub(crate) fn made_by(point: &Point, commit: &str) -> bool {
     point
         .commit
         .as_deref()
@@ -328,7 +328,7 @@ pub fn needs_run(
 }
 
 /// Picks the recordings a directive shows: all, one slug, or the default device.
-pub fn select_devices<'a>(
+pub(crate) fn select_devices<'a>(
     recs: Vec<&'a Recording>,
     selection: &DeviceSelection,
     default_device: Option<&str>,
@@ -366,7 +366,7 @@ pub fn select_devices<'a>(
 
 /// Builds one device's cells, provenance and claims for a directive; `cal` is the device's
 /// event-overhead calibration, which every time shown subtracts.
-pub fn device_results<'a>(
+pub(crate) fn device_results<'a>(
     rec: &'a Recording,
     directive: &Directive,
     points: &[PlannedPoint],
@@ -504,7 +504,7 @@ fn commits(points: &[&Point]) -> Option<String> {
 /// `pct_of:<variant>`, as the directive's tables and charts name them) from the baseline cell at
 /// the same axis values. A value is stored only when both points are verified and timed; a
 /// missing, failed or skipped baseline leaves the metric out (shown as "no value").
-pub fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
+pub(crate) fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
     let wanted = crate::directive::metrics::relative_metrics(directive);
     if wanted.is_empty() {
         return;
@@ -532,7 +532,10 @@ pub fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
 
 /// How the directive's relative metrics pair points: `(cells with a relative value, of which the
 /// baseline point comes from another recording run or an unknown one)`. `None` without relative metrics.
-pub fn relative_pairing(cells: &[Cell<'_>], directive: &Directive) -> Option<(usize, usize)> {
+pub(crate) fn relative_pairing(
+    cells: &[Cell<'_>],
+    directive: &Directive,
+) -> Option<(usize, usize)> {
     let wanted = crate::directive::metrics::relative_metrics(directive);
     if wanted.is_empty() {
         return None;
@@ -628,7 +631,7 @@ fn metric_names(point: &Point) -> Vec<String> {
 }
 
 /// `N=640, M=16`
-pub fn axes_label(axes: &BTreeMap<String, ParamValue>) -> String {
+pub(crate) fn axes_label(axes: &BTreeMap<String, ParamValue>) -> String {
     axes.iter()
         .map(|(k, v)| format!("{k}={v}"))
         .collect::<Vec<_>>()
@@ -636,7 +639,7 @@ pub fn axes_label(axes: &BTreeMap<String, ParamValue>) -> String {
 }
 
 /// The axis values a claim can use (numbers; string axes are left out).
-pub fn numeric_axes(axes: &BTreeMap<String, ParamValue>) -> BTreeMap<String, Num> {
+pub(crate) fn numeric_axes(axes: &BTreeMap<String, ParamValue>) -> BTreeMap<String, Num> {
     axes.iter()
         .filter_map(|(k, v)| match v {
             ParamValue::Int(i) => Some((k.clone(), Num::Int(*i))),

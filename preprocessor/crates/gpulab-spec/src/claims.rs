@@ -12,7 +12,7 @@ use std::ops::Range;
 use crate::expr::{Env, Expr, ExprError, Num};
 
 /// Tolerance of `~=` without `within`: 10 %.
-pub const DEFAULT_TOLERANCE: f64 = 0.10;
+pub(crate) const DEFAULT_TOLERANCE: f64 = 0.10;
 
 /// The comparison of a claim.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -47,7 +47,7 @@ impl CmpOp {
 
 /// Whether a claim must hold at every point or at one at least.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Quantifier {
+pub(crate) enum Quantifier {
     /// The default: true at every point checked.
     Every,
     /// `some:` — true at one point at least: "up to 10×" is a statement about the maximum.
@@ -55,12 +55,12 @@ pub enum Quantifier {
 }
 
 /// The prefix of a claim that needs to hold at one point only.
-pub const SOME: &str = "some:";
+pub(crate) const SOME: &str = "some:";
 
 /// The prefix of a claim that is the handbook's own expectation, not a statement of the paper whose
 /// item the directive reproduces: it is not checked on the paper's numbers nor counted as the
 /// paper's in the status table.
-pub const OURS: &str = "ours:";
+pub(crate) const OURS: &str = "ours:";
 
 /// A parsed claim.
 #[derive(Clone, Debug, PartialEq)]
@@ -202,8 +202,9 @@ impl Claim {
         self.ours
     }
 
+    #[cfg(test)]
     /// Every point, or one at least (`some:`).
-    pub fn quantifier(&self) -> Quantifier {
+    pub(crate) fn quantifier(&self) -> Quantifier {
         self.quantifier
     }
 
@@ -238,7 +239,7 @@ impl Claim {
     }
 
     /// Distinct result references (variant, metric with any statistic suffix), in order of use.
-    pub fn result_refs(&self) -> Vec<(String, String)> {
+    pub(crate) fn result_refs(&self) -> Vec<(String, String)> {
         self.variables()
             .iter()
             .filter_map(|v| split_ref(v))
@@ -247,7 +248,7 @@ impl Claim {
     }
 
     /// Distinct axis names used (plain, undotted names), in order of use.
-    pub fn axis_names(&self) -> Vec<String> {
+    pub(crate) fn axis_names(&self) -> Vec<String> {
         self.variables()
             .into_iter()
             .filter(|v| !v.contains('.'))
@@ -256,7 +257,7 @@ impl Claim {
 
     /// Byte range in [`Claim::text`] of the first use of `name` (`"N"`, `"shared_2d.time_ms"`), so callers
     /// can point at an unknown variant or axis.
-    pub fn span_of(&self, name: &str) -> Option<Range<usize>> {
+    pub(crate) fn span_of(&self, name: &str) -> Option<Range<usize>> {
         self.parts().find_map(|p| {
             p.expr
                 .variable_span(name)
@@ -499,7 +500,7 @@ impl ClaimGroup {
     }
 
     /// `N=640, M=16` (axes in name order).
-    pub fn label_for(axes: &BTreeMap<String, Num>) -> String {
+    pub(crate) fn label_for(axes: &BTreeMap<String, Num>) -> String {
         axes.iter()
             .map(|(k, v)| format!("{k}={v}"))
             .collect::<Vec<_>>()

@@ -39,7 +39,7 @@ pub enum ConfineError {
 }
 
 /// Whether `name` can be used as one path component: no separators, no `..`, no hidden files.
-pub fn is_plain_name(name: &str) -> bool {
+pub(crate) fn is_plain_name(name: &str) -> bool {
     !name.is_empty()
         && name.len() <= 128
         && !name.starts_with('.')
@@ -58,7 +58,7 @@ pub fn plain_name(name: &str) -> Result<&str, ConfineError> {
 }
 
 /// Checks a folder option of book.toml: relative, and no `..` component.
-pub fn relative_folder(path: &Path) -> Result<(), ConfineError> {
+pub(crate) fn relative_folder(path: &Path) -> Result<(), ConfineError> {
     let ok = !path.as_os_str().is_empty()
         && path
             .components()

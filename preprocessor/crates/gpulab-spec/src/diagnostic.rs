@@ -60,33 +60,27 @@ impl Diagnostic {
         }
     }
 
+    #[cfg(test)]
     /// Sets the label shown beside the caret.
-    pub fn with_label(mut self, label: impl Into<String>) -> Self {
+    pub(crate) fn with_label(mut self, label: impl Into<String>) -> Self {
         self.label = label.into();
         self
     }
 
     /// Sets the `help:` line.
-    pub fn with_help(mut self, help: impl Into<String>) -> Self {
+    pub(crate) fn with_help(mut self, help: impl Into<String>) -> Self {
         self.help = Some(help.into());
         self
     }
 
-    /// Sets the help line only when `help` is `Some` (e.g. from [`did_you_mean`]).
-    pub fn with_help_opt(mut self, help: Option<String>) -> Self {
-        if help.is_some() {
-            self.help = help;
-        }
-        self
-    }
-
+    #[cfg(test)]
     /// 1-based (line, column) of the span's start.
-    pub fn line_col(&self) -> (usize, usize) {
+    pub(crate) fn line_col(&self) -> (usize, usize) {
         line_col(&self.source, self.span.start)
     }
 
     /// The span clamped into the source and widened to character boundaries.
-    pub fn clamped_span(&self) -> Range<usize> {
+    pub(crate) fn clamped_span(&self) -> Range<usize> {
         let s = &self.source;
         let mut start = self.span.start.min(s.len());
         while !s.is_char_boundary(start) {
@@ -138,7 +132,7 @@ impl std::error::Error for Diagnostic {}
 
 /// 1-based (line, column) of byte `offset` in `source`; the column counts characters. An offset past the
 /// end is clamped to the end; one inside a character counts as that character.
-pub fn line_col(source: &str, offset: usize) -> (usize, usize) {
+pub(crate) fn line_col(source: &str, offset: usize) -> (usize, usize) {
     let mut offset = offset.min(source.len());
     while !source.is_char_boundary(offset) {
         offset -= 1;

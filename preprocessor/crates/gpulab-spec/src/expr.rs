@@ -65,7 +65,7 @@ impl Num {
     }
 
     /// True unless the value is zero (the language's notion of a boolean).
-    pub fn truthy(self) -> bool {
+    pub(crate) fn truthy(self) -> bool {
         match self {
             Num::Int(i) => i != 0,
             Num::Float(f) => f != 0.0,
@@ -119,7 +119,7 @@ impl ExprError {
     }
 
     /// The same error with its offset moved by `base`: for an expression embedded in a larger text.
-    pub fn shifted(mut self, base: usize) -> Self {
+    pub(crate) fn shifted(mut self, base: usize) -> Self {
         self.offset = self.offset.saturating_add(base);
         self
     }
@@ -171,7 +171,7 @@ impl<T: Env + ?Sized> Env for &T {
 
 /// An environment with no variables (for constant expressions).
 #[derive(Clone, Copy, Debug, Default)]
-pub struct NoVars;
+pub(crate) struct NoVars;
 
 impl Env for NoVars {
     fn var(&self, _name: &str) -> Option<Num> {
@@ -231,12 +231,12 @@ impl Expr {
     }
 
     /// Parses a whole expression whose `/` is real division ([`Division::Real`]): metric formulas.
-    pub fn parse_real(src: &str) -> Result<Expr, ExprError> {
+    pub(crate) fn parse_real(src: &str) -> Result<Expr, ExprError> {
         Expr::parse_with(src, Division::Real)
     }
 
     /// Parses a whole expression with the given meaning of `/`.
-    pub fn parse_with(src: &str, division: Division) -> Result<Expr, ExprError> {
+    pub(crate) fn parse_with(src: &str, division: Division) -> Result<Expr, ExprError> {
         let mut p = Parser::new(src);
         let root = p.expr()?;
         if p.tok.kind != Tok::Eof {
@@ -260,7 +260,7 @@ impl Expr {
     /// number of bytes it took (its source has trailing white space trimmed). Used by `claims`, whose
     /// operands are followed by an operator or keyword the language does not know.
     /// `/` is real division in them (claims compare quantities).
-    pub fn parse_operand(src: &str) -> Result<(Expr, usize), ExprError> {
+    pub(crate) fn parse_operand(src: &str) -> Result<(Expr, usize), ExprError> {
         let mut p = Parser::new(src);
         let root = p.sum()?;
         let end = src[..p.tok.start].trim_end().len();
@@ -286,7 +286,7 @@ impl Expr {
     }
 
     /// Byte range (in [`Expr::source`]) of the first use of variable `name`, if used.
-    pub fn variable_span(&self, name: &str) -> Option<std::ops::Range<usize>> {
+    pub(crate) fn variable_span(&self, name: &str) -> Option<std::ops::Range<usize>> {
         find_var(&self.root, name)
     }
 
@@ -315,8 +315,9 @@ impl Expr {
         })
     }
 
+    #[cfg(test)]
     /// Evaluates to a float.
-    pub fn eval_f64(&self, env: &dyn Env) -> Result<f64, ExprError> {
+    pub(crate) fn eval_f64(&self, env: &dyn Env) -> Result<f64, ExprError> {
         self.eval(env).map(Num::as_f64)
     }
 }

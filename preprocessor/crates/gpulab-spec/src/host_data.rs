@@ -155,7 +155,7 @@ impl ElemType {
     }
 
     /// The largest finite value of a float type; `None` for integers.
-    pub fn float_max(self) -> Option<f64> {
+    pub(crate) fn float_max(self) -> Option<f64> {
         Some(match self {
             ElemType::F16 => half::f16::MAX.to_f64(),
             ElemType::BF16 => half::bf16::MAX.to_f64(),
@@ -393,8 +393,9 @@ impl HostData {
         }
     }
 
+    #[cfg(test)]
     /// The first `n` elements (or all of them), for messages.
-    pub fn preview(&self, n: usize) -> String {
+    pub(crate) fn preview(&self, n: usize) -> String {
         let items: Vec<String> = self.as_f64_iter().take(n).map(|x| format!("{x}")).collect();
         let more = if self.len() > n { ", …" } else { "" };
         format!("[{}{more}]", items.join(", "))

@@ -8,7 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
 /// The inventory file of one paper, inside `data/papers/<key>/`.
-pub const ITEMS_FILE: &str = "items.toml";
+pub(crate) const ITEMS_FILE: &str = "items.toml";
 
 /// What an item of a paper is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]

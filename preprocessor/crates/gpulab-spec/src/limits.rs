@@ -2,24 +2,25 @@
 //! axis lengths, points per directive and per book, buffer bytes, launch dimensions, loop counts.
 
 /// Values one axis may have (a list or a range).
-pub const MAX_AXIS_VALUES: usize = 10_000;
+pub(crate) const MAX_AXIS_VALUES: usize = 10_000;
 /// Points (variants × axis combinations) one directive may ask for.
-pub const MAX_POINTS_PER_DIRECTIVE: u64 = 20_000;
+pub(crate) const MAX_POINTS_PER_DIRECTIVE: u64 = 20_000;
 /// Points the whole book may ask for.
 pub const MAX_POINTS_PER_BOOK: u64 = 200_000;
 /// Bytes of all buffers of one point when no device is known (`max_buffer_bytes` in book.toml
 /// overrides it); a live run also checks them against the device's memory.
-pub const DEFAULT_MAX_BUFFER_BYTES: u64 = 80 << 30;
+pub(crate) const DEFAULT_MAX_BUFFER_BYTES: u64 = 80 << 30;
 /// Launches one point may make (a host `loop` count).
-pub const MAX_LAUNCHES: i64 = 1_000_000;
+pub(crate) const MAX_LAUNCHES: i64 = 1_000_000;
 /// CUDA's launch limits (every GPU since compute capability 3.0).
-pub const MAX_BLOCK: [u64; 3] = [1024, 1024, 64];
-pub const MAX_THREADS_PER_BLOCK: u64 = 1024;
-pub const MAX_GRID: [u64; 3] = [(1 << 31) - 1, 65_535, 65_535];
+pub(crate) const MAX_BLOCK: [u64; 3] = [1024, 1024, 64];
+pub(crate) const MAX_THREADS_PER_BLOCK: u64 = 1024;
+pub(crate) const MAX_GRID: [u64; 3] = [(1 << 31) - 1, 65_535, 65_535];
 /// Dynamic shared memory a block may ask for (the H100's and H200's opt-in maximum, 227 KiB).
-pub const MAX_SHARED_BYTES: u64 = 232_448;
+pub(crate) const MAX_SHARED_BYTES: u64 = 232_448;
+#[cfg(test)]
 /// The architecture `check` compiles for when none is named (`--arch`): the handbook's H100/H200.
-pub const DEFAULT_CHECK_ARCH: (u32, u32) = (9, 0);
+pub(crate) const DEFAULT_CHECK_ARCH: (u32, u32) = (9, 0);
 
 /// Per-block limits of a GPU architecture, for `check` without a GPU (a live run reads the
 /// device's own).
@@ -56,13 +57,13 @@ pub fn arch_limits(arch: (u32, u32)) -> Option<ArchLimits> {
 }
 
 /// Longest `measure.timeout_s` / `budget_s` accepted, seconds.
-pub const MAX_SECONDS: f64 = 24.0 * 3600.0;
+pub(crate) const MAX_SECONDS: f64 = 24.0 * 3600.0;
 /// Most timed samples a point may ask for.
-pub const MAX_SAMPLES: usize = 100_000;
+pub(crate) const MAX_SAMPLES: usize = 100_000;
 
 /// Checks measurement rules (from a directive's `measure` or book.toml): each violation a message
 /// naming the key.
-pub fn measure_problems(
+pub(crate) fn measure_problems(
     timeout_s: Option<f64>,
     min_samples: Option<usize>,
     max_samples: Option<usize>,
@@ -101,7 +102,7 @@ pub fn measure_problems(
 }
 
 /// Why a duration in seconds is unusable, if it is.
-pub fn seconds_problem(s: f64) -> Option<String> {
+pub(crate) fn seconds_problem(s: f64) -> Option<String> {
     if !s.is_finite() {
         Some("is not a finite number of seconds".into())
     } else if s <= 0.0 {
@@ -114,7 +115,7 @@ pub fn seconds_problem(s: f64) -> Option<String> {
 }
 
 /// `a * b` for point counts, `None` on overflow.
-pub fn mul_count(a: u64, b: u64) -> Option<u64> {
+pub(crate) fn mul_count(a: u64, b: u64) -> Option<u64> {
     a.checked_mul(b)
 }
 

@@ -50,7 +50,7 @@ pub struct RelativeMetric {
 }
 
 /// The baseline keyword that names the previous variant of the directive.
-pub const PREVIOUS: &str = "previous";
+pub(crate) const PREVIOUS: &str = "previous";
 
 impl RelativeMetric {
     /// Parses `speedup:<x>` / `pct_of:<x>`; `None` for any other name (a plain metric). The

@@ -23,7 +23,10 @@ pub struct PlannedPoint {
 
 /// Combinations of axis values: cartesian over axes, except zipped groups advance together.
 /// Order follows the axes as written (the first axis varies slowest).
-pub fn combinations(axes: &[Axis], zip: &[Vec<String>]) -> Vec<BTreeMap<String, ParamValue>> {
+pub(crate) fn combinations(
+    axes: &[Axis],
+    zip: &[Vec<String>],
+) -> Vec<BTreeMap<String, ParamValue>> {
     // Units: each zip group, or a lone axis; each unit is a list of assignments.
     let mut units: Vec<Vec<Vec<(String, ParamValue)>>> = Vec::new();
     let mut seen: Vec<&str> = Vec::new();

@@ -63,7 +63,7 @@ impl Checker<'_> {
 }
 
 /// The variables of a point without a device: its parameters, `WARP` and the nominal device's.
-pub fn nominal_vars(params: &BTreeMap<String, ParamValue>) -> HashMap<String, Num> {
+pub(crate) fn nominal_vars(params: &BTreeMap<String, ParamValue>) -> HashMap<String, Num> {
     let mut vars = crate::spec::metrics::point_vars(params, None);
     for d in crate::metrics::DEVICE_VARS {
         vars.entry(d.name.to_string())

@@ -14,7 +14,7 @@ use std::ops::Range;
 use std::path::Path;
 
 /// Checks every point of `directive`; `axis_spans` locates each axis in the chapter `file`.
-pub fn check_points(
+pub(crate) fn check_points(
     root: &Path,
     directive: &Directive,
     exp: &Experiment,

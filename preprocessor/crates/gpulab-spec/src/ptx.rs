@@ -64,8 +64,9 @@ pub struct Entry {
 }
 
 impl Entry {
+    #[cfg(test)]
     /// Threads a block may have at most, from `.maxntid` (or `.reqntid`).
-    pub fn thread_limit(&self) -> Option<u64> {
+    pub(crate) fn thread_limit(&self) -> Option<u64> {
         self.max_threads
             .or(self.required_threads)
             .map(|d| d.iter().product())
@@ -167,7 +168,7 @@ pub fn parse(ptx: &str) -> Module {
 /// The C++ name of a mangled symbol, namespaces joined with `::`: `_Z4copyPKfPfi` → `copy`,
 /// `_ZN3lab4copyEPf` → `lab::copy`, `_Z9templatedILi4EEvPf` → `templated`. `None` for a name
 /// that is not mangled (an `extern "C"` kernel).
-pub fn demangled_name(symbol: &str) -> Option<String> {
+pub(crate) fn demangled_name(symbol: &str) -> Option<String> {
     let rest = symbol.strip_prefix("_Z")?;
     let (nested, mut rest) = match rest.strip_prefix('N') {
         Some(r) => (true, r),

@@ -40,7 +40,7 @@ impl SourceFile {
 }
 
 /// Adds a `help:` line to a diagnostic.
-pub fn with_help(mut diag: Diagnostic, help: Option<String>) -> Diagnostic {
+pub(crate) fn with_help(mut diag: Diagnostic, help: Option<String>) -> Diagnostic {
     diag.help = help;
     diag
 }
@@ -52,7 +52,7 @@ pub fn toml_error(file: &SourceFile, base: usize, err: &toml::de::Error) -> Diag
 }
 
 /// Like [`toml_error`], with `map` turning a span of the TOML text into one of `file`.
-pub fn toml_error_mapped(
+pub(crate) fn toml_error_mapped(
     file: &SourceFile,
     map: &dyn Fn(Range<usize>) -> Range<usize>,
     err: &toml::de::Error,

@@ -115,17 +115,17 @@ pub struct StopRule {
 }
 
 /// The min-time rule's measured time: nvbench's default `min-time`.
-pub const MIN_TIME_RULE_S: f64 = 0.5;
+pub(crate) const MIN_TIME_RULE_S: f64 = 0.5;
 /// The fewest samples the min-time rule accepts: two, whose spread is the noise checked against the
 /// target (issue 11: a third run of a kernel of a second or more costs more than it tells; nvbench's
 /// min-time rule has no sample minimum of its own).
-pub const MIN_TIME_RULE_SAMPLES: usize = 2;
+pub(crate) const MIN_TIME_RULE_SAMPLES: usize = 2;
 /// Noise estimates (one per sample from the 5th on) needed before the noise-stability rule applies.
-pub const STABLE_WINDOW: usize = 64;
+pub(crate) const STABLE_WINDOW: usize = 64;
 /// How often (in samples) the noise-stability rule is checked.
-pub const STABLE_EVERY: usize = 16;
+pub(crate) const STABLE_EVERY: usize = 16;
 /// Noise estimates are stable when their relative standard deviation is below this (nvbench's 5 %).
-pub const STABLE_SPREAD: f64 = 0.05;
+pub(crate) const STABLE_SPREAD: f64 = 0.05;
 /// Samples before the first noise estimate (nvbench's `min_samples_for_noise_estimate`).
 const FIRST_NOISE_ESTIMATE: usize = 5;
 
@@ -197,7 +197,7 @@ impl StopRule {
 /// nvbench's noise-stability test: the noise estimates of every prefix from the 5th sample on (the last
 /// 512, as nvbench keeps) number more than [`STABLE_WINDOW`] and vary by less than [`STABLE_SPREAD`]
 /// (relative standard deviation). One pass with Welford's update.
-pub fn noise_is_stable(samples: &[f64]) -> bool {
+pub(crate) fn noise_is_stable(samples: &[f64]) -> bool {
     if samples.len() < FIRST_NOISE_ESTIMATE + STABLE_WINDOW {
         return false;
     }
@@ -223,7 +223,7 @@ pub fn noise_is_stable(samples: &[f64]) -> bool {
 
 /// A point ran throttled when its lowest SM clock read during the samples is below this fraction of the
 /// device's maximum SM clock (nvbench's default `throttle-threshold`, 75 %).
-pub const THROTTLE_CLOCK_FRACTION: f64 = 0.75;
+pub(crate) const THROTTLE_CLOCK_FRACTION: f64 = 0.75;
 
 /// Whether a lowest SM clock of `min_sm_mhz` (read during the samples) means throttling on a device whose
 /// maximum SM clock is `max_sm_mhz`.

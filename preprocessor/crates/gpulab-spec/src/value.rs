@@ -23,7 +23,7 @@ impl ParamValue {
     }
 
     /// Parses `"16x32"` into `(16, 32)`.
-    pub fn as_dim2(&self) -> Option<(i64, i64)> {
+    pub(crate) fn as_dim2(&self) -> Option<(i64, i64)> {
         let ParamValue::Str(s) = self else {
             return None;
         };

@@ -6,7 +6,7 @@ use crate::spec::{Experiment, Reset, Variant};
 
 /// One buffer's preparation before a launch sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Prepare {
+pub(crate) enum Prepare {
     /// Every byte set to 0xFF (NaN for floats, all ones for integers), so unwritten elements fail
     /// verification.
     Poison,
@@ -19,7 +19,7 @@ pub enum Prepare {
 /// Per buffer (in spec order): what precedes the verification run, and what precedes each timed
 /// sample.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub struct ResetPlan {
+pub(crate) struct ResetPlan {
     pub verification: Vec<(String, Prepare)>,
     pub every_sample: Vec<(String, Prepare)>,
 }
@@ -29,7 +29,7 @@ impl ResetPlan {
     /// run and before every timed sample; an output (or pass scratch) buffer without `reset` is
     /// poisoned before the verification run only; other buffers keep their contents. `__constant__`
     /// buffers are written once (they cannot have a `reset`).
-    pub fn new(exp: &Experiment, variant: &Variant) -> ResetPlan {
+    pub(crate) fn new(exp: &Experiment, variant: &Variant) -> ResetPlan {
         let mut plan = ResetPlan::default();
         for b in exp.buffers.iter().filter(|b| !b.constant) {
             let every = match b.reset {
@@ -48,7 +48,7 @@ impl ResetPlan {
     }
 
     /// The buffers that need a pristine copy of their initial contents.
-    pub fn restored(&self) -> impl Iterator<Item = &str> {
+    pub(crate) fn restored(&self) -> impl Iterator<Item = &str> {
         self.every_sample
             .iter()
             .filter(|(_, p)| *p == Prepare::Restore)
@@ -57,13 +57,13 @@ impl ResetPlan {
 
     /// Whether timed samples must be prepared (then every sample is one run of the sequence, its
     /// preparation outside the timed region).
-    pub fn per_sample(&self) -> bool {
+    pub(crate) fn per_sample(&self) -> bool {
         !self.every_sample.is_empty()
     }
 }
 
 /// Whether `name` is one of the variant's multi-pass scratch or result buffers.
-pub fn is_scratch(variant: &Variant, name: &str) -> bool {
+pub(crate) fn is_scratch(variant: &Variant, name: &str) -> bool {
     variant
         .passes
         .as_ref()

@@ -14,7 +14,7 @@ use std::collections::BTreeMap;
 /// run's output, or one the caller allocated) it is overwritten in place, without allocating; otherwise
 /// it is replaced. Matrix products take inputs `a, b` and the dim `n` (square `n×n`); transposes take
 /// `a` and `rows`, `cols` (either defaults to `n` when given).
-pub fn run_into(
+pub(crate) fn run_into(
     name: &str,
     inputs: &[&HostData],
     dims: &BTreeMap<String, i64>,
@@ -235,7 +235,7 @@ pub fn is_multithreaded(name: &str) -> bool {
 }
 
 /// The host CPU's model from `/proc/cpuinfo` (`None` where it cannot be read).
-pub fn cpu_model() -> Option<String> {
+pub(crate) fn cpu_model() -> Option<String> {
     static MODEL: std::sync::OnceLock<Option<String>> = std::sync::OnceLock::new();
     MODEL
         .get_or_init(|| {

@@ -4,7 +4,7 @@
 //! each have CPUs of their own (`cli::record`).
 
 /// Parses a CPU list: comma-separated CPUs and inclusive ranges (`0-3,8,10-11`), sorted, deduplicated.
-pub fn parse_list(s: &str) -> Result<Vec<usize>, String> {
+pub(crate) fn parse_list(s: &str) -> Result<Vec<usize>, String> {
     let mut cpus = Vec::new();
     for part in s.split(',').map(str::trim).filter(|p| !p.is_empty()) {
         let bad = || format!("`{s}`: expected CPUs and ranges such as 0-13,15");
@@ -31,7 +31,7 @@ pub fn parse_list(s: &str) -> Result<Vec<usize>, String> {
 }
 
 /// Writes a CPU list in the form [`parse_list`] reads, with runs as ranges.
-pub fn format_list(cpus: &[usize]) -> String {
+pub(crate) fn format_list(cpus: &[usize]) -> String {
     let mut out: Vec<String> = Vec::new();
     let mut i = 0;
     while i < cpus.len() {
@@ -72,7 +72,7 @@ pub fn allowed() -> Option<Vec<usize>> {
 
 /// Pins this process (its threads started from now on included) to `cpus`.
 #[cfg(target_os = "linux")]
-pub fn pin(cpus: &[usize]) -> Result<(), String> {
+pub(crate) fn pin(cpus: &[usize]) -> Result<(), String> {
     // SAFETY: CPU_SET is only called with indices below CPU_SETSIZE; the set outlives the call.
     unsafe {
         let mut set: libc::cpu_set_t = std::mem::zeroed();
@@ -87,15 +87,15 @@ pub fn pin(cpus: &[usize]) -> Result<(), String> {
 }
 
 #[cfg(not(target_os = "linux"))]
-pub fn pin(_cpus: &[usize]) -> Result<(), String> {
+pub(crate) fn pin(_cpus: &[usize]) -> Result<(), String> {
     Err("pinning a worker to CPUs needs Linux".into())
 }
 
 /// The physical core of a CPU (package, core), read from sysfs; `None` where it cannot be read.
-pub type CoreOf<'a> = &'a dyn Fn(usize) -> Option<(usize, usize)>;
+pub(crate) type CoreOf<'a> = &'a dyn Fn(usize) -> Option<(usize, usize)>;
 
 /// This machine's topology: `/sys/devices/system/cpu/cpuN/topology/{physical_package_id,core_id}`.
-pub fn core_of(cpu: usize) -> Option<(usize, usize)> {
+pub(crate) fn core_of(cpu: usize) -> Option<(usize, usize)> {
     let read = |file: &str| -> Option<usize> {
         std::fs::read_to_string(format!("/sys/devices/system/cpu/cpu{cpu}/topology/{file}"))
             .ok()?
@@ -126,7 +126,7 @@ fn cores(cpus: &[usize], core_of: CoreOf) -> Vec<Vec<usize>> {
 /// CPUs, the baseline's one CPU), the baseline on the last CPU, whose SMT siblings are left idle
 /// so that its core is its own. `None` below 4 CPUs: a baseline would then share the GPU worker's
 /// cores (or starve them), so it runs alone instead.
-pub fn split_for_baseline(cpus: &[usize], core_of: CoreOf) -> Option<(Vec<usize>, usize)> {
+pub(crate) fn split_for_baseline(cpus: &[usize], core_of: CoreOf) -> Option<(Vec<usize>, usize)> {
     let &last = cpus.last()?;
     let siblings = cores(cpus, core_of)
         .into_iter()
@@ -142,14 +142,14 @@ pub fn split_for_baseline(cpus: &[usize], core_of: CoreOf) -> Option<(Vec<usize>
 
 /// Fewest CPUs a GPU worker is given of its own when several share a host: its launch thread and
 /// at least one more for its references and comparisons.
-pub const MIN_PER_GPU_WORKER: usize = 2;
+pub(crate) const MIN_PER_GPU_WORKER: usize = 2;
 
 /// Splits `cpus` into `n` sets of whole physical cores (SMT siblings stay together), contiguous in
 /// core order and of near-equal size (the first sets one core larger when they do not divide
 /// evenly), one per GPU worker, so that one worker's CPU references and comparisons never run on
 /// the cores another launches its kernels from. `None` for one worker (it keeps every CPU) or when
 /// a set would have fewer than [`MIN_PER_GPU_WORKER`] CPUs.
-pub fn split_among(cpus: &[usize], n: usize, core_of: CoreOf) -> Option<Vec<Vec<usize>>> {
+pub(crate) fn split_among(cpus: &[usize], n: usize, core_of: CoreOf) -> Option<Vec<Vec<usize>>> {
     let cores = cores(cpus, core_of);
     if n < 2 || cores.len() < n {
         return None;

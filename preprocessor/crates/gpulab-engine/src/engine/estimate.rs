@@ -92,7 +92,7 @@ impl Estimate {
 /// Seconds of runs of a recorded point (samples, the warm-up run unless a cold verification run of
 /// at least 0.1 s is the first sample, sample overheads). A CPU baseline's long first run is also
 /// its first sample since 9a82b10; the model, fitted before, still charges it.
-pub fn runs_s(recorded: &Point) -> f64 {
+pub(crate) fn runs_s(recorded: &Point) -> f64 {
     let Some(t) = recorded
         .timing
         .as_ref()

@@ -63,7 +63,7 @@ impl JobPoint {
     }
 
     /// The rules this point is measured by in `job`.
-    pub fn rules_in<'a>(&'a self, job: &'a Job) -> &'a MeasureRules {
+    pub(crate) fn rules_in<'a>(&'a self, job: &'a Job) -> &'a MeasureRules {
         self.rules.as_ref().unwrap_or(&job.rules)
     }
 }
@@ -79,7 +79,7 @@ pub fn size_of(params: &BTreeMap<String, ParamValue>) -> f64 {
 }
 
 /// Per variant, a recorded (size, seconds per run) that the budget rule starts from.
-pub type BudgetHints = BTreeMap<String, (f64, f64)>;
+pub(crate) type BudgetHints = BTreeMap<String, (f64, f64)>;
 
 /// What the parent sends a worker on stdin.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -107,7 +107,7 @@ pub struct Job {
 /// What a worker prints on stdout, one per line.
 #[derive(Debug, Clone, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
-pub enum Message {
+pub(crate) enum Message {
     /// First line: the device the worker opened.
     Device(DeviceRecord),
     /// A point is starting (the watchdog and the progress bar use it).

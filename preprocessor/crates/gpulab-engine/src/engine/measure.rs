@@ -254,7 +254,7 @@ impl Measurement for GpuMeasurement<'_, '_> {
 /// that run's time when it was timed (see [`sample_loop`]). `prepare`, when given, runs before every
 /// sample, untimed; each sample is then a single run of the sequence (hot mode too), since a run
 /// must start from prepared buffers.
-pub fn measure_gpu(
+pub(crate) fn measure_gpu(
     gpu: &Gpu,
     rules: &MeasureRules,
     first_ms: Option<f64>,
@@ -325,7 +325,7 @@ impl Measurement for HostMeasurement<'_> {
 /// produced the output (the warm-up; the only sample when it reached the timeout). `in_place`: that
 /// run wrote into an output allocated and faulted in before it, so when it lasts
 /// [`FIRST_RUN_SAMPLE_MS`] it is the first sample (its cold caches are far below 0.1 % of it).
-pub fn measure_host(
+pub(crate) fn measure_host(
     rules: &MeasureRules,
     first_ms: Option<f64>,
     in_place: bool,

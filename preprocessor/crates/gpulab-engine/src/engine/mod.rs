@@ -1,7 +1,7 @@
 //! The live engine: runs planned points on the GPU (in a worker subprocess), verifies and times
 //! them, and records the results.
 
-pub mod buffer_reset;
+pub(crate) mod buffer_reset;
 pub mod calibrate;
 pub mod counters;
 pub mod cpu_baseline;
@@ -13,7 +13,7 @@ pub mod job;
 pub mod live;
 pub mod measure;
 pub mod phases;
-pub mod ptx_cache;
+pub(crate) mod ptx_cache;
 pub mod recorder;
 pub mod reference;
 pub mod resolve;

@@ -96,7 +96,7 @@ impl PhaseTimes {
     }
 
     /// Adds a GPU point's sampling loop: its wall time and what its samples measured.
-    pub fn charge_samples(&mut self, timing: &crate::record::Timing, wall_s: f64) {
+    pub(crate) fn charge_samples(&mut self, timing: &crate::record::Timing, wall_s: f64) {
         self.sampling_s += wall_s;
         if timing.median_ms.is_finite() {
             self.measured_s += timing.median_ms
@@ -108,7 +108,7 @@ impl PhaseTimes {
     }
 
     /// Adds `seconds` to `phase`.
-    pub fn charge(&mut self, phase: Phase, seconds: f64) {
+    pub(crate) fn charge(&mut self, phase: Phase, seconds: f64) {
         *self.slot(phase) += seconds;
     }
 

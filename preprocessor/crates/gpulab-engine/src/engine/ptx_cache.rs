@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 
 /// The cache file for a compilation, or `None` when NVRTC's version cannot be read or a header
 /// beside the source cannot be read (then the kernel is compiled without the cache).
-pub fn cache_path(
+pub(crate) fn cache_path(
     cache_dir: &Path,
     source: &str,
     name: &str,
@@ -64,7 +64,7 @@ fn cache_key(
 }
 
 /// Compiles `source`, or returns the cached image.
-pub fn compile_cached(
+pub(crate) fn compile_cached(
     cache_dir: &Path,
     source: &str,
     name: &str,

@@ -216,7 +216,7 @@ impl Recorder {
 }
 
 /// This process's recording run: its start time and process id, the same for every job it sends.
-pub fn run_id() -> &'static str {
+pub(crate) fn run_id() -> &'static str {
     static RUN: std::sync::OnceLock<String> = std::sync::OnceLock::new();
     RUN.get_or_init(|| {
         format!(
@@ -297,7 +297,7 @@ impl LiveRunner for Recorder {
 
 /// One worker job: every point of an experiment from several job groups.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MergedJob {
+pub(crate) struct MergedJob {
     pub experiment: String,
     /// The first group's rules; a point of another group carries its own (`JobPoint::rules`).
     pub rules: MeasureRules,
@@ -309,7 +309,7 @@ pub struct MergedJob {
 /// order). Points are sorted parameter-major: every variant at the same values runs back to
 /// back, so inputs and the CPU reference are computed once per values, and sizes ascend for
 /// the budget rule. A variant's budget hint is the first group's that has one.
-pub fn merge_groups(groups: &[(JobGroup, BudgetHints)]) -> Vec<MergedJob> {
+pub(crate) fn merge_groups(groups: &[(JobGroup, BudgetHints)]) -> Vec<MergedJob> {
     let mut jobs: Vec<MergedJob> = Vec::new();
     for (g, hints) in groups {
         let i = match jobs.iter().position(|j| j.experiment == g.experiment) {

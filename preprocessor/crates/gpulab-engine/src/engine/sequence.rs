@@ -19,7 +19,7 @@ pub enum SequenceError {
 }
 
 /// A launch as scripts see it: grid, block, dynamic shared bytes, arguments.
-pub type LaunchDescription = ([u32; 3], [u32; 3], u32, Vec<Arg>);
+pub(crate) type LaunchDescription = ([u32; 3], [u32; 3], u32, Vec<Arg>);
 
 /// One launch, fully resolved.
 struct Launch {
@@ -144,7 +144,7 @@ impl Sequence {
     }
 
     /// The block size and dynamic shared memory of the first launch (for attributes).
-    pub fn first_config(&self) -> ([u32; 3], u32) {
+    pub(crate) fn first_config(&self) -> ([u32; 3], u32) {
         self.launches
             .first()
             .map(|l| (l.block, l.shared))

@@ -10,15 +10,15 @@ use crate::record::{Outcome, Point, TimingMode};
 use std::collections::{BTreeMap, HashMap};
 
 /// Per-point work outside the timed samples: inputs, reference, verification run (seconds).
-pub const SETUP_S: f64 = 0.05;
+pub(crate) const SETUP_S: f64 = 0.05;
 /// One L2 flush and event pair before each cold sample (seconds).
-pub const FLUSH_S: f64 = 0.0002;
+pub(crate) const FLUSH_S: f64 = 0.0002;
 /// A point of a variant with no recording at any size: a guess scaled by size within the variant.
-pub const UNRECORDED_S: f64 = 0.1;
+pub(crate) const UNRECORDED_S: f64 = 0.1;
 
 /// A buffer set whose making (inputs, upload, CPU reference) is predicted to cost less than this
 /// is not worth keeping together: its points are dealt one by one, which balances finer.
-pub const BUNDLE_MIN_S: f64 = 0.5;
+pub(crate) const BUNDLE_MIN_S: f64 = 0.5;
 
 /// Points dealt together, by [`point_id`]: (their bundle, the seconds its buffer set costs once).
 pub type Bundles = HashMap<String, (String, f64)>;
@@ -59,7 +59,7 @@ impl Shard {
 /// The predicted wall time (s) of running a point whose last recording is `recorded`: its samples
 /// (plus the verification run that serves as warm-up), an L2 flush per cold sample and the
 /// per-point setup. `None` when the recording says nothing about its time.
-pub fn recorded_cost(recorded: &Point) -> Option<f64> {
+pub(crate) fn recorded_cost(recorded: &Point) -> Option<f64> {
     match recorded.outcome {
         // A point skipped by the budget is skipped again after a prediction: setup only.
         Outcome::Skipped => Some(SETUP_S),
@@ -172,20 +172,6 @@ pub fn costs_of(groups: &[JobGroup], map: &HashMap<String, f64>) -> Vec<Vec<f64>
         .collect()
 }
 
-/// Deals every point to one of `count` shards: the points of a bundle together (their costs
-/// plus the set's once), others one by one; longest first, each to the shard with the least
-/// predicted work so far (lowest index on a tie); equal costs go in identity order (a bundle's:
-/// its first point's), so the result depends only on the points, their costs and bundles.
-/// Returns, per group, each point's shard.
-pub fn assign(
-    groups: &[JobGroup],
-    costs: &[Vec<f64>],
-    bundles: &Bundles,
-    count: usize,
-) -> Vec<Vec<usize>> {
-    deal(groups, costs, bundles, count).0
-}
-
 /// Points dealt whole: (cost, identity, the points as (group, point) indices).
 type Unit = (f64, String, Vec<(usize, usize)>);
 
@@ -274,7 +260,7 @@ pub fn split(
 /// For a job whose points were dealt among shards: each variant's largest recorded single-run
 /// time below the sizes it will run, so the budget rule still skips a point whose smaller
 /// sizes ran on another shard. (variant → (size, seconds per run))
-pub fn budget_hints(
+pub(crate) fn budget_hints(
     group: &JobGroup,
     recorded: &dyn Fn(&str, &JobPoint) -> Vec<Point>,
     all_points: &[JobPoint],
@@ -430,7 +416,7 @@ mod tests {
         let b = group("e", vec![jp("c", 1), jp("a", 1), jp("b", 1)]);
         let costs = vec![vec![1.0; 3]];
         let owner_of = |g: &JobGroup| {
-            let o = assign(std::slice::from_ref(g), &costs, &Bundles::new(), 2);
+            let o = deal(std::slice::from_ref(g), &costs, &Bundles::new(), 2).0;
             let mut m: Vec<(String, usize)> = g
                 .points
                 .iter()
@@ -456,7 +442,7 @@ mod tests {
         let set_of = |p: &JobPoint| format!("e|{}", p.params["N"].typed_text());
         let b = bundles(g.points.iter().map(|p| (point_id("e", p), set_of(p), 10.0)));
         let groups = [g];
-        let owner = assign(&groups, &costs, &b, 2);
+        let owner = deal(&groups, &costs, &b, 2).0;
         for (p, k) in groups[0].points.iter().zip(&owner[0]) {
             for (q, l) in groups[0].points.iter().zip(&owner[0]) {
                 if set_of(p) == set_of(q) {

@@ -18,7 +18,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 /// Set by the Ctrl-C handler: stop after killing the worker, write nothing partial.
-pub static INTERRUPTED: AtomicBool = AtomicBool::new(false);
+pub(crate) static INTERRUPTED: AtomicBool = AtomicBool::new(false);
 
 /// Errors that stop a whole job.
 #[derive(Debug, thiserror::Error)]
@@ -36,22 +36,22 @@ pub enum WorkerError {
 /// Where a worker runs: its GPU (CUDA_VISIBLE_DEVICES) and the CPUs it may use
 /// ([`CPUS_ENV`]); `None`: the environment's.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct WorkerPlace {
+pub(crate) struct WorkerPlace {
     pub gpu: Option<String>,
     pub cpus: Option<String>,
 }
 
 /// Environment variable with the CPUs a worker pins itself to (a Linux CPU list, `0-13,15`).
-pub const CPUS_ENV: &str = "GPULAB_WORKER_CPUS";
+pub(crate) const CPUS_ENV: &str = "GPULAB_WORKER_CPUS";
 
 /// Progress callback: (points done, points total, the point about to run with the failures so far).
-pub type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
+pub(crate) type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
 
 /// Runs `job` in worker subprocesses, returning the device, one point per job point, and where the
 /// workers' time went.
 /// `watchdog` is how long a point may run without a result before its worker is killed.
 /// `place`: the workers' GPU (one of several) and CPUs, when given.
-pub fn run_job(
+pub(crate) fn run_job(
     job: &Job,
     watchdog: Duration,
     place: &WorkerPlace,
@@ -138,7 +138,7 @@ pub fn run_job(
 
 /// Environment variable naming the worker command instead of `<this binary> worker`: a wrapper
 /// (`compute-sanitizer mdbook-gpulab worker`) or a fake worker in tests. Split on whitespace.
-pub const WORKER_ENV: &str = "GPULAB_WORKER";
+pub(crate) const WORKER_ENV: &str = "GPULAB_WORKER";
 
 fn spawn(place: &WorkerPlace) -> Result<Child, WorkerError> {
     let mut cmd = match std::env::var(WORKER_ENV) {
@@ -169,7 +169,7 @@ fn spawn(place: &WorkerPlace) -> Result<Child, WorkerError> {
 
 /// The device a worker opens (at `place`): a job with no points, answered by the worker's first
 /// message.
-pub fn probe_device(job: &Job, place: &WorkerPlace) -> Result<DeviceRecord, WorkerError> {
+pub(crate) fn probe_device(job: &Job, place: &WorkerPlace) -> Result<DeviceRecord, WorkerError> {
     let mut empty = job.clone();
     empty.points.clear();
     let input = serde_json::to_string(&empty).map_err(WorkerError::Encode)?;

@@ -35,7 +35,7 @@ use rayon::prelude::*;
 use std::collections::BTreeMap;
 
 /// Standard deviations of the random-rounding model allowed.
-pub const LAMBDA: f64 = 10.0;
+pub(crate) const LAMBDA: f64 = 10.0;
 
 /// The tolerance a comparison uses, and where it came from.
 #[derive(Debug, Clone, PartialEq)]
@@ -71,7 +71,7 @@ impl Tolerance {
     }
 
     /// The one tolerance of a uniform rule (`None` for a per-element bound).
-    pub fn uniform_value(&self) -> Option<f64> {
+    pub(crate) fn uniform_value(&self) -> Option<f64> {
         match self.kind {
             Kind::Uniform(v) => Some(v),
             Kind::PerElement { .. } => None,
@@ -126,7 +126,7 @@ impl Bounds {
 }
 
 /// Terms summed per output by the built-in reference `name`, or `None` when it does not accumulate.
-pub fn accumulation_length(
+pub(crate) fn accumulation_length(
     name: &str,
     inputs: &[&HostData],
     dims: &BTreeMap<String, i64>,

@@ -81,7 +81,7 @@ impl DeviceBuffer {
     }
 
     /// The raw device address (for `KernelArg::U64`, or pointer arithmetic in args).
-    pub fn device_ptr(&self) -> u64 {
+    pub(crate) fn device_ptr(&self) -> u64 {
         self.ptr
     }
 
@@ -120,7 +120,7 @@ impl DeviceBuffer {
     }
 
     /// Waits for queued work, then copies the buffer into `out` (same type and length).
-    pub fn download_into(&self, out: &mut HostData) -> Result<(), GpuError> {
+    pub(crate) fn download_into(&self, out: &mut HostData) -> Result<(), GpuError> {
         self.check(out, "download")?;
         // Surfaces a kernel fault as a launch error before the copy.
         self.shared.sync()?;
@@ -137,7 +137,7 @@ impl DeviceBuffer {
     }
 
     /// Sets every byte to `value` (stream-ordered, asynchronous).
-    pub fn fill_bytes(&mut self, value: u8) -> Result<(), GpuError> {
+    pub(crate) fn fill_bytes(&mut self, value: u8) -> Result<(), GpuError> {
         self.shared.bind()?;
         if self.len == 0 {
             return Ok(());
@@ -165,7 +165,7 @@ impl DeviceBuffer {
     }
 
     /// Copies `src` (same type and length) into this buffer on the device.
-    pub fn copy_from(&mut self, src: &DeviceBuffer) -> Result<(), GpuError> {
+    pub(crate) fn copy_from(&mut self, src: &DeviceBuffer) -> Result<(), GpuError> {
         if src.ty != self.ty || src.len != self.len {
             return Err(GpuError::BufferMismatch(format!(
                 "cannot copy {} × {} into {} × {}",

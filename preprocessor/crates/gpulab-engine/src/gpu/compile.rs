@@ -31,7 +31,7 @@ pub struct Image {
 
 impl Image {
     /// An image read back from the on-disk compile cache (the log is not kept).
-    pub fn from_cache(
+    pub(crate) fn from_cache(
         kind: ImageKind,
         bytes: Vec<u8>,
         arch: (u32, u32),

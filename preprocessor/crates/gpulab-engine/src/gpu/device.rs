@@ -213,7 +213,7 @@ fn query(ordinal: usize) -> Result<DeviceInfo, GpuError> {
 }
 
 /// `GPU-` and the 16 bytes as 8-4-4-4-12 hex digits (`nvidia-smi -L`'s form).
-pub fn format_uuid(bytes: [u8; 16]) -> String {
+pub(crate) fn format_uuid(bytes: [u8; 16]) -> String {
     let hex: String = bytes.iter().map(|b| format!("{b:02x}")).collect();
     format!(
         "GPU-{}-{}-{}-{}-{}",

@@ -94,7 +94,7 @@ impl Module {
     }
 
     /// Names of the module's kernels (needs a CUDA 12.4+ driver; empty otherwise).
-    pub fn kernel_names(&self) -> Vec<String> {
+    pub(crate) fn kernel_names(&self) -> Vec<String> {
         if self.raw.shared.bind().is_err() || driver_cuda_version().unwrap_or(0) < 12040 {
             return Vec::new();
         }

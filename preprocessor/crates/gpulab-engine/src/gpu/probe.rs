@@ -14,7 +14,7 @@ pub(crate) const CUBLAS_HINT: &str = "install the CUDA toolkit or `pip install n
 
 /// Fault injection: `GPULAB_HIDE_LIBS=cuda,nvrtc,cublas` makes the named libraries count as
 /// missing, so that a GPU machine can test the paths a machine without them takes.
-pub const HIDE_LIBS_ENV: &str = "GPULAB_HIDE_LIBS";
+pub(crate) const HIDE_LIBS_ENV: &str = "GPULAB_HIDE_LIBS";
 
 fn hidden(lib: &str) -> bool {
     std::env::var(HIDE_LIBS_ENV).is_ok_and(|v| v.split(',').any(|x| x.trim() == lib))

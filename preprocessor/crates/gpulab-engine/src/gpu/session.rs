@@ -75,12 +75,6 @@ impl Gpu {
         self.shared.sync()
     }
 
-    /// (free, total) device memory in bytes.
-    pub fn memory_info(&self) -> Result<(usize, usize), GpuError> {
-        self.shared.bind()?;
-        self.shared.call("cuMemGetInfo", result::mem_get_info())
-    }
-
     /// Loads the tool's own hand-written PTX (sm_70, JIT-compiled by the driver: no NVRTC needed)
     /// and looks up its kernel `entry`.
     pub(crate) fn load_own_ptx(

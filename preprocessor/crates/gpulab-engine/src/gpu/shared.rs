@@ -13,7 +13,7 @@ pub(crate) struct Shared {
 }
 
 impl Shared {
-    pub fn new(ctx: Arc<CudaContext>, stream: Arc<CudaStream>) -> Self {
+    pub(crate) fn new(ctx: Arc<CudaContext>, stream: Arc<CudaStream>) -> Self {
         Shared {
             ctx,
             stream,
@@ -22,7 +22,7 @@ impl Shared {
     }
 
     /// `Err(ContextLost)` once a fatal error was seen: nothing more is sent to the driver.
-    pub fn alive(&self) -> Result<(), GpuError> {
+    pub(crate) fn alive(&self) -> Result<(), GpuError> {
         match self.fatal.get() {
             Some(first) => Err(GpuError::ContextLost {
                 first: first.clone(),
@@ -31,12 +31,12 @@ impl Shared {
         }
     }
 
-    pub fn is_poisoned(&self) -> bool {
+    pub(crate) fn is_poisoned(&self) -> bool {
         self.fatal.get().is_some()
     }
 
     /// Records `e` if it is fatal, and returns it.
-    pub fn note(&self, e: GpuError) -> GpuError {
+    pub(crate) fn note(&self, e: GpuError) -> GpuError {
         if e.is_fatal() {
             let _ = self.fatal.set(e.to_string());
         }
@@ -44,19 +44,19 @@ impl Shared {
     }
 
     /// Maps a driver result of `op`, latching fatal errors.
-    pub fn call<T>(&self, op: &str, r: Result<T, DriverError>) -> Result<T, GpuError> {
+    pub(crate) fn call<T>(&self, op: &str, r: Result<T, DriverError>) -> Result<T, GpuError> {
         r.map_err(|e| self.note(driver(op, e)))
     }
 
     /// Binds the context to this thread (after checking it is alive).
-    pub fn bind(&self) -> Result<(), GpuError> {
+    pub(crate) fn bind(&self) -> Result<(), GpuError> {
         self.alive()?;
         let r = self.ctx.bind_to_thread();
         self.call("cuCtxSetCurrent", r)
     }
 
     /// Waits for all queued work; a fault of an earlier kernel surfaces here as `GpuError::Launch`.
-    pub fn sync(&self) -> Result<(), GpuError> {
+    pub(crate) fn sync(&self) -> Result<(), GpuError> {
         self.bind()?;
         let r = self.stream.synchronize().and_then(|_| self.ctx.check_err());
         r.map_err(|e| {

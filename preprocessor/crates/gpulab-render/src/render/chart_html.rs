@@ -10,7 +10,7 @@ use crate::results::view::{DeviceResults, DirectiveView};
 
 /// One `<figure>` per chart (a heat map split by extra fields gives several); a note when
 /// there is nothing to draw.
-pub fn charts_html(
+pub(crate) fn charts_html(
     view: &DirectiveView<'_>,
     device: &DeviceResults<'_>,
     spec: &ChartSpec,

@@ -81,7 +81,7 @@ pub fn status_parts(status: ClaimStatus) -> (&'static str, &'static str, &'stati
 /// directive that reproduces a paper's item (`of_paper`) says that the paper prints no numbers for it.
 /// An `ours:` claim says instead, where a paper is involved, that it is the handbook's expectation.
 /// `expect` holds the directive's parsed claims, one per entry of `claims` and in its order.
-pub fn claims_html(
+pub(crate) fn claims_html(
     claims: &[ClaimView],
     expect: &[Claim],
     self_check: &[Vec<&PaperTable>],

@@ -19,7 +19,7 @@ pub struct PaperValue {
 
 /// The paper's value for `metric` at (variant, axes), converted to our unit when it differs
 /// only by scale (s ↔ ms); `None` if the paper has no such number.
-pub fn paper_value(
+pub(crate) fn paper_value(
     paper: &PaperTable,
     metric: &MetricRef,
     variant: &str,
@@ -64,7 +64,7 @@ fn convert(value: f64, from: Unit, to: Unit) -> Option<f64> {
 
 /// "paper: GeForce 9600M GT (widuch2010, Table 3)" with how to read the second line; the GPU's
 /// full description and the source are in the tooltip.
-pub fn caption_html(paper: &PaperTable, unit: Unit, matched: usize) -> String {
+pub(crate) fn caption_html(paper: &PaperTable, unit: Unit, matched: usize) -> String {
     let head = paper_label_html(paper);
     if matched == 0 {
         return format!("{head} — no value of the paper matches these cells");
@@ -111,7 +111,7 @@ fn paper_label_html(paper: &PaperTable) -> String {
 /// The caption of a table whose metric the paper's table has no numbers for: it says so (and
 /// whether it gives the metric in words), where "no value matches" would suggest the paper measured
 /// other cells.
-pub fn no_column_html(paper: &PaperTable, metric: &str, label: &str) -> String {
+pub(crate) fn no_column_html(paper: &PaperTable, metric: &str, label: &str) -> String {
     let in_words = paper.info_columns.iter().any(|c| c == metric);
     format!(
         "{} — the paper's table gives {} {}",

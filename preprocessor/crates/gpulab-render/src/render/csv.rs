@@ -8,7 +8,7 @@ use super::table::TableModel;
 
 /// The table in wide form: key columns, one column per table column (plus `<column> paper`
 /// columns when a paper matches); values at full precision.
-pub fn table_csv(model: &TableModel) -> String {
+pub(crate) fn table_csv(model: &TableModel) -> String {
     let with_paper = model.paper_matches > 0;
     let mut header: Vec<String> = model.row_fields.clone();
     for column in &model.columns {
@@ -65,7 +65,7 @@ fn quote(field: &str) -> String {
 }
 
 /// `<a download="exp.csv" href="data:text/csv;…">CSV</a>`.
-pub fn csv_download_html(csv: &str, file_name: &str) -> String {
+pub(crate) fn csv_download_html(csv: &str, file_name: &str) -> String {
     format!(
         "<p class=\"gpulab-table-actions\"><a class=\"gpulab-csv\" download=\"{}\" href=\"{}\">⤓ CSV</a></p>",
         escape(file_name),

@@ -7,12 +7,12 @@ use crate::value::{ParamValue, Unit};
 use std::cmp::Ordering;
 
 /// The pseudo-field naming a cell's variant.
-pub const VARIANT: &str = "variant";
+pub(crate) const VARIANT: &str = "variant";
 
 /// One value of a field, ordered for display: variants in display order, axis values by
 /// [`ParamValue::sort_key`].
 #[derive(Debug, Clone)]
-pub struct FieldValue {
+pub(crate) struct FieldValue {
     order: (u8, f64, String),
     /// The raw value (`160`, `shared_2d`).
     pub raw: ParamValue,
@@ -42,18 +42,22 @@ impl Ord for FieldValue {
 
 impl FieldValue {
     /// The value as plain text (`160`, `shared_2d`), for CSV and attributes.
-    pub fn raw_text(&self) -> String {
+    pub(crate) fn raw_text(&self) -> String {
         self.raw.to_string()
     }
 
     /// The numeric value, for numeric chart axes.
-    pub fn as_f64(&self) -> Option<f64> {
+    pub(crate) fn as_f64(&self) -> Option<f64> {
         self.raw.as_f64()
     }
 }
 
 /// The value of `field` in a cell; `None` when the cell has no such axis.
-pub fn field_value(view: &DirectiveView<'_>, cell: &Cell<'_>, field: &str) -> Option<FieldValue> {
+pub(crate) fn field_value(
+    view: &DirectiveView<'_>,
+    cell: &Cell<'_>,
+    field: &str,
+) -> Option<FieldValue> {
     if field == VARIANT {
         let position = view
             .variant_labels
@@ -81,7 +85,7 @@ pub fn field_value(view: &DirectiveView<'_>, cell: &Cell<'_>, field: &str) -> Op
 }
 
 /// The display label of a variant name.
-pub fn variant_label(view: &DirectiveView<'_>, variant: &str) -> String {
+pub(crate) fn variant_label(view: &DirectiveView<'_>, variant: &str) -> String {
     view.variant_labels
         .iter()
         .find(|(name, _)| name == variant)
@@ -90,7 +94,7 @@ pub fn variant_label(view: &DirectiveView<'_>, variant: &str) -> String {
 }
 
 /// Sorted distinct values of `field` over the cells.
-pub fn distinct_values<'c, 'p: 'c>(
+pub(crate) fn distinct_values<'c, 'p: 'c>(
     view: &DirectiveView<'_>,
     cells: impl IntoIterator<Item = &'c Cell<'p>>,
     field: &str,
@@ -106,7 +110,7 @@ pub fn distinct_values<'c, 'p: 'c>(
 
 /// Fields (directive axes in order, then `variant`) taking more than one value over the cells,
 /// other than those in `exclude`: the extra keys a table row or chart series must carry.
-pub fn varying_fields(
+pub(crate) fn varying_fields(
     view: &DirectiveView<'_>,
     cells: &[Cell<'_>],
     exclude: &[&str],
@@ -128,7 +132,7 @@ pub fn varying_fields(
 
 /// A metric as named in a table or chart (`time_ms`, `time_ms.min`), with its label and unit.
 #[derive(Debug, Clone, PartialEq)]
-pub struct MetricRef {
+pub(crate) struct MetricRef {
     /// Full name with suffix, as given to [`crate::record::Point::metric`].
     pub name: String,
     /// Name without the statistic suffix.
@@ -141,7 +145,7 @@ pub struct MetricRef {
 
 impl MetricRef {
     /// Resolves a metric name against the view's metric table, then the built-in metrics.
-    pub fn resolve(view: &DirectiveView<'_>, name: &str) -> MetricRef {
+    pub(crate) fn resolve(view: &DirectiveView<'_>, name: &str) -> MetricRef {
         let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
         // Relative metrics (`speedup:…`) are in `view.metrics` under their full name (see
         // `directive::metrics::directive_metric_infos`); `.` never occurs in them.
@@ -167,7 +171,7 @@ impl MetricRef {
     }
 
     /// `time (ms)`, or the bare label for unit-less counts.
-    pub fn header(&self) -> String {
+    pub(crate) fn header(&self) -> String {
         match self.unit.symbol() {
             "" => self.label.clone(),
             unit => format!("{} ({unit})", self.label),
@@ -176,7 +180,7 @@ impl MetricRef {
 
     /// Whether the statistic is the default one (median), so a paper's plain number compares.
     /// A relative metric (`speedup:…`) is computed from our own points and never compared.
-    pub fn is_plain(&self) -> bool {
+    pub(crate) fn is_plain(&self) -> bool {
         RelativeMetric::parse(&self.name).is_none()
             && matches!(self.name.split_once('.'), None | Some((_, "median")))
     }
@@ -193,6 +197,6 @@ fn stat_label(suffix: &str) -> Option<&'static str> {
 }
 
 /// The display name of a field in headers (`N`, `variant`).
-pub fn field_header(field: &str) -> String {
+pub(crate) fn field_header(field: &str) -> String {
     field.to_string()
 }

@@ -3,7 +3,7 @@
 use crate::value::Unit;
 
 /// Narrow no-break space between groups of thousands (`1 234`).
-pub const THOUSANDS_SEP: char = '\u{202f}';
+pub(crate) const THOUSANDS_SEP: char = '\u{202f}';
 
 /// Formats a value for display in a table cell or chart label.
 ///
@@ -31,7 +31,7 @@ pub fn format_value(value: f64, unit: Unit) -> String {
 
 /// A compact axis tick label: like [`format_value`] without trailing zeros (`0.1`, `1`, `10`,
 /// `1 000`, `50 %`).
-pub fn format_tick(value: f64, unit: Unit) -> String {
+pub(crate) fn format_tick(value: f64, unit: Unit) -> String {
     let text = format_value(value, unit);
     let (number, suffix) = match text
         .find(|c: char| !(c.is_ascii_digit() || c == '.' || c == '−' || c == THOUSANDS_SEP))
@@ -49,7 +49,7 @@ pub fn format_tick(value: f64, unit: Unit) -> String {
 
 /// A whole multiple of 1024, 1024², … in binary prefixes (`128 Mi` for 2²⁷, `3 Ki`); `None` for
 /// other values. Power-of-two axes are labelled so: their long integers collide.
-pub fn binary_multiple(value: f64) -> Option<String> {
+pub(crate) fn binary_multiple(value: f64) -> Option<String> {
     // Ticks come back from log space: 2^20 as 1048576.0000000002.
     let rounded = value.round();
     if value.is_nan()
@@ -67,11 +67,6 @@ pub fn binary_multiple(value: f64) -> Option<String> {
         .map(|(i, p)| (1u64 << (10 * (i + 1)), *p))
         .rfind(|(unit, _)| v.is_multiple_of(*unit))?;
     Some(format!("{}\u{a0}{prefix}", v / count))
-}
-
-/// The unit as written after a number in running text (`ms`, `GB/s`), empty for counts.
-pub fn unit_suffix(unit: Unit) -> &'static str {
-    unit.symbol()
 }
 
 /// `digits` significant digits; values of `10^digits` and more print as grouped integers.
@@ -119,7 +114,7 @@ fn group_integer(value: f64) -> String {
 }
 
 /// Full-precision value for CSV export (shortest text that round-trips).
-pub fn csv_number(value: f64) -> String {
+pub(crate) fn csv_number(value: f64) -> String {
     format!("{value}")
 }
 

@@ -19,12 +19,12 @@ pub fn escape(text: &str) -> String {
 }
 
 /// Escapes text for a `<pre>` on one line: newlines become `&#10;` so the block stays one line.
-pub fn escape_pre(text: &str) -> String {
+pub(crate) fn escape_pre(text: &str) -> String {
     escape(text).replace('\n', "&#10;")
 }
 
 /// `data:text/csv` URI for a download link: everything but unreserved characters percent-encoded.
-pub fn csv_data_uri(csv: &str) -> String {
+pub(crate) fn csv_data_uri(csv: &str) -> String {
     let mut out = String::from("data:text/csv;charset=utf-8,");
     for b in csv.bytes() {
         if b.is_ascii_alphanumeric() || b"-_.~,:".contains(&b) {
@@ -40,7 +40,7 @@ pub fn csv_data_uri(csv: &str) -> String {
 /// (no 4-space indentation that could read as code) and no blank lines (which end the block).
 ///
 /// Callers keep `<pre>` content on one line (see [`escape_pre`]), so trimming is safe.
-pub fn one_block(html: &str) -> String {
+pub(crate) fn one_block(html: &str) -> String {
     let mut out = String::with_capacity(html.len());
     for line in html.lines() {
         let line = line.trim();

@@ -21,7 +21,7 @@ pub mod provenance;
 pub mod quality;
 pub mod status;
 pub mod table;
-pub mod table_html;
+pub(crate) mod table_html;
 pub mod templates;
 pub mod text;
 

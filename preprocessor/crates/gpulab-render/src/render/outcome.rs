@@ -6,7 +6,7 @@ use crate::results::view::Cell;
 
 /// The displayable state of one cell for one metric.
 #[derive(Debug, Clone, PartialEq)]
-pub enum CellState {
+pub(crate) enum CellState {
     /// A verified, timed value.
     Value(f64),
     /// Measured, but this metric was not computed for it.
@@ -33,7 +33,7 @@ impl CellState {
     /// A relative metric (`speedup:…`, `pct_of:…`) is this point's state when it failed, was
     /// skipped or is missing, and otherwise the value computed against its baseline, or
     /// [`CellState::NoValue`] when the baseline has no verified time.
-    pub fn of(cell: Option<&Cell<'_>>, metric: &str) -> CellState {
+    pub(crate) fn of(cell: Option<&Cell<'_>>, metric: &str) -> CellState {
         let Some(cell) = cell else {
             return CellState::OutsideSweep;
         };
@@ -71,7 +71,7 @@ impl CellState {
         }
     }
 
-    pub fn value(&self) -> Option<f64> {
+    pub(crate) fn value(&self) -> Option<f64> {
         match self {
             CellState::Value(v) => Some(*v),
             _ => None,
@@ -85,7 +85,7 @@ fn is_counter_metric(metric: &str) -> bool {
 }
 
 /// Whether `point` holds hardware counters measured on its current code.
-pub fn has_current_counters(point: &Point) -> bool {
+pub(crate) fn has_current_counters(point: &Point) -> bool {
     point
         .counters
         .as_ref()
@@ -93,7 +93,7 @@ pub fn has_current_counters(point: &Point) -> bool {
 }
 
 /// "wrong result: max error 3 (first bad index 17)" — the failure kind's label, message and index.
-pub fn failure_text(point: &Point) -> String {
+pub(crate) fn failure_text(point: &Point) -> String {
     let mut text = match &point.failure {
         Some(f) if f.message.trim().is_empty() => f.kind.label().to_string(),
         Some(f) => format!("{}: {}", f.kind.label(), f.message.trim()),

@@ -29,7 +29,7 @@ pub fn provenance_text(p: &Provenance) -> String {
 
 /// The provenance line as HTML; the tool version and the details are in its tooltip. `quality`:
 /// what marks some of the numbers shown (see `render::quality`), appended to the line.
-pub fn provenance_html(p: &Provenance, quality: Option<&str>) -> String {
+pub(crate) fn provenance_html(p: &Provenance, quality: Option<&str>) -> String {
     let quality = quality
         .map(|q| format!(" · <span class=\"gpulab-quality\">{}</span>", escape(q)))
         .unwrap_or_default();
@@ -46,7 +46,7 @@ pub fn provenance_html(p: &Provenance, quality: Option<&str>) -> String {
 }
 
 /// The **stale** badge, when any shown point was recorded with an older kernel or spec.
-pub fn stale_badge_html(stale: usize, total: usize) -> Option<String> {
+pub(crate) fn stale_badge_html(stale: usize, total: usize) -> Option<String> {
     (stale > 0).then(|| {
         format!(
             "<p class=\"gpulab-stale-badge\"><span class=\"gpulab-badge\">stale</span> {stale} of {total} point{} \
@@ -58,7 +58,7 @@ pub fn stale_badge_html(stale: usize, total: usize) -> Option<String> {
 }
 
 /// A note when some of the directive's points have no recording on this device.
-pub fn missing_note_html(missing: usize, total: usize) -> Option<String> {
+pub(crate) fn missing_note_html(missing: usize, total: usize) -> Option<String> {
     (missing > 0).then(|| {
         format!(
             "<p class=\"gpulab-missing-note\">{missing} of {total} point{} not recorded on this device yet \
@@ -69,7 +69,7 @@ pub fn missing_note_html(missing: usize, total: usize) -> Option<String> {
 }
 
 /// A note when verified points of a directive that declares `counters` have none recorded yet.
-pub fn counters_note_html(awaiting: usize, total: usize) -> Option<String> {
+pub(crate) fn counters_note_html(awaiting: usize, total: usize) -> Option<String> {
     (awaiting > 0).then(|| {
         format!(
             "<p class=\"gpulab-missing-note\">hardware counters of {awaiting} of {total} point{} not recorded yet \

@@ -136,7 +136,7 @@ pub fn above_peak(point: &Point, device: &DeviceRecord) -> Option<String> {
 /// The sample count and spread of a timing, for a tooltip: "median of 37 samples · IQR 1.02–1.05 ms ·
 /// noise 0.31 % (target 0.5 %) · converged · behind the blocking kernel · SM 1980 MHz". `t` is the
 /// timing as shown, less `overhead_ms` of event overhead per sample.
-pub fn sample_summary(t: &Timing, overhead_ms: Option<f64>) -> String {
+pub(crate) fn sample_summary(t: &Timing, overhead_ms: Option<f64>) -> String {
     let mut parts = vec![format!(
         "median of {} sample{}",
         t.samples,
@@ -194,7 +194,7 @@ pub fn sample_summary(t: &Timing, overhead_ms: Option<f64>) -> String {
 
 /// The tooltip of a table cell: its sample summary (times less the event overhead `cal` gives),
 /// then each concern's reason.
-pub fn point_title(
+pub(crate) fn point_title(
     point: &Point,
     cal: Option<&EventOffset>,
     device: &DeviceRecord,
@@ -206,7 +206,7 @@ pub fn point_title(
 /// The tooltip of a chart point, shorter than a cell's (a chart has one per point, and the table
 /// beside it has the rest): "37 samples · IQR 1.02–1.05 ms · noise 0.31 % (target 0.5 %)", then
 /// each concern's reason.
-pub fn point_tip(
+pub(crate) fn point_tip(
     point: &Point,
     cal: Option<&EventOffset>,
     device: &DeviceRecord,
@@ -244,7 +244,7 @@ fn concern_reasons(point: &Point, device: &DeviceRecord) -> String {
 }
 
 /// The markers of `concerns`, as HTML (empty when none).
-pub fn marks_html(concerns: &[Concern]) -> String {
+pub(crate) fn marks_html(concerns: &[Concern]) -> String {
     if concerns.is_empty() {
         return String::new();
     }
@@ -257,7 +257,7 @@ pub fn marks_html(concerns: &[Concern]) -> String {
 
 /// The provenance line's quality part for the points shown: "quality: 3 of 40 points ~ noise above the
 /// target, 1 ‼ above the device's theoretical peak…", or `None` when every point is complete and plausible.
-pub fn quality_summary<'a>(
+pub(crate) fn quality_summary<'a>(
     points: impl Iterator<Item = &'a Point>,
     device: &DeviceRecord,
 ) -> Option<String> {

@@ -329,7 +329,7 @@ pub fn chapter_href(chapter: &str, from: Option<&Path>) -> String {
 
 /// The table's data for the `status.hbs` template.
 #[derive(Debug, Clone, Serialize)]
-pub struct StatusContext {
+pub(crate) struct StatusContext {
     pub devices: Vec<String>,
     pub columns: usize,
     pub rows: Vec<StatusRowContext>,
@@ -340,7 +340,7 @@ pub struct StatusContext {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct StatusRowContext {
+pub(crate) struct StatusRowContext {
     /// The paper's citation on the first row of each paper (a heading row), else `None`.
     pub paper_heading: Option<String>,
     /// `status-widuch2010-table3`: each row is a link target of its own.
@@ -359,14 +359,14 @@ pub struct StatusRowContext {
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct LinkContext {
+pub(crate) struct LinkContext {
     pub href: String,
     pub label: String,
     pub title: String,
 }
 
 #[derive(Debug, Clone, Serialize)]
-pub struct ClaimCell {
+pub(crate) struct ClaimCell {
     /// "3 of 4 hold", or "—".
     pub text: String,
     pub ok: bool,
@@ -391,7 +391,7 @@ pub fn claims_text(claims: Option<(usize, usize)>) -> String {
 }
 
 impl StatusContext {
-    pub fn new(table: &StatusTable, from: Option<&Path>) -> StatusContext {
+    pub(crate) fn new(table: &StatusTable, from: Option<&Path>) -> StatusContext {
         let mut last_paper: Option<&str> = None;
         let rows: Vec<StatusRowContext> = table
             .rows

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 
 /// One displayed cell.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TableCell {
+pub(crate) struct TableCell {
     pub state: CellState,
     pub stale: bool,
     /// The best value of its row (min for times, max otherwise), among at least two values.
@@ -26,14 +26,14 @@ pub struct TableCell {
 
 /// One row: its key values (the rows field, then any other varying fields) and its cells.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TableRow {
+pub(crate) struct TableRow {
     pub keys: Vec<FieldValue>,
     pub cells: Vec<TableCell>,
 }
 
 /// A table ready to be written as HTML or CSV.
 #[derive(Debug, Clone, PartialEq)]
-pub struct TableModel {
+pub(crate) struct TableModel {
     pub title: Option<String>,
     pub metric: MetricRef,
     /// Names of the key fields heading the row-key columns.
@@ -52,7 +52,7 @@ pub struct TableModel {
 
 impl TableModel {
     /// Arranges `device`'s cells as `spec` asks.
-    pub fn build(
+    pub(crate) fn build(
         view: &DirectiveView<'_>,
         device: &DeviceResults<'_>,
         spec: &TableSpec,
@@ -143,7 +143,7 @@ impl TableModel {
         }
     }
 
-    pub fn any_stale(&self) -> bool {
+    pub(crate) fn any_stale(&self) -> bool {
         self.rows.iter().flat_map(|r| &r.cells).any(|c| c.stale)
     }
 }

@@ -13,7 +13,7 @@ use crate::value::Unit;
 use std::fmt::Write as _;
 
 /// Writes `model` as a `<table>` followed by its CSV download link (`csv_name`, e.g. `exp.csv`).
-pub fn table_html(model: &TableModel, paper: Option<&PaperTable>, csv_name: &str) -> String {
+pub(crate) fn table_html(model: &TableModel, paper: Option<&PaperTable>, csv_name: &str) -> String {
     let mut out =
         String::from("<div class=\"gpulab-table-wrap\">\n<table class=\"gpulab-table\">\n");
     if let Some(title) = &model.title {

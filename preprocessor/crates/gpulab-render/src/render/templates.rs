@@ -86,7 +86,8 @@ impl Templates {
     }
 
     /// The reproduction status table, linking chapters relative to the book root.
-    pub fn render_status(&self, table: &StatusTable) -> Result<String, RenderError> {
+    #[cfg(test)]
+    pub(crate) fn render_status(&self, table: &StatusTable) -> Result<String, RenderError> {
         self.render("status", &StatusContext::new(table, None))
     }
 

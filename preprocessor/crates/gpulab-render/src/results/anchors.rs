@@ -35,19 +35,19 @@ pub struct AnchorRowSpec {
 
 /// `data/<slug>/anchors/library.json`, as the script writes it (unknown fields ignored).
 #[derive(Debug, Deserialize)]
-pub struct AnchorsFile {
+pub(crate) struct AnchorsFile {
     pub device: AnchorsDevice,
     pub provenance: BTreeMap<String, serde_json::Value>,
     pub anchors: BTreeMap<String, Anchor>,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct AnchorsDevice {
+pub(crate) struct AnchorsDevice {
     pub name: String,
 }
 
 #[derive(Debug, Deserialize)]
-pub struct Anchor {
+pub(crate) struct Anchor {
     pub label: String,
     pub value: f64,
     pub unit: String,
@@ -76,7 +76,10 @@ pub struct DeviceAnchors {
 }
 
 /// Reads a device's anchors file; `None` when it has none.
-pub fn load_anchors(data_root: &Path, slug: &str) -> Result<Option<AnchorsFile>, StoreError> {
+pub(crate) fn load_anchors(
+    data_root: &Path,
+    slug: &str,
+) -> Result<Option<AnchorsFile>, StoreError> {
     crate::record::store::read_json_if_present(
         data_root.join(slug).join("anchors").join("library.json"),
     )

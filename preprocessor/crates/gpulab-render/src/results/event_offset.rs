@@ -112,7 +112,7 @@ pub fn metric(p: &Point, cal: Option<&EventOffset>, name: &str) -> Option<f64> {
 /// The run's own empty kernel when it is a plausible measure of this host's overhead: longer than
 /// the device's Nsight Compute duration of it, and at most [`RUN_EMPTY_KERNEL_MAX`] times the
 /// calibration's.
-pub fn own_empty_kernel(cal: &EventOffset, empty_kernel_ms: Option<f64>) -> Option<f64> {
+pub(crate) fn own_empty_kernel(cal: &EventOffset, empty_kernel_ms: Option<f64>) -> Option<f64> {
     empty_kernel_ms
         .filter(|e| e.is_finite() && *e > cal.ncu_ms && *e <= RUN_EMPTY_KERNEL_MAX * cal.events_ms)
 }
@@ -128,7 +128,7 @@ pub fn per_launch(cal: &EventOffset, empty_kernel_ms: Option<f64>) -> f64 {
 /// A run's empty kernel more than this many times the calibration's is taken for a disturbed
 /// measurement (a GPU still clocking up, another process's work), not for its host's overhead:
 /// the H200 host with the largest overhead seen read 1.6 times its calibration's.
-pub const RUN_EMPTY_KERNEL_MAX: f64 = 3.0;
+pub(crate) const RUN_EMPTY_KERNEL_MAX: f64 = 3.0;
 
 #[cfg(test)]
 #[path = "event_offset_tests.rs"]

@@ -86,7 +86,7 @@ pub struct SameRunPoint {
 
 impl SameRunPoint {
     /// The failure as one line (empty when there is none).
-    pub fn failure_text(&self) -> String {
+    pub(crate) fn failure_text(&self) -> String {
         match &self.failure {
             None | Some(serde_json::Value::Null) => String::new(),
             Some(serde_json::Value::String(s)) => s.clone(),
@@ -177,7 +177,7 @@ impl Row<'_> {
     }
 
     /// The engine ÷ ncu ratio the verdict is on (`None`: the same-call run failed).
-    pub fn verdict_ratio(&self) -> Option<f64> {
+    pub(crate) fn verdict_ratio(&self) -> Option<f64> {
         match &self.point.same_run {
             Some(_) => self.same_call.as_ref().map(|v| v.ratio),
             None => Some(self.recorded.ratio),

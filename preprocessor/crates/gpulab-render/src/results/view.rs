@@ -98,7 +98,7 @@ impl DeviceResults<'_> {
     }
     /// Verified, current points without hardware counters of their code, when the directive
     /// declares counters (`declares`): the profiled pass has not run on them.
-    pub fn counters_awaiting_count(&self, declares: bool) -> usize {
+    pub(crate) fn counters_awaiting_count(&self, declares: bool) -> usize {
         if !declares {
             return 0;
         }

@@ -4,9 +4,9 @@ use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
 use std::ops::Range;
 
 /// The info string of an experiment directive.
-pub const DIRECTIVE_INFO: &str = "gpulab";
+pub(crate) const DIRECTIVE_INFO: &str = "gpulab";
 /// The info string of the reproduction-status directive.
-pub const STATUS_INFO: &str = "gpulab-status";
+pub(crate) const STATUS_INFO: &str = "gpulab-status";
 /// The info string of the library-anchors table (rows as TOML `[[row]]`s).
 pub const ANCHORS_INFO: &str = "gpulab-anchors";
 /// The info string of the Nsight Compute check's table (empty body).
@@ -39,14 +39,18 @@ pub struct Fence {
 
 impl Fence {
     /// The chapter byte range of a byte range of the body.
-    pub fn to_chapter(&self, span: Range<usize>) -> Range<usize> {
+    pub(crate) fn to_chapter(&self, span: Range<usize>) -> Range<usize> {
         map_span(&self.pieces, self.body_start, span)
     }
 }
 
 /// Maps a body span to the chapter through `pieces` (see [`Fence::pieces`]); `fallback` is
 /// where an empty body starts.
-pub fn map_span(pieces: &[(usize, usize)], fallback: usize, span: Range<usize>) -> Range<usize> {
+pub(crate) fn map_span(
+    pieces: &[(usize, usize)],
+    fallback: usize,
+    span: Range<usize>,
+) -> Range<usize> {
     let at = |off: usize| match pieces.iter().rev().find(|(body, _)| *body <= off) {
         Some((body, chapter)) => chapter + (off - body),
         None => fallback + off,

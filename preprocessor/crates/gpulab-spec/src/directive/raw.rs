@@ -25,7 +25,7 @@ pub struct RawDirective {
 }
 
 /// One `zip` group: axis names that advance together.
-pub type ZipGroup = Spanned<Vec<Spanned<String>>>;
+pub(crate) type ZipGroup = Spanned<Vec<Spanned<String>>>;
 
 /// A single value or a list of them (`table = {…}` or `table = [{…}, {…}]`).
 #[derive(Debug)]

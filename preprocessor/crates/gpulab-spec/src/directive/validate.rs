@@ -31,7 +31,7 @@ pub struct BodyContext<'a> {
 
 impl BodyContext<'_> {
     /// The chapter byte range of a byte range of the body.
-    pub fn to_chapter(&self, r: Range<usize>) -> Range<usize> {
+    pub(crate) fn to_chapter(&self, r: Range<usize>) -> Range<usize> {
         super::fence::map_span(self.pieces, self.body_start, r)
     }
 }
@@ -820,7 +820,7 @@ fn check_derived(c: &mut Checker, n: &Names, used: &[(String, Range<usize>)]) {
 /// Expands an axis value: a scalar, a list, `{ range = [a, b, step] }` or `{ pow2 = [lo, hi] }`.
 /// Lengths are checked against [`MAX_AXIS_VALUES`] before anything is allocated, with arithmetic
 /// that cannot overflow.
-pub fn axis_values(v: &toml::Value) -> Result<Vec<ParamValue>, String> {
+pub(crate) fn axis_values(v: &toml::Value) -> Result<Vec<ParamValue>, String> {
     let too_long = |n: String| format!("{n} values; an axis may have at most {MAX_AXIS_VALUES}");
     match v {
         toml::Value::Array(items) => {

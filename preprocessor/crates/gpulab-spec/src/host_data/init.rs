@@ -43,7 +43,7 @@ const CHUNK: usize = 1 << 16;
 const GAMMA: u64 = 0x9E37_79B9_7F4A_7C15;
 
 /// The splitmix64 output function (a strong 64-bit mixer).
-pub fn splitmix64(mut z: u64) -> u64 {
+pub(crate) fn splitmix64(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
     z ^ (z >> 31)

@@ -2,7 +2,7 @@
 //! files alone (no NVRTC, no GPU), so every machine computes the same key (see DESIGN.md, "Keys
 //! and provenance").
 
-pub mod normalise;
+pub(crate) mod normalise;
 mod spec_repr;
 
 use crate::error::{Error, Result};
@@ -107,7 +107,7 @@ impl SourceCache {
 }
 
 /// The part of a key shared by every point of one variant: computed once per variant.
-pub struct VariantKey {
+pub(crate) struct VariantKey {
     digest: [u8; 32],
 }
 
@@ -115,7 +115,11 @@ impl VariantKey {
     /// Hashes the experiment's name and buffers, the variant's semantics, its effective
     /// verification (with the reference variant's code, when it is checked against one), the
     /// normalised sources and includes, and the fixed compile options.
-    pub fn new(exp: &Experiment, variant: &Variant, sources: &SourceCache) -> Result<VariantKey> {
+    pub(crate) fn new(
+        exp: &Experiment,
+        variant: &Variant,
+        sources: &SourceCache,
+    ) -> Result<VariantKey> {
         let mut h = Sha256::new();
         let mut part = |bytes: &[u8]| {
             h.update(bytes);
@@ -148,7 +152,7 @@ impl VariantKey {
     }
 
     /// The key of the variant at these parameter values (every spec parameter, defaults filled).
-    pub fn at(&self, params: &BTreeMap<String, ParamValue>) -> PointKey {
+    pub(crate) fn at(&self, params: &BTreeMap<String, ParamValue>) -> PointKey {
         let mut h = Sha256::new();
         h.update(self.digest);
         for (name, value) in params {

@@ -20,13 +20,13 @@
 //! key differently, never two different ones key the same.
 
 /// The normalised text of a CUDA C++ source.
-pub fn normalise(src: &str) -> String {
+pub(crate) fn normalise(src: &str) -> String {
     Scanner::new(src).run()
 }
 
 /// `#include "name"` targets of a normalised source, in order (angle-bracket includes are the
 /// toolkit's: its version is provenance, not key).
-pub fn quoted_includes(normalised: &str) -> Vec<String> {
+pub(crate) fn quoted_includes(normalised: &str) -> Vec<String> {
     normalised
         .lines()
         .filter_map(|line| {

@@ -11,17 +11,19 @@ pub const INST_EXECUTED: &str = "smsp__inst_executed.sum";
 /// Warp-level instructions executed by the busiest SM.
 pub const INST_EXECUTED_SM_MAX: &str = "sm__inst_executed.max";
 /// Bytes read from DRAM.
-pub const DRAM_READ: &str = "dram__bytes_read.sum";
+pub(crate) const DRAM_READ: &str = "dram__bytes_read.sum";
 /// Bytes written to DRAM.
-pub const DRAM_WRITE: &str = "dram__bytes_write.sum";
+pub(crate) const DRAM_WRITE: &str = "dram__bytes_write.sum";
 /// Shared-memory bank conflicts of loads (extra wavefronts).
-pub const SHARED_LD_CONFLICTS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
+pub(crate) const SHARED_LD_CONFLICTS: &str =
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_ld.sum";
 /// Shared-memory bank conflicts of stores.
-pub const SHARED_ST_CONFLICTS: &str = "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
+pub(crate) const SHARED_ST_CONFLICTS: &str =
+    "l1tex__data_bank_conflicts_pipe_lsu_mem_shared_op_st.sum";
 /// Warp-level shared-memory load instructions (requests).
-pub const SHARED_LD_REQUESTS: &str = "smsp__inst_executed_op_shared_ld.sum";
+pub(crate) const SHARED_LD_REQUESTS: &str = "smsp__inst_executed_op_shared_ld.sum";
 /// Warp-level shared-memory store instructions (requests).
-pub const SHARED_ST_REQUESTS: &str = "smsp__inst_executed_op_shared_st.sum";
+pub(crate) const SHARED_ST_REQUESTS: &str = "smsp__inst_executed_op_shared_st.sum";
 /// The kernel's duration under the profiler (always collected: it weighs the percentages of a
 /// point with several launches, and is shown as provenance, never as the point's time).
 pub const GPU_TIME: &str = "gpu__time_duration.sum";
@@ -34,7 +36,7 @@ const STALL_SUFFIX: &str = "_per_warp_active.pct";
 
 /// What a warp state is charged to in the breakdown.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum StateClass {
+pub(crate) enum StateClass {
     /// Waiting for global/local memory: a load's result (long scoreboard), the LSU queue (LG
     /// throttle), stores draining at exit.
     Global,
@@ -50,7 +52,7 @@ pub enum StateClass {
 }
 
 /// Every warp state ncu reports on sm_90 (`ncu --query-metrics --chip gh100`), with its class.
-pub const WARP_STATES: &[(&str, StateClass)] = &[
+pub(crate) const WARP_STATES: &[(&str, StateClass)] = &[
     ("long_scoreboard", StateClass::Global),
     ("lg_throttle", StateClass::Global),
     ("drain", StateClass::Global),
@@ -73,7 +75,7 @@ pub const WARP_STATES: &[(&str, StateClass)] = &[
 ];
 
 /// The ncu metric of a warp state.
-pub fn warp_state_metric(state: &str) -> String {
+pub(crate) fn warp_state_metric(state: &str) -> String {
     format!("{STALL_PREFIX}{state}{STALL_SUFFIX}")
 }
 

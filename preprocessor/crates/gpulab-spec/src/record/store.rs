@@ -7,7 +7,7 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 
 /// Folder of `data/` that holds the papers' numbers, not recordings.
-pub const PAPERS_DIR: &str = "papers";
+pub(crate) const PAPERS_DIR: &str = "papers";
 
 /// Errors reading or writing `data/`; each names the file concerned.
 #[derive(Debug, thiserror::Error)]
@@ -78,7 +78,11 @@ impl DataDir {
 
     /// [`DataDir::recording_path`], refusing names that are not plain and files that resolve
     /// outside `data/` (a symlink): recordings are read and written only under `data/`.
-    pub fn confined_path(&self, device: &str, experiment: &str) -> Result<PathBuf, StoreError> {
+    pub(crate) fn confined_path(
+        &self,
+        device: &str,
+        experiment: &str,
+    ) -> Result<PathBuf, StoreError> {
         let path = self.recording_path(device, experiment);
         let outside = |why: String| StoreError::Outside {
             path: path.clone(),
@@ -254,7 +258,7 @@ fn keep_counters(stored: &mut Point, fresh: &mut Point) {
 }
 
 /// Whether two points are the same (variant, params) cell.
-pub fn same_point(a: &Point, b: &Point) -> bool {
+pub(crate) fn same_point(a: &Point, b: &Point) -> bool {
     a.variant == b.variant && a.params == b.params
 }
 

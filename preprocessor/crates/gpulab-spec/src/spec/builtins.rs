@@ -18,7 +18,7 @@ pub const REFERENCES: &[&str] = &[
 ];
 
 /// The `dims` a built-in reference reads: (required, optional). Any other name is a mistake.
-pub fn dims_of(name: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
+pub(crate) fn dims_of(name: &str) -> Option<(&'static [&'static str], &'static [&'static str])> {
     Some(match name {
         "matmul" | "matmul_aat" => (&["n"], &[]),
         "transpose" => (&["rows", "cols"], &[]),

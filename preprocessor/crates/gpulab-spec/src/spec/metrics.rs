@@ -10,7 +10,7 @@ use crate::value::{ParamValue, Quantity, Unit};
 use std::collections::{BTreeMap, HashMap};
 
 /// Label and unit of every metric an experiment can show: the built-in ones and its custom ones.
-pub fn metric_infos(exp: &Experiment) -> BTreeMap<String, MetricInfo> {
+pub(crate) fn metric_infos(exp: &Experiment) -> BTreeMap<String, MetricInfo> {
     let mut m = BTreeMap::new();
     let mut add = |name: &str, label: &str, unit: Unit, uses_time: bool| {
         m.insert(
@@ -92,7 +92,7 @@ fn formulas<'a>(exp: &'a Experiment, variant: &str) -> Vec<(&'a str, &'a Expr)> 
 
 /// The spec formula a built-in rate is computed from by [`derive`]: `bytes` for `gbps` and
 /// `pct_bw`, `flops` for `gflops` and `pct_fp32`.
-pub fn rate_formula(metric: &str) -> Option<&'static str> {
+pub(crate) fn rate_formula(metric: &str) -> Option<&'static str> {
     match metric {
         "gbps" | "pct_bw" => Some("bytes"),
         "gflops" | "pct_fp32" => Some("flops"),
@@ -101,7 +101,7 @@ pub fn rate_formula(metric: &str) -> Option<&'static str> {
 }
 
 /// Whether `variant` has formula `name` (`bytes` or `flops`): its own, or the spec's.
-pub fn has_rate_formula(exp: &Experiment, variant: &str, name: &str) -> bool {
+pub(crate) fn has_rate_formula(exp: &Experiment, variant: &str, name: &str) -> bool {
     let spec = match name {
         "bytes" => exp.metrics.bytes.as_ref(),
         "flops" => exp.metrics.flops.as_ref(),

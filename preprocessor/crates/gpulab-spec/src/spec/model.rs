@@ -34,9 +34,6 @@ impl Experiment {
     pub fn buffer(&self, name: &str) -> Option<&BufferSpec> {
         self.buffers.iter().find(|b| b.name == name)
     }
-    pub fn param_default(&self, name: &str) -> Option<&ParamValue> {
-        self.params.iter().find(|(n, _)| n == name).map(|(_, v)| v)
-    }
 }
 
 #[derive(Debug, Clone)]
@@ -82,7 +79,7 @@ impl Reset {
     }
 
     /// Whether the buffer is rewritten before every launch sequence.
-    pub fn every_run(self) -> bool {
+    pub(crate) fn every_run(self) -> bool {
         self != Reset::None
     }
 }

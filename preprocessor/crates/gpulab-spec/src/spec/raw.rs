@@ -56,7 +56,7 @@ pub struct RawVerify {
 
 impl RawVerify {
     /// `self` with every key `patch` sets replaced.
-    pub fn patched(&self, patch: &RawVerify) -> RawVerify {
+    pub(crate) fn patched(&self, patch: &RawVerify) -> RawVerify {
         RawVerify {
             reference: patch.reference.clone().or_else(|| self.reference.clone()),
             inputs: patch.inputs.clone().or_else(|| self.inputs.clone()),

@@ -19,7 +19,7 @@ use toml::Spanned;
 mod reset;
 
 /// The reference evaluated from the spec's own `formula` (besides the engine's built-in ones).
-pub const FORMULA: &str = "formula";
+pub(crate) const FORMULA: &str = "formula";
 
 /// The name under which a `formula` reads its own earlier elements: `ref[i-1]` (a recurrence, such
 /// as a prefix sum `if(i == 0, x[0], ref[i-1] + x[i])`). A formula that uses it is evaluated in order.
@@ -34,7 +34,7 @@ fn reference_names() -> impl Iterator<Item = &'static str> {
     REFERENCES.iter().copied().chain([FORMULA])
 }
 /// Library calls a variant may run with `library = "…"`.
-pub const LIBRARIES: &[&str] = &["cublas_sgemm"];
+pub(crate) const LIBRARIES: &[&str] = &["cublas_sgemm"];
 
 struct Checker<'a> {
     file: &'a SourceFile,
@@ -155,7 +155,7 @@ impl Checker<'_> {
 }
 
 /// Converts a TOML value into a parameter value (int, float or string).
-pub fn param_value(v: &toml::Value) -> Option<ParamValue> {
+pub(crate) fn param_value(v: &toml::Value) -> Option<ParamValue> {
     match v {
         toml::Value::Integer(i) => Some(ParamValue::Int(*i)),
         toml::Value::Float(f) => Some(ParamValue::Float(*f)),
@@ -165,7 +165,7 @@ pub fn param_value(v: &toml::Value) -> Option<ParamValue> {
 }
 
 /// The expression variables a parameter defines: itself, and `X_X` / `X_Y` for `"AxB"` values.
-pub fn param_vars(name: &str, value: &ParamValue) -> Vec<String> {
+pub(crate) fn param_vars(name: &str, value: &ParamValue) -> Vec<String> {
     match value.as_dim2() {
         Some(_) => vec![name.to_string(), format!("{name}_X"), format!("{name}_Y")],
         None => vec![name.to_string()],

@@ -5,12 +5,12 @@ use std::path::PathBuf;
 use std::process::Command;
 
 /// Environment variable naming the `ncu` binary to use.
-pub const NCU_ENV: &str = "NCU";
+pub(crate) const NCU_ENV: &str = "NCU";
 
 /// The profiler's cache and clock settings, recorded with every point's counters. Caches are
 /// flushed before each replay pass (the timing pass measures cold too: DRAM bytes are a cold
 /// run's); clocks are left to the driver, as in the timing pass (counts do not depend on them).
-pub const SETTINGS: &[&str] = &["--cache-control", "all", "--clock-control", "none"];
+pub(crate) const SETTINGS: &[&str] = &["--cache-control", "all", "--clock-control", "none"];
 
 /// A usable `ncu`.
 #[derive(Debug, Clone)]
@@ -60,7 +60,7 @@ impl Ncu {
     /// `ncu … --csv <worker…>`: profiles `kernels` (by exact function name; other kernels run
     /// unprofiled) of the worker, collecting `metrics`, and prints the results as CSV on its
     /// standard output after the worker's own lines (read by `csv::parse`).
-    pub fn profile_command(
+    pub(crate) fn profile_command(
         &self,
         kernels: &[String],
         metrics: &[String],
@@ -88,7 +88,7 @@ fn kernel_filter(kernels: &[String]) -> String {
 }
 
 /// The settings as recorded on the points.
-pub fn settings_text() -> String {
+pub(crate) fn settings_text() -> String {
     format!("--replay-mode kernel {}", SETTINGS.join(" "))
 }
 

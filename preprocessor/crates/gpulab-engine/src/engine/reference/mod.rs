@@ -171,7 +171,7 @@ pub(crate) struct Dims<'a> {
 }
 
 impl Dims<'_> {
-    pub fn int(&self, dim: &str) -> Result<i64, ReferenceError> {
+    pub(crate) fn int(&self, dim: &str) -> Result<i64, ReferenceError> {
         self.dims
             .get(dim)
             .copied()
@@ -182,7 +182,7 @@ impl Dims<'_> {
     }
     /// `rows`, `cols` and `pitch` (the row stride in elements; `cols` when not given) of a matrix
     /// reference.
-    pub fn matrix(&self) -> Result<(usize, usize, usize), ReferenceError> {
+    pub(crate) fn matrix(&self) -> Result<(usize, usize, usize), ReferenceError> {
         let (rows, cols) = (self.usize("rows")?, self.usize("cols")?);
         let pitch = if self.dims.contains_key("pitch") {
             self.usize("pitch")?
@@ -192,7 +192,7 @@ impl Dims<'_> {
         Ok((rows, cols, pitch))
     }
 
-    pub fn usize(&self, dim: &str) -> Result<usize, ReferenceError> {
+    pub(crate) fn usize(&self, dim: &str) -> Result<usize, ReferenceError> {
         let value = self.int(dim)?;
         usize::try_from(value).map_err(|_| ReferenceError::BadDim {
             name: self.name.to_string(),

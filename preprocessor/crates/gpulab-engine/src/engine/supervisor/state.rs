@@ -9,7 +9,7 @@ use crate::record::{DeviceRecord, Failure, FailureKind, Outcome, Point};
 
 /// How one worker process ended.
 #[derive(Debug, Clone, PartialEq)]
-pub enum Ending {
+pub(crate) enum Ending {
     /// Its output closed and it exited successfully.
     Clean,
     /// It was killed after `watchdog_s` seconds without a result (a hung kernel).
@@ -20,7 +20,7 @@ pub enum Ending {
 
 /// What `Supervision::on_message` asks of the caller.
 #[derive(Debug)]
-pub enum Next {
+pub(super) enum Next {
     /// Keep reading this worker's output.
     Read,
     /// The whole job fails (kill the worker): no GPU, no libcuda.
@@ -29,7 +29,7 @@ pub enum Next {
 
 /// The results of one job so far, and which worker run is under way.
 #[derive(Debug)]
-pub struct Supervision<'j> {
+pub(crate) struct Supervision<'j> {
     job: &'j Job,
     done: Vec<Option<Point>>,
     device: Option<DeviceRecord>,
@@ -50,7 +50,7 @@ pub struct JobOutput {
 }
 
 impl<'j> Supervision<'j> {
-    pub fn new(job: &'j Job) -> Self {
+    pub(super) fn new(job: &'j Job) -> Self {
         Supervision {
             job,
             done: vec![None; job.points.len()],
@@ -63,7 +63,7 @@ impl<'j> Supervision<'j> {
 
     /// The points a new worker must run (those from the first one without a result), or `None`
     /// when every point has one.
-    pub fn next_run(&mut self) -> Option<Job> {
+    pub(crate) fn next_run(&mut self) -> Option<Job> {
         let first = self.done.iter().position(Option::is_none)?;
         self.first = first;
         self.running = None;
@@ -73,18 +73,18 @@ impl<'j> Supervision<'j> {
     }
 
     /// Points with a result, for the progress bar.
-    pub fn finished(&self) -> usize {
+    pub(super) fn finished(&self) -> usize {
         self.done.iter().filter(|p| p.is_some()).count()
     }
 
     /// Whether a point is running, so that silence counts against the watchdog.
-    pub fn is_running(&self) -> bool {
+    pub(crate) fn is_running(&self) -> bool {
         self.running.is_some()
     }
 
     /// The progress bar's message for the running point: `shared_2d N=640 M=16`, then the
     /// failures so far (`· 2 failed`).
-    pub fn running_label(&self) -> Option<String> {
+    pub(crate) fn running_label(&self) -> Option<String> {
         let point = &self.job.points[self.running?];
         let mut label = point.variant.clone();
         for (name, value) in &point.params {
@@ -103,7 +103,7 @@ impl<'j> Supervision<'j> {
     }
 
     /// One message of the current worker.
-    pub fn on_message(&mut self, message: Message) -> Next {
+    pub(crate) fn on_message(&mut self, message: Message) -> Next {
         match message {
             Message::Device(d) => self.device = Some(d),
             Message::Start { index } => self.running = Some(self.first + index),
@@ -125,7 +125,7 @@ impl<'j> Supervision<'j> {
     /// the tail of its stderr; a worker that returns nothing at all fails the job; a clean end
     /// before every point reported fails the first point without a result, so that the next
     /// run moves on.
-    pub fn on_end(&mut self, ending: Ending, stderr: &str) -> Result<(), WorkerError> {
+    pub(crate) fn on_end(&mut self, ending: Ending, stderr: &str) -> Result<(), WorkerError> {
         let failure = match &ending {
             Ending::Clean => None,
             Ending::TimedOut { watchdog_s } => Some((
@@ -172,7 +172,7 @@ impl<'j> Supervision<'j> {
     }
 
     /// The device and one point per job point, once every point has a result.
-    pub fn finish(self) -> Result<JobOutput, WorkerError> {
+    pub(super) fn finish(self) -> Result<JobOutput, WorkerError> {
         let device = self
             .device
             .ok_or_else(|| WorkerError::Fatal("the worker reported no device".into()))?;

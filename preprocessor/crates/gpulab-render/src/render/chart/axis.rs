@@ -4,7 +4,7 @@ use std::ops::Range;
 
 /// How an axis maps data to drawing space, and where its ticks go (in drawing space).
 #[derive(Debug, Clone, PartialEq)]
-pub struct AxisPlan {
+pub(crate) struct AxisPlan {
     pub range: Range<f64>,
     /// Labelled ticks (and bold grid lines).
     pub ticks: Vec<f64>,
@@ -15,7 +15,7 @@ pub struct AxisPlan {
 
 impl AxisPlan {
     /// Data value → drawing space; `None` for values a log axis cannot show (≤ 0) or non-finite.
-    pub fn to_draw(&self, value: f64) -> Option<f64> {
+    pub(crate) fn to_draw(&self, value: f64) -> Option<f64> {
         if !value.is_finite() {
             return None;
         }
@@ -27,13 +27,13 @@ impl AxisPlan {
     }
 
     /// Drawing space → data value (for tick labels).
-    pub fn to_data(&self, draw: f64) -> f64 {
+    pub(crate) fn to_data(&self, draw: f64) -> f64 {
         if self.log { 10f64.powf(draw) } else { draw }
     }
 }
 
 /// Categories at 0, 1, …, n−1 with half a slot of margin on each side.
-pub fn categorical(count: usize) -> AxisPlan {
+pub(crate) fn categorical(count: usize) -> AxisPlan {
     let n = count.max(1) as f64;
     AxisPlan {
         range: -0.5..n - 0.5,
@@ -46,7 +46,12 @@ pub fn categorical(count: usize) -> AxisPlan {
 /// A numeric axis over `values` (data space). `zero_based` starts a linear axis at 0 when every
 /// value is ≥ 0; `data_ticks` puts ticks at the values themselves when there are few of them.
 /// `None` when no value can be shown.
-pub fn numeric(values: &[f64], log: bool, zero_based: bool, data_ticks: bool) -> Option<AxisPlan> {
+pub(super) fn numeric(
+    values: &[f64],
+    log: bool,
+    zero_based: bool,
+    data_ticks: bool,
+) -> Option<AxisPlan> {
     let shown: Vec<f64> = values
         .iter()
         .copied()
@@ -126,7 +131,7 @@ fn linear_axis(min: f64, max: f64, zero_based: bool) -> AxisPlan {
 
 /// Whether every value is a power of two (1, 2, 4, …), at least one of them ≥ 1024: such an axis
 /// is labelled in binary multiples (`128 Mi`).
-pub fn all_powers_of_two(values: &[f64]) -> bool {
+pub(crate) fn all_powers_of_two(values: &[f64]) -> bool {
     !values.is_empty()
         && values.iter().any(|v| *v >= 1024.0)
         && values
@@ -217,7 +222,7 @@ fn log_axis(min: f64, max: f64) -> AxisPlan {
 
 /// Turns labelled ticks into unlabelled grid lines (every other one, then every third, …) until
 /// no two labels collide on an axis `axis_px` pixels long.
-pub fn thin_labels(plan: &mut AxisPlan, fmt: &dyn Fn(&f64) -> String, axis_px: f64) {
+pub(crate) fn thin_labels(plan: &mut AxisPlan, fmt: &dyn Fn(&f64) -> String, axis_px: f64) {
     let span = plan.range.end - plan.range.start;
     if plan.ticks.len() < 2 || span <= 0.0 {
         return;

@@ -18,7 +18,7 @@ const PLOT_HEIGHT: u32 = 340;
 const GROUP: f64 = 0.8;
 
 /// Draws a grouped bar chart; `None` when there is no value.
-pub fn draw(
+pub(crate) fn draw(
     x: &XAxis,
     y: &ValueAxis,
     series: &[Series],

@@ -8,10 +8,10 @@ use crate::render::RenderError;
 use plotters::prelude::*;
 
 /// The chart context every cartesian chart draws into.
-pub type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Ticked, Ticked>>;
+pub(crate) type Plot<'a, 'b> = ChartContext<'a, SVGBackend<'b>, Cartesian2d<Ticked, Ticked>>;
 
 /// Both axes of a plot, with tick label formatters (given drawing-space values).
-pub struct Axes<'f> {
+pub(super) struct Axes<'f> {
     pub x: &'f AxisPlan,
     pub y: &'f AxisPlan,
     pub x_desc: &'f str,
@@ -27,7 +27,10 @@ pub struct Axes<'f> {
 }
 
 /// Builds the plot on `area` and draws its mesh (axes, grid, tick labels, axis descriptions).
-pub fn build<'a, 'b>(area: &'a Area<'b>, axes: &Axes<'_>) -> Result<Plot<'a, 'b>, RenderError> {
+pub(super) fn build<'a, 'b>(
+    area: &'a Area<'b>,
+    axes: &Axes<'_>,
+) -> Result<Plot<'a, 'b>, RenderError> {
     let y_area = y_area(axes.y_label_chars);
     let mut plot = ChartBuilder::on(area)
         .margin_top(8)
@@ -63,12 +66,12 @@ fn y_area(label_chars: usize) -> u32 {
 }
 
 /// Width in pixels of the plot (x axis) beside y labels this many characters wide.
-pub fn plot_width(y_label_chars: usize) -> f64 {
+pub(crate) fn plot_width(y_label_chars: usize) -> f64 {
     (super::frame::WIDTH - 28 - y_area(y_label_chars)) as f64
 }
 
 /// Labels for a categorical axis: the label at an integral index, nothing between.
-pub fn category_label(labels: &[String], at: f64, max_chars: usize) -> String {
+pub(crate) fn category_label(labels: &[String], at: f64, max_chars: usize) -> String {
     let index = at.round();
     if (at - index).abs() > 1e-6 || index < 0.0 {
         return String::new();
@@ -80,13 +83,13 @@ pub fn category_label(labels: &[String], at: f64, max_chars: usize) -> String {
 }
 
 /// How many characters a category label may have in a slot of the plot's width.
-pub fn chars_per_slot(count: usize) -> usize {
+pub(crate) fn chars_per_slot(count: usize) -> usize {
     let slot = (super::frame::WIDTH - 140) / count.max(1) as u32;
     (slot / super::frame::CHAR_PX).max(3) as usize
 }
 
 /// Widest of the y tick labels, in characters.
-pub fn widest(plan: &AxisPlan, fmt: &dyn Fn(&f64) -> String) -> usize {
+pub(crate) fn widest(plan: &AxisPlan, fmt: &dyn Fn(&f64) -> String) -> usize {
     plan.ticks
         .iter()
         .map(|t| fmt(t).chars().count())

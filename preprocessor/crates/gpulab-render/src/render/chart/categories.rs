@@ -5,7 +5,7 @@ use crate::render::format::format_value;
 use crate::value::Unit;
 
 /// Category labels and the series with each point's `x` replaced by its category index.
-pub fn categorize(x: &XAxis, series: &[Series]) -> (Vec<String>, Vec<Series>) {
+pub(crate) fn categorize(x: &XAxis, series: &[Series]) -> (Vec<String>, Vec<Series>) {
     match &x.scale {
         XScale::Categorical(labels) => (labels.clone(), series.to_vec()),
         XScale::Numeric { .. } => {

@@ -7,23 +7,23 @@ use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, Pos, VPos};
 
 /// Width of every chart's coordinate system (the SVG scales to the page width).
-pub const WIDTH: u32 = 720;
+pub(crate) const WIDTH: u32 = 720;
 
 /// Font size passed to plotters (it writes `size / 1.24` px into the SVG: ≈ 12 px).
-pub const FONT: f64 = 15.0;
+pub(crate) const FONT: f64 = 15.0;
 
 /// Approximate width of one character at [`FONT`], for layout.
-pub const CHAR_PX: u32 = 7;
+pub(crate) const CHAR_PX: u32 = 7;
 
-pub type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
+pub(crate) type Area<'a> = DrawingArea<SVGBackend<'a>, Shift>;
 
 /// Maps a plotters error into ours.
-pub fn chart_err<E: std::fmt::Display>(error: E) -> RenderError {
+pub(crate) fn chart_err<E: std::fmt::Display>(error: E) -> RenderError {
     RenderError::Chart(error.to_string())
 }
 
 /// Runs `draw` on a fresh SVG of `size` and returns the SVG text.
-pub fn with_svg(
+pub(crate) fn with_svg(
     size: (u32, u32),
     draw: impl FnOnce(&Area<'_>) -> Result<(), RenderError>,
 ) -> Result<String, RenderError> {
@@ -37,22 +37,22 @@ pub fn with_svg(
 }
 
 /// Text in the theme's foreground colour.
-pub fn text_style(size: f64) -> TextStyle<'static> {
+pub(crate) fn text_style(size: f64) -> TextStyle<'static> {
     colored_text(size, FG)
 }
 
 /// Text in a fixed colour (heat-map cells, failure marks).
-pub fn colored_text(size: f64, color: RGBColor) -> TextStyle<'static> {
+pub(crate) fn colored_text(size: f64, color: RGBColor) -> TextStyle<'static> {
     ("sans-serif", size).into_font().color(&color)
 }
 
 /// Text anchored at the given position.
-pub fn anchored(style: TextStyle<'static>, h: HPos, v: VPos) -> TextStyle<'static> {
+pub(crate) fn anchored(style: TextStyle<'static>, h: HPos, v: VPos) -> TextStyle<'static> {
     style.pos(Pos::new(h, v))
 }
 
 /// Shortens `text` to at most `max_chars` characters, ending with `…` when cut.
-pub fn fit(text: &str, max_chars: usize) -> String {
+pub(super) fn fit(text: &str, max_chars: usize) -> String {
     if text.chars().count() <= max_chars {
         return text.to_string();
     }
@@ -63,6 +63,6 @@ pub fn fit(text: &str, max_chars: usize) -> String {
 }
 
 /// Estimated pixel width of `text` at [`FONT`].
-pub fn text_px(text: &str) -> u32 {
+pub(crate) fn text_px(text: &str) -> u32 {
     text.chars().count() as u32 * CHAR_PX
 }

@@ -67,7 +67,7 @@ impl Scale {
 }
 
 /// Draws a heat map; `None` when there is no value.
-pub fn draw(
+pub(crate) fn draw(
     x: &XAxis,
     value: &ValueAxis,
     series: &[Series],

@@ -8,7 +8,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 /// How a legend entry's swatch looks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Swatch {
+pub(crate) enum Swatch {
     /// A short thick stroke (line charts).
     Line,
     /// A filled square (bars, heat-map colours).
@@ -40,13 +40,13 @@ fn layout(names: &[String]) -> Vec<(u32, u32)> {
 }
 
 /// Height of the legend strip for these entries and an optional note.
-pub fn height(names: &[String], note: Option<&str>) -> u32 {
+pub(crate) fn height(names: &[String], note: Option<&str>) -> u32 {
     let rows = layout(names).last().map_or(0, |(_, row)| row + 1);
     (rows + u32::from(note.is_some())) * ROW + 8
 }
 
 /// Draws the legend into `area` (as tall as [`height`] says).
-pub fn draw(
+pub(crate) fn draw(
     area: &Area<'_>,
     entries: &[(String, RGBColor)],
     swatch: Swatch,

@@ -17,7 +17,7 @@ use plotters::prelude::*;
 const PLOT_HEIGHT: u32 = 340;
 
 /// Draws a line chart; `None` when no point can be placed.
-pub fn draw(
+pub(crate) fn draw(
     x: &XAxis,
     y: &ValueAxis,
     series: &[Series],

@@ -8,7 +8,7 @@ use plotters::prelude::*;
 
 /// A point marker's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Marker {
+pub(crate) enum Marker {
     Circle,
     Square,
     Triangle,
@@ -25,24 +25,24 @@ const MARKERS: [Marker; 5] = [
 ];
 
 /// A line's dash pattern: `None` solid, else (dash, gap) in pixels.
-pub type Dash = Option<(u32, u32)>;
+pub(crate) type Dash = Option<(u32, u32)>;
 
 const DASHES: [Dash; 3] = [None, Some((8, 4)), Some((2, 4))];
 
 /// The marker of the `index`-th series; with [`series_dash`] the pair repeats only after 15 series.
-pub fn series_marker(index: usize) -> Marker {
+pub(crate) fn series_marker(index: usize) -> Marker {
     MARKERS[index % MARKERS.len()]
 }
 
 /// The dash pattern of the `index`-th series.
-pub fn series_dash(index: usize) -> Dash {
+pub(crate) fn series_dash(index: usize) -> Dash {
     DASHES[index % DASHES.len()]
 }
 
 /// The colour a dashed series' strokes are drawn in: one bit off its own, so that
 /// [`apply_dashes`] can find them and give them `stroke-dasharray` (one polyline per run, not one
 /// per dash).
-pub fn stroke_color(index: usize, color: RGBColor) -> RGBColor {
+pub(crate) fn stroke_color(index: usize, color: RGBColor) -> RGBColor {
     match series_dash(index) {
         Some(_) => RGBColor(color.0, color.1, color.2 ^ 1),
         None => color,
@@ -51,7 +51,7 @@ pub fn stroke_color(index: usize, color: RGBColor) -> RGBColor {
 
 /// Rewrites the strokes of the first `count` series drawn in [`stroke_color`] to their own colour
 /// with their dash pattern.
-pub fn apply_dashes(svg: String, count: usize, color: impl Fn(usize) -> RGBColor) -> String {
+pub(crate) fn apply_dashes(svg: String, count: usize, color: impl Fn(usize) -> RGBColor) -> String {
     let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
     let mut svg = svg;
     for i in 0..count {
@@ -68,7 +68,7 @@ pub fn apply_dashes(svg: String, count: usize, color: impl Fn(usize) -> RGBColor
 
 impl Marker {
     /// Draws the marker at each data point of `plot`.
-    pub fn draw_on(
+    pub(crate) fn draw_on(
         self,
         plot: &mut Plot<'_, '_>,
         points: &[(f64, f64)],
@@ -97,7 +97,7 @@ impl Marker {
     }
 
     /// Draws the marker centred on the pixel `at` of `area` (a legend swatch).
-    pub fn draw_at(
+    pub(crate) fn draw_at(
         self,
         area: &Area<'_>,
         at: (i32, i32),

@@ -13,7 +13,7 @@ mod heatmap;
 mod legend;
 mod line;
 mod marker;
-pub mod palette;
+pub(crate) mod palette;
 mod svg;
 mod sweep;
 mod ticked;
@@ -106,7 +106,7 @@ pub struct Chart {
 }
 
 /// Draws `data` as `kind`; `Ok(None)` when there is no value to draw.
-pub fn draw(
+pub(crate) fn draw(
     kind: ChartKind,
     data: &dyn ChartData,
     label: &str,

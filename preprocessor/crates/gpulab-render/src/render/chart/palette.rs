@@ -7,13 +7,13 @@
 use plotters::style::RGBColor;
 
 /// Drawn for text, axes and grid; replaced by `currentColor` after drawing.
-pub const FG: RGBColor = RGBColor(0x01, 0x02, 0x03);
+pub(crate) const FG: RGBColor = RGBColor(0x01, 0x02, 0x03);
 /// [`FG`] as plotters writes it into the SVG.
-pub const FG_HEX: &str = "#010203";
+pub(crate) const FG_HEX: &str = "#010203";
 
 /// Ten categorical colours of middle lightness (Tableau 10), legible on light and dark themes;
 /// charts in the handbook have up to nine series, so none repeats a colour.
-pub const SERIES: [RGBColor; 10] = [
+pub(crate) const SERIES: [RGBColor; 10] = [
     RGBColor(0x4E, 0x79, 0xA7), // blue
     RGBColor(0xF2, 0x8E, 0x2B), // orange
     RGBColor(0xE1, 0x57, 0x59), // red
@@ -27,7 +27,7 @@ pub const SERIES: [RGBColor; 10] = [
 ];
 
 /// The colour of the `index`-th series (cycling).
-pub fn series_color(index: usize) -> RGBColor {
+pub(crate) fn series_color(index: usize) -> RGBColor {
     SERIES[index % SERIES.len()]
 }
 
@@ -41,7 +41,7 @@ const HEAT: [(u8, u8, u8); 5] = [
 ];
 
 /// The heat-map colour for `t` in [0, 1] (clamped): 0 worst, 1 best.
-pub fn heat_color(t: f64) -> RGBColor {
+pub(crate) fn heat_color(t: f64) -> RGBColor {
     let t = if t.is_finite() {
         t.clamp(0.0, 1.0)
     } else {
@@ -56,7 +56,7 @@ pub fn heat_color(t: f64) -> RGBColor {
 }
 
 /// Dark or light text, whichever reads on `background`.
-pub fn text_on(background: RGBColor) -> RGBColor {
+pub(crate) fn text_on(background: RGBColor) -> RGBColor {
     let RGBColor(r, g, b) = background;
     let luminance = (0.2126 * r as f64 + 0.7152 * g as f64 + 0.0722 * b as f64) / 255.0;
     if luminance > 0.45 {

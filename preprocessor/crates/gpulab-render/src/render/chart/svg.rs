@@ -7,7 +7,7 @@ use crate::render::html::escape;
 /// Rewrites a plotters SVG: the foreground sentinel becomes `currentColor` (so text, axes and
 /// grid follow the mdBook theme), fonts inherit from the page, the fixed size becomes a
 /// `viewBox` at 100 % width, and newlines go (the SVG must sit inside one HTML block).
-pub fn finish(raw: &str, label: &str) -> Result<String, RenderError> {
+pub(super) fn finish(raw: &str, label: &str) -> Result<String, RenderError> {
     let malformed = || RenderError::Chart("plotters produced no <svg> element".into());
     let start = raw.find("<svg").ok_or_else(malformed)?;
     let open_end = start + raw[start..].find('>').ok_or_else(malformed)?;

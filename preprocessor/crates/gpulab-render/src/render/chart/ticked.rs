@@ -7,14 +7,14 @@ use std::ops::Range;
 
 /// Maps like plotters' `RangedCoordf64`; key points are the plan's ticks (bold) and minor
 /// lines (light).
-pub struct Ticked {
+pub(crate) struct Ticked {
     inner: RangedCoordf64,
     ticks: Vec<f64>,
     minor: Vec<f64>,
 }
 
 impl Ticked {
-    pub fn new(plan: &AxisPlan) -> Ticked {
+    pub(super) fn new(plan: &AxisPlan) -> Ticked {
         Ticked {
             inner: (plan.range.start..plan.range.end).into(),
             ticks: plan.ticks.clone(),

@@ -12,7 +12,7 @@ use crate::render::html::escape;
 
 /// Where a tip goes (pixels of the SVG) and what it says.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Spot {
+pub(crate) struct Spot {
     pub x: i32,
     pub y: i32,
     pub tip: Tip,
@@ -20,7 +20,7 @@ pub struct Spot {
 
 /// A heat-map cell's hover target: its whole rectangle, in pixels of the SVG.
 #[derive(Debug, Clone, PartialEq)]
-pub struct Area {
+pub(crate) struct Area {
     pub x: i32,
     pub y: i32,
     pub width: i32,
@@ -46,7 +46,7 @@ fn insert(svg: String, extra: &str) -> String {
 }
 
 /// Appends the cells' hover targets to a plotters SVG, with a warning ring inside a flagged cell.
-pub fn append_areas(svg: String, areas: &[Area]) -> String {
+pub(crate) fn append_areas(svg: String, areas: &[Area]) -> String {
     let mut extra = String::new();
     for a in areas {
         if a.tip.flagged {
@@ -71,7 +71,7 @@ pub fn append_areas(svg: String, areas: &[Area]) -> String {
 }
 
 /// Appends the spots to a plotters SVG (before its closing tag).
-pub fn append(svg: String, spots: &[Spot]) -> String {
+pub(crate) fn append(svg: String, spots: &[Spot]) -> String {
     let mut extra = String::new();
     for s in spots {
         if s.tip.flagged {

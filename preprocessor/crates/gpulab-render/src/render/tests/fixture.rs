@@ -16,10 +16,10 @@ use crate::value::{ParamValue, Quantity, Unit};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-pub const SIZES: [i64; 3] = [160, 320, 640];
+pub(super) const SIZES: [i64; 3] = [160, 320, 640];
 
 /// Owns everything a [`DirectiveView`] borrows.
-pub struct Fixture {
+pub(crate) struct Fixture {
     pub directive: Directive,
     pub device: DeviceRecord,
     pub points: Vec<Point>,
@@ -27,9 +27,9 @@ pub struct Fixture {
     pub with_paper: bool,
 }
 
-pub use crate::record::fixture::device;
+pub(super) use crate::record::fixture::device;
 
-pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
+pub(super) fn point(variant: &str, n: i64, time_ms: f64) -> Point {
     let mut params = BTreeMap::new();
     params.insert("N".to_string(), ParamValue::Int(n));
     let mut metrics = BTreeMap::new();
@@ -75,7 +75,7 @@ pub fn point(variant: &str, n: i64, time_ms: f64) -> Point {
     }
 }
 
-pub fn failed(variant: &str, n: i64) -> Point {
+pub(super) fn failed(variant: &str, n: i64) -> Point {
     let mut p = point(variant, n, 1.0);
     p.outcome = Outcome::Failed;
     p.timing = None;
@@ -93,7 +93,7 @@ pub fn failed(variant: &str, n: i64) -> Point {
     p
 }
 
-pub fn directive(charts: Vec<ChartSpec>) -> Directive {
+pub(super) fn directive(charts: Vec<ChartSpec>) -> Directive {
     Directive {
         location: Location {
             chapter: PathBuf::from("part1/synth.md"),
@@ -126,7 +126,7 @@ pub fn directive(charts: Vec<ChartSpec>) -> Directive {
     }
 }
 
-pub fn line_chart() -> ChartSpec {
+pub(crate) fn line_chart() -> ChartSpec {
     ChartSpec {
         kind: ChartKind::Line,
         x: "N".into(),
@@ -141,7 +141,7 @@ pub fn line_chart() -> ChartSpec {
 
 impl Fixture {
     /// global_2d at every size; shared_2d at 160 and 320, failed at 640; global_2d@320 stale.
-    pub fn new() -> Fixture {
+    pub(super) fn new() -> Fixture {
         let points = vec![
             point("global_2d", 160, 2.0),
             point("global_2d", 320, 16.0),
@@ -163,7 +163,7 @@ impl Fixture {
         }
     }
 
-    pub fn cells(&self) -> Vec<Cell<'_>> {
+    pub(super) fn cells(&self) -> Vec<Cell<'_>> {
         let mut cells = Vec::new();
         for variant in ["global_2d", "shared_2d"] {
             for n in SIZES {
@@ -187,7 +187,7 @@ impl Fixture {
         cells
     }
 
-    pub fn view(&self) -> DirectiveView<'_> {
+    pub(super) fn view(&self) -> DirectiveView<'_> {
         let mut metrics = BTreeMap::new();
         metrics.insert(
             "time_ms".to_string(),
