@@ -1,4 +1,4 @@
-// Today's fastest sum of ints in one launch (issue 10; scripts/kernel_candidates.py's
+// Today's fastest sum of ints in one launch (the candidate search of commit 4508dbd:
 // rsum<int, 256, 4, 0, 2> on SM_COUNT*32 blocks). 256 threads per block, a grid-stride loop over
 // 16-byte int4 loads with four of them in flight per thread (four accumulators), warp shuffles,
 // one shared word per warp. Each block writes its partial sum to partial[blockIdx.x]; the last

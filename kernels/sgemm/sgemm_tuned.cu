@@ -1,4 +1,4 @@
-// Step 7 tuned (issue 10; scripts/kernel_candidates.py's sgemm_t<BM, BN, 8, 64, 32, MINB, GROUP>):
+// Step 7 tuned (the candidate search of commit 4508dbd: sgemm_t<BM, BN, 8, 64, 32, MINB, GROUP>):
 // C = A·B, square N×N, row-major float32, FP32 FMAs only.
 //
 // sgemm_warptile_bk8: the warp-tiled kernel of sgemm.cu with k-depth 8 and one more prefetch.

@@ -1,4 +1,4 @@
-// Today's fastest transposes (issue 10; chosen from scripts/kernel_candidates.py, whose
+// Today's fastest transposes (chosen by the candidate search of commit 4508dbd, whose
 // transpose_t<64, 16, 2, 1, 1> and transpose_multi<TR, TC> these are). b = a^T, a is rows x cols
 // floats, row-major; rows and cols must be multiples of the tile.
 //
