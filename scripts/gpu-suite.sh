@@ -86,7 +86,7 @@ fi
 
 # Not in the default steps: STEPS=offset, the event-overhead calibration (scripts/event_offset.py:
 # the empty kernel by the engine's events and by Nsight Compute, into data/<slug>/checks/
-# event_offset.json; the ncu check below applies it).
+# event_offset.json; the book applies it to the ncu check below).
 if [[ $STEPS == *offset* ]]; then
   PYTHONUNBUFFERED=1 python3 scripts/event_offset.py 2>&1 | tee "$OUT/event_offset.log"
 fi

@@ -1,6 +1,6 @@
 //! A bounded fuzz run in `cargo test`: every committed corpus seed, then seeded mutants, through
 //! every target (directives, specs, recordings, paper CSVs, expressions, claims). No input may
-//! panic or take long. Long campaigns: `examples/fuzz.rs` (see DESIGN.md, "Fuzzing").
+//! panic or take long. Long campaigns: `examples/fuzz.rs` (see DESIGN.md, "Hostile input, faults and fuzzing").
 
 mod fuzz_support;
 

@@ -1,6 +1,6 @@
 //! The inventory of every item of each paper (`data/papers/<key>/items.toml`): its tables, figures,
 //! listings, lab tasks and stated conclusions, each with how the handbook treats it. The book's status
-//! table is rendered from it, one row per item (DESIGN.md, "Papers' inventory").
+//! table is rendered from it, one row per item (DESIGN.md, "Papers' numbers and inventory").
 
 use crate::record::store::PAPERS_DIR;
 use serde::{Deserialize, Serialize};

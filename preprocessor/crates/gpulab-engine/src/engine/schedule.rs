@@ -4,7 +4,7 @@
 //! that share a costly buffer set stay together (`shard::Bundles`). CPU baselines are not timed
 //! beside another worker's CPU work (input generation, CPU references): a single-threaded one runs
 //! beside the GPU work on a CPU of its own, the GPU workers pinned to the others; a multi-threaded
-//! one runs after the GPU work, alone (DESIGN.md, "CPU baselines beside GPU work").
+//! one runs after the GPU work, alone (DESIGN.md, "CPU baselines and several GPUs").
 
 use super::EngineError;
 use super::cpus::{self, CoreOf};

@@ -2,7 +2,7 @@
 //! from a number (`init = { constant = … }`, a formula's value, a reference computed in `f64`) and
 //! from an index (`init = "iota"`).
 //!
-//! The rules, stated once (DESIGN.md, "Element types"):
+//! The rules, stated once (the book's "Element types", in adding-an-experiment.md):
 //! - integers: an integer value is taken modulo 2^bits (it wraps, as the kernel's own integer
 //!   arithmetic does); a fractional value is truncated toward zero first; NaN is 0 and values beyond
 //!   the 64-bit range saturate there before wrapping;
