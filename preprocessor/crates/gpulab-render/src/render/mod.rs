@@ -34,8 +34,7 @@ pub use chart::{
 pub use context::directive_anchor;
 pub use context::{DeviceContext, DirectiveContext, ErrorContext, MissingContext, run_command};
 pub use error::RenderError;
-pub use format::format_value;
-pub use status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable, chapter_href};
+pub use status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
 pub use templates::Templates;
 
 use crate::results::view::DirectiveView;
