@@ -4,7 +4,8 @@ use serde::Deserialize;
 use std::path::{Path, PathBuf};
 
 /// When directives run kernels: `mode` in `book.toml`, `build --mode` on the command line.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default, clap::ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Deserialize, Default)]
+#[cfg_attr(feature = "mdbook", derive(clap::ValueEnum))]
 #[serde(rename_all = "lowercase")]
 pub enum Mode {
     /// Run stale points when a GPU is present, else use the recordings.
@@ -107,6 +108,7 @@ impl Default for Config {
 
 impl Config {
     /// Reads `[preprocessor.gpulab]` from mdBook's config.
+    #[cfg(feature = "mdbook")]
     pub fn from_mdbook(cfg: &mdbook_preprocessor::config::Config) -> anyhow::Result<Config> {
         const TABLE: &str = "book.toml [preprocessor.gpulab]";
         let config = cfg
@@ -175,8 +177,9 @@ impl Config {
     }
 }
 
-/// A message for each key that neither mdBook nor this tool reads, with the nearest known key.
-fn unknown_keys<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<String> {
+/// A message for each key of a `[preprocessor.gpulab]` table that neither mdBook nor this tool reads,
+/// with the nearest known key.
+pub fn unknown_keys<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<String> {
     let known = || MDBOOK_KEYS.iter().chain(OWN_KEYS).copied();
     // mdBook writes `MDBOOK_PREPROCESSOR__GPULAB__TIMEOUT_S` as `timeout-s`: the same key.
     keys.filter(|k| !known().any(|n| n == k.replace('-', "_")))
