@@ -19,8 +19,8 @@ for line in sys.stdin:
     except ValueError: continue
     if m.get("reason") == "compiler-artifact" and m.get("executable") and m["target"]["kind"] != ["bin"]:
         name = m["target"]["name"]
-        # Only test executables with GPU tests (the device tool carries at most 64 MiB).
-        if name.startswith("gpu_") or m["target"]["kind"] == ["lib"]:
+        # Only the executables with GPU tests (the device tool carries at most 64 MiB).
+        if name in ("gpu", "gpulab_engine"):
             shutil.copy(m["executable"], os.path.join(".device-bin/tests", name))
 '
 strip .device-bin/mdbook-gpulab .device-bin/tests/* 2>/dev/null || true

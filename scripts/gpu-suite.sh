@@ -20,7 +20,7 @@ export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
 # Provenance: the commit the carried binaries were built from (written by build-device-bin.sh).
 [ -z "${GPULAB_COMMIT:-}" ] && [ -f "$BIN/COMMIT" ] && export GPULAB_COMMIT=$(cat "$BIN/COMMIT")
 export PATH="$BIN:$PATH"
-# tests/gpu_engine.rs runs this binary (its compile-time path does not exist on the GPU machine).
+# tests/gpu/engine.rs runs this binary (its compile-time path does not exist on the GPU machine).
 export GPULAB_BIN="$BIN/mdbook-gpulab"
 STEPS=${STEPS:-tests,record,anchors}
 

@@ -35,7 +35,7 @@ pub(crate) fn write_files<'a>(
 }
 
 /// The binary a GPU test runs: `GPULAB_BIN`, else the one cargo built, else the one next to the
-/// test executable's folder (`.device-bin/tests/gpu_engine` → `.device-bin/mdbook-gpulab`).
+/// test executable's folder (`.device-bin/tests/gpu` → `.device-bin/mdbook-gpulab`).
 pub(crate) fn gpu_binary() -> PathBuf {
     if let Ok(p) = std::env::var("GPULAB_BIN") {
         return PathBuf::from(p);

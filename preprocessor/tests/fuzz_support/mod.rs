@@ -1,4 +1,4 @@
-//! The fuzz harness shared by `tests/fuzz.rs` (a bounded run in `cargo test`) and
+//! The fuzz harness shared by `tests/it/fuzz.rs` (a bounded run in `cargo test`) and
 //! `examples/fuzz.rs` (long campaigns): targets over directives, specs, recordings, paper CSVs,
 //! expressions and claims; a seeded mutator over the committed corpus in `fuzz/corpus/<target>/`.
 //! A target must never panic, hang or allocate without bound, whatever its input.

@@ -1,4 +1,4 @@
-//! Shared by the GPU end-to-end tests (`gpu_engine.rs`, `gpu_faults.rs`): the faults fixture book,
+//! Shared by the GPU end-to-end tests (`gpu/engine.rs`, `gpu/faults.rs`): the faults fixture book,
 //! embedded so that the test executables need no source tree on the GPU machine, and the binary.
 
 #![allow(dead_code)] // each test crate uses a different subset

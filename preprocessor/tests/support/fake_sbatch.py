@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""A stand-in for Slurm's `sbatch` (copied onto PATH as `sbatch` by tests/fleet.rs): runs the batch
+"""A stand-in for Slurm's `sbatch` (copied onto PATH as `sbatch` by tests/it/fleet.rs): runs the batch
 script at once on this machine, every task of an `--array=LO-HI` concurrently, as Slurm would on
 its nodes, with SLURM_ARRAY_TASK_ID / SLURM_ARRAY_JOB_ID / SLURM_JOB_ID and, like Slurm for a
 `--gres=gpu` job, CUDA_VISIBLE_DEVICES (here `task<K>`, so the test can tell the tasks apart).

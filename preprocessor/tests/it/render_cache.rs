@@ -2,7 +2,7 @@
 //! rendering while its inputs are unchanged, and renders it again when any of them changes. A
 //! marker written into every stored rendering shows which blocks came from the cache.
 
-mod common;
+use crate::common;
 
 use common::{BookCopy, main_element};
 use std::path::PathBuf;

@@ -6,10 +6,9 @@
 //!
 //! The fixture book is embedded (`include_str!`) so that the test executable needs no source tree
 //! on the GPU machine; the binary is `GPULAB_BIN`, else the one cargo built, else the one next to
-//! this executable's folder (`.device-bin/tests/gpu_engine` → `.device-bin/mdbook-gpulab`).
+//! this executable's folder (`.device-bin/tests/gpu` → `.device-bin/mdbook-gpulab`).
 
-mod common;
-mod gpu_support;
+use crate::gpu_support;
 
 use gpu_support::{Book, binary};
 use serde_json::Value;

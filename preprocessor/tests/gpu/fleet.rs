@@ -3,7 +3,7 @@
 //! point exactly once, timed and verified, and leave nothing to run. All `#[ignore]`d: run with
 //! `--ignored --test-threads=1`, as scripts/gpu-suite.sh does.
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -20,7 +20,7 @@ measure    = { timeout_s = 0.5 }
 "#;
 
 const FILES: &[(&str, &str)] = &[
-    ("book.toml", include_str!("fixtures/faults/book.toml")),
+    ("book.toml", include_str!("../fixtures/faults/book.toml")),
     ("src/SUMMARY.md", "# Summary\n\n- [Fleet](fleet.md)\n"),
     ("src/fleet.md", CHAPTER),
 ];

@@ -3,10 +3,9 @@
 //! `GPULAB_HIDE_LIBS`), the device out of memory, SIGTERM during `record` (recordings intact, the
 //! run resumable), a read-only `data/`, two `record`s at once, and a corrupt recording (reported,
 //! never overwritten). Recordings stay byte-identical wherever nothing should change. The faults
-//! that need no GPU are also tested on the CPU: tests/faults.rs.
+//! that need no GPU are also tested on the CPU: tests/it/faults.rs.
 
-mod common;
-mod gpu_support;
+use crate::gpu_support;
 
 use gpu_support::{Book, binary};
 use serde_json::Value;

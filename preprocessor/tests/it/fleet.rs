@@ -2,7 +2,7 @@
 //! `data/`, `record --gpus`, and `merge`, against a fake worker (tests/support/fake_worker.py,
 //! through GPULAB_WORKER) that returns made-up timings for the real handbook's points.
 
-mod common;
+use crate::common;
 
 use common::BookCopy;
 use std::collections::BTreeSet;

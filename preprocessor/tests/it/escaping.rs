@@ -2,7 +2,7 @@
 //! directive and table/chart titles, claim text, paper metadata, device names and failure messages
 //! from recordings, and error messages. Element and attribute injection are both tried.
 
-mod common;
+use crate::common;
 
 use common::{BookCopy, main_element};
 use snapbox::cmd::{Command, cargo_bin};

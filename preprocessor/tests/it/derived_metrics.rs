@@ -2,7 +2,7 @@
 //! recorder used to freeze into the files must come out the same (except where a formula was
 //! fixed on purpose), and a formula fixed in the spec must change the page without a GPU.
 
-mod common;
+use crate::common;
 
 use common::BookCopy;
 use mdbook_gpulab::record::{DataDir, Outcome};

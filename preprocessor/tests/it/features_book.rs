@@ -5,7 +5,7 @@
 //! `--strict` while its experiments await a GPU run, and shows the code beside every result. On a
 //! GPU, `STEPS=features scripts/gpu-suite.sh` records it; every point must verify.
 
-mod common;
+use crate::common;
 
 use common::BookCopy;
 use std::process::{Command, Output};

@@ -3,7 +3,7 @@
 //! recorded, and prepares the scratch copy of its same-call run; and the book computes the verdicts of
 //! the stored checks as the script computed them when it ran.
 
-mod common;
+use crate::common;
 
 use common::{BookCopy, copy_dir};
 use mdbook_gpulab::results::ncu_check::{NcuCheckFile, Verdict};

@@ -3,7 +3,7 @@
 //! into `kernels/` and `data/papers/`, which 404 once the book is served), and every link to a
 //! result's anchor or its code (`#gpulab-…`) names an element on the target page.
 
-mod common;
+use crate::common;
 
 use std::collections::HashMap;
 use std::fs;

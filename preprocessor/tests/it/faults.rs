@@ -1,9 +1,9 @@
 //! Faults that need no GPU, through the binary: a corrupt recording, a read-only `data/`, two
 //! writers at once, and a machine without libcuda or libnvrtc (real here, or simulated with
 //! `GPULAB_HIDE_LIBS`). Nothing is ever lost: recordings stay byte-identical wherever nothing
-//! should change. The same faults on a GPU: tests/gpu_faults.rs.
+//! should change. The same faults on a GPU: tests/gpu/faults.rs.
 
-mod common;
+use crate::common;
 
 use common::BookCopy;
 use mdbook_gpulab::record::DataDir;

@@ -1,10 +1,10 @@
 //! Builds the fixture book `tests/fixtures/basic` in-process (mdBook + the preprocessor as a
 //! library) from a synthetic recording, and compares the rendered chapter with a snapshot.
 //!
-//! Update the snapshot with `SNAPSHOTS=overwrite cargo test -p mdbook-gpulab --test fixture_books`
+//! Update the snapshot with `SNAPSHOTS=overwrite cargo test -p mdbook-gpulab --test it fixture_books`
 //! and read the diff: the direct assertions below must keep passing either way.
 
-mod common;
+use crate::common;
 
 use common::{BookCopy, fixture, main_element};
 

@@ -1,6 +1,6 @@
 //! Regression tests, each named after a bug we hit.
 
-mod common;
+use crate::common;
 
 use common::BookCopy;
 use mdbook_gpulab::directive::fence::FenceKind;

@@ -4,49 +4,52 @@
 //! integers) and require every point verified and timed. `#[ignore]`d: run with `--ignored
 //! --test-threads=1`, as scripts/gpu-suite.sh does (STEPS=tests).
 
-mod common;
+use crate::common;
 
 use serde_json::Value;
 use std::process::{Command, Stdio};
 
 const BOOK: &[(&str, &str)] = &[
-    ("book.toml", include_str!("fixtures/types/book.toml")),
+    ("book.toml", include_str!("../fixtures/types/book.toml")),
     (
         "src/SUMMARY.md",
-        include_str!("fixtures/types/src/SUMMARY.md"),
+        include_str!("../fixtures/types/src/SUMMARY.md"),
     ),
-    ("src/types.md", include_str!("fixtures/types/src/types.md")),
+    (
+        "src/types.md",
+        include_str!("../fixtures/types/src/types.md"),
+    ),
     (
         "kernels/axpy_inplace/experiment.toml",
-        include_str!("fixtures/types/kernels/axpy_inplace/experiment.toml"),
+        include_str!("../fixtures/types/kernels/axpy_inplace/experiment.toml"),
     ),
     (
         "kernels/axpy_inplace/axpy.cu",
-        include_str!("fixtures/types/kernels/axpy_inplace/axpy.cu"),
+        include_str!("../fixtures/types/kernels/axpy_inplace/axpy.cu"),
     ),
     (
         "kernels/histogram_u8/experiment.toml",
-        include_str!("fixtures/types/kernels/histogram_u8/experiment.toml"),
+        include_str!("../fixtures/types/kernels/histogram_u8/experiment.toml"),
     ),
     (
         "kernels/histogram_u8/histogram.cu",
-        include_str!("fixtures/types/kernels/histogram_u8/histogram.cu"),
+        include_str!("../fixtures/types/kernels/histogram_u8/histogram.cu"),
     ),
     (
         "kernels/half_scale/experiment.toml",
-        include_str!("fixtures/types/kernels/half_scale/experiment.toml"),
+        include_str!("../fixtures/types/kernels/half_scale/experiment.toml"),
     ),
     (
         "kernels/half_scale/half.cu",
-        include_str!("fixtures/types/kernels/half_scale/half.cu"),
+        include_str!("../fixtures/types/kernels/half_scale/half.cu"),
     ),
     (
         "kernels/narrow_ints/experiment.toml",
-        include_str!("fixtures/types/kernels/narrow_ints/experiment.toml"),
+        include_str!("../fixtures/types/kernels/narrow_ints/experiment.toml"),
     ),
     (
         "kernels/narrow_ints/ints.cu",
-        include_str!("fixtures/types/kernels/narrow_ints/ints.cu"),
+        include_str!("../fixtures/types/kernels/narrow_ints/ints.cu"),
     ),
 ];
 

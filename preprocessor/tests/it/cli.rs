@@ -2,7 +2,7 @@
 //! preprocessor protocol, `build`, `check` and `list`, on copies of the fixture book. No GPU: the
 //! fixture book is in `recorded` mode and `check` runs with `--no-compile`.
 
-mod common;
+use crate::common;
 
 use common::BookCopy;
 use mdbook_preprocessor::book::{Book, BookItem};
@@ -720,15 +720,17 @@ fn calibrate_and_launch_info_image_say_there_is_no_gpu() {
 #[test]
 fn output_into_a_closed_pipe_exits_quietly_not_with_a_panic() {
     let book = BookCopy::new("basic");
-    let mut child = std::process::Command::new(cargo_bin!("mdbook-gpulab"))
+    // The reader is closed before the child starts, so its first write meets a closed pipe
+    // however loaded the machine is (dropping it after `spawn` raced the child's output).
+    let (reader, writer) = std::io::pipe().unwrap();
+    drop(reader);
+    let out = std::process::Command::new(cargo_bin!("mdbook-gpulab"))
         .arg("list")
         .arg(&book.root)
-        .stdout(std::process::Stdio::piped())
+        .stdout(writer)
         .stderr(std::process::Stdio::piped())
-        .spawn()
-        .expect("starting mdbook-gpulab list");
-    drop(child.stdout.take()); // the reader is gone before the first line is written
-    let out = child.wait_with_output().unwrap();
+        .output()
+        .expect("running mdbook-gpulab list");
     let stderr = stderr_of(&out);
     assert!(!stderr.contains("panicked"), "{stderr}");
     assert_eq!(out.status.code(), Some(141), "{stderr}");

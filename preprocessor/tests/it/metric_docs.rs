@@ -1,15 +1,15 @@
 //! The book's list of built-in metrics is written from the registry (`metrics::BUILTINS`): this
 //! test fails when `book/adding-an-experiment.md` disagrees with it, and
-//! `SNAPSHOTS=overwrite cargo test --test metric_docs` rewrites the list. Adding a metric is one
+//! `SNAPSHOTS=overwrite cargo test --test it metric_docs` rewrites the list. Adding a metric is one
 //! row in `metrics/registry.rs` (then the overwrite).
 
-mod common;
+use crate::common;
 
 use mdbook_gpulab::metrics::counters::GROUPS;
 use mdbook_gpulab::metrics::{BUILTINS, STAT_SUFFIXES, Source};
 
 const DOC: &str = "../book/adding-an-experiment.md";
-const BEGIN: &str = "<!-- metrics: written from metrics::BUILTINS by tests/metric_docs.rs -->\n";
+const BEGIN: &str = "<!-- metrics: written from metrics::BUILTINS by tests/it/metric_docs.rs -->\n";
 const END: &str = "<!-- metrics: end -->\n";
 
 fn how(source: Source) -> String {
@@ -65,7 +65,7 @@ fn the_docs_list_every_builtin_metric_as_the_registry_defines_it() {
         BEGIN,
         END,
         &expected_list(),
-        "cargo test --test metric_docs",
+        "cargo test --test it metric_docs",
     );
 }
 

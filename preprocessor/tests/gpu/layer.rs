@@ -1,5 +1,5 @@
 //! Integration tests of the `gpu` layer on a real NVIDIA GPU (all `#[ignore]`d: run them on the device with
-//! `cargo test --test gpu_layer -- --ignored --test-threads=1`, as scripts/gpu-suite.sh does).
+//! `cargo test --test gpu layer -- --ignored --test-threads=1`, as scripts/gpu-suite.sh does).
 
 use mdbook_gpulab::engine::reference;
 use mdbook_gpulab::gpu::{self, CompileError, Gpu, GpuError, KernelArg, Module};

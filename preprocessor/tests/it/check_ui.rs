@@ -1,11 +1,11 @@
 //! `check` diagnostics as UI tests, one case per diagnostic (like rustc's UI tests): each
 //! `tests/ui/<case>.toml` edits a copy of a fixture book and runs the binary; its stderr must
 //! equal `tests/ui/<case>.stderr` (the book's temporary root is written `$BOOK`, NVRTC's version
-//! `$NVRTC`). Update the expected files with `SNAPSHOTS=overwrite cargo test --test check_ui`.
+//! `$NVRTC`). Update the expected files with `SNAPSHOTS=overwrite cargo test --test it check_ui`.
 //! A case with `nvrtc = true` compiles kernels: where libnvrtc is missing it is skipped, loudly
 //! (and fails under `GPULAB_REQUIRE_NVRTC`, as in CI).
 
-mod common;
+use crate::common;
 
 use common::BookCopy;
 use serde::Deserialize;

@@ -2,7 +2,7 @@
 //! every target (directives, specs, recordings, paper CSVs, expressions, claims). No input may
 //! panic or take long. Long campaigns: `examples/fuzz.rs` (see DESIGN.md, "Hostile input, faults and fuzzing").
 
-mod fuzz_support;
+use crate::fuzz_support;
 
 use fuzz_support::{Context, Rng, TARGETS, corpus, mutate};
 use std::time::{Duration, Instant};

@@ -2,7 +2,7 @@
 //! end against a fake `ncu` (tests/support/fake_ncu.py) and the fake worker, on a copy of the
 //! handbook (its bank-conflicts directive declares counters). Nothing here is a measurement.
 
-mod common;
+use crate::common;
 
 use common::BookCopy;
 use std::path::Path;

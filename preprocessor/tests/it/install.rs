@@ -1,8 +1,6 @@
 //! `mdbook-gpulab install` on a book as `mdbook init` makes it: the preprocessor runs, the built
 //! page links the stylesheet and the stylesheet is served; a second install changes nothing.
 
-mod common;
-
 use snapbox::cmd::{Command, cargo_bin};
 use std::fs;
 use std::path::Path;

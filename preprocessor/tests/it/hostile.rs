@@ -1,7 +1,7 @@
 //! Hostile input: limits checked before anything allocates, paths confined to the book, every
 //! problem located. Each test is named after a defect found by fuzzing or by hand (issue 15).
 
-mod common;
+use crate::common;
 
 use common::BookCopy;
 use mdbook_gpulab::workspace::Workspace;

@@ -1,7 +1,7 @@
 //! The ```` ```gpulab-anchors ```` table: a device's library anchors (as
 //! scripts/library_anchors.py writes them) beside our best recorded kernel, with the ratio.
 
-mod common;
+use crate::common;
 
 use common::BookCopy;
 
