@@ -9,15 +9,36 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Checks the book at `dir`; compiles its kernels for `arch` (compute capability) unless `!compile`.
+/// The directives whose kernels `check` compiles: those of these experiments (all when empty) in
+/// this chapter (any when `None`). Everything else is validated for the whole book: it is quick.
+pub(super) struct Only {
+    pub(super) experiments: Vec<String>,
+    pub(super) chapter: Option<String>,
+}
+
+/// Checks the book at `dir`; compiles the kernels `only` selects for `arch` (compute capability)
+/// unless `!compile`.
 pub(super) fn run(
     dir: &Path,
     compile: bool,
     require_nvrtc: bool,
     arch: (u32, u32),
+    only: &Only,
 ) -> anyhow::Result<ExitCode> {
     let (md, ws) = super::book::open(dir)?;
     let found = crate::preprocess::scan_book(&ws, &md.book);
+    super::book::require_experiments(&found, &only.experiments)?;
+    let mut selected = match &only.chapter {
+        Some(chapter) => super::book::chapter_directives(&md, &ws, &found, chapter)?,
+        None => found.iter().collect(),
+    };
+    if !only.experiments.is_empty() {
+        selected.retain(|f| {
+            f.parsed
+                .as_ref()
+                .is_ok_and(|(_, exp)| only.experiments.contains(&exp.name))
+        });
+    }
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut directives = 0;
     for f in &found {
@@ -94,7 +115,7 @@ pub(super) fn run(
             ExitCode::SUCCESS
         });
     }
-    failed |= super::check_kernels::run(&ws, &found, arch, require_nvrtc)?;
+    failed |= super::check_kernels::run(&ws, &selected, arch, require_nvrtc)?;
     Ok(if failed {
         ExitCode::FAILURE
     } else {

@@ -1,16 +1,20 @@
-//! `check`'s kernel step: every kernel build the book's points need, compiled with NVRTC for the
-//! target architecture (no GPU required; compile errors at the `.cu` file and line), and every
-//! kernel variant checked against the PTX of its build (`kernel_check`: kernel name, arguments,
-//! block shape, shared memory).
+//! `check`'s kernel step: every kernel build the selected directives' points need, compiled with
+//! NVRTC for the target architecture (no GPU required; compile errors at the `.cu` file and line)
+//! in parallel, through the engine's compile cache (an unchanged build is not compiled again), and
+//! every kernel variant checked against the PTX of its build (`kernel_check`: kernel name,
+//! arguments, block shape, shared memory).
 
+use crate::engine::ptx_cache::compile_cached;
 use crate::engine::resolve::kernel_builds;
+use crate::gpu::{CompileError, Image};
 use crate::kernel_check::{PointAt, SpecText, Target, check_variant};
 use crate::plan::{PlannedPoint, plan};
 use crate::preprocess::report;
 use crate::spec::Experiment;
 use crate::spec::metrics::point_vars;
 use crate::workspace::{FoundDirective, Workspace};
-use std::collections::{BTreeMap, BTreeSet};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
@@ -20,10 +24,10 @@ type Build = (PathBuf, String, Vec<String>);
 /// The variants that use one build, each with its planned points.
 type Uses = BTreeMap<(String, String), (Arc<Experiment>, Vec<PlannedPoint>)>;
 
-/// Compiles and checks every kernel; returns whether anything failed.
+/// Compiles and checks every kernel of the directives `found`; returns whether anything failed.
 pub(super) fn run(
     ws: &Workspace,
-    found: &[FoundDirective],
+    found: &[&FoundDirective],
     arch: (u32, u32),
     require_nvrtc: bool,
 ) -> anyhow::Result<bool> {
@@ -57,17 +61,17 @@ pub(super) fn run(
             arch.0, arch.1
         );
     }
+    let compiled = compile_all(ws, builds.keys(), arch)?;
     let mut specs: BTreeMap<String, SpecText> = BTreeMap::new();
     let (mut compile_errors, mut problems, mut checked) = (0, 0, BTreeSet::new());
     for ((source, function, options), uses) in &builds {
-        let text = ws.sources.read(source)?;
         let shown = source.strip_prefix(&ws.root).unwrap_or(source);
-        let ptx = match crate::gpu::compile(&text, &shown.to_string_lossy(), options, arch) {
+        let ptx = match &compiled[&(source.clone(), options.clone())] {
             Ok(image) => image.ptx().map(crate::ptx::parse),
             Err(e) => {
                 compile_errors += 1;
                 let users: Vec<String> = uses.keys().map(|(e, v)| format!("{e}/{v}")).collect();
-                report_compile_error(&e, (function, shown, options), &users);
+                report_compile_error(e, (function, shown, options), &users);
                 e.ptx().map(crate::ptx::parse)
             }
         };
@@ -110,11 +114,33 @@ pub(super) fn run(
     Ok(failed || problems > 0)
 }
 
+/// Each module the builds need (a source with its options: a build's function does not change
+/// it), compiled once, in parallel, through the engine's compile cache.
+fn compile_all<'b>(
+    ws: &Workspace,
+    builds: impl Iterator<Item = &'b Build>,
+    arch: (u32, u32),
+) -> anyhow::Result<HashMap<(PathBuf, Vec<String>), Result<Image, CompileError>>> {
+    let modules: BTreeSet<(PathBuf, Vec<String>)> =
+        builds.map(|(s, _, o)| (s.clone(), o.clone())).collect();
+    let cache = ws.config.cache_dir(&ws.root);
+    modules
+        .into_par_iter()
+        .map(|(source, options)| {
+            let text = ws.sources.read(&source)?;
+            let name = source.strip_prefix(&ws.root).unwrap_or(&source);
+            let name = name.to_string_lossy().into_owned();
+            let image = compile_cached(&cache, &source, &text, &name, &options, arch);
+            Ok(((source, options), image))
+        })
+        .collect()
+}
+
 /// Every kernel build the book's points need, with the variants that use it; and whether a
 /// point's build could not be resolved (reported).
 fn builds_of(
     ws: &Workspace,
-    found: &[FoundDirective],
+    found: &[&FoundDirective],
 ) -> anyhow::Result<(BTreeMap<Build, Uses>, bool)> {
     let mut failed = false;
     let mut builds: BTreeMap<Build, Uses> = BTreeMap::new();

@@ -171,25 +171,11 @@ pub(super) fn groups_to_run(
     device: &str,
     args: &RecordArgs,
 ) -> anyhow::Result<Vec<JobGroup>> {
-    let known: Vec<&str> = found
-        .iter()
-        .filter_map(|f| f.parsed.as_ref().ok())
-        .map(|(_, exp)| exp.name.as_str())
-        .collect();
     let rerun_one = match &args.rerun {
         Some(Some(e)) => Some(e),
         _ => None,
     };
-    if let Some(unknown) = args
-        .only
-        .iter()
-        .chain(rerun_one)
-        .find(|n| !known.contains(&n.as_str()))
-    {
-        let hint = crate::diagnostic::did_you_mean(unknown, known.iter().copied())
-            .map_or_else(String::new, |h| format!("; {h}"));
-        anyhow::bail!("`{unknown}`: no directive of the book shows this experiment{hint}");
-    }
+    super::book::require_experiments(found, args.only.iter().chain(rerun_one))?;
     let mut work: Vec<Work> = Vec::new();
     for f in found {
         let Ok((d, exp)) = &f.parsed else { continue };

@@ -89,6 +89,49 @@ fn every_experiment_passes_check_with_its_kernels_checked_against_their_ptx() {
     }
 }
 
+/// Issue 35: `check` compiled every kernel build of the book each time (1 to 4 minutes for the
+/// handbook). It compiles those of the experiments or chapter asked for, and a build again only
+/// when it changed (the engine's compile cache, in the book's cache folder).
+#[test]
+fn check_compiles_what_it_is_asked_for_and_then_only_what_changed() {
+    let book = BookCopy::new(BOOK);
+    // "compiling N kernel build(s) with NVRTC …", or "SKIPPED: compiling N kernel build(s) …".
+    let builds = |args: &[&str]| {
+        let (out, stderr) = run(&book, args);
+        assert!(out.status.success(), "{stderr}");
+        let n = stderr
+            .split("compiling ")
+            .nth(1)
+            .and_then(|t| t.split(' ').next());
+        n.and_then(|n| n.parse::<usize>().ok())
+            .unwrap_or_else(|| panic!("{stderr}"))
+    };
+    assert_eq!(builds(&["check", "--experiment", "stencil"]), 2);
+    assert_eq!(builds(&["check", "--experiment", "stencil,rows_cols"]), 4);
+    assert_eq!(builds(&["check", "--chapter", "references.md"]), 6);
+    let (out, stderr) = run(&book, &["check", "--experiment", "stencl"]);
+    assert!(!out.status.success(), "{stderr}");
+    assert!(
+        stderr.contains("`stencl`: no directive of the book shows this experiment"),
+        "{stderr}"
+    );
+    if nvrtc() {
+        let entries = || {
+            let dir = std::fs::read_dir(book.path(".cache/gpulab")).unwrap();
+            dir.flatten()
+                .filter(|e| e.path().extension().is_some_and(|x| x == "bin"))
+                .count()
+        };
+        let before = entries();
+        let cu = "kernels/stencil/stencil.cu";
+        book.write(cu, &(book.read(cu) + "// changed\n"));
+        builds(&["check"]);
+        assert_eq!(entries(), before + 1, "one module changed, one compiled");
+        builds(&["check"]);
+        assert_eq!(entries(), before + 1, "nothing changed, nothing compiled");
+    }
+}
+
 #[test]
 fn builds_strict_without_a_gpu_every_directive_awaiting_a_run_with_its_code_beside() {
     let book = BookCopy::new(BOOK);

@@ -611,9 +611,15 @@ impl PointRunner {
             .to_string_lossy()
             .into_owned();
         let cc = self.device.compute_capability;
-        let image: Image =
-            super::ptx_cache::compile_cached(&self.job.cache_dir, &text, &shown, &options, cc)
-                .map_err(|e| Failed(FailureKind::Compile, e))?;
+        let image: Image = super::ptx_cache::compile_cached(
+            &self.job.cache_dir,
+            source,
+            &text,
+            &shown,
+            &options,
+            cc,
+        )
+        .map_err(|e| Failed(FailureKind::Compile, e.to_string()))?;
         let module = Arc::new(
             self.gpu
                 .load(&image)
