@@ -215,11 +215,8 @@ fn missing_header_help(e: &crate::gpu::CompileError, headers: bool) -> Option<St
     })
 }
 
-/// NVRTC's version, or why it cannot be used (checked before cudarc, which panics otherwise).
+/// NVRTC's version, or why it cannot be used (with where to get it).
 fn nvrtc_available() -> Result<String, String> {
-    if !crate::gpu::nvrtc_library_present() {
-        return Err("libnvrtc.so.13 not found (install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` and add its lib folder to LD_LIBRARY_PATH)".into());
-    }
     crate::gpu::nvrtc_version()
         .map(|(a, b)| format!("{a}.{b}"))
         .map_err(|e| e.to_string())

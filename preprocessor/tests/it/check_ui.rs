@@ -68,7 +68,7 @@ fn run_case(case_path: &Path) -> Result<(), String> {
             ));
         }
         eprintln!(
-            "\n*** SKIPPED {}: needs NVRTC (libnvrtc.so.13 on LD_LIBRARY_PATH: `source scripts/ci/nvrtc.sh`) ***\n",
+            "\n*** SKIPPED {}: needs NVRTC (`source scripts/ci/nvrtc.sh` installs it in .venv-ci/) ***\n",
             case_path.display()
         );
         return Ok(());

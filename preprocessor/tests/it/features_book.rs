@@ -56,7 +56,7 @@ fn nvrtc() -> bool {
         );
         eprintln!(
             "\n*** SKIPPED: compiling the features book's kernels and checking their PTX: libnvrtc.so.13 \
-             is not loadable (`source scripts/ci/nvrtc.sh`) ***\n"
+             is not loadable (`source scripts/ci/nvrtc.sh` installs it in .venv-ci/) ***\n"
         );
     }
     present
