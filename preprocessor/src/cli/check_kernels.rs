@@ -21,6 +21,9 @@ use std::sync::Arc;
 /// One compilation: (source, function, NVRTC options).
 type Build = (PathBuf, String, Vec<String>);
 
+/// Each module (a source with its options) compiled, or why it did not compile.
+type Compiled = HashMap<(PathBuf, Vec<String>), Result<Image, CompileError>>;
+
 /// The variants that use one build, each with its planned points.
 type Uses = BTreeMap<(String, String), (Arc<Experiment>, Vec<PlannedPoint>)>;
 
@@ -120,7 +123,7 @@ fn compile_all<'b>(
     ws: &Workspace,
     builds: impl Iterator<Item = &'b Build>,
     arch: (u32, u32),
-) -> anyhow::Result<HashMap<(PathBuf, Vec<String>), Result<Image, CompileError>>> {
+) -> anyhow::Result<Compiled> {
     let modules: BTreeSet<(PathBuf, Vec<String>)> =
         builds.map(|(s, _, o)| (s.clone(), o.clone())).collect();
     let cache = ws.config.cache_dir(&ws.root);
