@@ -270,7 +270,7 @@ def dry_run(selected, json_path=None, scratch=None):
     specs = {d for d in os.listdir(kernels) if os.path.exists(os.path.join(kernels, d, "experiment.toml"))}
     for exp in sorted(specs - {e for e, _, _ in POINTS}):
         if any(os.path.exists(os.path.join(ROOT, "data", s, f"{exp}.json")) for s in slugs()):
-            print(f"PROBLEM: {exp} is recorded but has no checked point (add one to POINTS)")
+            print(f"PROBLEM: {exp} is recorded but has no checked point: add one to POINTS in scripts/ncu_check.py")
             failed = True
         else:
             print(f"note: {exp} has no checked point; skipped until it is recorded")
