@@ -269,9 +269,10 @@ def dry_run(selected, json_path=None, scratch=None):
     kernels = os.path.join(ROOT, "kernels")
     specs = {d for d in os.listdir(kernels) if os.path.exists(os.path.join(kernels, d, "experiment.toml"))}
     for exp in sorted(specs - {e for e, _, _ in POINTS}):
+        # A note, never a failure: the Nsight check covers the headline kernels, and a student's
+        # experiment lands (and is recorded) without anyone editing this script.
         if any(os.path.exists(os.path.join(ROOT, "data", s, f"{exp}.json")) for s in slugs()):
-            print(f"PROBLEM: {exp} is recorded but has no checked point: add one to POINTS in scripts/ncu_check.py")
-            failed = True
+            print(f"note: {exp} is recorded but not Nsight-checked (add a point to POINTS to check it)")
         else:
             print(f"note: {exp} has no checked point; skipped until it is recorded")
     if len(POINTS) < 30:
