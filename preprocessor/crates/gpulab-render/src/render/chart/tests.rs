@@ -53,6 +53,7 @@ fn time_axis(log: bool) -> ValueAxis {
         label: "time (ms)".into(),
         unit: Unit::Millis,
         log,
+        better: Unit::Millis.better(),
     }
 }
 
@@ -222,6 +223,7 @@ fn grouped_bars_one_rect_per_value_plus_legend() {
             label: "bandwidth (GB/s)".into(),
             unit: Unit::GigabytesPerSec,
             log: false,
+            better: Unit::GigabytesPerSec.better(),
         },
         series: vec![
             Series {

@@ -149,6 +149,7 @@ fn transposed_table_and_default_rows() {
         columns: "N".into(),
         value: "gflops".into(),
         title: Some("t".into()),
+        key: Vec::new(),
     };
     let model = TableModel::build(&view, &view.devices[0], &spec);
     assert_eq!(model.row_fields, vec!["variant".to_string()]);
@@ -776,6 +777,7 @@ fn counter_metrics_render_like_any_metric_and_say_when_they_await_a_gpu_run() {
             label: "warp instructions per second, whole GPU".into(),
             unit: crate::value::Unit::Gips,
             uses_time: true,
+            better: crate::value::Unit::Gips.better(),
         },
     );
     let templates = Templates::builtin().unwrap();
@@ -812,6 +814,7 @@ fn values_not_computed_from_the_time_carry_no_timing_marks() {
         columns: "N".into(),
         value: "gflops".into(),
         title: None,
+        key: Vec::new(),
     };
     let marked = |view: &DirectiveView<'_>| {
         TableModel::build(view, &view.devices[0], &spec)
@@ -889,6 +892,7 @@ fn a_paper_value_without_the_row_axis_is_shown_once_per_column() {
         columns: "N".into(),
         value: "time_ms".into(),
         title: None,
+        key: Vec::new(),
     };
     let across = TableModel::build(&view, &view.devices[0], &spec);
     let shown = across
