@@ -633,7 +633,7 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("<td class=\"gpulab-key\">within</td><td>cold</td><td>1</td>")
+            html.contains("<td class=\"gpulab-key\">within</td><td title=\"ncu --cache-control all\">cold</td><td>1</td>")
                 && html.contains("<td>1.036</td><td title=\"as measured 3.0318 ms, less 1.800 µs of event overhead\">3.0300</td><td>1.010</td><td>±2 %</td></tr>"),
             "{html}"
         );

@@ -105,8 +105,8 @@ mod tests {
         ];
         for colour in SERIES {
             for (r, g, b) in themes {
-                let (a, b) = (luminance(colour), luminance(RGBColor(r, g, b)));
-                let ratio = (a.max(b) + 0.05) / (a.min(b) + 0.05);
+                let (fg, bg) = (luminance(colour), luminance(RGBColor(r, g, b)));
+                let ratio = (fg.max(bg) + 0.05) / (fg.min(bg) + 0.05);
                 assert!(
                     ratio >= 3.0,
                     "{colour:?} on #{r:02x}{g:02x}{b:02x}: {ratio:.2}"

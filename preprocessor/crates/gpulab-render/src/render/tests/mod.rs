@@ -401,7 +401,13 @@ fn status_table_has_one_row_per_inventory_item() {
     let html = templates.render_status(&table).unwrap();
     assert_one_html_block(&html);
     // a heading row per paper, one row per item, linked to the exact tables
-    assert!(html.contains("<tr class=\"gpulab-status-paper\"><th scope=\"rowgroup\" colspan=\"6\">Synth (2020)</th></tr>"), "{html}");
+    assert!(html.contains("<details class=\"gpulab-status-paper\"><summary>Synth (2020) <span class=\"gpulab-status-count\">(4 items:"), "{html}");
+    assert!(
+        html.starts_with(
+            "<div class=\"gpulab gpulab-status\">\n<p class=\"gpulab-status-summary\">5 items:"
+        ),
+        "summary first: {html}"
+    );
     assert_eq!(html.matches("<tr class=\"gpulab-item ").count(), 5);
     assert!(html.contains("<a href=\"part1/synth.html#gpulab-synth-1\" title=\"Synthetic table\">Chapter part1/synth.md</a>, <a href=\"part1/synth.html#gpulab-synth-3\" title=\"Synthetic table\">2</a>"), "{html}");
     assert!(html.contains(
@@ -472,7 +478,7 @@ fn theme_overrides_replace_templates() {
         templates
             .render_status(&StatusTable::default())
             .unwrap()
-            .contains("gpulab-status-table")
+            .contains("gpulab-status-summary")
     );
     std::fs::write(gpulab.join("status.hbs"), "{{#each rows}}").unwrap();
     let err = Templates::load(Some(dir.path())).unwrap_err();
