@@ -203,7 +203,7 @@ pub(super) fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 println!("    at: {w}");
             }
         }
-        println!("{}", summary(&table));
+        println!("{}", summary(&table.rows));
         println!("{}", claims_summary(&table));
         for e in &errors {
             println!("{:<40} {:<11} {}", "-", e.state, e.directive);

@@ -10,7 +10,7 @@ pub use registry::{
     default_label, known_unit,
 };
 
-use crate::value::Unit;
+use crate::value::{Better, Unit};
 
 /// How a metric is labelled and formatted.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +21,8 @@ pub struct MetricInfo {
     /// carry the timing's quality marks. A kernel attribute, a count or a FLOP-per-byte ratio
     /// does not.
     pub uses_time: bool,
+    /// Which way it improves; `None`: no cell of it is shaded best.
+    pub better: Option<Better>,
 }
 
 /// How a relative metric compares a cell with its baseline cell.

@@ -467,11 +467,32 @@ fn check_tables(
         if let Some(v) = &t.value {
             used.push((v.clone(), span.clone()));
         }
+        let columns = t.columns.unwrap_or_else(|| "variant".into());
+        let key = t.key.unwrap_or_default();
+        for k in key
+            .iter()
+            .filter(|k| columns == "variant" && !n.variants.contains(k))
+        {
+            c.err(
+                span.clone(),
+                format!(
+                    "key column `{k}` is not a variant of experiment `{}`",
+                    n.exp.name
+                ),
+                "unknown variant",
+                did_you_mean_or(
+                    k,
+                    n.variants.iter().map(String::as_str),
+                    "expected a variant",
+                ),
+            );
+        }
         tables.push(TableSpec {
             rows: t.rows.unwrap_or_else(|| first_axis.clone()),
-            columns: t.columns.unwrap_or_else(|| "variant".into()),
+            columns,
             value: t.value.unwrap_or_else(|| TIME_MS.into()),
             title: t.title,
+            key,
         });
     }
     if tables.is_empty() {

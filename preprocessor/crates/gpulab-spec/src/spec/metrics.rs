@@ -12,22 +12,23 @@ use std::collections::{BTreeMap, HashMap};
 /// Label and unit of every metric an experiment can show: the built-in ones and its custom ones.
 pub(crate) fn metric_infos(exp: &Experiment) -> BTreeMap<String, MetricInfo> {
     let mut m = BTreeMap::new();
-    let mut add = |name: &str, label: &str, unit: Unit, uses_time: bool| {
+    let mut add = |name: &str, label: &str, unit: Unit, uses_time: bool, better| {
         m.insert(
             name.to_string(),
             MetricInfo {
                 label: label.to_string(),
                 unit,
                 uses_time,
+                better,
             },
         );
     };
     for b in BUILTINS {
-        add(b.name, b.label, b.unit, b.uses_time());
+        add(b.name, b.label, b.unit, b.uses_time(), b.better);
     }
     for c in &exp.metrics.custom {
         let uses_time = c.expr.variables().iter().any(|v| v == "time_s");
-        add(&c.name, &c.label, c.unit, uses_time);
+        add(&c.name, &c.label, c.unit, uses_time, c.better);
     }
     m
 }

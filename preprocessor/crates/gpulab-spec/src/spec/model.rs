@@ -110,6 +110,8 @@ pub struct CustomMetric {
     pub expr: Expr,
     pub unit: Unit,
     pub label: String,
+    /// From its unit as written ([`crate::value::better_of_unit_text`]).
+    pub better: Option<crate::value::Better>,
 }
 
 #[derive(Debug, Clone, Default)]

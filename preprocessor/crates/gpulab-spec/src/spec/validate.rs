@@ -412,6 +412,7 @@ fn check_metrics(c: &mut Checker, raw: &RawMetrics, known: &BTreeSet<String>) ->
                 expr,
                 unit: known_unit.unwrap_or(Unit::Count),
                 label,
+                better: crate::value::better_of_unit_text(&mr.unit),
             })
         })
         .collect();

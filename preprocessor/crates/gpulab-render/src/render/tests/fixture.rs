@@ -113,6 +113,7 @@ pub(super) fn directive(charts: Vec<ChartSpec>) -> Directive {
             columns: "variant".into(),
             value: "time_ms".into(),
             title: None,
+            key: Vec::new(),
         }],
         charts,
         paper: Some("synth2020/table1".into()),
@@ -195,6 +196,7 @@ impl Fixture {
                 label: "time".into(),
                 unit: Unit::Millis,
                 uses_time: true,
+                better: Unit::Millis.better(),
             },
         );
         metrics.insert(
@@ -203,6 +205,7 @@ impl Fixture {
                 label: "throughput".into(),
                 unit: Unit::GflopsPerSec,
                 uses_time: true,
+                better: Unit::GflopsPerSec.better(),
             },
         );
         let variant_labels: Vec<(String, String)> = vec![
