@@ -151,8 +151,11 @@ def plan_all(slug, images=None):
         elif len(info["launches"]) > MAX_LAUNCHES:
             problems.append(f"{what}: {len(info['launches'])} launches per sample (a host loop): "
                             "not a kernel timing")
+        elif len({l["function"] for l in info["launches"]}) > 1:
+            problems.append(f"{what}: a sequence of several kernels: this check times one kernel's launches")
         else:
-            p.update({k: info[k] for k in ("function", "options", "buffers", "launches")})
+            p.update({k: info[k] for k in ("options", "buffers", "launches")})
+            p["function"] = info["launches"][0]["function"]
             p["image"] = info.get("image")
             planned.append(p)
     return planned, problems, notes

@@ -1,5 +1,5 @@
 //! The features fixture book (`tests/fixtures/features-book`): one experiment per feature of
-//! issue 14, the worked examples of book/adding-an-experiment.md. Without a GPU it passes `check`
+//! issues 14 and 35, the worked examples of book/adding-an-experiment.md. Without a GPU it passes `check`
 //! (every kernel compiled with NVRTC and checked against its PTX; that step is skipped, loudly,
 //! where libnvrtc is missing, and required under `GPULAB_REQUIRE_NVRTC` as in CI), builds with
 //! `--strict` while its experiments await a GPU run, and shows the code beside every result. On a
@@ -33,6 +33,11 @@ const DIRECTIVES: &[(&str, &str, &str)] = &[
         "references",
         "rows_cols",
         "col_max(const int* x, int* out, int rows, int cols)",
+    ),
+    (
+        "sequences",
+        "prefix_sum",
+        "scan_sums(unsigned* sums, int tiles)",
     ),
 ];
 
@@ -79,11 +84,11 @@ fn every_experiment_passes_check_with_its_kernels_checked_against_their_ptx() {
     );
     if nvrtc() {
         assert!(
-            stderr.contains("all 6 kernel build(s) compiled"),
+            stderr.contains("all 7 kernel build(s) compiled"),
             "{stderr}"
         );
         assert!(
-            stderr.contains("checked 7 kernel variant(s) against their PTX (kernel name, arguments, block, shared memory): 0 problem(s)"),
+            stderr.contains("checked 8 kernel variant(s) against their PTX (kernel name, arguments, block, shared memory): 0 problem(s)"),
             "{stderr}"
         );
     }
@@ -282,8 +287,9 @@ fn the_tutorial_from_an_empty_folder_checks_and_builds() {
     assert!(html.contains("mdbook-gpulab run saxpy.md#1"), "{html}");
 }
 
-/// Every reference formula and metric override the worked examples quote is a line of the
-/// features book, so what the chapter shows is what the test and the GPU run check.
+/// Every reference formula, metric override, precondition and launch the worked examples quote
+/// is a line of the features book, so what the chapter shows is what the test and the GPU run
+/// check.
 #[test]
 fn the_worked_examples_quote_the_features_book() {
     let doc = doc();
@@ -303,10 +309,16 @@ fn the_worked_examples_quote_the_features_book() {
     let mut quoted = 0;
     for line in section.lines() {
         let code = line.split(" # ").next().unwrap().trim();
-        if code.starts_with("formula")
-            || code.starts_with("verify")
-            || code.starts_with("metrics =")
-        {
+        let quotes = [
+            "formula",
+            "verify",
+            "metrics =",
+            "expr",
+            "kernel",
+            "args",
+            "shared",
+        ];
+        if quotes.iter().any(|q| code.starts_with(q)) {
             assert!(
                 specs.contains(&squash(code)),
                 "not in the features book: {code}"
@@ -314,5 +326,5 @@ fn the_worked_examples_quote_the_features_book() {
             quoted += 1;
         }
     }
-    assert!(quoted >= 6, "{quoted} lines quoted");
+    assert!(quoted >= 19, "{quoted} lines quoted");
 }

@@ -114,12 +114,11 @@ pub(crate) enum Message {
     Start { index: usize },
     /// A point finished (ok, failed or skipped).
     Point { index: usize, point: Box<Point> },
-    /// A point's launch sequence ran once for the profiler (`Job::profile`): `launches` launches
-    /// of `kernel`, or why it could not run.
+    /// A point's launch sequence ran once for the profiler (`Job::profile`): the kernel of each
+    /// launch, in order, or why it could not run.
     Profiled {
         index: usize,
-        kernel: String,
-        launches: usize,
+        kernels: Vec<String>,
         error: Option<String>,
     },
     /// The worker's last line: where its time went.

@@ -10,7 +10,7 @@ use crate::point_check::nominal_vars;
 use crate::ptx::{self, Param};
 use crate::source::SourceFile;
 use crate::spec::raw::{RawSpec, RawVariant};
-use crate::spec::{ArgSpec, Exec, ScalarType, Variant};
+use crate::spec::{ArgSpec, Exec, Launch, ScalarType, Variant};
 use crate::value::ParamValue;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -77,8 +77,11 @@ struct Spans {
 }
 
 impl Spans {
-    fn of(spec: &SpecText, variant: &str) -> Spans {
-        let Some(v) = spec.variant(variant) else {
+    /// Where launch `index` of `variant` is written.
+    fn of(spec: &SpecText, variant: &str, index: usize) -> Spans {
+        let raw = spec.variant(variant);
+        let launches = raw.map(|v| v.launches()).unwrap_or_default();
+        let (Some(v), Some(l)) = (raw, launches.get(index)) else {
             return Spans {
                 kernel: 0..0,
                 args: Vec::new(),
@@ -86,15 +89,15 @@ impl Spans {
                 shared: None,
             };
         };
-        let kernel = v.kernel.as_ref().map_or(v.name.span(), |k| k.span());
+        let kernel = l.kernel.map_or(v.name.span(), |k| k.span());
         let join = |spans: Vec<Range<usize>>| match (spans.first(), spans.last()) {
             (Some(a), Some(b)) => a.start..b.end,
             _ => kernel.clone(),
         };
         Spans {
-            args: v.args.iter().map(|a| a.span()).collect(),
-            block: join(v.block.iter().map(|b| b.span()).collect()),
-            shared: v.shared.as_ref().map(|s| s.span()),
+            args: l.args.iter().map(|a| a.span()).collect(),
+            block: join(l.block.iter().map(|b| b.span()).collect()),
+            shared: l.shared.map(|s| s.span()),
             kernel,
         }
     }
@@ -117,22 +120,42 @@ pub fn check_variant(
     module: &ptx::Module,
     points: &[PointAt],
 ) -> Vec<Diagnostic> {
-    let Exec::Kernel { function, source } = &variant.exec else {
+    let Exec::Kernel { source } = &variant.exec else {
         return Vec::new();
     };
-    let spans = Spans::of(spec, &variant.name);
     let cu = CuFile {
         root,
         source: source.as_path(),
     };
+    let mut out = Vec::new();
+    for (index, launch) in variant.launches.iter().enumerate() {
+        let spans = Spans::of(spec, &variant.name, index);
+        let at = (spec, &spans, variant, launch);
+        out.extend(check_launch(at, &cu, target, module, points));
+    }
+    out
+}
+
+/// Where a launch is written, and what: the spec, the launch's spans, its variant and itself.
+type LaunchAt<'a> = (&'a SpecText, &'a Spans, &'a Variant, &'a Launch);
+
+/// One launch's kernel, arguments, block and shared memory at each of `points`.
+fn check_launch(
+    (spec, spans, variant, launch): LaunchAt,
+    cu: &CuFile,
+    target: Target,
+    module: &ptx::Module,
+    points: &[PointAt],
+) -> Vec<Diagnostic> {
+    let function = &launch.kernel;
     let Some(entry) = module.entry(function) else {
-        return vec![missing_kernel(spec, &spans, variant, function, &cu, module)];
+        return vec![missing_kernel(spec, spans, variant, function, cu, module)];
     };
     let kernel = Kernel {
         entry,
         at: cu.locate(entry),
     };
-    let mut out = arguments(spec, &spans, variant, &kernel);
+    let mut out = arguments(spec, spans, variant, launch, &kernel);
     if let Some(limits) = target.limits
         && entry.static_shared > limits.static_shared
     {
@@ -151,7 +174,14 @@ pub fn check_variant(
             ),
         ));
     }
-    out.extend(launches(spec, &spans, variant, &kernel, target, points));
+    out.extend(launches(
+        spec,
+        spans,
+        (variant, launch),
+        &kernel,
+        target,
+        points,
+    ));
     out
 }
 
@@ -365,11 +395,12 @@ fn arguments(
     spec: &SpecText,
     spans: &Spans,
     variant: &Variant,
+    launch: &Launch,
     kernel: &Kernel,
 ) -> Vec<Diagnostic> {
     let params = &kernel.entry.params;
     let name = &kernel.entry.name;
-    if variant.args.len() != params.len() {
+    if launch.args.len() != params.len() {
         return vec![
             spec.file
                 .error(
@@ -377,16 +408,16 @@ fn arguments(
                     format!(
                         "variant `{}` passes {} argument(s) to kernel `{name}`, which takes {}",
                         variant.name,
-                        variant.args.len(),
+                        launch.args.len(),
                         params.len()
                     ),
-                    format!("{} argument(s)", variant.args.len()),
+                    format!("{} argument(s)", launch.args.len()),
                 )
                 .with_help(kernel.signature()),
         ];
     }
     let mut out = Vec::new();
-    for (i, (arg, &param)) in variant.args.iter().zip(params).enumerate() {
+    for (i, (arg, &param)) in launch.args.iter().zip(params).enumerate() {
         let n = i + 1;
         let (passed, wanted, help) = match arg {
             ArgSpec::Buffer(_) | ArgSpec::PassIn | ArgSpec::PassOut => {
@@ -454,14 +485,14 @@ type Problem = (&'static str, Range<usize>, String, String);
 fn launches(
     spec: &SpecText,
     spans: &Spans,
-    variant: &Variant,
+    (variant, launch): (&Variant, &Launch),
     kernel: &Kernel,
     target: Target,
     points: &[PointAt],
 ) -> Vec<Diagnostic> {
     let mut seen: BTreeMap<&str, Seen> = BTreeMap::new();
     for p in points {
-        for (key, span, message, help) in launch_problems(spans, variant, kernel, target, p) {
+        for (key, span, message, help) in launch_problems(spans, launch, kernel, target, p) {
             seen.entry(key)
                 .and_modify(|s| s.count += 1)
                 .or_insert(Seen {
@@ -505,7 +536,7 @@ fn launches(
 /// `__launch_bounds__`, its shared memory against the kernel and the architecture.
 fn launch_problems(
     spans: &Spans,
-    variant: &Variant,
+    launch: &Launch,
     kernel: &Kernel,
     target: Target,
     p: &PointAt,
@@ -515,8 +546,8 @@ fn launch_problems(
     let mut out: Vec<Problem> = Vec::new();
     let vars = nominal_vars(p.params);
     let eval = |e: &crate::expr::Expr| e.eval(&vars).ok().and_then(|n| n.as_i64());
-    let block: Option<Vec<i64>> = variant.block.iter().map(eval).collect();
-    let dynamic = variant.shared.as_ref().map(eval);
+    let block: Option<Vec<i64>> = launch.block.iter().map(eval).collect();
+    let dynamic = launch.shared.as_ref().map(eval);
     if let Some(block) = &block {
         let mut shape = [1u64; 3];
         for (d, b) in shape.iter_mut().zip(block) {

@@ -20,6 +20,15 @@ pub struct Experiment {
     pub verify: VerifySpec,
     pub metrics: MetricsSpec,
     pub variants: Vec<Variant>,
+    /// Preconditions every planned point must meet (`[[require]]`).
+    pub requires: Vec<Requirement>,
+}
+
+/// A condition on a point's parameters, with why it must hold.
+#[derive(Debug, Clone)]
+pub struct Requirement {
+    pub expr: Expr,
+    pub message: Option<String>,
 }
 
 impl Experiment {
@@ -124,7 +133,10 @@ pub struct MetricsSpec {
 /// What a variant executes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Exec {
-    Kernel { function: String, source: PathBuf },
+    /// The kernels of `Variant::launches`, compiled together from `source` with the variant's defines.
+    Kernel {
+        source: PathBuf,
+    },
     Cpu(String),
     Library(String),
 }
@@ -139,6 +151,17 @@ pub enum ArgSpec {
     PassIn,
     PassOut,
     Scalar(ScalarType, Expr),
+}
+
+/// One launch of a variant's sample.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// The kernel's name; empty for a CPU baseline or library call.
+    pub kernel: String,
+    pub grid: Vec<Expr>,
+    pub block: Vec<Expr>,
+    pub shared: Option<Expr>,
+    pub args: Vec<ArgSpec>,
 }
 
 #[derive(Debug, Clone)]
@@ -163,10 +186,10 @@ pub struct Variant {
     pub exec: Exec,
     /// `-D NAME=value`: value is an expression, or a literal string.
     pub defines: Vec<(String, DefineValue)>,
-    pub grid: Vec<Expr>,
-    pub block: Vec<Expr>,
-    pub shared: Option<Expr>,
-    pub args: Vec<ArgSpec>,
+    /// The launches of one sample, in order: one, or a `[[variant.launch]]` sequence. A CPU
+    /// baseline or library call has one without a kernel, whose `args` only its key reads.
+    pub launches: Vec<Launch>,
+    /// Repeats the one launch (a host loop, or passes); never with several launches.
     pub loop_: Option<LoopSpec>,
     pub passes: Option<PassSpec>,
     pub options: Vec<String>,

@@ -3,7 +3,10 @@
 
 use super::builtins::{CPU_BASELINES, REFERENCES};
 use super::model::*;
-use super::raw::{ExprText, RawBuffer, RawMetrics, RawPasses, RawSpec, RawVariant, RawVerify};
+use super::raw::{
+    ExprText, LaunchKeys, RawBuffer, RawMetrics, RawPasses, RawRequire, RawSpec, RawVariant,
+    RawVerify,
+};
 use crate::diagnostic::{Diagnostic, did_you_mean, did_you_mean_or};
 use crate::expr::{Division, Expr};
 use crate::host_data::init::generate;
@@ -219,6 +222,7 @@ pub fn validate(
         })
         .collect();
     let metrics = check_metrics(&mut c, &raw.metrics, &known);
+    let requires = check_requires(&mut c, &raw.requires, &known);
 
     let variants = check_variants(
         &mut c,
@@ -268,7 +272,25 @@ pub fn validate(
         verify,
         metrics,
         variants,
+        requires,
     })
+}
+
+/// `[[require]]`: conditions on the parameters (and device variables), checked at every point.
+fn check_requires(
+    c: &mut Checker,
+    raw: &[Spanned<RawRequire>],
+    known: &BTreeSet<String>,
+) -> Vec<Requirement> {
+    raw.iter()
+        .filter_map(|r| {
+            let r = r.get_ref();
+            Some(Requirement {
+                expr: c.expr(r.expr.get_ref(), r.expr.span(), known)?,
+                message: r.message.clone(),
+            })
+        })
+        .collect()
 }
 
 /// The spec's parameters (numbers or strings), each adding the variables it defines to `known`;
@@ -651,28 +673,21 @@ fn validate_variant(
         known.insert("count".into());
     }
     let exec = check_exec(c, v, default_source)?;
-    if matches!(exec, Exec::Kernel { .. })
-        && (v.grid.is_empty() || v.grid.len() > 3 || v.block.is_empty() || v.block.len() > 3)
-    {
-        c.err(
-            v.name.span(),
-            format!(
-                "kernel variant `{name}` needs `grid` and `block` with 1 to 3 expressions each"
-            ),
-            "here",
-        );
-    }
-    let mut exprs = |list: &[Spanned<ExprText>]| -> Vec<Expr> {
-        list.iter().filter_map(|e| c.expr_text(e, &known)).collect()
-    };
-    let (grid, block) = (exprs(&v.grid), exprs(&v.block));
-    let shared = v.shared.as_ref().and_then(|e| c.expr_text(e, &known));
-    let defines = check_defines(c, v, &known);
-    let args = v
-        .args
+    let kernel = matches!(exec, Exec::Kernel { .. });
+    let passes = v.passes.is_some();
+    let launches = v
+        .launches()
         .iter()
-        .filter_map(|a| check_arg(c, a, v.passes.is_some(), buffers, &known))
+        .map(|l| {
+            // A problem of the variant's own launch is shown at its name, of a table at its kernel.
+            let at = match (v.launch.is_empty(), l.kernel) {
+                (false, Some(k)) => k.span(),
+                _ => v.name.span(),
+            };
+            check_launch(c, (&name, at), kernel, l, passes, buffers, &known)
+        })
         .collect();
+    let defines = check_defines(c, v, &known);
     let loop_ = v.loop_.as_ref().and_then(|l| {
         let l = l.get_ref();
         Some(LoopSpec {
@@ -691,10 +706,7 @@ fn validate_variant(
         name,
         exec,
         defines,
-        grid,
-        block,
-        shared,
-        args,
+        launches,
         loop_,
         passes,
         options: v.options.clone(),
@@ -709,10 +721,52 @@ fn validate_variant(
     })
 }
 
-/// What runs the variant: exactly one of a kernel (in its own or the spec's source), a built-in
-/// CPU baseline or a library call.
+/// One launch's geometry and arguments; a kernel's needs 1 to 3 `grid` and `block` expressions.
+fn check_launch(
+    c: &mut Checker,
+    (variant, at): (&str, Range<usize>),
+    kernel: bool,
+    l: &LaunchKeys,
+    passes: bool,
+    buffers: &BTreeSet<String>,
+    known: &BTreeSet<String>,
+) -> Launch {
+    let dims_ok = |d: &[Spanned<ExprText>]| (1..=3).contains(&d.len());
+    if kernel && !(dims_ok(l.grid) && dims_ok(l.block)) {
+        c.err(
+            at,
+            format!(
+                "kernel variant `{variant}` needs `grid` and `block` with 1 to 3 expressions each"
+            ),
+            "here",
+        );
+    }
+    let mut exprs = |list: &[Spanned<ExprText>]| -> Vec<Expr> {
+        list.iter().filter_map(|e| c.expr_text(e, known)).collect()
+    };
+    let (grid, block) = (exprs(l.grid), exprs(l.block));
+    let shared = l.shared.and_then(|e| c.expr_text(e, known));
+    let args = l
+        .args
+        .iter()
+        .filter_map(|a| check_arg(c, a, passes, buffers, known))
+        .collect();
+    Launch {
+        kernel: l.kernel.map(|k| k.get_ref().clone()).unwrap_or_default(),
+        grid,
+        block,
+        shared,
+        args,
+    }
+}
+
+/// What runs the variant: exactly one of a kernel (in its own or the spec's source), a launch
+/// sequence of kernels, a built-in CPU baseline or a library call.
 fn check_exec(c: &mut Checker, v: &RawVariant, default_source: Option<&Path>) -> Option<Exec> {
     let name = v.name.get_ref();
+    if !v.launch.is_empty() {
+        check_sequence_keys(c, v);
+    }
     // A CPU baseline or library call: the name must be one of those built in.
     let mut builtin = |s: &Spanned<String>, list: &[&str], what: &str| {
         if !list.contains(&s.get_ref().as_str()) {
@@ -726,7 +780,11 @@ fn check_exec(c: &mut Checker, v: &RawVariant, default_source: Option<&Path>) ->
         }
         s.get_ref().clone()
     };
-    Some(match (&v.kernel, &v.cpu, &v.library) {
+    let kernel = v
+        .kernel
+        .as_ref()
+        .or(v.launch.first().map(|l| &l.get_ref().kernel));
+    Some(match (kernel, &v.cpu, &v.library) {
         (Some(k), None, None) => {
             let source = match &v.source {
                 Some(s) => c.source_file(s)?,
@@ -742,10 +800,7 @@ fn check_exec(c: &mut Checker, v: &RawVariant, default_source: Option<&Path>) ->
                     }
                 },
             };
-            Exec::Kernel {
-                function: k.get_ref().clone(),
-                source,
-            }
+            Exec::Kernel { source }
         }
         (None, Some(cpu), None) => Exec::Cpu(builtin(cpu, CPU_BASELINES, "CPU baseline")),
         (None, None, Some(lib)) => Exec::Library(builtin(lib, LIBRARIES, "library call")),
@@ -758,6 +813,39 @@ fn check_exec(c: &mut Checker, v: &RawVariant, default_source: Option<&Path>) ->
             return None;
         }
     })
+}
+
+/// A variant with `[[variant.launch]]` tables gives each launch's keys there, and repeats none.
+fn check_sequence_keys(c: &mut Checker, v: &RawVariant) {
+    let own = [
+        ("kernel", v.kernel.as_ref().map(|k| k.span())),
+        ("grid", v.grid.first().map(|e| e.span())),
+        ("block", v.block.first().map(|e| e.span())),
+        ("shared", v.shared.as_ref().map(|e| e.span())),
+        ("args", v.args.first().map(|e| e.span())),
+    ];
+    for (key, span) in own {
+        if let Some(span) = span {
+            c.err(
+                span,
+                format!("variant `{}` has `[[variant.launch]]` tables, so `{key}` belongs in each of them", v.name.get_ref()),
+                "not with `[[variant.launch]]`",
+            );
+        }
+    }
+    let repeats = [
+        ("loop", v.loop_.as_ref().map(|l| l.span())),
+        ("passes", v.passes.as_ref().map(|p| p.span())),
+    ];
+    for (key, span) in repeats {
+        if let Some(span) = span {
+            c.err(
+                span,
+                format!("`{key}` repeats a variant's one launch; variant `{}` has a sequence of `[[variant.launch]]`", v.name.get_ref()),
+                "not with `[[variant.launch]]`",
+            );
+        }
+    }
 }
 
 /// The variant's `defines`: expression strings, numbers or `{ text = "…" }`.

@@ -398,15 +398,9 @@ impl PointRunner {
         let rules = jp.rules_in(&self.job).clone();
 
         let (output, timing) = match &variant.exec {
-            Exec::Kernel { function, source } => self.run_kernel(
-                variant,
-                function,
-                source,
-                &vars,
-                &verify.output,
-                &rules,
-                point,
-            )?,
+            Exec::Kernel { source } => {
+                self.run_kernel(variant, source, &vars, &verify.output, &rules, point)?
+            }
             Exec::Cpu(name) => {
                 let started = std::time::Instant::now();
                 let ran = self.run_cpu(name, &verify, &vars, &rules);
@@ -538,15 +532,9 @@ impl PointRunner {
                 // The reference variant's run is the caller's `Reference` time, not its phases.
                 let before = self.phases;
                 let ran = match &v.exec {
-                    Exec::Kernel { function, source } => self.run_kernel(
-                        v,
-                        function,
-                        source,
-                        vars,
-                        &verify.output,
-                        &rules,
-                        &mut scratch,
-                    ),
+                    Exec::Kernel { source } => {
+                        self.run_kernel(v, source, vars, &verify.output, &rules, &mut scratch)
+                    }
                     Exec::Cpu(name) => self.run_cpu(name, exp.verify_for(v), vars, &rules),
                     Exec::Library(name) => self.run_library(name, exp.verify_for(v), vars, &rules),
                 };
@@ -630,11 +618,9 @@ impl PointRunner {
         Ok((module, code))
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn run_kernel(
         &mut self,
         variant: &Variant,
-        function: &str,
         source: &PathBuf,
         vars: &HashMap<String, Num>,
         output: &str,
@@ -653,12 +639,14 @@ impl PointRunner {
             p.code_hash = Some(code.hash);
             p.code_target = Some(code.target);
         }
-        let kernel: Kernel = module
-            .function(function)
-            .map_err(|e| Failed(FailureKind::Compile, e.to_string()))?;
         let seq = Sequence::plan(variant, vars).map_err(|e| launch_err(e.to_string()))?;
+        let kernels = functions(&module, &seq)?;
+        // A point has one set of attributes: its first launch's.
         let (block, shared) = seq.first_config();
-        if let Ok(a) = self.gpu.attributes(&kernel, block.iter().product(), shared) {
+        let first = kernels
+            .first()
+            .ok_or_else(|| launch_err("no kernel".into()))?;
+        if let Ok(a) = self.gpu.attributes(first, block.iter().product(), shared) {
             point.attributes = Some(Attributes {
                 registers: a.registers,
                 static_shared_bytes: a.static_shared_bytes,
@@ -686,7 +674,7 @@ impl PointRunner {
             self.gpu.flush_l2().map_err(gpu_err)?;
             let timer = self.gpu.timer().map_err(gpu_err)?;
             timer.start().map_err(gpu_err)?;
-            seq.launch(&self.gpu, &kernel, &buffers.borrow())
+            seq.launch(&self.gpu, &kernels, &buffers.borrow())
                 .map_err(|e| e.to_string())?;
             timer.stop().map_err(gpu_err)?;
             self.gpu.synchronize().map_err(gpu_err)?;
@@ -723,7 +711,7 @@ impl PointRunner {
             Some(first_ms),
             seq.len(),
             &mut || {
-                seq.launch(&self.gpu, &kernel, &buffers.borrow())
+                seq.launch(&self.gpu, &kernels, &buffers.borrow())
                     .map_err(sequence_error)
             },
             per_sample,
@@ -951,6 +939,17 @@ impl PointRunner {
             .charge_samples(&timing, sampling_started.elapsed().as_secs_f64());
         Ok((out, timing))
     }
+}
+
+/// The kernels `seq` launches, loaded from `module` in [`Sequence::kernels`]'s order.
+fn functions(module: &Module, seq: &Sequence) -> Result<Vec<Kernel>, Failed> {
+    (seq.kernels().iter())
+        .map(|f| {
+            module
+                .function(f)
+                .map_err(|e| Failed(FailureKind::Compile, e.to_string()))
+        })
+        .collect()
 }
 
 /// A sequence error as the GPU error the measurement loop speaks.
