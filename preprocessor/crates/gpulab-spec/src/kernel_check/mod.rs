@@ -362,7 +362,11 @@ pub fn check_name_in_source(
         shown(source)
     );
     let span = Spans::of(spec, &variant.name).kernel;
-    Some(spec.file.error(span, message, "no such kernel").with_help(help))
+    Some(
+        spec.file
+            .error(span, message, "no such kernel")
+            .with_help(help),
+    )
 }
 
 /// The spec's scalar type as PTX writes it (signedness is not in PTX).

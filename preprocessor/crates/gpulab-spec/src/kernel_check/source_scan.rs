@@ -40,12 +40,15 @@ impl SourceScan {
             return;
         };
         let tokens = tokens(&text);
-        self.kernels
-            .extend(kernels(&tokens).into_iter().map(|(name, line)| FoundKernel {
-                name: name.to_string(),
-                file: path.to_path_buf(),
-                line,
-            }));
+        self.kernels.extend(
+            kernels(&tokens)
+                .into_iter()
+                .map(|(name, line)| FoundKernel {
+                    name: name.to_string(),
+                    file: path.to_path_buf(),
+                    line,
+                }),
+        );
         self.identifiers.extend(
             tokens
                 .iter()
