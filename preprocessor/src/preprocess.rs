@@ -11,8 +11,8 @@ use crate::limits::MAX_POINTS_PER_BOOK;
 use crate::plan::{PlannedPoint, plan};
 use crate::render::Templates;
 use crate::render::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
-use crate::results::view::{ClaimStatus, DirectiveView};
-use crate::results::{Recordings, directive_view};
+use crate::results::Recordings;
+use crate::results::view::{ClaimStatus, ClaimView, DirectiveView};
 use crate::workspace::{FoundDirective, Workspace};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
@@ -626,40 +626,28 @@ pub fn directive_status(
     f: &FoundDirective,
     view: &DirectiveView,
     state: StatusState,
-    exp: &crate::spec::Experiment,
-    points: &[PlannedPoint],
-    recordings: &Recordings,
 ) -> DirectiveStatus {
     let d = view.directive;
-    // The claims on every device: the view itself when it already shows every device; nothing to
-    // evaluate when the directive has no claims.
-    let all;
-    let every_device;
-    let every = if d.expect.is_empty() || d.devices == crate::directive::DeviceSelection::All {
-        view
-    } else {
-        let mut on_all = d.clone();
-        on_all.devices = crate::directive::DeviceSelection::All;
-        all = on_all;
-        every_device = directive_view(&all, exp, points, recordings, None, None);
-        &every_device
-    };
     // The paper's claims only: an `ours:` claim is the handbook's expectation, not the item's.
-    let of_paper = |dev: &crate::results::view::DeviceResults<'_>| -> Vec<ClaimStatus> {
-        dev.claims
+    let of_paper = |claims: &[ClaimView]| -> Vec<ClaimStatus> {
+        claims
             .iter()
             .zip(&d.expect)
             .filter(|(_, parsed)| !parsed.is_ours())
             .map(|(c, _)| c.status)
             .collect()
     };
-    let claims = every
+    let shown = view
         .devices
         .iter()
-        .map(|dev| {
-            let statuses = of_paper(dev);
+        .map(|dev| (&dev.device.name, &dev.claims));
+    let others = view.other_devices.iter().map(|o| (&o.device, &o.claims));
+    let claims = shown
+        .chain(others)
+        .map(|(device, claims)| {
+            let statuses = of_paper(claims);
             DeviceClaims {
-                device: dev.device.name.clone(),
+                device: device.clone(),
                 holding: statuses
                     .iter()
                     .filter(|s| **s == ClaimStatus::Holds)

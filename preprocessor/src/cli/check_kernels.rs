@@ -2,12 +2,14 @@
 //! NVRTC for the target architecture (no GPU required; compile errors at the `.cu` file and line)
 //! in parallel, through the engine's compile cache (an unchanged build is not compiled again), and
 //! every kernel variant checked against the PTX of its build (`kernel_check`: kernel name,
-//! arguments, block shape, shared memory).
+//! arguments, block shape, shared memory); without NVRTC, every kernel name against its source.
 
 use crate::engine::ptx_cache::compile_cached;
 use crate::engine::resolve::kernel_builds;
 use crate::gpu::{CompileError, Image};
-use crate::kernel_check::{PointAt, SpecText, Target, check_variant};
+use crate::kernel_check::{
+    PointAt, SourceScan, SpecText, Target, check_name_in_source, check_variant,
+};
 use crate::plan::{PlannedPoint, plan};
 use crate::preprocess::report;
 use crate::spec::Experiment;
@@ -45,7 +47,7 @@ pub(super) fn run(
                 "SKIPPED: compiling {} kernel build(s) and checking them against their PTX: {why}",
                 builds.len()
             );
-            return Ok(failed);
+            return Ok(check_names(ws, &builds) || failed);
         }
         Ok(version) => eprintln!(
             "compiling {} kernel build(s) with NVRTC {version} for sm_{}{}",
@@ -137,6 +139,37 @@ fn compile_all<'b>(
             Ok(((source, options), image))
         })
         .collect()
+}
+
+/// Without NVRTC: every kernel variant's name against its source's `__global__` functions;
+/// returns whether one is not defined there (reported).
+fn check_names(ws: &Workspace, builds: &BTreeMap<Build, Uses>) -> bool {
+    let mut scans: BTreeMap<&PathBuf, SourceScan> = BTreeMap::new();
+    let mut specs: BTreeMap<String, SpecText> = BTreeMap::new();
+    let (mut diags, mut checked) = (Vec::new(), BTreeSet::new());
+    for ((source, _, options), uses) in builds {
+        let scan = scans
+            .entry(source)
+            .or_insert_with(|| SourceScan::of(source));
+        for ((exp_name, variant), (exp, _)) in uses {
+            let Some(v) = exp.variant(variant) else {
+                continue;
+            };
+            let spec = specs
+                .entry(exp_name.clone())
+                .or_insert_with(|| spec_text(ws, exp));
+            diags.extend(check_name_in_source(&ws.root, spec, v, scan, options));
+            checked.insert((exp_name, variant));
+        }
+    }
+    let diags = crate::diagnostic::dedup(diags);
+    report(&diags);
+    eprintln!(
+        "checked the kernel names of {} variant(s) against their sources' `__global__` functions, without NVRTC: {} problem(s)",
+        checked.len(),
+        diags.len()
+    );
+    !diags.is_empty()
 }
 
 /// Every kernel build the book's points need, with the variants that use it; and whether a

@@ -114,7 +114,7 @@ pub(super) fn status_table(
             None,
         );
         let state = directive_state(&view);
-        directives.push(directive_status(f, &view, state, exp, &points, &recordings));
+        directives.push(directive_status(f, &view, state));
     }
     let inventory = Inventory::load(&ws.config.data_dir(&ws.root))?;
     let mut problems = inventory.check_reproduces(directives.iter().flat_map(|d| d.located_ids()));

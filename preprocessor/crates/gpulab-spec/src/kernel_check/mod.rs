@@ -3,8 +3,12 @@
 //! `extern "C"`), arguments that do not match the kernel's parameters in number or kind, a block
 //! larger than the kernel's `__launch_bounds__`, and shared memory beyond the architecture's limits.
 //! Each diagnostic points at the spec's line (the launch, the arguments) or the kernel's `.cu` line.
+//! Without NVRTC only the name is checked, against the source's `__global__` functions.
 
-use crate::diagnostic::{Diagnostic, did_you_mean};
+mod source_scan;
+pub use source_scan::SourceScan;
+
+use crate::diagnostic::{Diagnostic, did_you_mean, suggest};
 use crate::limits::ArchLimits;
 use crate::point_check::nominal_vars;
 use crate::ptx::{self, Param};
@@ -343,6 +347,56 @@ fn missing_kernel(
             "no such kernel",
         )
         .with_help(help)
+}
+
+/// Without NVRTC: a kernel variant's name against the `__global__` functions of its source.
+/// Only a name that occurs nowhere in the source, the files it includes or its build's `options`
+/// is reported: a name a macro makes cannot be told from a typo without the compiler.
+pub fn check_name_in_source(
+    root: &Path,
+    spec: &SpecText,
+    variant: &Variant,
+    scan: &SourceScan,
+    options: &[String],
+) -> Option<Diagnostic> {
+    let Exec::Kernel { function, source } = &variant.exec else {
+        return None;
+    };
+    let in_options = options
+        .iter()
+        .flat_map(|o| o.split(|c: char| !(c.is_alphanumeric() || c == '_')))
+        .any(|word| word == function);
+    if in_options || scan.identifiers.contains(function) {
+        return None;
+    }
+    let shown = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    let names: Vec<&str> = scan.kernels.iter().map(|k| k.name.as_str()).collect();
+    let listed = match names.is_empty() {
+        true => "it defines no `__global__` function".to_string(),
+        false => format!("its kernels: `{}`", names.join("`, `")),
+    };
+    let help = match suggest(function, names.iter().copied()) {
+        Some(near) => {
+            let k = scan.kernels.iter().find(|k| k.name == near)?;
+            format!(
+                "did you mean `{near}` ({}:{})? ({listed})",
+                shown(&k.file),
+                k.line
+            )
+        }
+        None => listed,
+    };
+    let message = format!(
+        "variant `{}`: kernel `{function}` is not defined in {} or the files it includes",
+        variant.name,
+        shown(source)
+    );
+    let span = Spans::of(spec, &variant.name).kernel;
+    Some(
+        spec.file
+            .error(span, message, "no such kernel")
+            .with_help(help),
+    )
 }
 
 /// The spec's scalar type as PTX writes it (signedness is not in PTX).

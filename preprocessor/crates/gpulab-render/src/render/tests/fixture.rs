@@ -247,6 +247,7 @@ impl Fixture {
                     detail: "holds at 2 of 2 sizes".into(),
                 }],
             }],
+            other_devices: Vec::new(),
             paper: self.with_paper.then_some(&self.paper),
             self_check: self
                 .with_paper
