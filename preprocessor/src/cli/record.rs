@@ -111,7 +111,7 @@ pub(super) fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     let recorders = recorders(&args.gpus)?;
     let device = device_of(&ws, &recorders)?;
     let mut recordings = Recordings::new(ws.data())?;
-    let all = groups_to_run(&ws, &found, &mut recordings, &device, &args)?;
+    let mut all = groups_to_run(&ws, &found, &mut recordings, &device, &args)?;
     if crate::engine::recorder::git_commit(&ws.root).is_none() {
         eprintln!(
             "warning: no git commit found (set GPULAB_COMMIT): these recordings will not name the code that made them"
@@ -119,6 +119,7 @@ pub(super) fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     }
     let recorded =
         |experiment: &str, p: &JobPoint| recorded_points(&recordings, &device, experiment, p);
+    shard::set_predictions(&mut all, &recorded);
     let forecast = Forecast {
         costs: predicted(&all, &recordings, &device),
         recorded: &recorded,

@@ -109,6 +109,8 @@ pub struct VerifySpec {
     pub inputs: Vec<String>,
     pub output: String,
     pub dims: Vec<(String, Expr)>,
+    /// Relative, for float outputs: the spec's, else the output type's default; infinite (the
+    /// derived bound alone) for a float output of an accumulating built-in reference.
     pub tolerance: f64,
     pub formula: Option<Expr>,
 }

@@ -641,24 +641,11 @@ impl PointRunner {
         }
         let seq = Sequence::plan(variant, vars).map_err(|e| launch_err(e.to_string()))?;
         let kernels = functions(&module, &seq)?;
-        // A point has one set of attributes: its first launch's.
-        let (block, shared) = seq.first_config();
         let first = kernels
             .first()
             .ok_or_else(|| launch_err("no kernel".into()))?;
-        if let Ok(a) = self.gpu.attributes(first, block.iter().product(), shared) {
-            point.attributes = Some(Attributes {
-                registers: a.registers,
-                static_shared_bytes: a.static_shared_bytes,
-                local_bytes: a.local_bytes,
-                max_threads_per_block: a.max_threads_per_block,
-                occupancy: Some(Occupancy {
-                    blocks_per_sm: a.occupancy.blocks_per_sm,
-                    warps_per_sm: a.occupancy.warps_per_sm,
-                    limiter: a.occupancy.limiter.clone(),
-                }),
-            });
-        }
+        // A point has one set of attributes: its first launch's.
+        point.attributes = self.attributes(first, &seq);
         let resets = ResetPlan::new(&self.exp, variant);
         self.after_samples = None;
         let verification_started = std::time::Instant::now();
@@ -669,6 +656,8 @@ impl PointRunner {
         prepare(&mut buffers.borrow_mut(), &resets.verification, &pristine)
             .map_err(|e| launch_err(e.to_string()))?;
         // Timed, after an L2 flush: a run longer than the measurement's timeout is its only sample.
+        // From here to the last sample the supervisor's watchdog may scale with the predicted time.
+        let _ = emit(&Message::Kernel { running: true });
         let first_ms = (|| -> Result<f64, String> {
             let gpu_err = |e: crate::gpu::GpuError| e.to_string();
             self.gpu.flush_l2().map_err(gpu_err)?;
@@ -717,6 +706,7 @@ impl PointRunner {
             per_sample,
         )
         .map_err(|e| launch_err(e.to_string()))?;
+        let _ = emit(&Message::Kernel { running: false });
         self.phases
             .charge_samples(&timing, sampling_started.elapsed().as_secs_f64());
         if resets.per_sample() {
@@ -729,6 +719,26 @@ impl PointRunner {
             self.after_samples = Some(after);
         }
         Ok((out, timing))
+    }
+
+    /// The kernel's registers, memory and occupancy at the sequence's first launch shape.
+    fn attributes(&self, kernel: &Kernel, seq: &Sequence) -> Option<Attributes> {
+        let (block, shared) = seq.first_config();
+        let a = self
+            .gpu
+            .attributes(kernel, block.iter().product(), shared)
+            .ok()?;
+        Some(Attributes {
+            registers: a.registers,
+            static_shared_bytes: a.static_shared_bytes,
+            local_bytes: a.local_bytes,
+            max_threads_per_block: a.max_threads_per_block,
+            occupancy: Some(Occupancy {
+                blocks_per_sm: a.occupancy.blocks_per_sm,
+                warps_per_sm: a.occupancy.warps_per_sm,
+                limiter: a.occupancy.limiter.clone(),
+            }),
+        })
     }
 
     /// Device copies of the initial contents of the buffers restored before every run.
