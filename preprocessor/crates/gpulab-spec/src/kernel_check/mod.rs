@@ -349,54 +349,61 @@ fn missing_kernel(
         .with_help(help)
 }
 
-/// Without NVRTC: a kernel variant's name against the `__global__` functions of its source.
-/// Only a name that occurs nowhere in the source, the files it includes or its build's `options`
-/// is reported: a name a macro makes cannot be told from a typo without the compiler.
+/// Without NVRTC: each launch's kernel name against the `__global__` functions of its variant's
+/// source. Only a name that occurs nowhere in the source, the files it includes or its build's
+/// `options` is reported: a name a macro makes cannot be told from a typo without the compiler.
 pub fn check_name_in_source(
     root: &Path,
     spec: &SpecText,
     variant: &Variant,
     scan: &SourceScan,
     options: &[String],
-) -> Option<Diagnostic> {
-    let Exec::Kernel { function, source } = &variant.exec else {
-        return None;
+) -> Vec<Diagnostic> {
+    let Exec::Kernel { source } = &variant.exec else {
+        return Vec::new();
     };
-    let in_options = options
-        .iter()
-        .flat_map(|o| o.split(|c: char| !(c.is_alphanumeric() || c == '_')))
-        .any(|word| word == function);
-    if in_options || scan.identifiers.contains(function) {
-        return None;
-    }
+    let in_options = |function: &str| {
+        options
+            .iter()
+            .flat_map(|o| o.split(|c: char| !(c.is_alphanumeric() || c == '_')))
+            .any(|word| word == function)
+    };
     let shown = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
     let names: Vec<&str> = scan.kernels.iter().map(|k| k.name.as_str()).collect();
     let listed = match names.is_empty() {
         true => "it defines no `__global__` function".to_string(),
         false => format!("its kernels: `{}`", names.join("`, `")),
     };
-    let help = match suggest(function, names.iter().copied()) {
-        Some(near) => {
-            let k = scan.kernels.iter().find(|k| k.name == near)?;
-            format!(
-                "did you mean `{near}` ({}:{})? ({listed})",
+    let mut out = Vec::new();
+    for (index, launch) in variant.launches.iter().enumerate() {
+        let function = &launch.kernel;
+        if in_options(function) || scan.identifiers.contains(function) {
+            continue;
+        }
+        let near = suggest(function, names.iter().copied())
+            .and_then(|near| scan.kernels.iter().find(|k| k.name == near));
+        let help = match near {
+            Some(k) => format!(
+                "did you mean `{}` ({}:{})? ({listed})",
+                k.name,
                 shown(&k.file),
                 k.line
-            )
-        }
-        None => listed,
-    };
-    let message = format!(
-        "variant `{}`: kernel `{function}` is not defined in {} or the files it includes",
-        variant.name,
-        shown(source)
-    );
-    let span = Spans::of(spec, &variant.name).kernel;
-    Some(
-        spec.file
-            .error(span, message, "no such kernel")
-            .with_help(help),
-    )
+            ),
+            None => listed.clone(),
+        };
+        let message = format!(
+            "variant `{}`: kernel `{function}` is not defined in {} or the files it includes",
+            variant.name,
+            shown(source)
+        );
+        let span = Spans::of(spec, &variant.name, index).kernel;
+        out.push(
+            spec.file
+                .error(span, message, "no such kernel")
+                .with_help(help),
+        );
+    }
+    out
 }
 
 /// The spec's scalar type as PTX writes it (signedness is not in PTX).
