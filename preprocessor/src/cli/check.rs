@@ -17,6 +17,9 @@ pub(super) fn run(
     arch: (u32, u32),
 ) -> anyhow::Result<ExitCode> {
     let (md, ws) = super::book::open(dir)?;
+    if let Some(problem) = ws.device_problem() {
+        anyhow::bail!("{problem}");
+    }
     let found = crate::preprocess::scan_book(&ws, &md.book);
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut directives = 0;
@@ -78,7 +81,7 @@ pub(super) fn run(
         .iter()
         .filter_map(|f| f.parsed.as_ref().ok())
         .flat_map(|(d, _)| {
-            let at = format!("{}#{}", d.location.chapter.display(), d.location.index);
+            let at = format!("{}:{}", d.location.chapter.display(), d.location.line);
             d.reproduces.iter().map(move |id| (id.as_str(), at.clone()))
         });
     for problem in inventory.check_reproduces(ids) {
