@@ -3,7 +3,7 @@
 
 use crate::config::{Config, Mode};
 use crate::diagnostic::Diagnostic;
-use crate::directive::fence::{ANCHORS_INFO, FenceKind, NCU_CHECK_INFO};
+use crate::directive::fence::{ANCHORS_INFO, FenceKind, NCU_CHECK_INFO, normalise_line_endings};
 use crate::directive::validate::point_count;
 use crate::engine::{LiveRunner, Work};
 use crate::error::Error;
@@ -16,6 +16,7 @@ use crate::results::view::{ClaimStatus, ClaimView, DirectiveView};
 use crate::workspace::{FoundDirective, Workspace};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -55,7 +56,7 @@ impl Preprocessor for GpuLab {
     }
 
     fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> anyhow::Result<Book> {
-        let mut config = Config::from_mdbook(&ctx.config)?;
+        let mut config = Config::from_mdbook(&ctx.config, &ctx.root)?;
         if let Some(s) = self.overrides.strict {
             config.strict = s;
         }
@@ -63,6 +64,9 @@ impl Preprocessor for GpuLab {
             config.mode = m;
         }
         let ws = Workspace::new(&ctx.root, &ctx.config.book.src, config);
+        if let Some(problem) = ws.device_problem() {
+            anyhow::bail!("{problem}");
+        }
         let owned;
         let runs = ws
             .config
@@ -207,6 +211,15 @@ pub fn process_book(
     live: Option<&dyn LiveRunner>,
 ) -> Result<BuildSummary> {
     let templates = Templates::load(Some(&ws.root.join("theme")))?;
+    // CR-only line endings become line feeds for mdBook too, which would render such a chapter
+    // as one heading.
+    book.for_each_mut(|item| {
+        if let BookItem::Chapter(ch) = item
+            && let Cow::Owned(text) = normalise_line_endings(&ch.content)
+        {
+            ch.content = text;
+        }
+    });
     let found = scan_book(ws, book);
     let invalid: Vec<Diagnostic> = found
         .iter()
@@ -668,6 +681,7 @@ pub fn directive_status(
         chapter_title: f.chapter_name.clone(),
         chapter_path: f.chapter_path.to_string_lossy().into_owned(),
         anchor: crate::render::directive_anchor(&d.experiment, d.location.index),
+        line: d.location.line,
         title: d
             .title
             .clone()

@@ -31,7 +31,7 @@ pub(super) fn open(dir: &Path) -> anyhow::Result<(mdbook_driver::MDBook, Workspa
     require_book(dir)?;
     let md = mdbook_driver::MDBook::load(dir)
         .with_context(|| format!("loading the book at {}", dir.display()))?;
-    let config = Config::from_mdbook(&md.config)?;
+    let config = Config::from_mdbook(&md.config, dir)?;
     let ws = Workspace::new(dir, &md.config.book.src, config);
     Ok((md, ws))
 }

@@ -26,6 +26,9 @@ pub(super) fn run(
     only: &Only,
 ) -> anyhow::Result<ExitCode> {
     let (md, ws) = super::book::open(dir)?;
+    if let Some(problem) = ws.device_problem() {
+        anyhow::bail!("{problem}");
+    }
     let found = crate::preprocess::scan_book(&ws, &md.book);
     super::book::require_experiments(&found, &only.experiments)?;
     let mut selected = match &only.chapter {
@@ -99,7 +102,7 @@ pub(super) fn run(
         .iter()
         .filter_map(|f| f.parsed.as_ref().ok())
         .flat_map(|(d, _)| {
-            let at = format!("{}#{}", d.location.chapter.display(), d.location.index);
+            let at = format!("{}:{}", d.location.chapter.display(), d.location.line);
             d.reproduces.iter().map(move |id| (id.as_str(), at.clone()))
         });
     for problem in inventory.check_reproduces(ids) {

@@ -198,7 +198,7 @@ fn the_fixture_recording_is_labelled_synthetic() {
 fn fixture_keys_are_current_except_the_deliberately_stale_point() {
     let book = BookCopy::new("basic");
     let md = mdbook_driver::MDBook::load(&book.root).unwrap();
-    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config).unwrap();
+    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config, &md.root).unwrap();
     let ws = mdbook_gpulab::workspace::Workspace::new(&book.root, &md.config.book.src, config);
     let rec = ws.data().load("test-device", "scale").unwrap().unwrap();
     let mut planned = Vec::new();

@@ -54,6 +54,15 @@ impl Workspace {
         DataDir::new(self.config.data_dir(&self.root))
     }
 
+    /// Why book.toml's `device` names no device `data/` has recordings of (a typo would show
+    /// another GPU's numbers without a word), with its line of book.toml.
+    pub fn device_problem(&self) -> Option<String> {
+        let known = self.data().devices().unwrap_or_default();
+        let problem = self.config.device_problem(&known)?;
+        let text = std::fs::read_to_string(self.root.join("book.toml")).unwrap_or_default();
+        Some(crate::config::located(&text, &problem))
+    }
+
     /// The experiment spec `name`, loaded and validated once.
     pub fn spec(&self, name: &str) -> SpecResult {
         let mut specs = self.specs.lock().unwrap_or_else(|e| e.into_inner());
@@ -94,9 +103,14 @@ impl Workspace {
         Ok(table)
     }
 
-    /// What is wrong with paper table `id` (missing, outside the book, unparsable), if anything.
-    fn paper_problem(&self, id: &str) -> Option<String> {
-        self.paper(id).err()
+    /// What is wrong with paper table `id` (missing, outside the book, unparsable, a row naming
+    /// a variant `exp` does not have), if anything.
+    fn paper_problem(&self, id: &str, exp: &Experiment) -> Option<String> {
+        let variants: Vec<&str> = exp.variants.iter().map(|v| v.name.as_str()).collect();
+        match self.paper(id) {
+            Ok(table) => table?.unknown_variant(&exp.name, &variants),
+            Err(e) => Some(e),
+        }
     }
 
     /// Finds and parses every directive of a chapter. `path` is relative to the chapters' folder.
@@ -106,11 +120,20 @@ impl Workspace {
             .strip_prefix(&self.root)
             .unwrap_or(&self.src_dir)
             .join(path);
+        let content = &*crate::directive::fence::normalise_line_endings(content);
         let file = SourceFile::new(shown, content);
         let mut index = 0;
+        // Lines are counted from the previous fence on: a chapter of many fences costs its length.
+        let (mut counted, mut line) = (0, 1);
         find_fences(content)
             .into_iter()
             .map(|fence| {
+                let at = fence.block.start.clamp(counted, content.len());
+                line += content.as_bytes()[counted..at]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
+                counted = at;
                 let parsed = match fence.kind {
                     FenceKind::Status | FenceKind::Anchors | FenceKind::NcuCheck => Err(Vec::new()),
                     FenceKind::Experiment => {
@@ -118,7 +141,7 @@ impl Workspace {
                         let location = Location {
                             chapter: path.to_path_buf(),
                             index,
-                            line: crate::diagnostic::line_col(content, fence.block.start).0,
+                            line,
                         };
                         if fence.unclosed {
                             let start = fence.block.start;
@@ -129,6 +152,7 @@ impl Workspace {
                             )])
                         } else {
                             self.parse_directive(&file, &fence, location)
+                                .map_err(crate::diagnostic::cap)
                         }
                     }
                 };
@@ -190,7 +214,7 @@ impl Workspace {
             pieces: &fence.pieces,
             location,
         };
-        let directive = validate::validate(raw, &exp, &ctx, &|id| self.paper_problem(id))?;
+        let directive = validate::validate(raw, &exp, &ctx, &|id| self.paper_problem(id, &exp))?;
         let diags = crate::point_diagnostics::check_points(
             &self.root,
             &directive,

@@ -40,14 +40,22 @@ pub struct Shard {
     pub count: usize,
 }
 
+/// The most shards a run may be split into: one per machine or job, and a slot is kept for each.
+pub(crate) const MAX_SHARDS: usize = 10_000;
+
 impl Shard {
-    /// Parses `K/N` with 1 ≤ K ≤ N.
+    /// Parses `K/N` with 1 ≤ K ≤ N ≤ [`MAX_SHARDS`].
     pub fn parse(s: &str) -> Result<Shard, String> {
         let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 2/4")?;
         let k: usize = k.trim().parse().map_err(|_| "K must be a number")?;
         let n: usize = n.trim().parse().map_err(|_| "N must be a number")?;
         if n == 0 || k == 0 || k > n {
             return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
+        }
+        if n > MAX_SHARDS {
+            return Err(format!(
+                "shard {k}/{n}: at most {MAX_SHARDS} shards (one per machine or job)"
+            ));
         }
         Ok(Shard {
             index: k - 1,
@@ -374,6 +382,14 @@ mod tests {
         assert_eq!(ids[0], "e\u{1f}a\u{1f}N=i:4");
         let distinct: std::collections::BTreeSet<_> = ids.iter().collect();
         assert_eq!(distinct.len(), ids.len(), "{ids:?}");
+    }
+
+    /// Issue 36: `--shard 1/18446744073709551615` was accepted, and a slot allocated per shard.
+    #[test]
+    fn an_absurd_shard_count_is_refused() {
+        let absurd = Shard::parse("1/18446744073709551615").unwrap_err();
+        assert!(absurd.contains("at most 10000 shards"), "{absurd}");
+        assert!(Shard::parse("10000/10000").is_ok());
     }
 
     #[test]

@@ -87,6 +87,9 @@ pub struct DirectiveStatus {
     pub chapter_path: String,
     /// The `id` of its rendered figure (`gpulab-matmul_widuch-3`).
     pub anchor: String,
+    /// The line of its opening fence in the chapter.
+    #[serde(default)]
+    pub line: usize,
     /// Its caption, for the link's tooltip.
     pub title: String,
     pub state: StatusState,
@@ -95,9 +98,9 @@ pub struct DirectiveStatus {
 }
 
 impl DirectiveStatus {
-    /// Its `reproduces` ids, each with where it is written (`part1/widuch2010.md#gpulab-…-3`).
+    /// Its `reproduces` ids, each with where it is written (`part1/widuch2010.md:120`).
     pub fn located_ids(&self) -> impl Iterator<Item = (&str, String)> {
-        let at = format!("{}#{}", self.chapter_path, self.anchor);
+        let at = format!("{}:{}", self.chapter_path, self.line);
         self.ids.iter().map(move |id| (id.as_str(), at.clone()))
     }
 }

@@ -289,7 +289,24 @@ fn check_axes(
             );
             continue;
         }
+        let negative = |v: &ParamValue| v.as_f64().is_some_and(|x| x < 0.0);
         match axis_values(value.get_ref()) {
+            Ok(values) if values.iter().any(negative) => {
+                bad_axes.push(name.clone());
+                let v = values.iter().find(|v| negative(v)).map(ToString::to_string);
+                c.err(
+                    value.span(),
+                    format!(
+                        "axis `{name}` has the negative value {}",
+                        v.unwrap_or_default()
+                    ),
+                    "negative",
+                    Some(
+                        "a parameter is a size, a count or an offset: give values of 0 or more"
+                            .into(),
+                    ),
+                )
+            }
             Ok(values) if !values.is_empty() => {
                 // `B = "16x16"` defines `B_X` and `B_Y`: a spec parameter of that name would be
                 // replaced silently at these points (the spec itself is checked the same way).

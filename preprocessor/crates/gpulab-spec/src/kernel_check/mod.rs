@@ -478,6 +478,7 @@ fn arguments(
         ];
     }
     let mut out = Vec::new();
+    let declared = declared_params(&kernel.at).filter(|d| d.len() == params.len());
     for (i, (arg, &param)) in launch.args.iter().zip(params).enumerate() {
         let n = i + 1;
         let (passed, wanted, help) = match arg {
@@ -505,6 +506,12 @@ fn arguments(
             ),
         };
         if wanted == param {
+            // PTX agrees; where it cannot tell a pointer from a 64-bit integer, the source can.
+            out.extend(
+                declared
+                    .as_ref()
+                    .and_then(|d| pointer_mismatch(spec, spans, variant, kernel, i, arg, &d[i])),
+            );
             continue;
         }
         let span = spans
@@ -527,6 +534,84 @@ fn arguments(
         );
     }
     out
+}
+
+/// Each parameter's declaration as the kernel's source writes it (the text between the
+/// parentheses after its name, split at top-level commas), when the definition can be read there.
+fn declared_params(at: &At) -> Option<Vec<String>> {
+    let text = at.file.text.get(at.span.end..)?;
+    let open = text.find('(')?;
+    if !text[..open].trim().is_empty() {
+        return None;
+    }
+    let (mut depth, mut start, mut out) = (0, open + 1, Vec::new());
+    for (i, c) in text.char_indices().skip_while(|(i, _)| *i < open) {
+        match c {
+            '(' | '[' | '<' => depth += 1,
+            ')' | ']' | '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    out.push(text[start..i].trim().to_string());
+                    break;
+                }
+            }
+            ',' if depth == 1 => {
+                out.push(text[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if out.len() == 1 && matches!(out[0].as_str(), "" | "void") {
+        out.clear();
+    }
+    Some(out)
+}
+
+/// A 64-bit argument whose kind PTX cannot tell (a pointer and a 64-bit integer are both
+/// `.u64`) against the parameter's declaration in the source: a scalar passed where the kernel
+/// takes a pointer, or a buffer where it takes an integer.
+fn pointer_mismatch(
+    spec: &SpecText,
+    spans: &Spans,
+    variant: &Variant,
+    kernel: &Kernel,
+    i: usize,
+    arg: &ArgSpec,
+    decl: &str,
+) -> Option<Diagnostic> {
+    let pointer = decl.contains('*') || decl.contains('[');
+    let (passed, wanted, help) = match arg {
+        ArgSpec::Scalar(ty, e) if pointer => (
+            format!("the {} scalar `{}`", scalar_name(*ty), e.source()),
+            "a pointer",
+            "pass a buffer's name here",
+        ),
+        ArgSpec::Buffer(b) if !pointer => (
+            format!("buffer `{b}`, a pointer"),
+            "a 64-bit integer",
+            "pass a scalar here (or give the parameter a pointer type)",
+        ),
+        _ => return None,
+    };
+    let n = i + 1;
+    let span = spans
+        .args
+        .get(i)
+        .cloned()
+        .unwrap_or_else(|| spans.all_args());
+    Some(
+        spec.file
+            .error(
+                span,
+                format!(
+                    "variant `{}`: argument {n} is {passed}, but parameter {n} of kernel `{}` is {wanted} (`{decl}`, {})",
+                    variant.name, kernel.entry.name, kernel.at.place
+                ),
+                format!("parameter {n} is {wanted}"),
+            )
+            .with_help(format!("{help}; {}", kernel.signature())),
+    )
 }
 
 /// One kind of launch problem, with the first point it occurs at and how many points have it.

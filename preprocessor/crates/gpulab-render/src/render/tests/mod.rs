@@ -301,6 +301,7 @@ fn synthetic_directive(
         chapter_title: format!("Chapter {chapter}"),
         chapter_path: chapter.into(),
         anchor: anchor.into(),
+        line: 1,
         title: "Synthetic table".into(),
         state,
         claims: claims
