@@ -1204,6 +1204,7 @@ fn finite(f: f64) -> Result<Num, &'static str> {
     }
 }
 
+#[inline]
 fn binary(op: BinOp, x: Num, y: Num, division: Division) -> Result<Num, &'static str> {
     const OVERFLOW: &str = "integer overflow";
     const DIV0: &str = "division by zero";

@@ -35,7 +35,7 @@ pub(crate) fn dims_of(name: &str) -> Option<(&'static [&'static str], &'static [
 /// The built-in references that sum many terms per output element: a float output is verified
 /// within a bound derived from its arithmetic (`engine::tolerance`), which a spec's `tolerance`
 /// can only tighten; without one, the bound alone.
-pub const ACCUMULATING: &[&str] = &[
+pub(crate) const ACCUMULATING: &[&str] = &[
     "matmul",
     "matmul_aat",
     "matvec",
