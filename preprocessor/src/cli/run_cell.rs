@@ -179,10 +179,19 @@ fn terminal_text(view: &DirectiveView<'_>) -> String {
             out.push_str(&text_table(&spec, device, &view.metrics));
             out.push('\n');
         }
-        for c in &device.claims {
-            let (_, _, words) = crate::render::claims::status_parts(c.status);
-            out.push_str(&format!("  {words}: {} ({})\n", c.text, c.detail));
-        }
+        claims_text(&mut out, &device.claims);
+    }
+    for other in &view.other_devices {
+        out.push_str(&format!("  [claims on the {}]\n", other.device));
+        claims_text(&mut out, &other.claims);
     }
     out
+}
+
+/// One line per claim: its verdict, text and detail.
+fn claims_text(out: &mut String, claims: &[crate::results::view::ClaimView]) {
+    for c in claims {
+        let (_, _, words) = crate::render::claims::status_parts(c.status);
+        out.push_str(&format!("  {words}: {} ({})\n", c.text, c.detail));
+    }
 }
