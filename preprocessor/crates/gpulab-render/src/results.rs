@@ -224,7 +224,10 @@ pub fn derive_metrics(rec: &mut Recording, exp: &Experiment, cal: Option<&EventO
     for p in &mut rec.points {
         let time_ms = event_offset::metric(p, cal, TIME_MS);
         p.metrics = match time_ms {
-            Some(t) => crate::spec::metrics::derive(exp, &p.variant, &p.params, t, &device),
+            Some(t) => {
+                let at = (t, p.attributes.as_ref());
+                crate::spec::metrics::derive(exp, &p.variant, &p.params, at, &device)
+            }
             None => BTreeMap::new(),
         };
         if p.outcome != Outcome::Ok {

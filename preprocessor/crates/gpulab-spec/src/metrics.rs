@@ -6,7 +6,7 @@ pub mod counters;
 pub mod registry;
 
 pub use registry::{
-    Attribute, BUILTINS, Builtin, DEVICE_VARS, DeviceVar, STAT_SUFFIXES, Source, TIME_MS, builtin,
+    ATTRIBUTE_VARS, Attribute, BUILTINS, Builtin, DEVICE_VARS, DeviceVar, STAT_SUFFIXES, Source, TIME_MS, builtin,
     default_label, known_unit,
 };
 

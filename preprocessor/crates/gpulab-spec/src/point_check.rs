@@ -114,6 +114,9 @@ pub fn check_point(
     }
     let mut metric_vars = c.vars.clone();
     metric_vars.insert("time_s".into(), Num::Float(1.0));
+    for (name, nominal) in crate::metrics::ATTRIBUTE_VARS {
+        metric_vars.insert(name.to_string(), Num::Int(*nominal));
+    }
     let metric_exprs = [&exp.metrics.bytes, &exp.metrics.flops]
         .into_iter()
         .flatten()

@@ -255,6 +255,15 @@ pub struct DeviceVarDef {
 }
 
 /// Every device variable.
+/// The compiled kernel's attributes a metric formula may read (`threads_per_sm = "warps_per_sm *
+/// WARP"`), with the value `check` evaluates formulas at; a point without them has no such metric.
+pub const ATTRIBUTE_VARS: &[(&str, i64)] = &[
+    ("registers", 32),
+    ("static_shared_bytes", 1024),
+    ("blocks_per_sm", 8),
+    ("warps_per_sm", 64),
+];
+
 pub const DEVICE_VARS: &[DeviceVarDef] = &[
     DeviceVarDef {
         name: "SM_COUNT",

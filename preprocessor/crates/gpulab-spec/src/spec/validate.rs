@@ -7,7 +7,7 @@ use super::raw::{ExprText, RawBuffer, RawMetrics, RawPasses, RawSpec, RawVariant
 use crate::diagnostic::{Diagnostic, did_you_mean, did_you_mean_or};
 use crate::expr::{Division, Expr};
 use crate::host_data::init::generate;
-use crate::metrics::DEVICE_VARS;
+use crate::metrics::{ATTRIBUTE_VARS, DEVICE_VARS};
 use crate::source::{SourceFile, with_help};
 use crate::value::{ElemType, ParamValue, Unit};
 use std::collections::BTreeSet;
@@ -390,6 +390,7 @@ fn check_buffer(c: &mut Checker, b: &RawBuffer, known: &BTreeSet<String>) -> Opt
 fn check_metrics(c: &mut Checker, raw: &RawMetrics, known: &BTreeSet<String>) -> MetricsSpec {
     let mut metric_vars = known.clone();
     metric_vars.insert("time_s".into());
+    metric_vars.extend(ATTRIBUTE_VARS.iter().map(|(name, _)| name.to_string()));
     let mut formula = |e: &Option<Spanned<String>>| {
         let e = e.as_ref()?;
         c.metric(e.get_ref(), e.span(), &metric_vars)
@@ -685,6 +686,7 @@ fn validate_variant(
         .and_then(|p| check_passes(c, p, buffers, &known));
     let mut metric_vars = known;
     metric_vars.insert("time_s".into());
+    metric_vars.extend(ATTRIBUTE_VARS.iter().map(|(name, _)| name.to_string()));
     Some(Variant {
         label: v.label.clone().unwrap_or_else(|| name.clone()),
         name,
