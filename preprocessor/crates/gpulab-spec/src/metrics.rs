@@ -6,8 +6,8 @@ pub mod counters;
 pub mod registry;
 
 pub use registry::{
-    ATTRIBUTE_VARS, Attribute, BUILTINS, Builtin, DEVICE_VARS, DeviceVar, STAT_SUFFIXES, Source, TIME_MS, builtin,
-    default_label, known_unit,
+    ATTRIBUTE_VARS, Attribute, BUILTINS, Builtin, DEVICE_VARS, DeviceVar, STAT_SUFFIXES, Source,
+    TIME_MS, builtin, default_label, known_unit,
 };
 
 use crate::value::Unit;
