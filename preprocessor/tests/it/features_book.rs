@@ -127,6 +127,8 @@ fn check_compiles_what_it_is_asked_for_and_then_only_what_changed() {
                 .filter(|e| e.path().extension().is_some_and(|x| x == "bin"))
                 .count()
         };
+        // Every module compiled once first: the filtered checks above leave some chapters' out.
+        builds(&["check"]);
         let before = entries();
         let cu = "kernels/stencil/stencil.cu";
         book.write(cu, &(book.read(cu) + "// changed\n"));
