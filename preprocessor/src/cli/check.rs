@@ -31,17 +31,7 @@ pub(super) fn run(
     }
     let found = crate::preprocess::scan_book(&ws, &md.book);
     super::book::require_experiments(&found, &only.experiments)?;
-    let mut selected = match &only.chapter {
-        Some(chapter) => super::book::chapter_directives(&md, &ws, &found, chapter)?,
-        None => found.iter().collect(),
-    };
-    if !only.experiments.is_empty() {
-        selected.retain(|f| {
-            f.parsed
-                .as_ref()
-                .is_ok_and(|(_, exp)| only.experiments.contains(&exp.name))
-        });
-    }
+    let selected = selected(&md, &ws, &found, only)?;
     let mut diags: Vec<Diagnostic> = Vec::new();
     let mut directives = 0;
     for f in &found {
@@ -78,10 +68,47 @@ pub(super) fn run(
     for warning in truncated_metrics(&found, &ws)? {
         eprintln!("warning: {warning}");
     }
-    // A directive showing one device names a device with recordings (a typo shows "awaiting a GPU
-    // run" although the data exist).
+    warn_unknown_devices(&ws, &found)?;
+    failed |= check_reproduces(&ws, &found)?;
+    if compile {
+        failed |= super::check_kernels::run(&ws, &selected, arch, require_nvrtc)?;
+    } else {
+        eprintln!("skipped: NVRTC compile step (--no-compile)");
+    }
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The directives whose kernels `check` compiles: those of `--chapter`, else all, narrowed to
+/// `--experiment`'s.
+fn selected<'f>(
+    md: &mdbook_driver::MDBook,
+    ws: &Workspace,
+    found: &'f [FoundDirective],
+    only: &Only,
+) -> anyhow::Result<Vec<&'f FoundDirective>> {
+    let mut selected = match &only.chapter {
+        Some(chapter) => super::book::chapter_directives(md, ws, found, chapter)?,
+        None => found.iter().collect(),
+    };
+    if !only.experiments.is_empty() {
+        selected.retain(|f| {
+            f.parsed
+                .as_ref()
+                .is_ok_and(|(_, exp)| only.experiments.contains(&exp.name))
+        });
+    }
+    Ok(selected)
+}
+
+/// Warns of a directive showing one device that has no recordings (a typo shows "awaiting a GPU
+/// run" although the data exist).
+fn warn_unknown_devices(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<()> {
     let known = ws.data().devices()?;
-    for f in &found {
+    for f in found {
         let Ok((d, _)) = &f.parsed else { continue };
         if let crate::directive::DeviceSelection::Slug(slug) = &d.devices
             && !known.contains(slug)
@@ -96,7 +123,12 @@ pub(super) fn run(
             );
         }
     }
-    // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
+    Ok(())
+}
+
+/// Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run;
+/// whether a problem was reported.
+fn check_reproduces(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<bool> {
     let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
     let ids = found
         .iter()
@@ -105,25 +137,11 @@ pub(super) fn run(
             let at = format!("{}:{}", d.location.chapter.display(), d.location.line);
             d.reproduces.iter().map(move |id| (id.as_str(), at.clone()))
         });
-    for problem in inventory.check_reproduces(ids) {
+    let problems = inventory.check_reproduces(ids);
+    for problem in &problems {
         eprintln!("error: {problem}");
-        failed = true;
     }
-
-    if !compile {
-        eprintln!("skipped: NVRTC compile step (--no-compile)");
-        return Ok(if failed {
-            ExitCode::FAILURE
-        } else {
-            ExitCode::SUCCESS
-        });
-    }
-    failed |= super::check_kernels::run(&ws, &selected, arch, require_nvrtc)?;
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(!problems.is_empty())
 }
 
 /// One line per (experiment, variant, metric, division) whose metric formula drops a remainder at a
