@@ -19,9 +19,10 @@ pub(super) fn run(
     let (md, ws) = super::book::open(dir)?;
     let found = crate::preprocess::scan_book(&ws, &md.book);
     let mut diags: Vec<Diagnostic> = Vec::new();
-    let mut directives = 0;
+    let (mut directives, mut inline) = (0, 0);
     for f in &found {
         match &f.parsed {
+            Ok(_) if f.fence.kind == crate::directive::fence::FenceKind::Inline => inline += 1,
             Ok(_) => directives += 1,
             Err(d) => diags.extend(d.iter().cloned()),
         }
@@ -37,8 +38,12 @@ pub(super) fn run(
     let (recordings, unreadable) = check_recordings(&ws, &names);
     let (device_files, unreadable_device_files) = check_device_files(&ws);
     failed |= unreadable + unreadable_device_files > 0;
+    let inline = match inline {
+        0 => String::new(),
+        n => format!(", {n} inline value(s)"),
+    };
     eprintln!(
-        "checked {directives} directive(s), {} experiment spec(s), {recordings} recording(s) and {device_files} calibration, profiler-check and library-anchor file(s)",
+        "checked {directives} directive(s){inline}, {} experiment spec(s), {recordings} recording(s) and {device_files} calibration, profiler-check and library-anchor file(s)",
         names.len()
     );
     for path in super::book::unlisted_with_directives(&md, &ws) {
@@ -54,23 +59,44 @@ pub(super) fn run(
     for warning in truncated_metrics(&found, &ws)? {
         eprintln!("warning: {warning}");
     }
-    // A directive showing one device names a device with recordings (a typo shows "awaiting a GPU
-    // run" although the data exist).
+    // A directive or inline value showing one device names a device with recordings (a typo shows
+    // "awaiting a GPU run" although the data exist).
     let known = ws.data().devices()?;
     for f in &found {
         let Ok((d, _)) = &f.parsed else { continue };
+        let mut named: Vec<(&str, String)> = Vec::new();
         if let crate::directive::DeviceSelection::Slug(slug) = &d.devices
-            && !known.contains(slug)
+            && d.inline.is_none()
         {
-            let hint = crate::diagnostic::did_you_mean(slug, known.iter().map(String::as_str))
+            let at = format!("{}#{}", d.location.chapter.display(), d.location.index);
+            named.push((slug, format!("{at}: `devices = \"{slug}\"`")));
+        }
+        let at = format!("{}:{}", d.location.chapter.display(), d.location.line);
+        let operands = d.inline.iter().flat_map(|i| &i.operands);
+        named.extend(operands.filter_map(|o| {
+            let name = o.device.as_deref()?;
+            Some((name, format!("{at}: `device={name}`")))
+        }));
+        for (name, what) in named {
+            if known
+                .iter()
+                .any(|k| crate::results::device_matches(name, k))
+            {
+                continue;
+            }
+            let hint = crate::diagnostic::did_you_mean(name, known.iter().map(String::as_str))
                 .map_or_else(String::new, |h| format!("; {h}"));
             eprintln!(
-                "warning: {}#{}: `devices = \"{slug}\"`: data/ has no recordings of this device (it has: {}){hint}",
-                d.location.chapter.display(),
-                d.location.index,
+                "warning: {what}: data/ has no recordings of this device (it has: {}){hint}",
                 known.join(", ")
             );
         }
+    }
+    // Figures typed into the prose that equal a value their page shows, as a build that runs no
+    // kernels renders the pages.
+    match crate::preprocess::process_book(&ws, &mut md.book.clone(), None, true) {
+        Ok(summary) => report(&summary.literals),
+        Err(e) => eprintln!("warning: prose not compared with the values shown: {e}"),
     }
     // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
     let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;

@@ -55,7 +55,7 @@ fn rendered_rows() -> Vec<(String, String)> {
     config.strict = false;
     let ws = Workspace::new(&root, &md.config.book.src, config);
     let mut book = md.book.clone();
-    mdbook_gpulab::preprocess::process_book(&ws, &mut book, None).unwrap();
+    mdbook_gpulab::preprocess::process_book(&ws, &mut book, None, false).unwrap();
     let mut html = String::new();
     for item in book.iter() {
         if let mdbook_preprocessor::book::BookItem::Chapter(ch) = item

@@ -327,6 +327,12 @@ pub fn needs_run(
     }
 }
 
+/// Whether `name`, as a directive or an inline value writes a device, names the device `slug`:
+/// the slug itself, or a run of its `-`-separated parts (`h100` for `nvidia-h100-80gb-hbm3`).
+pub fn device_matches(name: &str, slug: &str) -> bool {
+    format!("-{slug}-").contains(&format!("-{name}-"))
+}
+
 /// Picks the recordings a directive shows: all, one slug, or the default device.
 pub(crate) fn select_devices<'a>(
     recs: Vec<&'a Recording>,
@@ -338,7 +344,7 @@ pub(crate) fn select_devices<'a>(
         DeviceSelection::All => recs,
         DeviceSelection::Slug(slug) => recs
             .into_iter()
-            .filter(|r| &r.device.slug == slug)
+            .filter(|r| device_matches(slug, &r.device.slug))
             .collect(),
         DeviceSelection::Default => {
             if let Some(d) = default_device

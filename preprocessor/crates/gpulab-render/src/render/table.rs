@@ -74,7 +74,7 @@ impl TableModel {
         let mut paper_unnamed = std::collections::BTreeSet::new();
         // The paper rows already shown (by address): one that does not name an axis the table
         // varies would otherwise repeat its one number in every row or column of that axis.
-        let mut shown: std::collections::HashSet<*const crate::papers::PaperRow> =
+        let mut shown_rows: std::collections::HashSet<*const crate::papers::PaperRow> =
             std::collections::HashSet::new();
         let table_fields: Vec<&String> = row_fields.iter().chain([&column_field]).collect();
         let rows = grid
@@ -83,11 +83,11 @@ impl TableModel {
                 let mut cells: Vec<TableCell> = (0..columns.len())
                     .map(|i| {
                         let cell = by_column.get(&i).copied();
-                        let state = CellState::of(cell, &metric.name);
-                        let paper = cell.zip(view.paper).and_then(|(cell, paper)| {
+                        let mut shown = table_cell(cell, &metric, device.device);
+                        shown.paper = cell.zip(view.paper).and_then(|(cell, paper)| {
                             let value = paper_value(paper, &metric, &cell.variant, &cell.axes)?;
                             let row = paper.lookup(&cell.variant, &cell.axes)?;
-                            if !shown.insert(row as *const _) {
+                            if !shown_rows.insert(row as *const _) {
                                 paper_repeats += 1;
                                 paper_unnamed.extend(
                                     table_fields
@@ -102,27 +102,13 @@ impl TableModel {
                             }
                             Some(compare(
                                 value,
-                                state.value(),
+                                shown.state.value(),
                                 metric.unit,
                                 paper.no_speedup().is_none(),
                             ))
                         });
-                        paper_matches += usize::from(paper.is_some());
-                        // A compile-time attribute or a count is not noisy: no timing marks.
-                        let point = cell
-                            .and_then(|c| Some((c.point?, c.calibration)))
-                            .filter(|_| metric.uses_time)
-                            .filter(|_| matches!(state, CellState::Value(_)));
-                        TableCell {
-                            stale: cell.is_some_and(|c| c.stale),
-                            state,
-                            best: false,
-                            paper,
-                            concerns: point
-                                .map(|(p, _)| concerns(p, device.device))
-                                .unwrap_or_default(),
-                            quality: point.and_then(|(p, cal)| point_title(p, cal, device.device)),
-                        }
+                        paper_matches += usize::from(shown.paper.is_some());
+                        shown
                     })
                     .collect();
                 mark_best(&mut cells, metric.unit.higher_is_better());
@@ -145,6 +131,28 @@ impl TableModel {
 
     pub(crate) fn any_stale(&self) -> bool {
         self.rows.iter().flat_map(|r| &r.cells).any(|c| c.stale)
+    }
+}
+
+/// How a table shows `metric` of `cell` on `device` (without the paper's value).
+pub(crate) fn table_cell(
+    cell: Option<&Cell<'_>>,
+    metric: &MetricRef,
+    device: &crate::record::DeviceRecord,
+) -> TableCell {
+    let state = CellState::of(cell, &metric.name);
+    // A compile-time attribute or a count is not noisy: no timing marks.
+    let point = cell
+        .and_then(|c| Some((c.point?, c.calibration)))
+        .filter(|_| metric.uses_time)
+        .filter(|_| matches!(state, CellState::Value(_)));
+    TableCell {
+        stale: cell.is_some_and(|c| c.stale),
+        state,
+        best: false,
+        paper: None,
+        concerns: point.map(|(p, _)| concerns(p, device)).unwrap_or_default(),
+        quality: point.and_then(|(p, cal)| point_title(p, cal, device)),
     }
 }
 

@@ -87,7 +87,28 @@ fn write_head(out: &mut String, model: &TableModel) {
 }
 
 fn write_cell(out: &mut String, cell: &TableCell, unit: Unit) {
-    let mut classes = vec!["gpulab-cell"];
+    let (mut classes, body, title) = cell_parts(cell, unit);
+    classes.insert(0, "gpulab-cell");
+    let _ = write!(out, "<td class=\"{}\"", classes.join(" "));
+    if let Some(title) = title {
+        let _ = write!(out, " title=\"{}\"", escape(&title));
+    }
+    out.push('>');
+    out.push_str(&body);
+    out.push_str(&cell_marks(cell));
+    if let Some(paper) = &cell.paper {
+        write_paper_line(out, paper, unit);
+    }
+    out.push_str("</td>");
+}
+
+/// What a cell shows (a table's, or an inline value's): its classes, its text as HTML and its
+/// tooltip.
+pub(crate) fn cell_parts(
+    cell: &TableCell,
+    unit: Unit,
+) -> (Vec<&'static str>, String, Option<String>) {
+    let mut classes = Vec::new();
     let (body, title) = match &cell.state {
         CellState::Value(v) => {
             classes.push("gpulab-num");
@@ -146,20 +167,16 @@ fn write_cell(out: &mut String, cell: &TableCell, unit: Unit) {
             None => note.to_string(),
         });
     }
-    let _ = write!(out, "<td class=\"{}\"", classes.join(" "));
-    if let Some(title) = title {
-        let _ = write!(out, " title=\"{}\"", escape(&title));
-    }
-    out.push('>');
-    out.push_str(&body);
-    out.push_str(&marks_html(&cell.concerns));
+    (classes, body, title)
+}
+
+/// The quality marks and the stale mark after a cell's text.
+pub(crate) fn cell_marks(cell: &TableCell) -> String {
+    let mut out = marks_html(&cell.concerns);
     if cell.stale {
         out.push_str("<sup class=\"gpulab-stale-mark\">†</sup>");
     }
-    if let Some(paper) = &cell.paper {
-        write_paper_line(out, paper, unit);
-    }
-    out.push_str("</td>");
+    out
 }
 
 fn write_paper_line(out: &mut String, paper: &PaperValue, unit: Unit) {

@@ -123,6 +123,7 @@ pub(super) fn directive(charts: Vec<ChartSpec>) -> Directive {
         measure: MeasureOverrides::default(),
         budget_s: None,
         counters: Vec::new(),
+        inline: None,
     }
 }
 

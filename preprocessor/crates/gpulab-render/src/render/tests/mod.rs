@@ -1,6 +1,7 @@
 //! Renderer tests over SYNTHETIC data (see `fixture.rs`: nothing here was measured or published).
 
 mod fixture;
+mod inline;
 
 use super::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
 use super::table::TableModel;
