@@ -348,6 +348,27 @@ pub(crate) fn build(parts: Parts, exp: &Experiment) -> Result<(RawDirective, Inl
         Some(None) if devices.iter().all(|x| x.is_none()) => None,
         _ => Some("all".to_string()),
     };
+    // A counter metric reads the hardware counters of its group: the value declares it.
+    let counters: Vec<Spanned<String>> = tables
+        .iter()
+        .filter_map(|(m, span)| {
+            let base = m.split('.').next().unwrap_or(m);
+            match crate::metrics::builtin(base)?.source {
+                crate::metrics::Source::Counters(g) => {
+                    Some(Spanned::new(span.clone(), g.name().to_string()))
+                }
+                _ => None,
+            }
+        })
+        .fold(Vec::new(), |mut out, g| {
+            if !out
+                .iter()
+                .any(|o: &Spanned<String>| o.get_ref() == g.get_ref())
+            {
+                out.push(g);
+            }
+            out
+        });
     let table_span = match tables.as_slice() {
         [(_, span)] => span.clone(),
         _ => parts.expr_span.clone(),
@@ -370,7 +391,7 @@ pub(crate) fn build(parts: Parts, exp: &Experiment) -> Result<(RawDirective, Inl
         expect: None,
         measure: None,
         budget_s: None,
-        counters: None,
+        counters: (!counters.is_empty()).then(|| Spanned::new(parts.expr_span.clone(), counters)),
     };
     let operands = operands
         .into_iter()
