@@ -9,12 +9,13 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Checks the book at `dir`; compiles its kernels for `arch` (compute capability) unless `!compile`.
+/// Checks the book at `dir`; compiles its kernels for each of `archs` (compute capabilities) unless
+/// `!compile`.
 pub(super) fn run(
     dir: &Path,
     compile: bool,
     require_nvrtc: bool,
-    arch: (u32, u32),
+    archs: &[(u32, u32)],
 ) -> anyhow::Result<ExitCode> {
     let (md, ws) = super::book::open(dir)?;
     let found = crate::preprocess::scan_book(&ws, &md.book);
@@ -120,7 +121,20 @@ pub(super) fn run(
             ExitCode::SUCCESS
         });
     }
-    failed |= super::check_kernels::run(&ws, &found, arch, require_nvrtc)?;
+    let mut passed = Vec::new();
+    for &arch in archs {
+        let bad = super::check_kernels::run(&ws, &found, arch, require_nvrtc)?;
+        passed.push(format!(
+            "sm_{}{} {}",
+            arch.0,
+            arch.1,
+            if bad { "FAILED" } else { "passed" }
+        ));
+        failed |= bad;
+    }
+    if archs.len() > 1 {
+        eprintln!("architectures: {}", passed.join(", "));
+    }
     Ok(if failed {
         ExitCode::FAILURE
     } else {

@@ -27,7 +27,7 @@ pub(super) fn run(
     arch: (u32, u32),
     require_nvrtc: bool,
 ) -> anyhow::Result<bool> {
-    let (builds, mut failed) = builds_of(ws, found)?;
+    let (builds, not_applicable, mut failed) = builds_of(ws, found, arch)?;
     match nvrtc_available() {
         Err(why) if require_nvrtc => {
             eprintln!("error: {why}");
@@ -57,6 +57,9 @@ pub(super) fn run(
             arch.0, arch.1
         );
     }
+    for (variant, why) in &not_applicable {
+        eprintln!("not applicable on sm_{}{}: {variant} {why}", arch.0, arch.1);
+    }
     let mut specs: BTreeMap<String, SpecText> = BTreeMap::new();
     let (mut compile_errors, mut problems, mut checked) = (0, 0, BTreeSet::new());
     for ((source, function, options), uses) in &builds {
@@ -65,8 +68,21 @@ pub(super) fn run(
         let ptx = match crate::gpu::compile(&text, &shown.to_string_lossy(), options, arch) {
             Ok(image) => image.ptx().map(crate::ptx::parse),
             Err(e) => {
-                compile_errors += 1;
                 let users: Vec<String> = uses.keys().map(|(e, v)| format!("{e}/{v}")).collect();
+                // An instruction of a newer architecture: a GPU of this one cannot run it.
+                if let Some(min) =
+                    crate::limits::arch_required_by(&e.to_string()).filter(|min| *min > arch)
+                {
+                    let why = crate::limits::needs_arch(min, arch).unwrap_or_default();
+                    eprintln!(
+                        "not applicable on sm_{}{}: {} {why} (its compiler says so)",
+                        arch.0,
+                        arch.1,
+                        users.join(", ")
+                    );
+                    continue;
+                }
+                compile_errors += 1;
                 report_compile_error(&e, (function, shown, options), &users);
                 e.ptx().map(crate::ptx::parse)
             }
@@ -91,7 +107,10 @@ pub(super) fn run(
             checked.insert((exp_name.clone(), variant.clone()));
         }
         let diags = crate::diagnostic::dedup(diags);
-        problems += diags.len();
+        let errors = diags
+            .iter()
+            .filter(|d| d.level == crate::diagnostic::Level::Error);
+        problems += errors.count();
         report(&diags);
     }
     if compile_errors > 0 {
@@ -110,20 +129,30 @@ pub(super) fn run(
     Ok(failed || problems > 0)
 }
 
-/// Every kernel build the book's points need, with the variants that use it; and whether a
-/// point's build could not be resolved (reported).
+/// Every kernel build the book's points need on `arch`, with the variants that use it; the
+/// variants whose `min_arch` is newer, with what they need; and whether a point's build could not
+/// be resolved (reported).
 fn builds_of(
     ws: &Workspace,
     found: &[FoundDirective],
-) -> anyhow::Result<(BTreeMap<Build, Uses>, bool)> {
+    arch: (u32, u32),
+) -> anyhow::Result<(BTreeMap<Build, Uses>, BTreeMap<String, String>, bool)> {
     let mut failed = false;
     let mut builds: BTreeMap<Build, Uses> = BTreeMap::new();
+    let mut not_applicable = BTreeMap::new();
     for f in found {
         let Ok((d, exp)) = &f.parsed else { continue };
         for p in plan(d, exp, &ws.sources)? {
             let Some(v) = exp.variant(&p.variant) else {
                 continue;
             };
+            if let Some(why) = v
+                .min_arch
+                .and_then(|min| crate::limits::needs_arch(min, arch))
+            {
+                not_applicable.insert(format!("{}/{}", exp.name, v.name), why);
+                continue;
+            }
             match kernel_builds(v, &point_vars(&p.params, None)) {
                 Ok(Some(b)) => builds
                     .entry(b)
@@ -140,7 +169,7 @@ fn builds_of(
             }
         }
     }
-    Ok((builds, failed))
+    Ok((builds, not_applicable, failed))
 }
 
 /// Reports a build (`function` of `source`, with `options`) that failed to compile, for the

@@ -180,7 +180,8 @@ fn render_inline(b: &Block, recordings: &Recordings, default_device: Option<&str
         return rendered(String::new());
     };
     let value = crate::render::inline::inline_value(&view, inline, default_device);
-    let problem = value.problem().map(|p| {
+    // A value this GPU cannot measure is no problem of the build.
+    let problem = value.problem().filter(|p| *p != "not applicable").map(|p| {
         let why = match p {
             "pending" => "awaits a GPU run",
             "stale" => "shows a stale recording",

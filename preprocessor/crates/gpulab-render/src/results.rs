@@ -446,7 +446,7 @@ pub(crate) fn device_results<'a>(
         directive
             .expect
             .iter()
-            .map(|claim| verdict(claim, &groups))
+            .map(|claim| not_applicable(claim, &cells).unwrap_or_else(|| verdict(claim, &groups)))
             .collect()
     };
     DeviceResults {
@@ -455,6 +455,30 @@ pub(crate) fn device_results<'a>(
         provenance,
         claims,
     }
+}
+
+/// A claim naming a variant that this GPU cannot run (its points not applicable, none measured):
+/// not evaluated, and the view says why.
+fn not_applicable(claim: &Claim, cells: &[Cell<'_>]) -> Option<ClaimView> {
+    let refs = claim.result_refs();
+    let why = refs.iter().find_map(|(variant, _)| {
+        let mine = cells.iter().filter(|c| &c.variant == variant);
+        let points: Vec<&Point> = mine.filter_map(|c| c.point).collect();
+        let needs = |p: &&Point| {
+            let f = p.failure.as_ref()?;
+            (f.kind == crate::record::FailureKind::NotApplicable).then(|| f.message.clone())
+        };
+        let first = points.first().and_then(needs)?;
+        points
+            .iter()
+            .all(|p| needs(p).is_some())
+            .then(|| format!("`{variant}` {first}"))
+    })?;
+    Some(ClaimView {
+        text: claim.text().to_string(),
+        status: ClaimStatus::NotEvaluated,
+        detail: format!("not applicable on this GPU: {why}"),
+    })
 }
 
 /// The distinct values, sorted and joined with ", "; `None` when there are none.
@@ -726,6 +750,42 @@ mod tests {
             [vec!["w/table4"], vec!["w/table9"]]
         );
         assert!(self_check_sets(None, Vec::new()).is_empty());
+    }
+
+    /// A claim naming `copy_bulk` on a GPU older than Hopper read "not evaluated: no results",
+    /// as if a recording were missing.
+    #[test]
+    fn a_claim_on_a_variant_this_gpu_cannot_run_is_not_applicable() {
+        let ok = point(21, None);
+        let mut na = Point::new("b", &BTreeMap::new(), "k", None);
+        na.outcome = Outcome::Skipped;
+        na.failure = Some(crate::record::Failure {
+            kind: crate::record::FailureKind::NotApplicable,
+            message: "needs sm_90 (Hopper)".into(),
+        });
+        fn cell<'a>(variant: &str, p: &'a Point) -> Cell<'a> {
+            Cell {
+                variant: variant.into(),
+                axes: BTreeMap::new(),
+                point: Some(p),
+                stale: false,
+                relative: BTreeMap::new(),
+                calibration: None,
+            }
+        }
+        let claim = Claim::parse("b.time_ms < v.time_ms").unwrap();
+        let cells = [cell("v", &ok), cell("b", &na)];
+        let view = not_applicable(&claim, &cells).expect("not applicable");
+        assert_eq!(view.status, ClaimStatus::NotEvaluated);
+        assert_eq!(
+            view.detail,
+            "not applicable on this GPU: `b` needs sm_90 (Hopper)"
+        );
+        let measured = [cell("v", &ok), cell("b", &na), cell("b", &ok)];
+        assert!(
+            not_applicable(&claim, &measured).is_none(),
+            "measured somewhere: evaluated"
+        );
     }
 
     #[test]

@@ -38,6 +38,7 @@ impl InlineValue {
             CellState::Missing | CellState::AwaitingCounters => Some("pending"),
             CellState::Failed(_) => Some("failed"),
             CellState::Skipped(_) => Some("skipped"),
+            CellState::NotApplicable(_) => Some("not applicable"),
             CellState::NoValue | CellState::OutsideSweep | CellState::Text(_) => Some("no value"),
             CellState::Value(_) if self.cell.stale => Some("stale"),
             CellState::Value(_) => None,

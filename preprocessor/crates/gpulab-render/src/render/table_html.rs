@@ -136,6 +136,13 @@ pub(crate) fn cell_parts(
                 Some(format!("not run: {reason}")),
             )
         }
+        CellState::NotApplicable(why) => {
+            classes.push("gpulab-skipped");
+            (
+                escape(why),
+                Some(format!("not applicable on this GPU: {why}")),
+            )
+        }
         CellState::AwaitingCounters => {
             classes.push("gpulab-pending");
             (

@@ -115,6 +115,8 @@ pub struct RawVariant {
     /// Extra NVRTC options for this variant.
     #[serde(default)]
     pub options: Vec<String>,
+    /// The oldest compute capability that can run it, as `90` for sm_90.
+    pub min_arch: Option<S<u32>>,
 }
 
 /// An expression written as a string or a bare number.

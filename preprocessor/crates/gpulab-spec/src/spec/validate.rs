@@ -705,6 +705,19 @@ fn validate_variant(
             })
             .collect(),
         verify: None,
+        min_arch: v.min_arch.as_ref().and_then(|m| {
+            let arch = *m.get_ref();
+            if !(30..=999).contains(&arch) {
+                let help = "write the compute capability without its dot: `90` for sm_90";
+                c.err_help(
+                    m.span(),
+                    format!("`min_arch = {arch}` is no architecture"),
+                    "here",
+                    Some(help.into()),
+                );
+            }
+            Some((arch / 10, arch % 10))
+        }),
     })
 }
 

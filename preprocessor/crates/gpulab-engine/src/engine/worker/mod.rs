@@ -276,10 +276,9 @@ impl PointRunner {
                 point.timing = Some(timing);
             }
             Err(Failed(kind, message)) => {
-                point.outcome = if kind == FailureKind::Budget {
-                    Outcome::Skipped
-                } else {
-                    Outcome::Failed
+                point.outcome = match kind {
+                    FailureKind::Budget | FailureKind::NotApplicable => Outcome::Skipped,
+                    _ => Outcome::Failed,
                 };
                 point.failure = Some(Failure { kind, message });
             }
@@ -327,14 +326,11 @@ impl PointRunner {
         // Buffers the device cannot hold fail here, before their host copies are made (a host
         // allocation of that size could take the machine's memory down with it).
         let bytes = self.set_bytes(&set);
-        if self.device.memory_bytes > 0 && bytes > self.device.memory_bytes {
-            return Err(Failed(
-                FailureKind::Launch,
-                format!(
-                    "out of device memory: the buffers need {bytes} bytes, the device has {}",
-                    self.device.memory_bytes
-                ),
-            ));
+        let has = self.device.memory_bytes;
+        if let Some(why) =
+            crate::limits::needs_bytes(bytes, has, "device memory").filter(|_| has > 0)
+        {
+            return Err(Failed(FailureKind::NotApplicable, why));
         }
         let mut data = BTreeMap::new();
         for (spec, (_, len)) in self.exp.buffers.iter().zip(lens) {
@@ -367,6 +363,13 @@ impl PointRunner {
                 format!("no variant `{}` in the spec", jp.variant),
             )
         })?;
+        let cc = self.device.compute_capability;
+        if let Some(why) = variant
+            .min_arch
+            .and_then(|min| crate::limits::needs_arch(min, cc))
+        {
+            return Err(Failed(FailureKind::NotApplicable, why));
+        }
         // Budget: a larger point of a variant whose smaller point already exceeded it is skipped.
         let size = super::job::size_of(&jp.params);
         if let Some((s, t)) = self.slowest.get(&jp.variant)
@@ -613,7 +616,14 @@ impl PointRunner {
         let cc = self.device.compute_capability;
         let image: Image =
             super::ptx_cache::compile_cached(&self.job.cache_dir, &text, &shown, &options, cc)
-                .map_err(|e| Failed(FailureKind::Compile, e))?;
+                .map_err(|e| match crate::limits::arch_required_by(&e) {
+                    // An instruction of a newer architecture: not this GPU's to run.
+                    Some(min) if min > cc => {
+                        let why = crate::limits::needs_arch(min, cc).unwrap_or_default();
+                        Failed(FailureKind::NotApplicable, why)
+                    }
+                    _ => Failed(FailureKind::Compile, e),
+                })?;
         let module = Arc::new(
             self.gpu
                 .load(&image)
@@ -652,7 +662,19 @@ impl PointRunner {
             .map_err(|e| Failed(FailureKind::Compile, e.to_string()))?;
         let seq = Sequence::plan(variant, vars).map_err(|e| launch_err(e.to_string()))?;
         let (block, shared) = seq.first_config();
-        if let Ok(a) = self.gpu.attributes(&kernel, block.iter().product(), shared) {
+        let attributes = self.gpu.attributes(&kernel, block.iter().product(), shared);
+        let optin = u64::from(self.gpu.info().max_shared_per_block_optin);
+        let static_shared = attributes
+            .as_ref()
+            .map_or(0, |a| u64::from(a.static_shared_bytes));
+        let what = "shared memory per block";
+        if let Some(why) =
+            crate::limits::needs_bytes(u64::from(shared) + static_shared, optin, what)
+                .filter(|_| optin > 0)
+        {
+            return Err(Failed(FailureKind::NotApplicable, why));
+        }
+        if let Ok(a) = attributes {
             point.attributes = Some(Attributes {
                 registers: a.registers,
                 static_shared_bytes: a.static_shared_bytes,

@@ -141,7 +141,7 @@ impl SweepData {
             let value = match CellState::of(Some(cell), &metric.name) {
                 CellState::Value(v) => PointValue::Value(v),
                 CellState::Failed(_) => PointValue::Failed,
-                CellState::Skipped(_) => PointValue::Skipped,
+                CellState::Skipped(_) | CellState::NotApplicable(_) => PointValue::Skipped,
                 CellState::NoValue
                 | CellState::AwaitingCounters
                 | CellState::Missing

@@ -110,6 +110,34 @@ fn a_result_not_recorded_or_failed_says_so() {
     );
 }
 
+/// A point this GPU cannot run shows what it needs, in a table cell and inline, and is no
+/// problem of the build.
+#[test]
+fn a_point_not_applicable_here_shows_what_it_needs() {
+    let mut f = Fixture::new();
+    let p = &mut f.points[5];
+    p.outcome = crate::record::Outcome::Skipped;
+    p.failure = Some(crate::record::Failure {
+        kind: crate::record::FailureKind::NotApplicable,
+        message: "needs sm_90 (Hopper)".into(),
+    });
+    let inline = Inline {
+        expr: Expr::parse("shared_2d.time_ms").unwrap(),
+        operands: vec![operand("shared_2d.time_ms", 640, None)],
+        unit: None,
+    };
+    let value = inline_value(&f.view(), &inline, None);
+    assert_eq!(text(&value.html()), "needs sm_90 (Hopper)");
+    assert_eq!(value.problem(), Some("not applicable"));
+    let html = super::render(&f);
+    assert!(
+        html.contains(
+            "title=\"not applicable on this GPU: needs sm_90 (Hopper)\">needs sm_90 (Hopper)</td>"
+        ),
+        "{html}"
+    );
+}
+
 /// `~` after a value would open markdown's strikethrough up to the next `~` of the paragraph.
 #[test]
 fn the_noise_mark_cannot_start_a_strikethrough() {
