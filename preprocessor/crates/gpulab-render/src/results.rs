@@ -391,6 +391,7 @@ pub(crate) fn device_results<'a>(
                 stale: point.is_some_and(|r| r.key != p.key.on(slug)),
                 relative: BTreeMap::new(),
                 calibration: cal,
+                device: &rec.device,
             }
         })
         .collect();
@@ -763,7 +764,12 @@ mod tests {
             kind: crate::record::FailureKind::NotApplicable,
             message: "needs sm_90 (Hopper)".into(),
         });
-        fn cell<'a>(variant: &str, p: &'a Point) -> Cell<'a> {
+        let dev = crate::record::fixture::device();
+        fn cell<'a>(
+            variant: &str,
+            p: &'a Point,
+            device: &'a crate::record::DeviceRecord,
+        ) -> Cell<'a> {
             Cell {
                 variant: variant.into(),
                 axes: BTreeMap::new(),
@@ -771,17 +777,22 @@ mod tests {
                 stale: false,
                 relative: BTreeMap::new(),
                 calibration: None,
+                device,
             }
         }
         let claim = Claim::parse("b.time_ms < v.time_ms").unwrap();
-        let cells = [cell("v", &ok), cell("b", &na)];
+        let cells = [cell("v", &ok, &dev), cell("b", &na, &dev)];
         let view = not_applicable(&claim, &cells).expect("not applicable");
         assert_eq!(view.status, ClaimStatus::NotEvaluated);
         assert_eq!(
             view.detail,
             "not applicable on this GPU: `b` needs sm_90 (Hopper)"
         );
-        let measured = [cell("v", &ok), cell("b", &na), cell("b", &ok)];
+        let measured = [
+            cell("v", &ok, &dev),
+            cell("b", &na, &dev),
+            cell("b", &ok, &dev),
+        ];
         assert!(
             not_applicable(&claim, &measured).is_none(),
             "measured somewhere: evaluated"

@@ -139,7 +139,7 @@ fn operand(view: &DirectiveView<'_>, op: &Operand, default: Option<&str>) -> (Ta
                 .iter()
                 .find(|c| c.variant == op.variant && c.axes == op.params);
             let source = format!("{what} · {}", provenance_text(&d.provenance));
-            (table_cell(cell, &metric, d.device), source)
+            (table_cell(cell, &metric), source)
         }
         None => {
             let on = op.device.as_deref().unwrap_or("any device");

@@ -2,7 +2,7 @@
 
 use super::compare::{PaperValue, caption_html, no_column_html};
 use super::csv::{csv_download_html, table_csv};
-use super::fields::{VARIANT, field_header};
+use super::fields::{DEVICE, VARIANT, field_header};
 use super::format::format_value;
 use super::html::escape;
 use super::outcome::CellState;
@@ -68,7 +68,7 @@ fn write_head(out: &mut String, model: &TableModel) {
     );
     out.push_str("<tr>");
     for column in &model.columns {
-        let label = if model.column_field == VARIANT {
+        let label = if [VARIANT, DEVICE].contains(&model.column_field.as_str()) {
             column.label.clone()
         } else {
             format!("{} = {}", field_header(&model.column_field), column.label)

@@ -181,6 +181,7 @@ impl Fixture {
                     stale: variant == "global_2d" && n == 320,
                     relative: BTreeMap::new(),
                     calibration: None,
+                    device: &self.device,
                 });
             }
         }
