@@ -17,6 +17,10 @@ use std::sync::Arc;
 /// One compilation: (source, function, NVRTC options).
 type Build = (PathBuf, String, Vec<String>);
 
+/// The builds with their variants, the variants not applicable (with what they need), and whether
+/// a build could not be resolved.
+type Builds = (BTreeMap<Build, Uses>, BTreeMap<String, String>, bool);
+
 /// The variants that use one build, each with its planned points.
 type Uses = BTreeMap<(String, String), (Arc<Experiment>, Vec<PlannedPoint>)>;
 
@@ -132,11 +136,7 @@ pub(super) fn run(
 /// Every kernel build the book's points need on `arch`, with the variants that use it; the
 /// variants whose `min_arch` is newer, with what they need; and whether a point's build could not
 /// be resolved (reported).
-fn builds_of(
-    ws: &Workspace,
-    found: &[FoundDirective],
-    arch: (u32, u32),
-) -> anyhow::Result<(BTreeMap<Build, Uses>, BTreeMap<String, String>, bool)> {
+fn builds_of(ws: &Workspace, found: &[FoundDirective], arch: (u32, u32)) -> anyhow::Result<Builds> {
     let mut failed = false;
     let mut builds: BTreeMap<Build, Uses> = BTreeMap::new();
     let mut not_applicable = BTreeMap::new();

@@ -87,11 +87,12 @@ fn error_row(
     }
 }
 
+/// The status table, the inventory's problems, the rows in error and the inline values.
+type Listing = (StatusTable, Vec<String>, Vec<ErrorRow>, Vec<InlineRow>);
+
 /// The book at `dir`: its status table, the inventory's cross-check problems, the directives that
 /// cannot be listed, and the inline values.
-pub(super) fn status_table(
-    dir: &Path,
-) -> anyhow::Result<(StatusTable, Vec<String>, Vec<ErrorRow>, Vec<InlineRow>)> {
+pub(super) fn status_table(dir: &Path) -> anyhow::Result<Listing> {
     let (ws, found) = super::book::load(dir)?;
     let mut recordings = Recordings::new(ws.data())?;
     let mut directives = Vec::new();

@@ -226,12 +226,12 @@ pub(crate) fn parse(body: &str) -> Result<Parts, Problem> {
     })
 }
 
+/// An alias in an expression and what it stands for: a variant at values of its own.
+type Alias = (String, (String, Vec<Assign>));
+
 /// `span` of `body` with each `variant[NAME=VALUE,…]` replaced by an alias (`_0_____`) of the
 /// same length, and what each alias stands for.
-fn aliases(
-    body: &str,
-    span: Range<usize>,
-) -> Result<(String, Vec<(String, (String, Vec<Assign>))>), Problem> {
+fn aliases(body: &str, span: Range<usize>) -> Result<(String, Vec<Alias>), Problem> {
     let mut text = body[span.clone()].to_string();
     let mut out = Vec::new();
     let mut from = 0;

@@ -705,7 +705,7 @@ fn validate_variant(
             })
             .collect(),
         verify: None,
-        min_arch: v.min_arch.as_ref().and_then(|m| {
+        min_arch: v.min_arch.as_ref().map(|m| {
             let arch = *m.get_ref();
             if !(30..=999).contains(&arch) {
                 let help = "write the compute capability without its dot: `90` for sm_90";
@@ -716,7 +716,7 @@ fn validate_variant(
                     Some(help.into()),
                 );
             }
-            Some((arch / 10, arch % 10))
+            (arch / 10, arch % 10)
         }),
     })
 }
