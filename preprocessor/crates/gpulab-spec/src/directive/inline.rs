@@ -237,8 +237,9 @@ fn aliases(body: &str, span: Range<usize>) -> Result<(String, Vec<Alias>), Probl
     let mut from = 0;
     while let Some(open) = text[from..].find('[').map(|i| i + from) {
         let start = text[..open]
-            .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
-            .map_or(0, |i| i + 1);
+            .char_indices()
+            .rfind(|(_, c)| !(c.is_ascii_alphanumeric() || *c == '_'))
+            .map_or(0, |(i, c)| i + c.len_utf8());
         let Some(close) = text[open..].find(']').map(|i| i + open) else {
             let at = span.start + open;
             return Err(("`[` is not closed".into(), at..at + 1, "opened here"));
@@ -523,5 +524,6 @@ mod tests {
         assert_eq!(at(" sgemm N * a.gflops"), "N");
         assert_eq!(at(" sgemm a[N].gflops"), "N");
         assert_eq!(at(" sgemm a[N=4.gflops"), "[");
+        assert_eq!(at(" sgemm ï[N=4].gflops"), "[", "a name starts after a non-ASCII letter");
     }
 }
