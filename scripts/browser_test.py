@@ -7,7 +7,16 @@ fails on what a reader would notice:
 - a chart (the SVG of a gpulab figure) of zero width or height;
 - a chart point whose hover tip the page's script did not make a `<title>` (tips are `data-tip`
   attributes in the HTML, so that mdBook's search does not index them);
-- gpulab text whose contrast with its background is below 4.5:1 (WCAG AA), after opacity.
+- gpulab text whose contrast with its background is below 4.5:1 (WCAG AA), after opacity;
+- a "best" cell that is not its row's best by the unit in the table's header (ms, s, ps, ns:
+  lowest; GB/s, GFLOP/s, …/s, ×: highest), or a best cell under a unit without a direction;
+- chart text under 11 px on screen (at 1280 px and on a 390 px phone);
+- two legend entries of a chart drawn alike (same colour, marker and dash);
+- chart points beyond the axis labels by more than one label gap (an axis that stops labelling
+  short of the data), read from the drawn tick marks and the points' hover targets;
+- a key column (`gpulab-key`: the column a table is about) not in view without scrolling;
+- a ringed chart point or a `~`-style mark with no explanation beside it, and a status table
+  whose summary does not come first.
 
 It saves a full-page screenshot of every page in each theme (and phone-width ones of the pages
 with the widest tables) and prints a summary. Chromium is Debian's (`--chromium PATH`); playwright
@@ -131,11 +140,113 @@ PROBE = r"""
       return !th || getComputedStyle(th).position === "sticky";
     });
 
+  const findings = __FINDINGS__();
   const links = [...document.querySelectorAll("a[href]")].map((a) => a.getAttribute("href"));
   const ids = [...document.querySelectorAll("[id]")].map((e) => e.id);
-  return { charts, lowContrast, wide, stickyOk, links, ids, theme: document.documentElement.className };
+  return { charts, lowContrast, wide, stickyOk, links, ids, findings, theme: document.documentElement.className };
 }
 """.replace("__MIN__", str(MIN_CONTRAST))
+
+# Runs in the page: what the issue-34 checks find (one string per problem).
+FINDINGS = r"""
+() => {
+  const out = [];
+  const shown = (el) => !el.closest("details:not([open])") && el.getBoundingClientRect().width > 0;
+  const where = (el) => { const f = el.closest("figure.gpulab, .gpulab"); return f && f.id ? `#${f.id}` : el.tagName.toLowerCase(); };
+  // Shading: the unit at the end of the metric header says which way is better.
+  for (const table of document.querySelectorAll("table.gpulab-table")) {
+    const head = table.querySelector("th.gpulab-metric");
+    if (!head) continue;
+    const unit = (head.textContent.match(/\(([^()]*)\)\s*$/) || [])[1] || "";
+    const way = /^(ms|s|ps|ns|us|µs)$/.test(unit) ? "lower" : /^(×|.*\/s|GIPS)$/.test(unit) ? "higher"
+      : /^(way|B|FLOP\/B|FLOP\/access)$/.test(unit) ? "none" : "unknown";
+    for (const row of table.querySelectorAll("tbody tr")) {
+      const cells = [...row.querySelectorAll("td.gpulab-num")].map((td) => ({
+        best: td.classList.contains("gpulab-best"),
+        value: parseFloat((td.firstChild ? td.firstChild.textContent : "").replace(/[^0-9.eE+-]/g, "")),
+      })).filter((c) => Number.isFinite(c.value));
+      const best = cells.filter((c) => c.best);
+      if (!best.length) continue;
+      if (way === "none") { out.push(`${where(table)}: a best cell under "${unit}", which has no direction`); break; }
+      if (way === "unknown") continue;
+      const pick = way === "lower" ? Math.min : Math.max;
+      const want = pick(...cells.map((c) => c.value));
+      if (best.some((c) => c.value !== want)) { out.push(`${where(table)}: best cell ${best[0].value} is not the row's ${way} (${want}, ${unit})`); break; }
+    }
+  }
+  for (const svg of document.querySelectorAll("svg.gpulab-chart-svg")) {
+    if (!shown(svg)) continue;
+    const vb = svg.viewBox && svg.viewBox.baseVal && svg.viewBox.baseVal.width ? svg.viewBox.baseVal.width : 0;
+    const scale = vb ? svg.getBoundingClientRect().width / vb : 1;
+    const texts = [...svg.querySelectorAll("text")].filter((t) => t.textContent.trim());
+    const small = texts.map((t) => parseFloat(getComputedStyle(t).fontSize) * scale).filter((px) => px < 11);
+    if (small.length) out.push(`${where(svg)}: chart text of ${Math.min(...small).toFixed(1)} px on screen (< 11 px)`);
+    // Legend: the elements before the plot's first axis or grid line, one entry per text.
+    const seen = new Map();
+    let swatch = [];
+    for (const el of svg.children) {
+      const tag = el.tagName.toLowerCase();
+      if (tag !== "text" && [el.getAttribute("stroke"), el.getAttribute("fill")].includes("currentColor")) break;
+      if (tag !== "text") {
+        const b = el.getBBox();
+        swatch.push([tag, el.getAttribute("fill"), el.getAttribute("stroke"), el.getAttribute("stroke-dasharray"), Math.round(b.width), Math.round(b.height)].join(":"));
+        continue;
+      }
+      if (swatch.length) {
+        const key = swatch.join("|");
+        if (seen.has(key)) out.push(`${where(svg)}: legend entries "${seen.get(key)}" and "${el.textContent}" are drawn alike`);
+        seen.set(key, el.textContent);
+      }
+      swatch = [];
+    }
+    // Axis labels reach the data: tick marks (short currentColor strokes) against the points.
+    const ticks = { x: [], y: [] };
+    for (const pl of svg.querySelectorAll("polyline[stroke=currentColor]")) {
+      const p = pl.getAttribute("points").trim().split(/[\s,]+/).map(Number);
+      if (p.length !== 4) continue;
+      const [x1, y1, x2, y2] = p;
+      if (x1 === x2 && Math.abs(y2 - y1) <= 6) ticks.x.push(x1);
+      if (y1 === y2 && Math.abs(x2 - x1) <= 6) ticks.y.push(y1);
+    }
+    const pts = [...svg.querySelectorAll(".gpulab-tip")].map((t) => {
+      const b = t.getBBox();
+      return { x: b.x + b.width / 2, y: b.y + b.height / 2 };
+    });
+    for (const axis of ["x", "y"]) {
+      const t = ticks[axis].sort((a, b) => a - b);
+      if (t.length < 2 || !pts.length) continue;
+      const gap = Math.max(...t.slice(1).map((v, i) => v - t[i]));
+      const [lo, hi] = [Math.min(...pts.map((p) => p[axis])), Math.max(...pts.map((p) => p[axis]))];
+      if (lo < t[0] - gap - 1 || hi > t[t.length - 1] + gap + 1)
+        out.push(`${where(svg)}: points reach beyond its ${axis} axis labels by more than a label gap`);
+    }
+    // A ring says what it means: in the legend or under the chart.
+    const fig = svg.closest("figure.gpulab-chart");
+    if (svg.querySelector(".gpulab-tip-flag") && !/Ringed/.test((fig || svg).textContent))
+      out.push(`${where(svg)}: ringed points without a note saying what the rings mean`);
+  }
+  // Key columns are in view without scrolling sideways.
+  for (const key of document.querySelectorAll("th.gpulab-key, tr:first-child > td.gpulab-key")) {
+    if (!shown(key)) continue;
+    const box = (key.closest(".gpulab-table-wrap") || document.body).getBoundingClientRect();
+    const r = key.getBoundingClientRect();
+    if (r.right > Math.min(box.right, window.innerWidth) + 1 || r.left < box.left - 1)
+      out.push(`${where(key)}: key column "${key.textContent.trim().slice(0, 30)}" is out of view`);
+  }
+  // A quality mark is explained beside it: the provenance line of its result.
+  for (const mark of document.querySelectorAll("sup.gpulab-q")) {
+    const fig = mark.closest("figure.gpulab");
+    if (fig && !/quality:/.test(fig.textContent)) { out.push(`${where(mark)}: a quality mark without the line that explains it`); break; }
+  }
+  for (const status of document.querySelectorAll(".gpulab-status")) {
+    const first = status.firstElementChild;
+    if (!first || !first.classList.contains("gpulab-status-summary"))
+      out.push("the status table's summary is not its first line");
+  }
+  return out;
+}
+"""
+PROBE = PROBE.replace("__FINDINGS__", "(" + FINDINGS.strip() + ")")
 
 
 def serve(root):
@@ -227,6 +338,8 @@ def check_site(root, pages, out, chromium):
                     problems.append(f"{where}: … {len(probe['lowContrast']) - 5} more low-contrast texts")
                 if not probe["stickyOk"]:
                     problems.append(f"{where}: a table that scrolls sideways has no sticky first column")
+                for f in probe["findings"]:
+                    problems.append(f"{where}: {f}")
                 if theme_name == "light":
                     for b in check_links(root, page_rel, probe["links"], probe["ids"]):
                         problems.append(f"{page_rel}: broken link {b}")
@@ -248,6 +361,8 @@ def check_site(root, pages, out, chromium):
             summary["wide_tables_phone"] += probe["wide"]
             if not probe["stickyOk"]:
                 problems.append(f"{page_rel} [phone]: a table that scrolls sideways has no sticky first column")
+            for f in probe["findings"]:
+                problems.append(f"{page_rel} [phone]: {f}")
             overflow = page.evaluate("() => document.documentElement.scrollWidth - window.innerWidth")
             if overflow > 2:
                 problems.append(f"{page_rel} [phone]: the page itself scrolls sideways by {overflow} px")
@@ -269,9 +384,20 @@ SELF_TEST_PAGES = {
     "bad.html": """<html class="light"><head><link rel="icon" href="data:,"></head><body><script>console.error("boom")</script>
 <figure class="gpulab" id="zero"><p style="color:#ddd;background:#fff">faint</p>
 <figure class="gpulab-chart"><svg class="gpulab-chart-svg" style="width:0;height:0"><circle class="gpulab-tip" cx="9" cy="9" r="7" data-tip="no script" /></svg></figure></figure>
-<a href="#nowhere">dangling</a> <a href="missing.html">missing</a></body></html>""",
+<a href="#nowhere">dangling</a> <a href="missing.html">missing</a>
+<figure class="gpulab" id="shade"><div class="gpulab-table-wrap" style="width:120px"><table class="gpulab-table"><thead><tr><th class="gpulab-metric">time (ms)</th></tr></thead>
+<tbody><tr><th scope="row" style="position:sticky">1</th><td class="gpulab-num">1.5<sup class="gpulab-q">~</sup></td><td class="gpulab-num gpulab-best">2.5</td><td style="padding-left:400px" class="gpulab-key">key</td></tr></tbody></table></div></figure>
+<figure class="gpulab" id="plot"><figure class="gpulab-chart"><svg class="gpulab-chart-svg" viewBox="0 0 720 200" style="width:200px">
+<rect x="1" y="1" width="6" height="6" fill="#0072B2" /><text x="9" y="6" font-size="12">a</text><rect x="30" y="1" width="6" height="6" fill="#0072B2" /><text x="40" y="6" font-size="12">b</text>
+<polyline stroke="currentColor" points="50,150 50,155" /><polyline stroke="currentColor" points="100,150 100,155" />
+<circle class="gpulab-tip-flag" cx="600" cy="100" r="6" /><circle class="gpulab-tip" cx="600" cy="100" r="7"><title>t</title></circle></svg></figure></figure>
+<div class="gpulab gpulab-status"><details><summary>paper</summary></details><p class="gpulab-status-summary">9 items</p></div></body></html>""",
 }
-SELF_TEST_EXPECT = ["console: boom", "zero size", "without a hover tip", "low contrast", "no id `nowhere`", "missing.html does not exist"]
+SELF_TEST_EXPECT = [
+    "console: boom", "zero size", "without a hover tip", "low contrast", "no id `nowhere`", "missing.html does not exist",
+    "is not the row's lower", "(< 11 px)", "are drawn alike", "beyond its x axis labels", "is out of view",
+    "without a note saying", "without the line that explains it", "summary is not its first line",
+]
 
 
 def self_test(out, chromium):

@@ -151,8 +151,11 @@ def plan_all(slug, images=None):
         elif len(info["launches"]) > MAX_LAUNCHES:
             problems.append(f"{what}: {len(info['launches'])} launches per sample (a host loop): "
                             "not a kernel timing")
+        elif len({l["function"] for l in info["launches"]}) > 1:
+            problems.append(f"{what}: a sequence of several kernels: this check times one kernel's launches")
         else:
-            p.update({k: info[k] for k in ("function", "options", "buffers", "launches")})
+            p.update({k: info[k] for k in ("options", "buffers", "launches")})
+            p["function"] = info["launches"][0]["function"]
             p["image"] = info.get("image")
             planned.append(p)
     return planned, problems, notes
@@ -269,9 +272,10 @@ def dry_run(selected, json_path=None, scratch=None):
     kernels = os.path.join(ROOT, "kernels")
     specs = {d for d in os.listdir(kernels) if os.path.exists(os.path.join(kernels, d, "experiment.toml"))}
     for exp in sorted(specs - {e for e, _, _ in POINTS}):
+        # A note, never a failure: the Nsight check covers the headline kernels, and a student's
+        # experiment lands (and is recorded) without anyone editing this script.
         if any(os.path.exists(os.path.join(ROOT, "data", s, f"{exp}.json")) for s in slugs()):
-            print(f"PROBLEM: {exp} is recorded but has no checked point (add one to POINTS)")
-            failed = True
+            print(f"note: {exp} is recorded but not Nsight-checked (add a point to POINTS to check it)")
         else:
             print(f"note: {exp} has no checked point; skipped until it is recorded")
     if len(POINTS) < 30:

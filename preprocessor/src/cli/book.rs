@@ -1,6 +1,8 @@
-//! Loading a book folder for the commands that work outside mdBook (check, list, run, record).
+//! Loading a book folder for the commands that work outside mdBook (check, list, run, record), and
+//! selecting its directives by chapter or experiment.
 
 use crate::config::Config;
+use crate::directive::fence::FenceKind;
 use crate::preprocess::scan_book;
 use crate::workspace::{FoundDirective, Workspace};
 use anyhow::Context;
@@ -29,7 +31,7 @@ pub(super) fn open(dir: &Path) -> anyhow::Result<(mdbook_driver::MDBook, Workspa
     require_book(dir)?;
     let md = mdbook_driver::MDBook::load(dir)
         .with_context(|| format!("loading the book at {}", dir.display()))?;
-    let config = Config::from_mdbook(&md.config)?;
+    let config = Config::from_mdbook(&md.config, dir)?;
     let ws = Workspace::new(dir, &md.config.book.src, config);
     Ok((md, ws))
 }
@@ -88,4 +90,67 @@ pub(super) fn unlisted_with_directives(
     }
     out.sort();
     out
+}
+
+/// The chapter's `gpulab` directives, or why there are none: the chapter is not in SUMMARY.md,
+/// has no directive, or is not in the book (with a did-you-mean).
+pub(super) fn chapter_directives<'f>(
+    md: &mdbook_driver::MDBook,
+    ws: &Workspace,
+    found: &'f [FoundDirective],
+    chapter: &str,
+) -> anyhow::Result<Vec<&'f FoundDirective>> {
+    let chapter_rel = Path::new(chapter);
+    let selected: Vec<&FoundDirective> = found
+        .iter()
+        .filter(|f| chapter_rel.ends_with(&f.chapter_path) || f.chapter_path.ends_with(chapter_rel))
+        .filter(|f| f.fence.kind == FenceKind::Experiment)
+        .collect();
+    if selected.is_empty() {
+        let exists = [ws.src_dir.join(chapter_rel), ws.root.join(chapter_rel)]
+            .iter()
+            .any(|p| p.is_file());
+        if exists {
+            let unlisted = unlisted_with_directives(md, ws);
+            if unlisted
+                .iter()
+                .any(|p| chapter_rel.ends_with(p) || p.ends_with(chapter_rel))
+            {
+                anyhow::bail!(
+                    "`{chapter}` is not listed in SUMMARY.md, so mdBook does not build it: add it there to run its directives"
+                );
+            }
+            anyhow::bail!("`{chapter}` has no gpulab directive");
+        }
+        let mut chapters: Vec<String> = found
+            .iter()
+            .filter(|f| f.fence.kind == FenceKind::Experiment)
+            .map(|f| f.chapter_path.display().to_string())
+            .collect();
+        chapters.dedup();
+        let hint = crate::diagnostic::did_you_mean(chapter, chapters.iter().map(String::as_str))
+            .map_or_else(String::new, |h| format!("; {h}"));
+        anyhow::bail!(
+            "no chapter `{chapter}` in the book (paths are relative to the book's src folder or the book root){hint}"
+        );
+    }
+    Ok(selected)
+}
+
+/// Fails on the first of `names` that no valid directive of the book shows (with a did-you-mean).
+pub(super) fn require_experiments<'a>(
+    found: &[FoundDirective],
+    names: impl IntoIterator<Item = &'a String>,
+) -> anyhow::Result<()> {
+    let known: Vec<&str> = found
+        .iter()
+        .filter_map(|f| f.parsed.as_ref().ok())
+        .map(|(_, exp)| exp.name.as_str())
+        .collect();
+    if let Some(unknown) = names.into_iter().find(|n| !known.contains(&n.as_str())) {
+        let hint = crate::diagnostic::did_you_mean(unknown, known.iter().copied())
+            .map_or_else(String::new, |h| format!("; {h}"));
+        anyhow::bail!("`{unknown}`: no directive of the book shows this experiment{hint}");
+    }
+    Ok(())
 }

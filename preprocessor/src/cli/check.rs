@@ -9,16 +9,39 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// Checks the book at `dir`; compiles its kernels for each of `archs` (compute capabilities) unless
-/// `!compile`.
+/// The directives whose kernels `check` compiles: those of these experiments (all when empty) in
+/// this chapter (any when `None`). Everything else is validated for the whole book: it is quick.
+pub(super) struct Only {
+    pub(super) experiments: Vec<String>,
+    pub(super) chapter: Option<String>,
+}
+
+/// Checks the book at `dir`; compiles the kernels `only` selects for each of `archs` (compute
+/// capabilities) unless `!compile`.
 pub(super) fn run(
     dir: &Path,
     compile: bool,
     require_nvrtc: bool,
     archs: &[(u32, u32)],
+    only: &Only,
 ) -> anyhow::Result<ExitCode> {
     let (md, ws) = super::book::open(dir)?;
+    if let Some(problem) = ws.device_problem() {
+        anyhow::bail!("{problem}");
+    }
     let found = crate::preprocess::scan_book(&ws, &md.book);
+    super::book::require_experiments(&found, &only.experiments)?;
+    let mut selected = match &only.chapter {
+        Some(chapter) => super::book::chapter_directives(&md, &ws, &found, chapter)?,
+        None => found.iter().collect(),
+    };
+    if !only.experiments.is_empty() {
+        selected.retain(|f| {
+            f.parsed
+                .as_ref()
+                .is_ok_and(|(_, exp)| only.experiments.contains(&exp.name))
+        });
+    }
     let mut diags: Vec<Diagnostic> = Vec::new();
     let (mut directives, mut inline) = (0, 0);
     for f in &found {
@@ -105,7 +128,7 @@ pub(super) fn run(
         .iter()
         .filter_map(|f| f.parsed.as_ref().ok())
         .flat_map(|(d, _)| {
-            let at = format!("{}#{}", d.location.chapter.display(), d.location.index);
+            let at = format!("{}:{}", d.location.chapter.display(), d.location.line);
             d.reproduces.iter().map(move |id| (id.as_str(), at.clone()))
         });
     for problem in inventory.check_reproduces(ids) {
@@ -123,7 +146,7 @@ pub(super) fn run(
     }
     let mut passed = Vec::new();
     for &arch in archs {
-        let bad = super::check_kernels::run(&ws, &found, arch, require_nvrtc)?;
+        let bad = super::check_kernels::run(&ws, &selected, arch, require_nvrtc)?;
         passed.push(format!(
             "sm_{}{} {}",
             arch.0,

@@ -1,21 +1,30 @@
-//! `check`'s kernel step: every kernel build the book's points need, compiled with NVRTC for the
-//! target architecture (no GPU required; compile errors at the `.cu` file and line), and every
-//! kernel variant checked against the PTX of its build (`kernel_check`: kernel name, arguments,
-//! block shape, shared memory).
+//! `check`'s kernel step: every kernel build the selected directives' points need, compiled with
+//! NVRTC for the target architecture (no GPU required; compile errors at the `.cu` file and line)
+//! in parallel, through the engine's compile cache (an unchanged build is not compiled again), and
+//! every kernel variant checked against the PTX of its build (`kernel_check`: kernel name,
+//! arguments, block shape, shared memory); without NVRTC, every kernel name against its source.
 
+use crate::engine::ptx_cache::compile_cached;
 use crate::engine::resolve::kernel_builds;
-use crate::kernel_check::{PointAt, SpecText, Target, check_variant};
+use crate::gpu::{CompileError, Image};
+use crate::kernel_check::{
+    PointAt, SourceScan, SpecText, Target, check_name_in_source, check_variant,
+};
 use crate::plan::{PlannedPoint, plan};
 use crate::preprocess::report;
 use crate::spec::Experiment;
 use crate::spec::metrics::point_vars;
 use crate::workspace::{FoundDirective, Workspace};
-use std::collections::{BTreeMap, BTreeSet};
+use rayon::prelude::*;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::Arc;
 
 /// One compilation: (source, function, NVRTC options).
 type Build = (PathBuf, String, Vec<String>);
+
+/// Each module (a source with its options) compiled, or why it did not compile.
+type Compiled = HashMap<(PathBuf, Vec<String>), Result<Image, CompileError>>;
 
 /// The builds with their variants, the variants not applicable (with what they need), and whether
 /// a build could not be resolved.
@@ -24,10 +33,10 @@ type Builds = (BTreeMap<Build, Uses>, BTreeMap<String, String>, bool);
 /// The variants that use one build, each with its planned points.
 type Uses = BTreeMap<(String, String), (Arc<Experiment>, Vec<PlannedPoint>)>;
 
-/// Compiles and checks every kernel; returns whether anything failed.
+/// Compiles and checks every kernel of the directives `found`; returns whether anything failed.
 pub(super) fn run(
     ws: &Workspace,
-    found: &[FoundDirective],
+    found: &[&FoundDirective],
     arch: (u32, u32),
     require_nvrtc: bool,
 ) -> anyhow::Result<bool> {
@@ -42,7 +51,7 @@ pub(super) fn run(
                 "SKIPPED: compiling {} kernel build(s) and checking them against their PTX: {why}",
                 builds.len()
             );
-            return Ok(failed);
+            return Ok(check_names(ws, &builds) || failed);
         }
         Ok(version) => eprintln!(
             "compiling {} kernel build(s) with NVRTC {version} for sm_{}{}",
@@ -64,12 +73,12 @@ pub(super) fn run(
     for (variant, why) in &not_applicable {
         eprintln!("not applicable on sm_{}{}: {variant} {why}", arch.0, arch.1);
     }
+    let compiled = compile_all(ws, builds.keys(), arch)?;
     let mut specs: BTreeMap<String, SpecText> = BTreeMap::new();
     let (mut compile_errors, mut problems, mut checked) = (0, 0, BTreeSet::new());
     for ((source, function, options), uses) in &builds {
-        let text = ws.sources.read(source)?;
         let shown = source.strip_prefix(&ws.root).unwrap_or(source);
-        let ptx = match crate::gpu::compile(&text, &shown.to_string_lossy(), options, arch) {
+        let ptx = match &compiled[&(source.clone(), options.clone())] {
             Ok(image) => image.ptx().map(crate::ptx::parse),
             Err(e) => {
                 let users: Vec<String> = uses.keys().map(|(e, v)| format!("{e}/{v}")).collect();
@@ -87,7 +96,7 @@ pub(super) fn run(
                     continue;
                 }
                 compile_errors += 1;
-                report_compile_error(&e, (function, shown, options), &users);
+                report_compile_error(e, (function, shown, options), &users);
                 e.ptx().map(crate::ptx::parse)
             }
         };
@@ -133,10 +142,67 @@ pub(super) fn run(
     Ok(failed || problems > 0)
 }
 
+/// Each module the builds need (a source with its options: a build's function does not change
+/// it), compiled once, in parallel, through the engine's compile cache.
+fn compile_all<'b>(
+    ws: &Workspace,
+    builds: impl Iterator<Item = &'b Build>,
+    arch: (u32, u32),
+) -> anyhow::Result<Compiled> {
+    let modules: BTreeSet<(PathBuf, Vec<String>)> =
+        builds.map(|(s, _, o)| (s.clone(), o.clone())).collect();
+    let cache = ws.config.cache_dir(&ws.root);
+    modules
+        .into_par_iter()
+        .map(|(source, options)| {
+            let text = ws.sources.read(&source)?;
+            let name = source.strip_prefix(&ws.root).unwrap_or(&source);
+            let name = name.to_string_lossy().into_owned();
+            let image = compile_cached(&cache, &source, &text, &name, &options, arch);
+            Ok(((source, options), image))
+        })
+        .collect()
+}
+
+/// Without NVRTC: every kernel variant's name against its source's `__global__` functions;
+/// returns whether one is not defined there (reported).
+fn check_names(ws: &Workspace, builds: &BTreeMap<Build, Uses>) -> bool {
+    let mut scans: BTreeMap<&PathBuf, SourceScan> = BTreeMap::new();
+    let mut specs: BTreeMap<String, SpecText> = BTreeMap::new();
+    let (mut diags, mut checked) = (Vec::new(), BTreeSet::new());
+    for ((source, _, options), uses) in builds {
+        let scan = scans
+            .entry(source)
+            .or_insert_with(|| SourceScan::of(source));
+        for ((exp_name, variant), (exp, _)) in uses {
+            let Some(v) = exp.variant(variant) else {
+                continue;
+            };
+            let spec = specs
+                .entry(exp_name.clone())
+                .or_insert_with(|| spec_text(ws, exp));
+            diags.extend(check_name_in_source(&ws.root, spec, v, scan, options));
+            checked.insert((exp_name, variant));
+        }
+    }
+    let diags = crate::diagnostic::dedup(diags);
+    report(&diags);
+    eprintln!(
+        "checked the kernel names of {} variant(s) against their sources' `__global__` functions, without NVRTC: {} problem(s)",
+        checked.len(),
+        diags.len()
+    );
+    !diags.is_empty()
+}
+
 /// Every kernel build the book's points need on `arch`, with the variants that use it; the
 /// variants whose `min_arch` is newer, with what they need; and whether a point's build could not
 /// be resolved (reported).
-fn builds_of(ws: &Workspace, found: &[FoundDirective], arch: (u32, u32)) -> anyhow::Result<Builds> {
+fn builds_of(
+    ws: &Workspace,
+    found: &[&FoundDirective],
+    arch: (u32, u32),
+) -> anyhow::Result<Builds> {
     let mut failed = false;
     let mut builds: BTreeMap<Build, Uses> = BTreeMap::new();
     let mut not_applicable = BTreeMap::new();
@@ -218,11 +284,8 @@ fn missing_header_help(e: &crate::gpu::CompileError, headers: bool) -> Option<St
     })
 }
 
-/// NVRTC's version, or why it cannot be used (checked before cudarc, which panics otherwise).
+/// NVRTC's version, or why it cannot be used (with where to get it).
 fn nvrtc_available() -> Result<String, String> {
-    if !crate::gpu::nvrtc_library_present() {
-        return Err("libnvrtc.so.13 not found (install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` and add its lib folder to LD_LIBRARY_PATH)".into());
-    }
     crate::gpu::nvrtc_version()
         .map(|(a, b)| format!("{a}.{b}"))
         .map_err(|e| e.to_string())

@@ -28,74 +28,165 @@ pub(super) fn run(dir: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Sets up the book at `dir`; returns what it changed, one line each.
+/// Sets up the book at `dir`; returns what it changed, one line each. Everything is checked
+/// (book.toml edited in memory, every path confined to the book) before anything is written,
+/// and book.toml is written last: a failure leaves no book.toml naming a stylesheet that is not
+/// there.
 pub(super) fn install(dir: &Path) -> anyhow::Result<Vec<String>> {
-    let mut changes = Vec::new();
     let toml_path = dir.join("book.toml");
     let text = fs::read_to_string(&toml_path)
         .with_context(|| format!("reading {}", toml_path.display()))?;
-    let mut doc: DocumentMut = text
-        .parse()
-        .with_context(|| format!("parsing {}", toml_path.display()))?;
-    changes.extend(configure(&mut doc)?);
-    if !changes.is_empty() {
-        fs::write(&toml_path, doc.to_string())
-            .with_context(|| format!("writing {}", toml_path.display()))?;
+    let (edited, mut changes) =
+        edit_book_toml(&text).with_context(|| format!("{}", toml_path.display()))?;
+    let style = plan_stylesheet(dir)?;
+    let folders: Vec<&str> = ["kernels", "data"]
+        .into_iter()
+        .filter(|f| !dir.join(f).is_dir())
+        .collect();
+    let toml_changes = edited != text;
+    let written = toml_changes.then(|| toml_path.clone());
+    for path in folders.iter().map(|f| dir.join(f)).chain(written) {
+        confined(dir, &path)?;
     }
 
-    changes.extend(write_stylesheet(dir)?);
-    for folder in ["kernels", "data"] {
+    if let Some(style) = style {
+        changes.push(style.write(dir)?);
+    }
+    for folder in folders {
         let path = dir.join(folder);
-        if !path.is_dir() {
-            fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
-            // git records no empty folder: a `.gitkeep` makes the new ones part of the book's
-            // repository from the first commit.
-            let keep = path.join(".gitkeep");
-            fs::write(&keep, "").with_context(|| format!("writing {}", keep.display()))?;
-            changes.push(format!("created {folder}/"));
-        }
+        fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
+        // git records no empty folder: a `.gitkeep` makes the new ones part of the book's
+        // repository from the first commit.
+        let keep = path.join(".gitkeep");
+        fs::write(&keep, "").with_context(|| format!("writing {}", keep.display()))?;
+        changes.push(format!("created {folder}/"));
+    }
+    if toml_changes {
+        fs::write(&toml_path, &edited)
+            .with_context(|| format!("writing {}", toml_path.display()))?;
     }
     Ok(changes)
+}
+
+/// Refuses a path that resolves outside the book: a link (even one that leads nowhere yet) to
+/// elsewhere would have `install` write there.
+fn confined(dir: &Path, path: &Path) -> anyhow::Result<()> {
+    anyhow::ensure!(
+        crate::confine::is_inside(path, &[dir]),
+        "{} resolves outside the book (a symbolic link?): install writes only inside the book",
+        path.display()
+    );
+    Ok(())
+}
+
+/// `text` (book.toml) with the preprocessor and the stylesheet added, in its own line endings
+/// and with its byte-order mark, and what changed.
+fn edit_book_toml(text: &str) -> anyhow::Result<(String, Vec<String>)> {
+    let (bom, body) = match text.strip_prefix('\u{feff}') {
+        Some(body) => ("\u{feff}", body),
+        None => ("", text),
+    };
+    let parsed = toml_edit::Document::parse(body)?;
+    check_shapes(&parsed, body)?;
+    let mut doc = parsed.into_mut();
+    let changes = configure(&mut doc)?;
+    let mut out = doc.to_string();
+    if body.contains("\r\n") {
+        out = out.replace("\r\n", "\n").replace('\n', "\r\n");
+    }
+    Ok((format!("{bom}{out}"), changes))
+}
+
+/// A key of book.toml the edit goes through, what it must be, and the test of it.
+type Shape = (&'static [&'static str], &'static str, fn(&Item) -> bool);
+
+/// Every table and list the edit goes through is what it must be; else an error naming its line.
+fn check_shapes(parsed: &toml_edit::Document<&str>, body: &str) -> anyhow::Result<()> {
+    const SHAPES: [Shape; 5] = [
+        (&["preprocessor"], "a table", Item::is_table),
+        (&["preprocessor", "gpulab"], "a table", Item::is_table_like),
+        (&["output"], "a table", Item::is_table),
+        (&["output", "html"], "a table", Item::is_table),
+        (
+            &["output", "html", "additional-css"],
+            "a list",
+            Item::is_array,
+        ),
+    ];
+    for (keys, shape, is) in SHAPES {
+        let mut item = Some(parsed.as_item());
+        for key in keys {
+            item = item.and_then(|i| i.get(key));
+        }
+        if let Some(item) = item.filter(|i| !is(i)) {
+            let line = item
+                .span()
+                .map_or(0, |s| 1 + body[..s.start].matches('\n').count());
+            let fix = match keys {
+                ["preprocessor", "gpulab"] => {
+                    ": replace it with a `[preprocessor.gpulab]` table (install adds one)"
+                }
+                _ => "",
+            };
+            anyhow::bail!("line {line}: `{}` is not {shape}{fix}", keys.join("."));
+        }
+    }
+    Ok(())
 }
 
 /// Where a stylesheet that differs from this version's is kept before it is replaced (a user's
 /// edits, or an older version's rules).
 pub(super) const CSS_BACKUP: &str = "theme/gpulab.css.bak";
 
-/// Writes this version's stylesheet to [`CSS_PATH`]. One that differs (edited, or an older
-/// version's) is first copied to [`CSS_BACKUP`], so nobody's edits are lost silently.
-fn write_stylesheet(dir: &Path) -> anyhow::Result<Option<String>> {
+/// This version's stylesheet to write, and the one it replaces (kept as [`CSS_BACKUP`]).
+struct Stylesheet {
+    found: Option<String>,
+}
+
+/// Whether [`CSS_PATH`] needs this version's stylesheet; both it and [`CSS_BACKUP`] are checked
+/// to resolve inside the book (a link inside the book, as this repository's, is fine).
+fn plan_stylesheet(dir: &Path) -> anyhow::Result<Option<Stylesheet>> {
     let css = dir.join(CSS_PATH);
-    // Nothing is written outside the book: a theme/ or stylesheet linked to elsewhere would have
-    // `install` overwrite a file there (a link inside the book, as this repository's, is fine).
-    if !crate::confine::is_inside(&css, &[dir]) {
-        anyhow::bail!(
-            "{} resolves outside the book (a symbolic link?): install writes the stylesheet only inside the book",
-            css.display()
-        );
-    }
+    confined(dir, &css)?;
     let found = fs::read_to_string(&css).ok();
     if found.as_deref() == Some(crate::render::CSS) {
         return Ok(None);
     }
-    fs::create_dir_all(css.parent().unwrap_or(dir))
-        .with_context(|| format!("creating the folder of {}", css.display()))?;
-    let kept = match &found {
-        Some(old) => {
-            let backup = dir.join(CSS_BACKUP);
-            fs::write(&backup, old).with_context(|| format!("writing {}", backup.display()))?;
-            format!(
-                "; the previous one is kept as {CSS_BACKUP} (put your own rules in a stylesheet of \
-                 your own, listed in additional-css: this one is replaced on every install)"
-            )
-        }
-        None => String::new(),
-    };
-    fs::write(&css, crate::render::CSS).with_context(|| format!("writing {}", css.display()))?;
-    let verb = if found.is_some() { "updated" } else { "wrote" };
-    Ok(Some(format!(
-        "{verb} {CSS_PATH} (tables, charts and badges, light and dark themes){kept}"
-    )))
+    if found.is_some() {
+        confined(dir, &dir.join(CSS_BACKUP))?;
+    }
+    Ok(Some(Stylesheet { found }))
+}
+
+impl Stylesheet {
+    /// Writes this version's stylesheet to [`CSS_PATH`]; one that differs (edited, or an older
+    /// version's) is first copied to [`CSS_BACKUP`], so nobody's edits are lost silently.
+    fn write(self, dir: &Path) -> anyhow::Result<String> {
+        let css = dir.join(CSS_PATH);
+        fs::create_dir_all(css.parent().unwrap_or(dir))
+            .with_context(|| format!("creating the folder of {}", css.display()))?;
+        let kept = match &self.found {
+            Some(old) => {
+                let backup = dir.join(CSS_BACKUP);
+                fs::write(&backup, old).with_context(|| format!("writing {}", backup.display()))?;
+                format!(
+                    "; the previous one is kept as {CSS_BACKUP} (put your own rules in a stylesheet of \
+                     your own, listed in additional-css: this one is replaced on every install)"
+                )
+            }
+            None => String::new(),
+        };
+        fs::write(&css, crate::render::CSS)
+            .with_context(|| format!("writing {}", css.display()))?;
+        let verb = if self.found.is_some() {
+            "updated"
+        } else {
+            "wrote"
+        };
+        Ok(format!(
+            "{verb} {CSS_PATH} (tables, charts and badges, light and dark themes){kept}"
+        ))
+    }
 }
 
 /// Adds `[preprocessor.gpulab]` and the stylesheet to `additional-css`, keeping everything else
@@ -147,6 +238,10 @@ fn table<'a>(parent: &'a mut Table, key: &str) -> anyhow::Result<&'a mut Table> 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    fn write_stylesheet(dir: &Path) -> anyhow::Result<Option<String>> {
+        plan_stylesheet(dir)?.map(|s| s.write(dir)).transpose()
+    }
 
     fn configured(text: &str) -> (String, Vec<String>) {
         let mut doc: DocumentMut = text.parse().unwrap();
@@ -240,5 +335,81 @@ mod tests {
             .unwrap();
         let err = configure(&mut doc).unwrap_err().to_string();
         assert!(err.contains("additional-css is not a list"), "{err}");
+    }
+
+    /// Issue 36: a dangling `theme/gpulab.css` link made `install` create the file it points to,
+    /// outside the book, after it had edited book.toml.
+    #[test]
+    fn a_dangling_stylesheet_link_out_of_the_book_is_refused_before_anything_is_written() {
+        let book = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(book.path().join("book.toml"), "[book]\ntitle = \"t\"\n").unwrap();
+        fs::create_dir_all(book.path().join("theme")).unwrap();
+        let link = book.path().join(CSS_PATH);
+        std::os::unix::fs::symlink(outside.path().join("created.css"), link).unwrap();
+        let err = install(book.path()).unwrap_err().to_string();
+        assert!(err.contains("resolves outside the book"), "{err}");
+        assert!(!outside.path().join("created.css").exists());
+        let toml = fs::read_to_string(book.path().join("book.toml")).unwrap();
+        assert_eq!(
+            toml, "[book]\ntitle = \"t\"\n",
+            "book.toml is not half-edited"
+        );
+        assert!(!book.path().join("kernels").exists());
+    }
+
+    /// Issue 36: a `theme/gpulab.css.bak` link made `install` overwrite a file outside the book.
+    #[test]
+    fn a_backup_link_out_of_the_book_is_refused() {
+        let book = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        fs::write(book.path().join("book.toml"), "").unwrap();
+        fs::create_dir_all(book.path().join("theme")).unwrap();
+        fs::write(book.path().join(CSS_PATH), "/* edited */").unwrap();
+        let victim = outside.path().join("victim");
+        fs::write(&victim, "keep").unwrap();
+        std::os::unix::fs::symlink(&victim, book.path().join(CSS_BACKUP)).unwrap();
+        let err = install(book.path()).unwrap_err().to_string();
+        assert!(
+            err.contains("gpulab.css.bak resolves outside the book"),
+            "{err}"
+        );
+        assert_eq!(fs::read_to_string(&victim).unwrap(), "keep");
+        assert_eq!(
+            fs::read_to_string(book.path().join(CSS_PATH)).unwrap(),
+            "/* edited */"
+        );
+        assert_eq!(
+            fs::read_to_string(book.path().join("book.toml")).unwrap(),
+            ""
+        );
+    }
+
+    /// Issue 36: install rewrote a CRLF book.toml with LF lines and dropped its byte-order mark.
+    #[test]
+    fn crlf_line_endings_and_a_byte_order_mark_are_kept() {
+        let (text, changes) = edit_book_toml("\u{feff}[book]\r\ntitle = \"t\"\r\n").unwrap();
+        assert_eq!(changes.len(), 2, "{changes:?}");
+        assert!(text.starts_with("\u{feff}[book]\r\ntitle"), "{text:?}");
+        assert!(!text.replace("\r\n", "").contains('\n'), "{text:?}");
+        let (plain, _) = edit_book_toml("[book]\n").unwrap();
+        assert!(
+            !plain.contains('\r') && !plain.starts_with('\u{feff}'),
+            "{plain:?}"
+        );
+    }
+
+    /// Issue 36: `gpulab = "yes"` under `[preprocessor]` was "already set up".
+    #[test]
+    fn a_preprocessor_entry_that_is_not_a_table_is_refused_with_its_line() {
+        let err = edit_book_toml("[book]\n\n[preprocessor]\ngpulab = \"yes\"\n")
+            .unwrap_err()
+            .to_string();
+        assert!(
+            err.starts_with("line 4: `preprocessor.gpulab` is not a table"),
+            "{err}"
+        );
+        let err = edit_book_toml("output = 3\n").unwrap_err().to_string();
+        assert!(err.starts_with("line 1: `output` is not a table"), "{err}");
     }
 }

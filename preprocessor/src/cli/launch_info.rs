@@ -128,7 +128,7 @@ fn info(
         ),
     };
     let vars = point_vars(&params, device.as_ref());
-    let Exec::Kernel { function, source } = &v.exec else {
+    let Exec::Kernel { source } = &v.exec else {
         anyhow::bail!("`{}` is not a kernel variant", r.variant)
     };
     let seq = crate::engine::sequence::Sequence::plan(v, &vars)?;
@@ -154,13 +154,14 @@ fn info(
     let launches: Vec<_> = seq
         .describe()
         .into_iter()
-        .map(|(grid, block, shared, args)| {
-            json!({ "grid": grid, "block": block, "shared": shared, "args": args.into_iter().map(arg_json).collect::<Vec<_>>() })
+        .map(|l| {
+            let args: Vec<Value> = l.args.into_iter().map(arg_json).collect();
+            json!({ "function": l.kernel, "grid": l.grid, "block": l.block, "shared": l.shared, "args": args })
         })
         .collect();
     let options = resolve::defines(v, &vars)?;
     let mut info = json!({
-        "source": source, "function": function, "options": options,
+        "source": source, "options": options,
         "buffers": buffers, "launches": launches,
     });
     if let Some(path) = &r.image {

@@ -140,7 +140,7 @@ pub(super) fn status_table(dir: &Path) -> anyhow::Result<Listing> {
             None,
         );
         let state = directive_state(&view);
-        directives.push(directive_status(f, &view, state, exp, &points, &recordings));
+        directives.push(directive_status(f, &view, state));
     }
     let inventory = Inventory::load(&ws.config.data_dir(&ws.root))?;
     let mut problems = inventory.check_reproduces(directives.iter().flat_map(|d| d.located_ids()));
@@ -264,7 +264,7 @@ pub(super) fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 println!("    at: {w}");
             }
         }
-        println!("{}", summary(&table));
+        println!("{}", summary(&table.rows));
         println!("{}", claims_summary(&table));
         if !inline.is_empty() {
             let current = inline.iter().filter(|i| i.state == "recorded").count();

@@ -3,7 +3,6 @@
 //! winning, under the data lock; and each device's anchors and checks, the newer file winning
 //! (`merge_files`).
 
-use crate::record::store::parse_recording;
 use crate::record::{DataDir, Recording};
 use anyhow::Context;
 use std::path::{Path, PathBuf};
@@ -12,7 +11,7 @@ use std::process::ExitCode;
 pub(super) fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
     let (ws, _) = super::book::load(dir)?;
     anyhow::ensure!(!sources.is_empty(), "name at least one folder to merge");
-    // Read and check every file before writing anything.
+    // Read and check every file before writing anything, by the rules `check` applies.
     let mut incoming: Vec<(PathBuf, Recording)> = Vec::new();
     let mut device_files = Vec::new();
     for src in sources {
@@ -28,18 +27,10 @@ pub(super) fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
                 .collect();
             files.sort();
             for path in files {
-                let text = crate::confine::read_regular_file(&path)
-                    .with_context(|| format!("reading {}", path.display()))?;
-                let rec = parse_recording(&path, &text)?;
                 let stem = path.file_stem().unwrap_or_default().to_string_lossy();
-                anyhow::ensure!(
-                    rec.device.slug == device && rec.experiment == stem,
-                    "{} holds `{}` on `{}`, not what its path says",
-                    path.display(),
-                    rec.experiment,
-                    rec.device.slug
-                );
-                incoming.push((path, rec));
+                if let Some(rec) = data.load(&device, &stem)? {
+                    incoming.push((path, rec));
+                }
             }
         }
         // A wrong folder (or a shard that recorded nothing) is named, not merged as nothing.
@@ -49,8 +40,46 @@ pub(super) fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
             src.display()
         );
     }
-    // Recordings of experiments this book does not have are merged (a shard may be ahead of
-    // the book), but said.
+    warn_of_strangers(&ws, &incoming);
+    let target = ws.data();
+    let lock = target.lock()?;
+    let sources: Vec<String> = incoming
+        .iter()
+        .map(|(from, _)| from.display().to_string())
+        .collect();
+    let merged = target.merge_newer(&lock, incoming.into_iter().map(|(_, r)| r).collect())?;
+    let others = super::merge_files::plan(&target, device_files)?;
+    // All or nothing: every file is staged before any is replaced.
+    let writes = merged
+        .iter()
+        .map(|(path, text, _)| (path.as_path(), text.as_str()))
+        .chain(others.writes.iter().map(|(p, t)| (p.as_path(), t.as_str())));
+    crate::record::store::write_all_atomic(writes)?;
+    for log in &others.removals {
+        std::fs::remove_file(log).with_context(|| format!("removing {}", log.display()))?;
+    }
+    let points: usize = merged.iter().map(|(_, _, taken)| taken).sum();
+    for (path, _, taken) in &merged {
+        eprintln!("{}: {taken} point(s)", path.display());
+    }
+    for line in &others.said {
+        eprintln!("{line}");
+    }
+    eprintln!(
+        "merged {points} point(s) from {} file(s) into {} file(s){}",
+        sources.len(),
+        merged.len(),
+        match others.said.len() {
+            0 => String::new(),
+            n => format!(", and {n} newer calibration, profiler-check or library-anchor file(s)"),
+        }
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Recordings of experiments this book does not have are merged (a shard may be ahead of the
+/// book), but said.
+fn warn_of_strangers(ws: &crate::workspace::Workspace, incoming: &[(PathBuf, Recording)]) {
     let known = ws.experiment_names();
     let mut strangers: Vec<&str> = incoming
         .iter()
@@ -69,31 +98,6 @@ pub(super) fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
                 .join(", ")
         );
     }
-    let target = ws.data();
-    super::merge_files::check_book(&target, &device_files)?;
-    let lock = target.lock()?;
-    let (mut files, mut points) = (0, 0);
-    for (from, rec) in incoming {
-        let (path, taken) = target.merge_newer(&lock, rec)?;
-        if taken > 0 {
-            eprintln!(
-                "{}: {taken} point(s) from {}",
-                path.display(),
-                from.display()
-            );
-            files += 1;
-            points += taken;
-        }
-    }
-    let others = super::merge_files::merge_newer(&target, device_files)?;
-    eprintln!(
-        "merged {points} point(s) into {files} file(s){}",
-        match others {
-            0 => String::new(),
-            n => format!(", and {n} newer calibration, profiler-check or library-anchor file(s)"),
-        }
-    );
-    Ok(ExitCode::SUCCESS)
 }
 
 /// `src` itself when it holds device folders, else its `data/` (a copy of the book).

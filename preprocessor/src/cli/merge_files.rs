@@ -7,7 +7,7 @@ use crate::record::DataDir;
 use crate::results::device_files::{DEVICE_FILES, DeviceFile};
 use anyhow::Context;
 use chrono::{DateTime, FixedOffset};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 /// A device file found in a shard, read and checked.
 pub(super) struct Incoming {
@@ -19,19 +19,11 @@ pub(super) struct Incoming {
     log: Option<String>,
 }
 
-/// The date a device file states: `Ok(None)` when it states none, an error when it is no RFC 3339
-/// time (compared as instants, so `…+02:00` and `…Z` order correctly).
+/// The date a device file states (`None`: it states none), by the one check `check` and builds
+/// make of it.
 fn date_of(text: &str, file: &DeviceFile) -> anyhow::Result<Option<DateTime<FixedOffset>>> {
-    let value: serde_json::Value = serde_json::from_str(text)?;
-    let Some(date) = value.pointer(file.date) else {
-        return Ok(None);
-    };
-    let date = date
-        .as_str()
-        .with_context(|| format!("`{}` is not a string", file.date))?;
-    DateTime::parse_from_rfc3339(date)
-        .map(Some)
-        .with_context(|| format!("`{}` = \"{date}\" is not an RFC 3339 time", file.date))
+    let value = file.schema.check(text).map_err(anyhow::Error::msg)?;
+    file.schema.date(&value).map_err(anyhow::Error::msg)
 }
 
 /// The date of the book's own file of this kind; `None` when it has none (or states no date: then
@@ -65,7 +57,7 @@ pub(super) fn read_shard(data: &DataDir, slug: &str) -> anyhow::Result<Vec<Incom
             eprintln!(
                 "warning: {} states no date ({}): not merged",
                 from.display(),
-                file.date
+                file.schema.date
             );
             continue;
         };
@@ -91,66 +83,61 @@ pub(super) fn read_shard(data: &DataDir, slug: &str) -> anyhow::Result<Vec<Incom
     Ok(out)
 }
 
-/// Checks the book's own file of every kind `incoming` brings (parsed, dated or undated), before
-/// anything is written: a corrupt one stops the merge.
-pub(super) fn check_book(target: &DataDir, incoming: &[Incoming]) -> anyhow::Result<()> {
-    for inc in incoming {
-        book_date(target, &inc.slug, inc.file)?;
-    }
-    Ok(())
+/// What merging the device files changes, decided before anything is written.
+#[derive(Default)]
+pub(super) struct Planned {
+    /// Files to write, with their texts (each device file and its log).
+    pub(super) writes: Vec<(PathBuf, String)>,
+    /// The book's logs to remove, which would describe another run.
+    pub(super) removals: Vec<PathBuf>,
+    /// One line per device file taken.
+    pub(super) said: Vec<String>,
 }
 
-/// Writes each incoming file whose date is newer than the book's own (or that the book lacks),
-/// oldest first, so the newest of several shards wins; returns the files written. Call under the
-/// data lock, after [`check_book`].
-pub(super) fn merge_newer(target: &DataDir, mut incoming: Vec<Incoming>) -> anyhow::Result<usize> {
-    incoming.sort_by_key(|a| a.date);
-    let mut written = 0;
+/// For each device and kind, the newest incoming file, when it is newer than the book's own (or
+/// the book lacks one). The book's own files must be readable: a corrupt one stops the merge,
+/// never overwritten.
+pub(super) fn plan(target: &DataDir, incoming: Vec<Incoming>) -> anyhow::Result<Planned> {
+    let mut newest: std::collections::BTreeMap<(String, &str), Incoming> = Default::default();
     for inc in incoming {
-        // The book's own file must be readable: a corrupt one is reported, never overwritten.
+        let key = (inc.slug.clone(), inc.file.rel);
+        if newest.get(&key).is_none_or(|n| n.date < inc.date) {
+            newest.insert(key, inc);
+        }
+    }
+    let mut planned = Planned::default();
+    for inc in newest.into_values() {
         let current = book_date(target, &inc.slug, inc.file)?;
         if current.is_some_and(|d| d >= inc.date) {
             continue;
         }
         let path = confined(target, &inc.slug, inc.file.rel)?;
-        crate::record::store::write_atomic(&path, &inc.text)?;
         if let Some(log) = inc.file.log {
             let log_path = confined(target, &inc.slug, log)?;
-            match &inc.log {
-                Some(text) => crate::record::store::write_atomic(&log_path, text)?,
-                // The book's old log would describe another run.
-                None if log_path.exists() => std::fs::remove_file(&log_path)
-                    .with_context(|| format!("removing {}", log_path.display()))?,
+            match inc.log {
+                Some(text) => planned.writes.push((log_path, text)),
+                None if crate::confine::is_present(&log_path) => planned.removals.push(log_path),
                 None => {}
             }
         }
-        eprintln!(
+        planned.said.push(format!(
             "{}: from {} ({})",
             path.display(),
             inc.from.display(),
             inc.date.to_rfc3339()
-        );
-        written += 1;
+        ));
+        planned.writes.push((path, inc.text));
     }
-    Ok(written)
+    Ok(planned)
 }
 
-/// `data/<slug>/<rel>` of the book, its folder created, refused when it resolves outside `data/`.
+/// `data/<slug>/<rel>` of the book, refused when it resolves outside `data/` (a symlink, even
+/// a dangling one: see `confine::is_inside`).
 fn confined(target: &DataDir, slug: &str, rel: &str) -> anyhow::Result<PathBuf> {
     crate::confine::plain_name(slug)?;
-    let device = target.root().join(slug);
-    let path = device.join(rel);
-    let folder = path.parent().unwrap_or(Path::new("."));
-    let outside = |p: &Path| p.exists() && !crate::confine::is_inside(p, &[target.root()]);
-    // Checked before anything is created in it, then again for the subfolder.
+    let path = target.root().join(slug).join(rel);
     anyhow::ensure!(
-        !outside(&device) && !outside(folder),
-        "{} resolves outside data/ (a symlink?): not written",
-        path.display()
-    );
-    std::fs::create_dir_all(folder).with_context(|| format!("creating {}", folder.display()))?;
-    anyhow::ensure!(
-        !outside(folder),
+        crate::confine::is_inside(&path, &[target.root()]),
         "{} resolves outside data/ (a symlink?): not written",
         path.display()
     );

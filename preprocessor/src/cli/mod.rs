@@ -65,7 +65,8 @@ enum Command {
         #[arg(default_value = ".")]
         dir: PathBuf,
     },
-    /// Validate every directive and spec; compile every kernel with NVRTC when available.
+    /// Validate every directive and spec; compile every kernel (or those of `--experiment`,
+    /// `--chapter`) with NVRTC when available, each build once until it changes.
     Check {
         /// The book's root folder (with book.toml).
         #[arg(default_value = ".")]
@@ -80,6 +81,13 @@ enum Command {
         /// `all`: each one NVRTC can compile for, in turn.
         #[arg(long, value_parser = parse_archs, default_value = "sm_90")]
         arch: Archs,
+        /// Compile only the kernels of these experiments (repeat it, or separate names with commas).
+        #[arg(long, value_delimiter = ',')]
+        experiment: Vec<String>,
+        /// Compile only the kernels of this chapter's directives (relative to the book's src folder
+        /// or the book root).
+        #[arg(long)]
+        chapter: Option<String>,
     },
     /// Run every missing or stale point on this machine's GPU and write data/.
     Record {
@@ -269,7 +277,15 @@ pub fn main() -> ExitCode {
             no_compile,
             require_nvrtc,
             arch,
-        }) => check::run(&dir, !no_compile, require_nvrtc, &arch.0),
+            experiment,
+            chapter,
+        }) => {
+            let only = check::Only {
+                experiments: experiment,
+                chapter,
+            };
+            check::run(&dir, !no_compile, require_nvrtc, &arch.0, &only)
+        }
         Some(Command::List { dir, json }) => list::run(&dir, json),
         Some(Command::Install { dir }) => install::run(&dir),
         Some(Command::Record {

@@ -111,7 +111,7 @@ pub(super) fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     let recorders = recorders(&args.gpus)?;
     let device = device_of(&ws, &recorders)?;
     let mut recordings = Recordings::new(ws.data())?;
-    let all = groups_to_run(&ws, &found, &mut recordings, &device, &args)?;
+    let mut all = groups_to_run(&ws, &found, &mut recordings, &device, &args)?;
     if crate::engine::recorder::git_commit(&ws.root).is_none() {
         eprintln!(
             "warning: no git commit found (set GPULAB_COMMIT): these recordings will not name the code that made them"
@@ -119,6 +119,7 @@ pub(super) fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     }
     let recorded =
         |experiment: &str, p: &JobPoint| recorded_points(&recordings, &device, experiment, p);
+    shard::set_predictions(&mut all, &recorded);
     let forecast = Forecast {
         costs: predicted(&all, &recordings, &device),
         recorded: &recorded,
@@ -171,25 +172,11 @@ pub(super) fn groups_to_run(
     device: &str,
     args: &RecordArgs,
 ) -> anyhow::Result<Vec<JobGroup>> {
-    let known: Vec<&str> = found
-        .iter()
-        .filter_map(|f| f.parsed.as_ref().ok())
-        .map(|(_, exp)| exp.name.as_str())
-        .collect();
     let rerun_one = match &args.rerun {
         Some(Some(e)) => Some(e),
         _ => None,
     };
-    if let Some(unknown) = args
-        .only
-        .iter()
-        .chain(rerun_one)
-        .find(|n| !known.contains(&n.as_str()))
-    {
-        let hint = crate::diagnostic::did_you_mean(unknown, known.iter().copied())
-            .map_or_else(String::new, |h| format!("; {h}"));
-        anyhow::bail!("`{unknown}`: no directive of the book shows this experiment{hint}");
-    }
+    super::book::require_experiments(found, args.only.iter().chain(rerun_one))?;
     let mut work: Vec<Work> = Vec::new();
     for f in found {
         let Ok((d, exp)) = &f.parsed else { continue };

@@ -153,7 +153,8 @@ mod tests {
         assert!(out[1].contains("108 %"));
         assert_eq!(
             out[2],
-            "quality of the points recorded: 3 ~ noise above the target, 2 c stopped at the sample cap"
+            "quality of the points recorded: 3 ~ median less certain than the noise target (95 % \
+             interval), 2 c stopped at the sample cap"
         );
         assert!(lines(&BTreeMap::new(), &[]).is_empty());
     }

@@ -2,7 +2,6 @@
 //! the GPU, records it, and prints its tables in the terminal, like running a notebook cell.
 //! Without a GPU (or with `--recorded`) it prints the recorded tables and runs nothing.
 
-use crate::directive::fence::FenceKind;
 use crate::directive::{DeviceSelection, Directive, TableSpec};
 use crate::engine::job::JobPoint;
 use crate::engine::recorder::{JobGroup, Recorder, rules_for};
@@ -10,7 +9,6 @@ use crate::plan::plan;
 use crate::render::text::text_table;
 use crate::results::view::DirectiveView;
 use crate::results::{Recordings, directive_view};
-use crate::workspace::{FoundDirective, Workspace};
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -32,7 +30,7 @@ pub(super) fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Resu
     let (chapter, index) = parse_target(target)?;
     let (md, ws) = super::book::open(dir)?;
     let found = crate::preprocess::scan_book(&ws, &md.book);
-    let selected = chapter_directives(&md, &ws, &found, chapter)?;
+    let selected = super::book::chapter_directives(&md, &ws, &found, chapter)?;
     let total = selected.len();
     if let Some(n) = index.filter(|&n| n == 0 || n > total) {
         anyhow::bail!("`{chapter}` has no directive #{n}: it has {total} (#1 to #{total})");
@@ -104,51 +102,6 @@ pub(super) fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Resu
     Ok(ExitCode::SUCCESS)
 }
 
-/// The chapter's `gpulab` directives, or why there are none: the chapter is not in SUMMARY.md,
-/// has no directive, or is not in the book (with a did-you-mean).
-fn chapter_directives<'f>(
-    md: &mdbook_driver::MDBook,
-    ws: &Workspace,
-    found: &'f [FoundDirective],
-    chapter: &str,
-) -> anyhow::Result<Vec<&'f FoundDirective>> {
-    let chapter_rel = Path::new(chapter);
-    let selected: Vec<&FoundDirective> = found
-        .iter()
-        .filter(|f| chapter_rel.ends_with(&f.chapter_path) || f.chapter_path.ends_with(chapter_rel))
-        .filter(|f| f.fence.kind == FenceKind::Experiment)
-        .collect();
-    if selected.is_empty() {
-        let exists = [ws.src_dir.join(chapter_rel), ws.root.join(chapter_rel)]
-            .iter()
-            .any(|p| p.is_file());
-        if exists {
-            let unlisted = super::book::unlisted_with_directives(md, ws);
-            if unlisted
-                .iter()
-                .any(|p| chapter_rel.ends_with(p) || p.ends_with(chapter_rel))
-            {
-                anyhow::bail!(
-                    "`{chapter}` is not listed in SUMMARY.md, so mdBook does not build it: add it there to run its directives"
-                );
-            }
-            anyhow::bail!("`{chapter}` has no gpulab directive");
-        }
-        let mut chapters: Vec<String> = found
-            .iter()
-            .filter(|f| f.fence.kind == FenceKind::Experiment)
-            .map(|f| f.chapter_path.display().to_string())
-            .collect();
-        chapters.dedup();
-        let hint = crate::diagnostic::did_you_mean(chapter, chapters.iter().map(String::as_str))
-            .map_or_else(String::new, |h| format!("; {h}"));
-        anyhow::bail!(
-            "no chapter `{chapter}` in the book (paths are relative to the book's src folder or the book root){hint}"
-        );
-    }
-    Ok(selected)
-}
-
 /// A directive's tables, provenance and claims per device, or the pending note, as text.
 fn terminal_text(view: &DirectiveView<'_>) -> String {
     let mut out = String::new();
@@ -179,10 +132,19 @@ fn terminal_text(view: &DirectiveView<'_>) -> String {
             out.push_str(&text_table(&spec, device, &view.metrics));
             out.push('\n');
         }
-        for c in &device.claims {
-            let (_, _, words) = crate::render::claims::status_parts(c.status);
-            out.push_str(&format!("  {words}: {} ({})\n", c.text, c.detail));
-        }
+        claims_text(&mut out, &device.claims);
+    }
+    for other in &view.other_devices {
+        out.push_str(&format!("  [claims on the {}]\n", other.device));
+        claims_text(&mut out, &other.claims);
     }
     out
+}
+
+/// One line per claim: its verdict, text and detail.
+fn claims_text(out: &mut String, claims: &[crate::results::view::ClaimView]) {
+    for c in claims {
+        let (_, _, words) = crate::render::claims::status_parts(c.status);
+        out.push_str(&format!("  {words}: {} ({})\n", c.text, c.detail));
+    }
 }

@@ -129,8 +129,7 @@ pub(super) fn render_found(
         )),
         StatusState::Recorded => None,
     };
-    let status = (!d.reproduces.is_empty())
-        .then(|| directive_status(f, &view, state, exp, points, recordings));
+    let status = (!d.reproduces.is_empty()).then(|| directive_status(f, &view, state));
     let html = if view.devices.is_empty() {
         templates.render_missing(&view)
     } else {

@@ -128,7 +128,13 @@ impl BookCopy {
         let root = tmp.path().join("handbook");
         let repo = Path::new(env!("CARGO_MANIFEST_DIR")).join("..");
         fs::create_dir_all(root.join("data")).unwrap();
-        fs::copy(repo.join("book.toml"), root.join("book.toml")).unwrap();
+        // Its `device` names a device of the recordings left behind (an error once others exist).
+        let toml = fs::read_to_string(repo.join("book.toml")).unwrap();
+        let toml: Vec<&str> = toml
+            .lines()
+            .filter(|l| !l.starts_with("device = "))
+            .collect();
+        fs::write(root.join("book.toml"), toml.join("\n") + "\n").unwrap();
         copy_dir(&repo.join("book"), &root.join("book"));
         copy_dir(&repo.join("kernels"), &root.join("kernels"));
         copy_dir(&repo.join("data/papers"), &root.join("data/papers"));

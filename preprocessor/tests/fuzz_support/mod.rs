@@ -21,7 +21,7 @@ pub(crate) enum Target {
     Recording,
     /// A paper table's CSV: parse, look up, cite.
     Paper,
-    /// An expression: parse, evaluate, find truncations.
+    /// An expression: parse, evaluate (also compiled, which must agree), find truncations.
     Expr,
     /// An `expect` claim: parse.
     Claim,
@@ -225,7 +225,14 @@ fn expr(text: &str) {
             };
             vars.insert(v, value);
         }
-        let _ = e.eval(&vars);
+        let got = e.eval(&vars);
+        // The compiled form must agree, value or error (formula references use it).
+        let names: Vec<String> = e.variables();
+        let names: Vec<&str> = names.iter().map(String::as_str).collect();
+        let compiled = e.compile(&names, &[]);
+        let mut slots: Vec<Num> = names.iter().map(|n| vars[*n]).collect();
+        slots.resize(compiled.slots(), Num::Int(0));
+        assert_eq!(compiled.eval(&mut slots, &|_, _| None), got, "{text}");
         let _ = e.truncations(&vars);
     }
 }

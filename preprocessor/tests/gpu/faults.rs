@@ -170,7 +170,7 @@ fn sigterm_during_record_leaves_recordings_intact_and_the_run_resumes() {
         .stdin(Stdio::null())
         .spawn()
         .expect("spawning record");
-    // The first directive's points take several seconds (two of them hang for the 8 s watchdog).
+    // The first directive's points take several seconds (one hangs for the 8 s watchdog).
     std::thread::sleep(Duration::from_secs(6));
     let status = gpu_support::interrupt(&mut child, "TERM");
     assert!(!status.success(), "an interrupted record must not exit 0");

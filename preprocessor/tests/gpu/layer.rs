@@ -370,7 +370,7 @@ fn out_of_bounds_write_is_a_fatal_launch_error_not_a_panic() {
         .args([
             "--ignored",
             "--exact",
-            "oob_child",
+            "layer::oob_child",
             "--nocapture",
             "--test-threads=1",
         ])

@@ -61,7 +61,7 @@ fn anchors_table_shows_library_and_our_best_with_the_ratio() {
 #[test]
 fn anchors_table_says_which_side_is_less_the_event_overhead() {
     // SYNTHETIC calibration: 0.1 µs.
-    let calibration = r#"{"commit": "abc1234", "date": "2026-11-24T00:00:00Z", "gpu": "Synthetic Test GPU",
+    let calibration = r#"{"schema": 1, "commit": "abc1234", "date": "2026-11-24T00:00:00Z", "gpu": "Synthetic Test GPU",
         "ncu_version": "synthetic", "events_ms": 0.003, "ncu_ms": 0.0029, "offset_ms": 0.0001}"#;
     let (table, best) = anchors_table(
         &[("data/test-device/checks/event_offset.json", calibration)],

@@ -31,6 +31,9 @@ struct Case {
     /// The case compiles kernels with NVRTC (checks against PTX).
     #[serde(default)]
     nvrtc: bool,
+    /// Environment variables of the command (`GPULAB_HIDE_LIBS = "nvrtc"`: as if NVRTC were missing).
+    #[serde(default)]
+    env: std::collections::BTreeMap<String, String>,
 }
 
 #[derive(Deserialize)]
@@ -68,7 +71,7 @@ fn run_case(case_path: &Path) -> Result<(), String> {
             ));
         }
         eprintln!(
-            "\n*** SKIPPED {}: needs NVRTC (libnvrtc.so.13 on LD_LIBRARY_PATH: `source scripts/ci/nvrtc.sh`) ***\n",
+            "\n*** SKIPPED {}: needs NVRTC (`source scripts/ci/nvrtc.sh` installs it in .venv-ci/) ***\n",
             case_path.display()
         );
         return Ok(());
@@ -89,6 +92,7 @@ fn run_case(case_path: &Path) -> Result<(), String> {
         .args(&case.args)
         .arg(&book.root)
         .env_remove("GPULAB_REQUIRE_NVRTC")
+        .envs(&case.env)
         .output()
         .expect("running mdbook-gpulab");
     let stderr =

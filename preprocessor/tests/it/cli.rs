@@ -816,10 +816,15 @@ fn an_unknown_book_toml_key_fails_with_the_nearest_known_one() {
     ] {
         let assert = on(&book, args).assert().failure();
         let stderr = stderr_of(assert.get_output());
+        // Named with its line (issue 36): the line after the table's header.
+        let line = 2 + toml
+            .lines()
+            .position(|l| l == "[preprocessor.gpulab]")
+            .unwrap();
         assert!(
-            stderr.contains(
-                "book.toml [preprocessor.gpulab]: unknown key `stritc`; did you mean `strict`?"
-            ),
+            stderr.contains(&format!(
+                "book.toml:{line}: [preprocessor.gpulab] unknown key `stritc`; did you mean `strict`?"
+            )),
             "{args:?}: {stderr}"
         );
     }

@@ -6,8 +6,8 @@
 use crate::common;
 
 use common::BookCopy;
-use mdbook_gpulab::record::DataDir;
 use mdbook_gpulab::record::store::parse_recording;
+use mdbook_gpulab::record::{DataDir, FailureKind, Outcome};
 use snapbox::cmd::{Command, cargo_bin};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -323,4 +323,72 @@ fn a_corrupt_calibration_check_or_anchors_file_spoils_its_block_only() {
         let out = gpulab(&book, &["build", "--mode", "recorded", "--strict"], &[]);
         assert!(!out.status.success(), "{file}: --strict passed");
     }
+}
+
+/// Regression (issue 35): a spinning kernel cost the full watchdog at each of its sizes. With a fake
+/// worker whose `hang` variant never finishes, its first size times out and its other size is
+/// recorded as not run, with the reason and no timing; the next `record` runs nothing, and a
+/// changed kernel runs again.
+#[test]
+fn a_hung_variant_costs_one_watchdog_until_its_code_changes() {
+    let book = BookCopy::new("faults");
+    book.edit("book.toml", "watchdog_s = 8", "watchdog_s = 3");
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/support/fake_worker.py");
+    let (worker, log) = (
+        format!("python3 {}", script.display()),
+        book.path("fake.log"),
+    );
+    let env = [
+        ("GPULAB_WORKER", worker.as_str()),
+        ("FAKE_WORKER_HANG", "hang"),
+        ("FAKE_WORKER_LOG", log.to_str().unwrap()),
+        ("GPULAB_COMMIT", "faults-test"),
+    ];
+    let hangs = || {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        text.lines().filter(|l| l.contains(" faults hang ")).count()
+    };
+    let out = gpulab(&book, &["record"], &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(hangs(), 1, "one watchdog for the variant");
+    let path = book.path("data/fake-gpu/faults.json");
+    let rec = parse_recording(&path, &book.read("data/fake-gpu/faults.json")).unwrap();
+    for p in &rec.points {
+        let (outcome, failure) = (p.outcome, p.failure.as_ref());
+        match (p.variant.as_str(), p.params["N"].as_f64()) {
+            ("hang", Some(4096.0)) => assert_eq!(failure.unwrap().kind, FailureKind::Timeout),
+            ("hang", _) => {
+                assert_eq!(outcome, Outcome::Skipped, "{p:?}");
+                let reason = &failure.unwrap().message;
+                assert_eq!(
+                    reason,
+                    "an earlier point of this variant hung (3 s watchdog)"
+                );
+                assert!(p.timing.is_none(), "never a measurement");
+            }
+            _ => assert_eq!(outcome, Outcome::Ok, "{p:?}"),
+        }
+    }
+    let out = gpulab(&book, &["build", "--mode", "recorded"], &[]);
+    assert!(out.status.success(), "{}", stderr(&out));
+    let page = book.read("out/faults.html");
+    assert!(
+        page.contains("skipped (an earlier point of this variant hung (3 s watchdog))"),
+        "the page shows it as not run, with the reason"
+    );
+    let again = gpulab(&book, &["record"], &env);
+    assert!(
+        stderr(&again).contains("nothing to run"),
+        "{}",
+        stderr(&again)
+    );
+    assert_eq!(hangs(), 1);
+    let code = book.read("kernels/faults/faults.cu");
+    book.write(
+        "kernels/faults/faults.cu",
+        &format!("{code}#define EDITED 1\n"),
+    );
+    let out = gpulab(&book, &["record"], &env);
+    assert!(out.status.success(), "{}", stderr(&out));
+    assert_eq!(hangs(), 2, "a changed kernel runs again");
 }

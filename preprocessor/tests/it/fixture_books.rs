@@ -114,15 +114,15 @@ fn relative_metrics_compare_each_cell_with_its_baseline() {
     // speedup:naive = naive time / this time (0.01 / 0.0125 ms at N = 1024); the failed point
     // stays failed.
     has("speed-up over One thread per element (×)</th>");
-    // Each cell keeps its point's sample summary and marks (the synthetic noise, 1 %, is above the target).
+    // Each cell keeps its point's sample summary and marks (the synthetic noise, 1 %, leaves the median less certain than the target).
     has(
-        r#"noise 1.00 % (target 0.5 %); ~ noise above the target">0.80×<sup class="gpulab-q">~</sup></td>"#,
+        r#"noise 1.00 % (target 0.5 %); ~ median known to ±0.78 % (95 %), less well than the 0.5 % noise target">0.80×<sup class="gpulab-q">~</sup></td>"#,
     );
     has("download=\"scale-speedup-naive.csv\"");
     has("N,naive,grid_stride%0A1024,1,0.7999999999999999%0A4096,1,failed%0A");
     // pct_of:grid_stride: the baseline failed at N = 4096, so naive has no value there.
     has("of Grid-stride loop (%)</th>");
-    has("~ noise above the target\">125\u{a0}%<sup class=\"gpulab-q\">~</sup></td>");
+    has("less well than the 0.5 % noise target\">125\u{a0}%<sup class=\"gpulab-q\">~</sup></td>");
     has("1024,125,100%0A4096,,failed%0A");
     // speedup:previous: naive is first (no value), grid_stride failed at 4096.
     has("speed-up over the previous variant by N");
@@ -198,7 +198,7 @@ fn the_fixture_recording_is_labelled_synthetic() {
 fn fixture_keys_are_current_except_the_deliberately_stale_point() {
     let book = BookCopy::new("basic");
     let md = mdbook_driver::MDBook::load(&book.root).unwrap();
-    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config).unwrap();
+    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config, &md.root).unwrap();
     let ws = mdbook_gpulab::workspace::Workspace::new(&book.root, &md.config.book.src, config);
     let rec = ws.data().load("test-device", "scale").unwrap().unwrap();
     let mut planned = Vec::new();

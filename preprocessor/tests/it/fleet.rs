@@ -302,6 +302,28 @@ fn merge_refuses_a_recording_whose_path_names_another_experiment() {
     assert!(stderr.contains("not what its path says"), "{stderr}");
 }
 
+/// Issue 36: `merge` took a timing of 1e300 ms (the estimate then promised 5e296 s) and could fail
+/// after writing some files: every file is checked as `check` checks it before any is written.
+#[test]
+fn merge_refuses_an_implausible_timing_and_writes_nothing() {
+    let book = BookCopy::new("basic");
+    let log = book.path("fake.log");
+    let shard = book.path("shard/test-device");
+    std::fs::create_dir_all(&shard).unwrap();
+    let newer = book
+        .read("data/test-device/scale.json")
+        .replace("\"2026-", "\"2030-");
+    let copy = newer.replace("\"experiment\": \"scale\"", "\"experiment\": \"copy\"");
+    std::fs::write(shard.join("copy.json"), copy).unwrap();
+    let huge = newer.replacen("\"max_ms\": 0.012,", "\"max_ms\": 1e300,", 1);
+    std::fs::write(shard.join("scale.json"), huge).unwrap();
+    let before = book.read("data/test-device/scale.json");
+    let stderr = merge_fails(&book, &book.path("shard"), &log);
+    assert!(stderr.contains("a time is longer than a day"), "{stderr}");
+    assert_eq!(book.read("data/test-device/scale.json"), before);
+    assert!(!book.path("data/test-device/copy.json").exists());
+}
+
 /// A step of a GitHub Actions job, as far as this test runs it.
 #[derive(Debug, Default)]
 struct Step {

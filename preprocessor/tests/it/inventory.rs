@@ -50,7 +50,7 @@ fn inventory() -> Vec<(String, String)> {
 fn rendered_rows() -> Vec<(String, String)> {
     let root = repo();
     let md = mdbook_driver::MDBook::load(&root).unwrap();
-    let mut config = Config::from_mdbook(&md.config).unwrap();
+    let mut config = Config::from_mdbook(&md.config, &md.root).unwrap();
     config.mode = Mode::Recorded;
     config.strict = false;
     let ws = Workspace::new(&root, &md.config.book.src, config);

@@ -8,6 +8,7 @@ mod fuzz_support;
 mod anchors;
 mod book_links;
 mod check_ui;
+mod ci_book;
 mod cli;
 mod counters;
 mod derived_metrics;

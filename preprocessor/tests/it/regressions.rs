@@ -37,7 +37,7 @@ fn keys(book: &BookCopy) -> BTreeMap<String, String> {
 /// preprocessor: `Workspace` + `scan_book` + `plan`), by (experiment, variant, N).
 fn planned_keys(book: &BookCopy) -> BTreeMap<(String, String, String), String> {
     let md = mdbook_driver::MDBook::load(&book.root).unwrap();
-    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config).unwrap();
+    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config, &md.root).unwrap();
     let ws = Workspace::new(&book.root, &md.config.book.src, config);
     let mut out = BTreeMap::new();
     for f in mdbook_gpulab::preprocess::scan_book(&ws, &md.book) {
@@ -160,7 +160,7 @@ fn table_in_directive_is_parsed() {
     // And the whole path a chapter takes: fence → raw → validated directive.
     let book = BookCopy::new("basic");
     let md = mdbook_driver::MDBook::load(&book.root).unwrap();
-    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config).unwrap();
+    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config, &md.root).unwrap();
     let ws = Workspace::new(&book.root, &md.config.book.src, config);
     let chapter = format!("# T\n\n```gpulab\n{TABLE_DIRECTIVE}```\n");
     let found = ws.scan_chapter("T", Path::new("t.md"), &chapter);
@@ -331,7 +331,7 @@ fn hot_directive_reruns_a_cold_recording() {
 fn directives_with_different_measure_rules_get_separate_jobs() {
     let book = BookCopy::new("faults");
     let md = mdbook_driver::MDBook::load(&book.root).unwrap();
-    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config).unwrap();
+    let config = mdbook_gpulab::config::Config::from_mdbook(&md.config, &md.root).unwrap();
     assert_eq!(config.watchdog_s, Some(8.0));
     let ws = Workspace::new(&book.root, &md.config.book.src, config);
     let work: Vec<Work> = mdbook_gpulab::preprocess::scan_book(&ws, &md.book)

@@ -241,6 +241,10 @@ const NO_NUMBERS: &[(&str, &str)] = &[
         "cycles quoted from NVIDIA's guides; the claims test their ratio",
     ),
     (
+        "kalgin-baldin:memory-latency",
+        "a qualitative statement (the caches are faster than global memory), no numbers",
+    ),
+    (
         "lab3:profile3_1",
         "the lab states its profile as bounds in the text (< 1/10, > 80 %, < 13 %), not as a table",
     ),

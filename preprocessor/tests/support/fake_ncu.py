@@ -45,7 +45,7 @@ launches = []
 for i, p in enumerate(job["points"]):
     emit({"start": {"index": i}})
     kernel = kernels[0] if len(kernels) == 1 else "unknown"
-    emit({"profiled": {"index": i, "kernel": kernel, "launches": 1, "error": None}})
+    emit({"profiled": {"index": i, "kernels": [kernel], "error": None}})
     launches.append(kernel)
 if os.environ.get("FAKE_NCU_EXTRA_ROW"):
     launches.append(launches[-1])

@@ -6,7 +6,8 @@ with a made-up timing; NOTHING it writes is a measurement.
 Environment: FAKE_GPU_SLUG (default fake-gpu) names the device; FAKE_WORKER_LOG, when set, gets
 one line per point run: `<CUDA_VISIBLE_DEVICES> <experiment> <variant> <params json>`;
 FAKE_WORKER_BARRIER, when set to a folder, makes a worker with points wait for <folder>/go
-after writing <folder>/started-<pid>; FAKE_WORKER_DELAY_S sleeps per point."""
+after writing <folder>/started-<pid>; FAKE_WORKER_DELAY_S sleeps per point; FAKE_WORKER_HANG names
+a variant whose kernel never finishes (logged, then silent until the supervisor kills it)."""
 import datetime
 import json
 import os
@@ -42,10 +43,14 @@ for i, p in enumerate(job["points"]):
         with open(log, "a") as f:
             f.write("%s %s %s %s\n" % (gpu, job["experiment"], p["variant"],
                                        json.dumps(p["params"], sort_keys=True, separators=(",", ":"))))
+    if p["variant"] == os.environ.get("FAKE_WORKER_HANG"):
+        emit({"kernel": {"running": True}})
+        time.sleep(3600)
     emit({"point": {"index": i, "point": {
         "variant": p["variant"], "params": p["params"], "key": p["key"],
         "recorded_at": datetime.datetime.now(datetime.timezone.utc).isoformat(),
         "commit": job.get("commit"), "tool_version": "fake", "outcome": "ok",
         "timing": {"median_ms": 1.0, "min_ms": 1.0, "max_ms": 1.0, "q1_ms": 1.0, "q3_ms": 1.0,
-                   "noise": 0.0, "samples": 1, "mode": "cold", "method": 2},
+                   "noise": 0.0, "samples": 1, "method": 2,
+                   "mode": (p.get("rules") or job["rules"])["mode"]},
     }}})

@@ -13,7 +13,9 @@ use crate::value::ParamValue;
 use event_offset::EventOffset;
 use point_index::PointIndex;
 use std::collections::{BTreeMap, HashMap};
-use view::{Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, Provenance};
+use view::{
+    Cell, ClaimStatus, ClaimView, DeviceResults, DirectiveView, OtherDeviceClaims, Provenance,
+};
 
 pub mod anchors;
 pub mod code;
@@ -222,7 +224,10 @@ pub fn derive_metrics(rec: &mut Recording, exp: &Experiment, cal: Option<&EventO
     for p in &mut rec.points {
         let time_ms = event_offset::metric(p, cal, TIME_MS);
         p.metrics = match time_ms {
-            Some(t) => crate::spec::metrics::derive(exp, &p.variant, &p.params, t, &device),
+            Some(t) => {
+                let at = (t, p.attributes.as_ref());
+                crate::spec::metrics::derive(exp, &p.variant, &p.params, at, &device)
+            }
             None => BTreeMap::new(),
         };
         if p.outcome != Outcome::Ok {
@@ -250,6 +255,7 @@ pub fn directive_view<'a>(
     paper: Option<&'a PaperTable>,
 ) -> DirectiveView<'a> {
     let recs = select_devices(recordings.of(&exp.name), &d.devices, default_device, points);
+    let other_devices = other_devices_claims(d, exp, points, recordings, &recs);
     DirectiveView {
         directive: d,
         experiment_title: exp.title.clone(),
@@ -274,11 +280,41 @@ pub fn directive_view<'a>(
                 dev
             })
             .collect(),
+        other_devices,
         paper,
         self_check: paper.into_iter().map(|p| vec![p]).collect(),
         expected_cells: points.len(),
         code: Vec::new(),
     }
+}
+
+/// The claims on every device with a recording of the directive's points that it does not show
+/// (`shown`), so that each claim is seen on every recorded GPU.
+fn other_devices_claims(
+    d: &Directive,
+    exp: &Experiment,
+    points: &[PlannedPoint],
+    recordings: &Recordings,
+    shown: &[&Recording],
+) -> Vec<OtherDeviceClaims> {
+    if d.expect.is_empty() {
+        return Vec::new();
+    }
+    recordings
+        .of(&exp.name)
+        .into_iter()
+        .filter(|r| !shown.iter().any(|s| s.device.slug == r.device.slug))
+        .filter_map(|r| {
+            let cells = cells_of(r, d, points, recordings.event_offset(&r.device.slug));
+            cells
+                .iter()
+                .any(|c| c.point.is_some())
+                .then(|| OtherDeviceClaims {
+                    device: r.device.name.clone(),
+                    claims: claims_of(&cells, d),
+                })
+        })
+        .collect()
 }
 
 /// The data sets a directive's claims are also evaluated on (the self-check): its `paper` table,
@@ -378,24 +414,7 @@ pub(crate) fn device_results<'a>(
     points: &[PlannedPoint],
     cal: Option<&'a EventOffset>,
 ) -> DeviceResults<'a> {
-    let slug = &rec.device.slug;
-    let index = PointIndex::new(rec);
-    let mut cells: Vec<Cell<'a>> = points
-        .iter()
-        .map(|p| {
-            let point = index.find(p);
-            Cell {
-                variant: p.variant.clone(),
-                axes: p.axes.clone(),
-                point,
-                stale: point.is_some_and(|r| r.key != p.key.on(slug)),
-                relative: BTreeMap::new(),
-                calibration: cal,
-                device: &rec.device,
-            }
-        })
-        .collect();
-    add_relative_metrics(&mut cells, directive);
+    let cells = cells_of(rec, directive, points, cal);
     let shown: Vec<&Point> = cells.iter().filter_map(|c| c.point).collect();
     let newest = shown.iter().max_by_key(|p| p.recorded_at);
     let made: Vec<&PointProvenance> = shown.iter().filter_map(|p| p.provenance.as_ref()).collect();
@@ -438,18 +457,7 @@ pub(crate) fn device_results<'a>(
         event_offset_us: event_offset_range(&shown, cal),
         calibration_unreadable: false,
     };
-    // The claims' data is built once for all of the directive's claims (it holds every metric
-    // of every cell), and not at all for a directive without claims.
-    let claims = if directive.expect.is_empty() {
-        Vec::new()
-    } else {
-        let groups = CellGroups { cells: &cells }.groups();
-        directive
-            .expect
-            .iter()
-            .map(|claim| not_applicable(claim, &cells).unwrap_or_else(|| verdict(claim, &groups)))
-            .collect()
-    };
+    let claims = claims_of(&cells, directive);
     DeviceResults {
         device: &rec.device,
         cells,
@@ -480,6 +488,48 @@ fn not_applicable(claim: &Claim, cells: &[Cell<'_>]) -> Option<ClaimView> {
         status: ClaimStatus::NotEvaluated,
         detail: format!("not applicable on this GPU: {why}"),
     })
+}
+
+/// One device's cell for each planned point, with the relative metrics the directive names.
+fn cells_of<'a>(
+    rec: &'a Recording,
+    directive: &Directive,
+    points: &[PlannedPoint],
+    cal: Option<&'a EventOffset>,
+) -> Vec<Cell<'a>> {
+    let slug = &rec.device.slug;
+    let index = PointIndex::new(rec);
+    let mut cells: Vec<Cell<'a>> = points
+        .iter()
+        .map(|p| {
+            let point = index.find(p);
+            Cell {
+                variant: p.variant.clone(),
+                axes: p.axes.clone(),
+                point,
+                stale: point.is_some_and(|r| r.key != p.key.on(slug)),
+                relative: BTreeMap::new(),
+                calibration: cal,
+                device: &rec.device,
+            }
+        })
+        .collect();
+    add_relative_metrics(&mut cells, directive);
+    cells
+}
+
+/// The verdict of each of the directive's claims on one device's cells. The claims' data is built
+/// once for all of them (it holds every metric of every cell), and not at all without claims.
+fn claims_of(cells: &[Cell], directive: &Directive) -> Vec<ClaimView> {
+    if directive.expect.is_empty() {
+        return Vec::new();
+    }
+    let groups = CellGroups { cells }.groups();
+    directive
+        .expect
+        .iter()
+        .map(|claim| not_applicable(claim, cells).unwrap_or_else(|| verdict(claim, &groups)))
+        .collect()
 }
 
 /// The distinct values, sorted and joined with ", "; `None` when there are none.

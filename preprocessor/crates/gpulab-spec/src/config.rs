@@ -107,14 +107,22 @@ impl Default for Config {
 }
 
 impl Config {
-    /// Reads `[preprocessor.gpulab]` from mdBook's config.
+    /// Reads `[preprocessor.gpulab]` from mdBook's config of the book at `root`; each problem
+    /// names its line of `book.toml` (mdBook's copy of the table has no lines: the file is read
+    /// again for them).
     #[cfg(feature = "mdbook")]
-    pub fn from_mdbook(cfg: &mdbook_preprocessor::config::Config) -> anyhow::Result<Config> {
-        const TABLE: &str = "book.toml [preprocessor.gpulab]";
-        let config = cfg
-            .get::<Config>("preprocessor.gpulab")
-            .map_err(|e| anyhow::anyhow!("{TABLE}: {e:#}"))?
-            .unwrap_or_default();
+    pub fn from_mdbook(
+        cfg: &mdbook_preprocessor::config::Config,
+        root: &Path,
+    ) -> anyhow::Result<Config> {
+        let text = std::fs::read_to_string(root.join("book.toml")).unwrap_or_default();
+        let config = match cfg.get::<Config>("preprocessor.gpulab") {
+            Ok(config) => config.unwrap_or_default(),
+            Err(e) => anyhow::bail!(
+                "{}",
+                spanned_error(&text).unwrap_or(format!("{TABLE}: {e:#}"))
+            ),
+        };
         let mut problems = unknown_keys(
             cfg.get::<toml::Table>("preprocessor.gpulab")
                 .ok()
@@ -125,24 +133,28 @@ impl Config {
         );
         problems.extend(config.problems());
         if !problems.is_empty() {
-            anyhow::bail!("{TABLE}: {}", problems.join("; "));
+            let located: Vec<String> = problems.iter().map(|p| located(&text, p)).collect();
+            anyhow::bail!("{}", located.join("\n"));
         }
         Ok(config)
     }
 
-    /// What is wrong with these options: folders outside the book, measurement rules that cannot
-    /// work, durations that are not positive.
+    /// What is wrong with these options: folders outside the book, the same as or inside one
+    /// another, measurement rules that cannot work, durations that are not positive. Each
+    /// message names its key in backquotes first.
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
-        for (key, dir) in [
+        let folders = [
             ("data", &self.data),
             ("kernels", &self.kernels),
             ("cache", &self.cache),
-        ] {
+        ];
+        for (key, dir) in folders {
             if let Err(e) = crate::confine::relative_folder(dir) {
                 out.push(format!("`{key}`: {e}"));
             }
         }
+        out.extend(nested_folders(&folders));
         out.extend(crate::limits::measure_problems(
             self.timeout_s,
             self.min_samples,
@@ -158,6 +170,21 @@ impl Config {
             out.push("`max_buffer_bytes = 0` leaves no room for any buffer".into());
         }
         out
+    }
+
+    /// Why `device` cannot be shown, given the devices `data/` has recordings of (an empty list:
+    /// none yet, when any slug may be the one a first run records).
+    pub fn device_problem(&self, known: &[String]) -> Option<String> {
+        let slug = self.device.as_deref()?;
+        if known.is_empty() || known.iter().any(|k| k == slug) {
+            return None;
+        }
+        let hint = crate::diagnostic::did_you_mean(slug, known.iter().map(String::as_str))
+            .map_or_else(String::new, |h| format!("; {h}"));
+        Some(format!(
+            "`device = \"{slug}\"`: data/ has no recordings of this device (it has: {}){hint}",
+            known.join(", ")
+        ))
     }
 
     /// The most bytes the buffers of one point may take, without a device.
@@ -189,6 +216,106 @@ pub fn unknown_keys<'a>(keys: impl Iterator<Item = &'a str>) -> Vec<String> {
             format!("unknown key `{k}`{hint}")
         })
         .collect()
+}
+
+/// How book.toml's table is named in messages.
+const TABLE: &str = "book.toml [preprocessor.gpulab]";
+
+/// `problem` prefixed with `book.toml:<line>:` where the first key it names in backquotes
+/// (`` `cache = "data"` ``) is written in book.toml's `text`.
+pub(crate) fn located(text: &str, problem: &str) -> String {
+    let line = problem
+        .split('`')
+        .skip(1)
+        .step_by(2)
+        .filter_map(|k| k.split([' ', '=']).next())
+        .find_map(|key| key_line(text, key));
+    match line {
+        Some(line) => format!("book.toml:{line}: [preprocessor.gpulab] {problem}"),
+        None => format!("{TABLE}: {problem}"),
+    }
+}
+
+/// The 1-based line of `key` in the `[preprocessor.gpulab]` table of book.toml's `text`.
+fn key_line(text: &str, key: &str) -> Option<usize> {
+    fn find<'a, 'i>(
+        t: &'a toml::de::DeTable<'i>,
+        name: &str,
+    ) -> Option<(std::ops::Range<usize>, &'a toml::de::DeValue<'i>)> {
+        t.iter()
+            .find(|(k, _)| k.get_ref().as_ref() == name)
+            .map(|(k, v)| (k.span(), v.get_ref()))
+    }
+    let doc = toml::de::DeTable::parse(text).ok()?;
+    let (_, preprocessor) = find(doc.get_ref(), "preprocessor")?;
+    let (_, gpulab) = find(preprocessor.as_table()?, "gpulab")?;
+    let (span, _) = find(gpulab.as_table()?, key)?;
+    Some(1 + text[..span.start].matches('\n').count())
+}
+
+/// The error of reading `[preprocessor.gpulab]` from book.toml's `text` itself, with its line.
+#[cfg(feature = "mdbook")]
+fn spanned_error(text: &str) -> Option<String> {
+    // Read only for their errors.
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Book {
+        preprocessor: Option<Preprocessors>,
+    }
+    #[derive(Deserialize)]
+    #[allow(dead_code)]
+    struct Preprocessors {
+        gpulab: Option<Config>,
+    }
+    let e = toml::from_str::<Book>(text).err()?;
+    let line = 1 + text[..e.span()?.start.min(text.len())]
+        .matches('\n')
+        .count();
+    Some(format!(
+        "book.toml:{line}: [preprocessor.gpulab] {}",
+        e.message().trim()
+    ))
+}
+
+/// Each pair of the book's folders of which one is the other or inside it (`cache = "data"`
+/// would have every build write its cache, and a `.gitignore` of `*`, into `data/`).
+fn nested_folders(folders: &[(&str, &PathBuf)]) -> Vec<String> {
+    let plain = |p: &Path| -> PathBuf {
+        p.components()
+            .filter(|c| matches!(c, std::path::Component::Normal(_)))
+            .collect()
+    };
+    let mut out = Vec::new();
+    for (i, (a, da)) in folders.iter().enumerate() {
+        if plain(da).as_os_str().is_empty() {
+            out.push(format!(
+                "`{a} = \"{}\"` is the book's root: name a folder inside it",
+                da.display()
+            ));
+            continue;
+        }
+        for (b, db) in &folders[i + 1..] {
+            let (pa, pb) = (plain(da), plain(db));
+            if pb.as_os_str().is_empty() {
+                continue;
+            }
+            let relation = if pa == pb {
+                "the same folder as"
+            } else if pa.starts_with(&pb) {
+                "inside"
+            } else if pb.starts_with(&pa) {
+                "around"
+            } else {
+                continue;
+            };
+            out.push(format!(
+                "`{a} = \"{}\"` is {relation} `{b} = \"{}\"`: the data, kernels and cache folders must be distinct, none inside another",
+                da.display(),
+                db.display()
+            ));
+        }
+    }
+    out
 }
 
 #[cfg(test)]
@@ -302,5 +429,69 @@ mod tests {
         assert!(Mode::Auto.runs_kernels(|| ask(true)));
         assert!(!Mode::Auto.runs_kernels(|| ask(false)));
         assert_eq!(asked.get(), 2);
+    }
+
+    /// Issue 36: `cache = "data"` had every build write its cache and a `.gitignore` of `*` into
+    /// `data/`, so new recordings stayed out of git; `data = "."` was accepted too.
+    #[test]
+    fn folders_that_are_the_same_nested_or_the_root_are_refused() {
+        let with = |data: &str, kernels: &str, cache: &str| {
+            Config {
+                data: data.into(),
+                kernels: kernels.into(),
+                cache: cache.into(),
+                ..Config::default()
+            }
+            .problems()
+        };
+        assert!(with("data", "kernels", ".cache/gpulab").is_empty());
+        assert!(with("./data", "kernels", "data-cache").is_empty());
+        let p = with("data", "kernels", "data");
+        assert_eq!(p.len(), 1, "{p:?}");
+        assert!(
+            p[0].starts_with("`data = \"data\"` is the same folder as `cache"),
+            "{p:?}"
+        );
+        let p = with("data", "kernels", "./data/cache");
+        assert!(p[0].contains("is around `cache"), "{p:?}");
+        let p = with(".", "kernels", ".cache");
+        assert!(
+            p[0].starts_with("`data = \".\"` is the book's root"),
+            "{p:?}"
+        );
+    }
+
+    /// Issue 36: an unknown `device` silently showed another GPU.
+    #[test]
+    fn an_unknown_device_is_named_with_the_known_ones() {
+        let c = Config {
+            device: Some("nvidia-h20".into()),
+            ..Config::default()
+        };
+        let known = ["nvidia-h100".to_string(), "nvidia-h200".to_string()];
+        let p = c.device_problem(&known).unwrap();
+        assert!(p.contains("(it has: nvidia-h100, nvidia-h200)"), "{p}");
+        assert!(p.contains("did you mean `nvidia-h200`?"), "{p}");
+        assert_eq!(
+            c.device_problem(&[]),
+            None,
+            "no recordings yet: any device may come"
+        );
+        assert_eq!(c.device_problem(&["nvidia-h20".to_string()]), None);
+    }
+
+    /// Issue 36: book.toml errors named no line.
+    #[test]
+    fn a_problem_names_its_line_of_book_toml() {
+        let text = "[book]\ntitle = \"t\"\n\n[preprocessor.gpulab]\nmode = \"recorded\"\ncache = \"data\"\n";
+        let problem = "`cache = \"data\"` is the same folder as `data = \"data\"`";
+        assert_eq!(
+            located(text, problem),
+            format!("book.toml:6: [preprocessor.gpulab] {problem}")
+        );
+        assert_eq!(
+            located(text, "`budget_s = -1` must be more than 0 seconds"),
+            "book.toml [preprocessor.gpulab]: `budget_s = -1` must be more than 0 seconds"
+        );
     }
 }

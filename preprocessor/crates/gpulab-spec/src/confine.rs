@@ -91,26 +91,24 @@ pub fn inside(path: &Path, roots: &[&Path]) -> Result<(), ConfineError> {
     }
 }
 
-/// The canonical form of `path`, or of its nearest existing ancestor joined with the rest.
+/// The canonical form of `path`, or of its nearest existing ancestor joined with the rest. A
+/// symbolic link that leads nowhere yet resolves to where it points, since writing through it
+/// would create that file (at most 40 links are followed, as the kernel does).
 fn resolve_existing(path: &Path) -> Option<PathBuf> {
+    resolve_links(path, 40)
+}
+
+fn resolve_links(path: &Path, hops: u32) -> Option<PathBuf> {
     if let Ok(p) = path.canonicalize() {
         return Some(p);
     }
-    let mut rest = Vec::new();
-    let mut cur = path;
-    loop {
-        let name = cur.file_name()?;
-        if name == ".." {
-            return None;
-        }
-        rest.push(name.to_owned());
-        cur = cur.parent()?;
-        if let Ok(base) = cur.canonicalize() {
-            let mut out = base;
-            out.extend(rest.iter().rev());
-            return Some(out);
-        }
+    if let Ok(target) = std::fs::read_link(path) {
+        let base = path.parent().unwrap_or(Path::new(""));
+        return resolve_links(&base.join(target), hops.checked_sub(1)?);
     }
+    let name = path.file_name()?;
+    let base = resolve_links(path.parent()?, hops)?;
+    Some(base.join(name))
 }
 
 #[cfg(test)]
@@ -137,6 +135,28 @@ mod tests {
         assert!(relative_folder(Path::new("/tmp/data")).is_err());
         assert!(relative_folder(Path::new("a/../../b")).is_err());
         assert!(relative_folder(Path::new("")).is_err());
+    }
+
+    /// Issue 36: a dangling `theme/gpulab.css` link counted as inside the book (its folder is),
+    /// and `install` created the file it pointed to, outside.
+    #[cfg(unix)]
+    #[test]
+    fn a_dangling_link_resolves_to_where_it_points() {
+        let book = tempfile::tempdir().unwrap();
+        let outside = tempfile::tempdir().unwrap();
+        let link = book.path().join("theme.css");
+        std::os::unix::fs::symlink(outside.path().join("new.css"), &link).unwrap();
+        assert!(!is_inside(&link, &[book.path()]));
+        // Through a dangling link to a dangling link, and one that stays inside.
+        let twice = book.path().join("twice.css");
+        std::os::unix::fs::symlink(&link, &twice).unwrap();
+        assert!(!is_inside(&twice, &[book.path()]));
+        let near = book.path().join("near.css");
+        std::os::unix::fs::symlink("sub/new.css", &near).unwrap();
+        assert!(is_inside(&near, &[book.path()]));
+        let looped = book.path().join("loop.css");
+        std::os::unix::fs::symlink(&looped, &looped).unwrap();
+        assert!(!is_inside(&looped, &[book.path()]));
     }
 
     #[cfg(unix)]

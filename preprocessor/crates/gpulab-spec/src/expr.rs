@@ -23,10 +23,12 @@
 //! arguments; real division for metric formulas and claims. `div(a, b)` truncates and
 //! `ceil_div(a, b)` rounds up in both.
 
+mod compile;
 mod specialize;
 #[cfg(test)]
 mod test_env;
 
+pub use compile::{Arrays, Compiled};
 use std::collections::{BTreeMap, HashMap};
 use std::fmt;
 use std::hash::BuildHasher;
@@ -1023,69 +1025,102 @@ impl Aggregate {
     }
 
     fn eval(&self, node: &Node, env: &dyn Env, division: Division) -> Result<Num, ExprError> {
-        let bound = |n: &Node| -> Result<i64, ExprError> {
-            let v = eval(n, env, division)?;
-            v.as_i64()
-                .ok_or_else(|| err_at(n, format!("a range bound must be an integer, got {v}")))
-        };
+        let bound = |n: &Node| range_bound(eval(n, env, division)?, (n.off, n.len));
         let (lo, hi) = (bound(&self.lo)?, bound(&self.hi)?);
-        if hi.saturating_sub(lo) > MAX_AGGREGATE_LEN {
-            return Err(err_at(
-                node,
-                format!("the range {lo}..{hi} is longer than {MAX_AGGREGATE_LEN}"),
-            ));
-        }
-        let mut acc: Option<Num> = None;
-        let mut count: i64 = 0;
-        for k in lo..hi {
-            let inner = Bound {
+        let mut visit = |k: i64| {
+            let env = Bound {
                 inner: env,
                 name: &self.var,
                 value: k,
             };
             if let Some(p) = &self.pred
-                && !eval(p, &inner, division)?.truthy()
+                && !eval(p, &env, division)?.truthy()
             {
-                continue;
+                return Ok(None);
             }
-            count += 1;
-            let Some(body) = &self.body else { continue };
-            let v = eval(body, &inner, division)?;
-            acc = Some(match (acc, self.op) {
-                (None, _) => v,
-                (Some(a), AggOp::Sum) => {
-                    binary(BinOp::Add, a, v, division).map_err(|m| err_at(node, m))?
-                }
-                (Some(a), op) => {
-                    let less = binary(BinOp::Lt, v, a, division)
-                        .map_err(|m| err_at(node, m))?
-                        .truthy();
-                    let take = (op == AggOp::Min) == less && v != a;
-                    match (take, a, v) {
-                        (_, Num::Float(_), _) | (_, _, Num::Float(_)) => {
-                            Num::Float(if take { v } else { a }.as_f64())
-                        }
-                        _ => {
-                            if take {
-                                v
-                            } else {
-                                a
-                            }
+            match &self.body {
+                Some(b) => eval(b, &env, division).map(Some),
+                None => Ok(Some(Num::Int(1))),
+            }
+        };
+        aggregate(
+            self.op,
+            (lo, hi),
+            (node.off, node.len),
+            division,
+            &mut visit,
+        )
+    }
+}
+
+/// An aggregate's range bound `v` (at `span`), which must be an integer.
+fn range_bound(v: Num, (off, len): (usize, usize)) -> Result<i64, ExprError> {
+    v.as_i64().ok_or_else(|| {
+        ExprError::new(
+            format!("a range bound must be an integer, got {v}"),
+            off,
+            len,
+        )
+    })
+}
+
+/// An aggregate's loop over `lo..hi`, shared by both evaluators: `visit(k)` is `None` when index
+/// `k` fails the predicate, else the body's value there (anything for `count_of`); `span` is the
+/// aggregate's place, for errors.
+fn aggregate<E: From<ExprError>>(
+    op: AggOp,
+    (lo, hi): (i64, i64),
+    span: (usize, usize),
+    division: Division,
+    visit: &mut dyn FnMut(i64) -> Result<Option<Num>, E>,
+) -> Result<Num, E> {
+    let at = |m: String| E::from(ExprError::new(m, span.0, span.1));
+    if hi.saturating_sub(lo) > MAX_AGGREGATE_LEN {
+        return Err(at(format!(
+            "the range {lo}..{hi} is longer than {MAX_AGGREGATE_LEN}"
+        )));
+    }
+    let mut acc: Option<Num> = None;
+    let mut count: i64 = 0;
+    for k in lo..hi {
+        let Some(v) = visit(k)? else { continue };
+        count += 1;
+        if op == AggOp::Count {
+            continue;
+        }
+        acc = Some(match (acc, op) {
+            (None, _) => v,
+            (Some(a), AggOp::Sum) => {
+                binary(BinOp::Add, a, v, division).map_err(|m| at(m.into()))?
+            }
+            (Some(a), op) => {
+                let less = binary(BinOp::Lt, v, a, division)
+                    .map_err(|m| at(m.into()))?
+                    .truthy();
+                let take = (op == AggOp::Min) == less && v != a;
+                match (take, a, v) {
+                    (_, Num::Float(_), _) | (_, _, Num::Float(_)) => {
+                        Num::Float(if take { v } else { a }.as_f64())
+                    }
+                    _ => {
+                        if take {
+                            v
+                        } else {
+                            a
                         }
                     }
                 }
-            });
-        }
-        match self.op {
-            AggOp::Count => Ok(Num::Int(count)),
-            AggOp::Sum => Ok(acc.unwrap_or(Num::Int(0))),
-            AggOp::Min | AggOp::Max => acc.ok_or_else(|| {
-                err_at(
-                    node,
-                    format!("no index in {lo}..{hi} passes: the minimum/maximum of nothing"),
-                )
-            }),
-        }
+            }
+        });
+    }
+    match op {
+        AggOp::Count => Ok(Num::Int(count)),
+        AggOp::Sum => Ok(acc.unwrap_or(Num::Int(0))),
+        AggOp::Min | AggOp::Max => acc.ok_or_else(|| {
+            at(format!(
+                "no index in {lo}..{hi} passes: the minimum/maximum of nothing"
+            ))
+        }),
     }
 }
 
@@ -1153,10 +1188,11 @@ fn eval(node: &Node, env: &dyn Env, division: Division) -> Result<Num, ExprError
             binary(*op, x, y, division).map_err(|m| err_at(node, m))
         }
         Kind::Agg(a) => a.eval(node, env, division),
-        Kind::Call(func, args) => call(*func, args, env, division).map_err(|e| match e {
-            CallError::Arg(e) => e,
-            CallError::Msg(m) => err_at(node, m),
-        }),
+        Kind::Call(func, args) => call(*func, args.len(), &mut |k| eval(&args[k], env, division))
+            .map_err(|e| match e {
+                CallError::Arg(e) => e,
+                CallError::Msg(m) => err_at(node, m),
+            }),
     }
 }
 
@@ -1168,6 +1204,7 @@ fn finite(f: f64) -> Result<Num, &'static str> {
     }
 }
 
+#[inline]
 fn binary(op: BinOp, x: Num, y: Num, division: Division) -> Result<Num, &'static str> {
     const OVERFLOW: &str = "integer overflow";
     const DIV0: &str = "division by zero";
@@ -1235,33 +1272,30 @@ impl From<ExprError> for CallError {
     }
 }
 
-fn call(func: Func, args: &[Node], env: &dyn Env, division: Division) -> Result<Num, CallError> {
-    let first = match args.first() {
-        Some(a) => eval(a, env, division)?,
-        None => return Err(CallError::Msg("missing argument")),
+/// A function of `count` arguments, shared by both evaluators: `arg(k)` evaluates argument `k`,
+/// only when the function needs it.
+fn call(
+    func: Func,
+    count: usize,
+    arg: &mut dyn FnMut(usize) -> Result<Num, ExprError>,
+) -> Result<Num, CallError> {
+    if count == 0 {
+        return Err(CallError::Msg("missing argument"));
+    }
+    let first = arg(0)?;
+    let mut second = || match count {
+        1 => Err(CallError::Msg("missing argument")),
+        _ => Ok(arg(1)?),
     };
     let r = match func {
         // Only the branch taken is evaluated (`if(i > 0, x[i-1], 0)` never reads x[-1]).
-        Func::If => {
-            let branch = if first.truthy() { &args[1] } else { &args[2] };
-            return Ok(eval(branch, env, division)?);
-        }
-        Func::CeilDiv => {
-            let Some(b) = args.get(1) else {
-                return Err(CallError::Msg("missing argument"));
-            };
-            ceil_div(first, eval(b, env, division)?)
-        }
-        Func::Div => {
-            let Some(b) = args.get(1) else {
-                return Err(CallError::Msg("missing argument"));
-            };
-            trunc_div(first, eval(b, env, division)?)
-        }
+        Func::If => return Ok(arg(if first.truthy() { 1 } else { 2 })?),
+        Func::CeilDiv => ceil_div(first, second()?),
+        Func::Div => trunc_div(first, second()?),
         Func::Min | Func::Max => {
             let mut acc = first;
-            for a in &args[1..] {
-                let v = eval(a, env, division)?;
+            for k in 1..count {
+                let v = arg(k)?;
                 let take = match (acc, v) {
                     (Num::Int(x), Num::Int(y)) => {
                         (func == Func::Min && y < x) || (func == Func::Max && y > x)
@@ -1395,8 +1429,20 @@ mod tests {
         pairs.iter().map(|(k, v)| (k.to_string(), *v)).collect()
     }
 
+    /// `e` evaluated with `env`, after checking that its compiled form (`vars` in slots, `arrays`
+    /// read through `env`) gives the same value or error.
+    fn both(e: &Expr, env: &dyn Env, vars: &[&str], arrays: &[&str]) -> Result<Num, ExprError> {
+        let want = e.eval(env);
+        let compiled = e.compile(vars, arrays);
+        let mut slots: Vec<Num> = vars.iter().map(|v| env.var(v).unwrap()).collect();
+        slots.resize(compiled.slots(), Num::Int(-1));
+        let read = |a: usize, j: i64| env.index(arrays[a], j);
+        assert_eq!(compiled.eval(&mut slots, &read), want, "{e}");
+        want
+    }
+
     fn ev(src: &str) -> Result<Num, ExprError> {
-        Expr::parse(src)?.eval(&NoVars)
+        both(&Expr::parse(src)?, &NoVars, &[], &[])
     }
 
     fn int(src: &str) -> i64 {
@@ -1429,7 +1475,7 @@ mod tests {
     }
 
     fn agg(src: &str) -> Result<Num, ExprError> {
-        Expr::parse(src)?.eval(&Arr)
+        both(&Expr::parse(src)?, &Arr, &["N"], &["x"])
     }
 
     #[test]
@@ -1497,7 +1543,7 @@ mod tests {
     }
 
     fn err(src: &str) -> ExprError {
-        match Expr::parse(src).and_then(|e| e.eval(&NoVars)) {
+        match Expr::parse(src).and_then(|e| both(&e, &NoVars, &[], &[])) {
             Err(e) => e,
             Ok(v) => panic!("{src}: expected an error, got {v:?}"),
         }
@@ -1586,7 +1632,9 @@ mod tests {
     }
 
     fn real(src: &str) -> Num {
-        Expr::parse_real(src).and_then(|e| e.eval(&NoVars)).unwrap()
+        Expr::parse_real(src)
+            .and_then(|e| both(&e, &NoVars, &[], &[]))
+            .unwrap()
     }
 
     /// The CGMA bug: `2*N^3 / (2*N^3/BS + N^2)` printed 0, 7, 15 … because integer `/` truncated a metric.
@@ -1840,17 +1888,18 @@ mod tests {
 
     #[test]
     fn indexing() {
-        assert_eq!(
-            Expr::parse("x[i] * 2").unwrap().eval(&Arrays).unwrap(),
-            Num::Float(7.0)
-        );
-        assert_eq!(
-            Expr::parse("x[i + 1.0]").unwrap().eval(&Arrays).unwrap(),
-            Num::Float(4.5)
-        );
-        let e = Expr::parse("x[i * 10]").unwrap().eval(&Arrays).unwrap_err();
+        let ix = |src: &str| both(&Expr::parse(src).unwrap(), &Arrays, &["i"], &["x"]);
+        assert_eq!(ix("x[i] * 2").unwrap(), Num::Float(7.0));
+        assert_eq!(ix("x[i + 1.0]").unwrap(), Num::Float(4.5));
+        let e = ix("x[i * 10]").unwrap_err();
         assert!(e.message.contains("`x[20]`"), "{}", e.message);
-        let e = Expr::parse("x[0.5]").unwrap().eval(&Arrays).unwrap_err();
+        assert!(
+            ix("y[0] + z")
+                .unwrap_err()
+                .message
+                .contains("`y[0]`: unknown array")
+        );
+        let e = ix("x[0.5]").unwrap_err();
         assert!(e.message.contains("index must be an integer"));
         assert_eq!(e.offset, 2);
         assert!(

@@ -84,6 +84,9 @@ pub struct Item {
     /// `data/papers/<key>/<table>` ids holding the paper's numbers for it.
     #[serde(default)]
     pub numbers: Vec<String>,
+    /// Its 1-based line in `items.toml` (its `[[item]]` table), named in messages.
+    #[serde(skip)]
+    pub line: usize,
 }
 
 /// One paper's inventory.
@@ -124,8 +127,12 @@ pub enum InventoryError {
         path: PathBuf,
         source: std::io::Error,
     },
-    #[error("{path}: {message}")]
-    Invalid { path: PathBuf, message: String },
+    #[error("{path}:{line}: {message}")]
+    Invalid {
+        path: PathBuf,
+        line: usize,
+        message: String,
+    },
 }
 
 impl Inventory {
@@ -150,14 +157,13 @@ impl Inventory {
                     path: path.clone(),
                     source,
                 })?;
-            let invalid = |message: String| InventoryError::Invalid {
-                path: path.clone(),
-                message,
-            };
-            let mut paper: PaperItems =
-                toml::from_str(&text).map_err(|e| invalid(e.to_string()))?;
-            paper.key = key;
-            paper.check().map_err(invalid)?;
+            let paper = PaperItems::parse(&key, &text).map_err(|(line, message)| {
+                InventoryError::Invalid {
+                    path: path.clone(),
+                    line,
+                    message,
+                }
+            })?;
             papers.push(paper);
         }
         Ok(Inventory { papers })
@@ -206,8 +212,8 @@ impl Inventory {
                 let is_named = named.contains(full.as_str());
                 match item.state {
                     ItemState::ReRun if item.same_as.is_none() && !is_named => problems.push(format!(
-                        "data/papers/{}/{ITEMS_FILE}: item `{}` is marked re-run, but no directive names `reproduces = \"{full}\"`",
-                        paper.key, item.id
+                        "data/papers/{}/{ITEMS_FILE}:{}: item `{}` is marked re-run, but no directive names `reproduces = \"{full}\"`",
+                        paper.key, item.line, item.id
                     )),
                     // The status table would show the `same_as` item's directives, not this one's.
                     ItemState::ReRun
@@ -216,8 +222,9 @@ impl Inventory {
                     {
                         let own = format!("{}:{}", paper.key, item.id);
                         problems.push(format!(
-                            "data/papers/{}/{ITEMS_FILE}: item `{}` says `same_as = \"{}\"`, but a directive re-runs it itself (`reproduces = \"{own}\"`, {}): remove `same_as`",
+                            "data/papers/{}/{ITEMS_FILE}:{}: item `{}` says `same_as = \"{}\"`, but a directive re-runs it itself (`reproduces = \"{own}\"`, {}): remove `same_as`",
                             paper.key,
+                            item.line,
                             item.id,
                             paper.run_by(item),
                             at[own.as_str()].join(", ")
@@ -227,8 +234,9 @@ impl Inventory {
                         if named.contains(format!("{}:{}", paper.key, item.id).as_str()) =>
                     {
                         problems.push(format!(
-                            "data/papers/{}/{ITEMS_FILE}: item `{}` is marked {}, but a directive re-runs it (`reproduces = \"{}:{}\"`): mark it re-run",
+                            "data/papers/{}/{ITEMS_FILE}:{}: item `{}` is marked {}, but a directive re-runs it (`reproduces = \"{}:{}\"`): mark it re-run",
                             paper.key,
+                            item.line,
                             item.id,
                             item.state.label(),
                             paper.key,
@@ -244,11 +252,38 @@ impl Inventory {
 }
 
 impl PaperItems {
+    /// Parses and checks the `items.toml` of paper `key`; an error comes with its line.
+    fn parse(key: &str, text: &str) -> Result<PaperItems, (usize, String)> {
+        let mut paper: PaperItems = toml::from_str(text).map_err(|e| {
+            let at = e.span().map_or(0, |s| s.start.min(text.len()));
+            (line_at(text, at), e.message().trim().to_string())
+        })?;
+        paper.key = key.to_string();
+        let tables = toml::de::DeTable::parse(text).ok();
+        let items = tables
+            .as_ref()
+            .and_then(|t| t.get_ref().iter().find(|(k, _)| k.get_ref() == "item"))
+            .and_then(|(_, v)| v.get_ref().as_array());
+        for (item, table) in paper.items.iter_mut().zip(items.into_iter().flatten()) {
+            item.line = line_at(text, table.span().start);
+        }
+        paper.check()?;
+        Ok(paper)
+    }
+
     /// Unique ids, `same_as` naming a re-run item of this paper, `why` where it is required, a
-    /// chapter for prose items.
-    fn check(&self) -> Result<(), String> {
+    /// chapter for prose items; an error comes with its item's line.
+    fn check(&self) -> Result<(), (usize, String)> {
         let mut seen = BTreeSet::new();
         for item in &self.items {
+            self.check_item(item, &mut seen)
+                .map_err(|message| (item.line, message))?;
+        }
+        Ok(())
+    }
+
+    fn check_item<'a>(&self, item: &'a Item, seen: &mut BTreeSet<&'a str>) -> Result<(), String> {
+        {
             if item.id.is_empty()
                 || !item
                     .id
@@ -319,15 +354,20 @@ impl PaperItems {
     }
 }
 
+/// The 1-based line of byte `at` of `text`.
+fn line_at(text: &str, at: usize) -> usize {
+    1 + text.as_bytes()[..at.min(text.len())]
+        .iter()
+        .filter(|&&b| b == b'\n')
+        .count()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     fn paper(text: &str) -> Result<PaperItems, String> {
-        let mut p: PaperItems = toml::from_str(text).map_err(|e| e.to_string())?;
-        p.key = "p2020".into();
-        p.check()?;
-        Ok(p)
+        PaperItems::parse("p2020", text).map_err(|(line, m)| format!("line {line}: {m}"))
     }
 
     const OK: &str = r#"
@@ -405,6 +445,41 @@ why = "needs instruction counts"
                 "item `listing1` says `same_as = \"table1\"`, but a directive re-runs it itself (`reproduces = \"p2020:listing1\"`, c.md#2): remove `same_as`"
             ),
             "{problems:#?}"
+        );
+    }
+
+    /// Issue 36: errors in items.toml and about `reproduces` ids named no line.
+    #[test]
+    fn an_item_error_names_the_line_of_its_item() {
+        let p = paper(OK).unwrap();
+        let lines: Vec<usize> = p.items.iter().map(|i| i.line).collect();
+        let expected: Vec<usize> = OK
+            .lines()
+            .enumerate()
+            .filter(|(_, l)| *l == "[[item]]")
+            .map(|(i, _)| i + 2)
+            .collect();
+        assert_eq!(lines.len(), 4);
+        assert!(
+            lines
+                .iter()
+                .zip(&expected)
+                .all(|(l, e)| l + 1 >= *e && l <= e),
+            "{lines:?} against the lines of `[[item]]` and `id` {expected:?}"
+        );
+        let no_why = OK.replace("why = \"needs instruction counts\"\n", "");
+        let err = paper(&no_why).unwrap_err();
+        assert!(
+            err.starts_with(&format!("line {}: item `gips`", lines[3])),
+            "{err}"
+        );
+        let problems = Inventory { papers: vec![p] }.check_reproduces([]);
+        assert!(
+            problems[0].starts_with(&format!(
+                "data/papers/p2020/items.toml:{}: item `table1`",
+                lines[0]
+            )),
+            "{problems:?}"
         );
     }
 

@@ -6,11 +6,11 @@ pub mod counters;
 pub mod registry;
 
 pub use registry::{
-    Attribute, BUILTINS, Builtin, DEVICE_VARS, DeviceVar, STAT_SUFFIXES, Source, TIME_MS, builtin,
-    default_label, known_unit,
+    ATTRIBUTE_VARS, Attribute, BUILTINS, Builtin, DEVICE_VARS, DeviceVar, STAT_SUFFIXES, Source,
+    TIME_MS, builtin, default_label, known_unit,
 };
 
-use crate::value::Unit;
+use crate::value::{Better, Unit};
 
 /// How a metric is labelled and formatted.
 #[derive(Debug, Clone, PartialEq)]
@@ -21,6 +21,8 @@ pub struct MetricInfo {
     /// carry the timing's quality marks. A kernel attribute, a count or a FLOP-per-byte ratio
     /// does not.
     pub uses_time: bool,
+    /// Which way it improves; `None`: no cell of it is shaded best.
+    pub better: Option<Better>,
 }
 
 /// How a relative metric compares a cell with its baseline cell.

@@ -29,6 +29,8 @@ pub struct PaperTable {
 /// One row of a paper table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaperRow {
+    /// Its 1-based line in the file (a `# mirror:` row: the mirrored row's).
+    pub line: usize,
     pub variant: String,
     pub axes: BTreeMap<String, ParamValue>,
     pub metrics: BTreeMap<String, f64>,
@@ -105,7 +107,7 @@ impl PaperTable {
                     header = Some(Header::new(fields, &units).map_err(|m| syntax(line_no, m))?);
                 }
                 Some(h) => {
-                    let row = h.row(fields).map_err(|m| syntax(line_no, m))?;
+                    let row = h.row(fields, line_no).map_err(|m| syntax(line_no, m))?;
                     let first = seen.insert(row_key(&row), line_no).or_else(|| {
                         // A row that leaves an axis blank matches every value of it, so it
                         // overlaps any row of its variant that agrees on the axes it names.
@@ -155,6 +157,23 @@ impl PaperTable {
             rows,
             info_columns,
         })
+    }
+
+    /// The first row naming a variant `experiment` lacks (`variants`: its variants), as a
+    /// message with the row's line: such a row would never be compared, silently.
+    pub fn unknown_variant(&self, experiment: &str, variants: &[&str]) -> Option<String> {
+        let row = self
+            .rows
+            .iter()
+            .find(|r| !variants.contains(&r.variant.as_str()))?;
+        let hint = crate::diagnostic::did_you_mean(&row.variant, variants.iter().copied())
+            .map_or_else(String::new, |h| format!("; {h}"));
+        Some(format!(
+            "line {} names variant `{}`, which experiment `{experiment}` does not have (it has: {}){hint}",
+            row.line,
+            row.variant,
+            variants.join(", ")
+        ))
     }
 
     /// The GPU the paper measured on (`# gpu:`).
@@ -384,7 +403,7 @@ impl Header {
         Ok(Header { columns })
     }
 
-    fn row(&self, fields: Vec<String>) -> Result<PaperRow, String> {
+    fn row(&self, fields: Vec<String>, line: usize) -> Result<PaperRow, String> {
         if fields.len() != self.columns.len() {
             return Err(format!(
                 "{} fields, the header has {}",
@@ -393,6 +412,7 @@ impl Header {
             ));
         }
         let mut row = PaperRow {
+            line,
             variant: String::new(),
             axes: BTreeMap::new(),
             metrics: BTreeMap::new(),
@@ -415,6 +435,10 @@ impl Header {
                         .ok()
                         .filter(|v: &f64| v.is_finite())
                         .ok_or_else(|| format!("`{name}` = `{field}` is not a number"))?;
+                    // Times, rates, sizes and counts: a paper prints none below zero.
+                    if value < 0.0 {
+                        return Err(format!("`{name}` = `{field}` is negative"));
+                    }
                     row.metrics.insert(name.clone(), value);
                 }
                 _ => {}

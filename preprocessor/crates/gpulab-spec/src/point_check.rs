@@ -6,7 +6,7 @@
 
 use crate::expr::{Expr, Num};
 use crate::limits::{MAX_BLOCK, MAX_GRID, MAX_LAUNCHES, MAX_SHARED_BYTES, MAX_THREADS_PER_BLOCK};
-use crate::spec::{ArgSpec, DefineValue, Exec, Experiment, Variant};
+use crate::spec::{ArgSpec, DefineValue, Exec, Experiment, Launch, Variant};
 use crate::value::ParamValue;
 use std::collections::{BTreeMap, HashMap};
 
@@ -72,6 +72,30 @@ pub(crate) fn nominal_vars(params: &BTreeMap<String, ParamValue>) -> HashMap<Str
     vars
 }
 
+/// The spec's preconditions (`[[require]]`) that `params` break: a problem each (its message
+/// the spec's, or that it does not hold), and none for a point that meets them all.
+pub fn check_requires(exp: &Experiment, params: &BTreeMap<String, ParamValue>) -> Vec<Problem> {
+    let mut out = Vec::new();
+    let mut c = Checker {
+        vars: nominal_vars(params),
+        out: &mut out,
+    };
+    for r in &exp.requires {
+        if c.eval("precondition", &r.expr).is_some_and(|n| !n.truthy()) {
+            let values: Vec<String> = (r.expr.variables().iter())
+                .filter_map(|v| Some(format!("{v} = {}", c.vars.get(v)?)))
+                .collect();
+            let why = r
+                .message
+                .as_deref()
+                .map_or(String::new(), |m| format!(": {m}"));
+            let message = format!("does not hold for {}{why}", values.join(", "));
+            c.problem("precondition", &r.expr, message);
+        }
+    }
+    out
+}
+
 /// Every problem of `variant` at `params`; buffers may take `max_buffer_bytes` in all.
 pub fn check_point(
     exp: &Experiment,
@@ -114,6 +138,9 @@ pub fn check_point(
     }
     let mut metric_vars = c.vars.clone();
     metric_vars.insert("time_s".into(), Num::Float(1.0));
+    for (name, nominal) in crate::metrics::ATTRIBUTE_VARS {
+        metric_vars.insert(name.to_string(), Num::Int(*nominal));
+    }
     let metric_exprs = [&exp.metrics.bytes, &exp.metrics.flops]
         .into_iter()
         .flatten()
@@ -144,6 +171,13 @@ fn check_kernel(c: &mut Checker, v: &Variant) {
     if let Some(p) = &v.passes {
         check_passes(c, p);
     }
+    for l in &v.launches {
+        check_launch(c, l);
+    }
+}
+
+/// One launch's grid, block, shared memory and scalar arguments, within the launch limits.
+fn check_launch(c: &mut Checker, v: &Launch) {
     let mut threads: u64 = 1;
     for (i, e) in v.grid.iter().enumerate().take(3) {
         c.int("grid", e, 1, MAX_GRID[i] as i64);

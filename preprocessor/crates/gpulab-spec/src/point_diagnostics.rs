@@ -5,7 +5,7 @@
 use crate::diagnostic::Diagnostic;
 use crate::directive::Directive;
 use crate::plan::combinations;
-use crate::point_check::{Problem, check_point};
+use crate::point_check::{Problem, check_point, check_requires};
 use crate::source::SourceFile;
 use crate::spec::Experiment;
 use crate::value::ParamValue;
@@ -25,19 +25,28 @@ pub(crate) fn check_points(
     // (variant, what, expression) → first problem, its point's axes, and how many points have it.
     type Seen = BTreeMap<(String, String, String), (Problem, BTreeMap<String, ParamValue>, usize)>;
     let mut seen: Seen = BTreeMap::new();
-    let combos = combinations(&directive.axes, &directive.zip);
-    for vname in &directive.variants {
-        let Some(variant) = exp.variant(vname) else {
+    let mut note = |vname: &str, p: Problem, axes: &BTreeMap<String, ParamValue>| {
+        let key = (vname.to_string(), p.what.clone(), p.expr.clone());
+        seen.entry(key)
+            .and_modify(|e| e.2 += 1)
+            .or_insert((p, axes.clone(), 1));
+    };
+    for axes in &combinations(&directive.axes, &directive.zip) {
+        let mut params: BTreeMap<String, ParamValue> = exp.params.iter().cloned().collect();
+        params.extend(axes.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // A point the spec's preconditions refuse is reported once, not for each variant, and
+        // its other problems (which the precondition explains) not at all.
+        let broken = check_requires(exp, &params);
+        if !broken.is_empty() {
+            broken.into_iter().for_each(|p| note("", p, axes));
             continue;
-        };
-        for axes in &combos {
-            let mut params: BTreeMap<String, ParamValue> = exp.params.iter().cloned().collect();
-            params.extend(axes.iter().map(|(k, v)| (k.clone(), v.clone())));
+        }
+        for vname in &directive.variants {
+            let Some(variant) = exp.variant(vname) else {
+                continue;
+            };
             for p in check_point(exp, variant, &params, max_buffer_bytes) {
-                let key = (vname.clone(), p.what.clone(), p.expr.clone());
-                seen.entry(key)
-                    .and_modify(|e| e.2 += 1)
-                    .or_insert((p, axes.clone(), 1));
+                note(vname, p, axes);
             }
         }
     }
@@ -58,6 +67,11 @@ pub(crate) fn check_points(
     let mut out = Vec::new();
     for ((variant, _, _), (p, axes, count)) in seen {
         let spec_span = find_expr_in_variant(&spec_text, &p.expr, &variant, &p.what);
+        // A precondition's problem belongs to no variant.
+        let who = |sep: &str| match variant.as_str() {
+            "" => String::new(),
+            v => format!("variant `{v}`{sep}"),
+        };
         let (line, _) = crate::diagnostic::line_col(&spec_text, spec_span.start);
         let more = if count > 1 {
             format!(" (and {} more point(s))", count - 1)
@@ -80,8 +94,11 @@ pub(crate) fn check_points(
                     .error(
                         span.clone(),
                         format!(
-                            "variant `{variant}` at {at}: {} `{}`: {}{more}",
-                            p.what, p.expr, p.message
+                            "{}at {at}: {} `{}`: {}{more}",
+                            who(" "),
+                            p.what,
+                            p.expr,
+                            p.message
                         ),
                         format!("this value of `{name}`"),
                     )
@@ -95,10 +112,7 @@ pub(crate) fn check_points(
             }
             None => out.push(spec.error(
                 spec_span,
-                format!(
-                    "variant `{variant}`: {} `{}`: {}{more}",
-                    p.what, p.expr, p.message
-                ),
+                format!("{}{} `{}`: {}{more}", who(": "), p.what, p.expr, p.message),
                 "with the spec's parameter defaults",
             )),
         }

@@ -1,6 +1,6 @@
 //! A source file being parsed (chapter or spec) and helpers to point diagnostics into it.
 
-use crate::diagnostic::{Diagnostic, Level};
+use crate::diagnostic::{Diagnostic, Level, SourceText};
 use std::ops::Range;
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -9,14 +9,14 @@ use std::sync::Arc;
 #[derive(Debug, Clone)]
 pub struct SourceFile {
     pub path: PathBuf,
-    pub text: Arc<str>,
+    pub text: Arc<SourceText>,
 }
 
 impl SourceFile {
-    pub fn new(path: impl Into<PathBuf>, text: impl Into<Arc<str>>) -> Self {
+    pub fn new(path: impl Into<PathBuf>, text: impl Into<String>) -> Self {
         SourceFile {
             path: path.into(),
-            text: text.into(),
+            text: SourceText::new(text),
         }
     }
 
@@ -31,7 +31,7 @@ impl SourceFile {
             level: Level::Error,
             message: message.into(),
             path: self.path.clone(),
-            source: self.text.to_string(),
+            source: Arc::clone(&self.text),
             span,
             label: label.into(),
             help: None,

@@ -150,10 +150,57 @@ impl Unit {
         )
     }
 
-    /// Whether a larger value is better (bandwidth) or worse (time); drives "best per row".
-    pub fn higher_is_better(self) -> bool {
-        !matches!(self, Unit::Millis | Unit::Seconds)
+    /// Which way a value in this unit improves: times fall, rates and speed-ups rise; a count, a
+    /// size, a share or a FLOP-per-byte ratio has no direction of its own.
+    pub const fn better(self) -> Option<Better> {
+        match self {
+            Unit::Millis | Unit::Seconds => Some(Better::Lower),
+            Unit::GigabytesPerSec | Unit::GflopsPerSec | Unit::Gips | Unit::Ratio => {
+                Some(Better::Higher)
+            }
+            Unit::Percent | Unit::FlopPerByte | Unit::Bytes | Unit::Count => None,
+        }
+    }
+}
+
+/// Which way a metric improves; drives "best per row" and the heat maps' scale (a metric without
+/// one is shaded nowhere).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Better {
+    Lower,
+    Higher,
+}
+
+/// The direction of a unit as written in a spec: [`Unit::better`] for one [`Unit::parse`] knows,
+/// else lower for a time (`ps`, `ns`, `us`, `µs`) and higher for a rate (`GOP/s`); `None` for any
+/// other (`way`, `FLOP/access`).
+pub fn better_of_unit_text(text: &str) -> Option<Better> {
+    let text = text.trim();
+    match Unit::parse(text) {
+        Some(unit) => unit.better(),
+        None if ["ps", "ns", "us", "µs"].contains(&text) => Some(Better::Lower),
+        None if text.ends_with("/s") => Some(Better::Higher),
+        None => None,
     }
 }
 
 pub use crate::host_data::ElemType;
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Bug (fixed): the bank-conflict tables shaded their slowest cell "best": `ps`, a unit the
+    /// registry does not know, fell back to higher-is-better.
+    #[test]
+    fn every_unit_knows_its_direction_and_an_unknown_one_has_none() {
+        assert_eq!(better_of_unit_text("ps"), Some(Better::Lower));
+        assert_eq!(better_of_unit_text("ns"), Some(Better::Lower));
+        assert_eq!(better_of_unit_text("ms"), Some(Better::Lower));
+        assert_eq!(better_of_unit_text("GOP/s"), Some(Better::Higher));
+        assert_eq!(better_of_unit_text("×"), Some(Better::Higher));
+        assert_eq!(better_of_unit_text("way"), None);
+        assert_eq!(better_of_unit_text("FLOP/access"), None);
+        assert_eq!(Unit::Count.better(), None);
+    }
+}

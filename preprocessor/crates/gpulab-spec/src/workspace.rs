@@ -54,6 +54,15 @@ impl Workspace {
         DataDir::new(self.config.data_dir(&self.root))
     }
 
+    /// Why book.toml's `device` names no device `data/` has recordings of (a typo would show
+    /// another GPU's numbers without a word), with its line of book.toml.
+    pub fn device_problem(&self) -> Option<String> {
+        let known = self.data().devices().unwrap_or_default();
+        let problem = self.config.device_problem(&known)?;
+        let text = std::fs::read_to_string(self.root.join("book.toml")).unwrap_or_default();
+        Some(crate::config::located(&text, &problem))
+    }
+
     /// The experiment spec `name`, loaded and validated once.
     pub fn spec(&self, name: &str) -> SpecResult {
         let mut specs = self.specs.lock().unwrap_or_else(|e| e.into_inner());
@@ -94,9 +103,14 @@ impl Workspace {
         Ok(table)
     }
 
-    /// What is wrong with paper table `id` (missing, outside the book, unparsable), if anything.
-    fn paper_problem(&self, id: &str) -> Option<String> {
-        self.paper(id).err()
+    /// What is wrong with paper table `id` (missing, outside the book, unparsable, a row naming
+    /// a variant `exp` does not have), if anything.
+    fn paper_problem(&self, id: &str, exp: &Experiment) -> Option<String> {
+        let variants: Vec<&str> = exp.variants.iter().map(|v| v.name.as_str()).collect();
+        match self.paper(id) {
+            Ok(table) => table?.unknown_variant(&exp.name, &variants),
+            Err(e) => Some(e),
+        }
     }
 
     /// Finds and parses every directive of a chapter, then its inline values (`{{#gpulab …}}`).
@@ -107,12 +121,25 @@ impl Workspace {
             .strip_prefix(&self.root)
             .unwrap_or(&self.src_dir)
             .join(path);
+        let content = &*crate::directive::fence::normalise_line_endings(content);
         let file = SourceFile::new(shown, content);
         let (mut experiments, mut inline) = (0, 0);
-        let fences = find_fences(content).into_iter();
-        fences
+        // Lines are counted from the previous block on (fences, then inline values, each in
+        // order): a chapter of many blocks costs its length.
+        let (mut counted, mut line) = (0, 1);
+        find_fences(content)
+            .into_iter()
             .chain(crate::directive::inline::find_inline(content))
             .map(|fence| {
+                let at = fence.block.start.min(content.len());
+                if at < counted {
+                    (counted, line) = (0, 1);
+                }
+                line += content.as_bytes()[counted..at]
+                    .iter()
+                    .filter(|&&b| b == b'\n')
+                    .count();
+                counted = at;
                 let counter = match fence.kind {
                     FenceKind::Experiment => &mut experiments,
                     _ => &mut inline,
@@ -121,21 +148,22 @@ impl Workspace {
                 let location = Location {
                     chapter: path.to_path_buf(),
                     index: *counter,
-                    line: crate::diagnostic::line_col(content, fence.block.start).0,
+                    line,
                 };
                 let parsed = match fence.kind {
                     FenceKind::Status | FenceKind::Anchors | FenceKind::NcuCheck => Err(Vec::new()),
                     _ if fence.unclosed => {
                         let start = fence.block.start;
-                        let (what, label) = match fence.kind {
-                            FenceKind::Inline => ("unclosed {{#gpulab: its paragraph ends before `}}`", "opened here"),
-                            _ => ("unclosed ```gpulab fence: the chapter ends before its closing fence", "opened here"),
+                        let what = match fence.kind {
+                            FenceKind::Inline => "unclosed {{#gpulab: its paragraph ends before `}}`",
+                            _ => "unclosed ```gpulab fence: the chapter ends before its closing fence",
                         };
-                        Err(vec![file.error(start..start + 3, what, label)])
+                        Err(vec![file.error(start..start + 3, what, "opened here")])
                     }
                     FenceKind::Inline => self.parse_inline(&file, &fence, location),
                     FenceKind::Experiment => self.parse_directive(&file, &fence, location),
-                };
+                }
+                .map_err(crate::diagnostic::cap);
                 FoundDirective {
                     chapter_name: name.to_string(),
                     chapter_path: path.to_path_buf(),
@@ -228,7 +256,7 @@ impl Workspace {
             pieces: &fence.pieces,
             location,
         };
-        let directive = validate::validate(raw, exp, &ctx, &|id| self.paper_problem(id))?;
+        let directive = validate::validate(raw, exp, &ctx, &|id| self.paper_problem(id, exp))?;
         let diags = crate::point_diagnostics::check_points(
             &self.root,
             &directive,

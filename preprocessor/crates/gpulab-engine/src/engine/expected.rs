@@ -2,8 +2,8 @@
 //! evaluated on the host inputs of a point.
 
 use super::reference;
-use crate::expr::{Env, Num};
-use crate::host_data::HostData;
+use crate::expr::{Arrays, Expr, Num};
+use crate::host_data::{ElemType, HostData};
 use crate::spec::validate::FORMULA_SELF as SELF_NAME;
 use crate::spec::{Reference, VerifySpec};
 use rayon::prelude::*;
@@ -26,34 +26,15 @@ pub fn dims(
         .collect()
 }
 
-/// Variables, the element index and input buffers, for `formula`.
-struct FormulaEnv<'a> {
-    vars: &'a HashMap<String, Num>,
-    inputs: &'a BTreeMap<String, &'a HostData>,
-    i: i64,
-    /// The elements computed so far, when the formula reads `ref[j]` (j < i).
-    done: Option<(&'a [Num], bool)>,
-}
-
-impl Env for FormulaEnv<'_> {
-    fn var(&self, name: &str) -> Option<Num> {
-        if name == "i" {
-            return Some(Num::Int(self.i));
-        }
-        self.vars.get(name).copied()
-    }
-    fn index(&self, name: &str, i: i64) -> Option<Num> {
-        if let (SELF_NAME, Some((done, float))) = (name, self.done) {
-            let v = *done.get(usize::try_from(i).ok()?)?;
-            return Some(match (v, float) {
-                (Num::Int(i), true) => Num::Float(i as f64),
-                (Num::Float(f), false) => Num::Int(f as i64),
-                (v, _) => v,
-            });
-        }
-        // Integers read exactly (64-bit ones too), floats widened to f64.
-        self.inputs.get(name)?.get_num(usize::try_from(i).ok()?)
-    }
+/// Element `j` of the formula's own output so far (a recurrence's `ref[j]`, j < i), in the kind of
+/// number the output holds.
+fn earlier(done: &[Num], j: i64, float: bool) -> Option<Num> {
+    let v = *done.get(usize::try_from(j).ok()?)?;
+    Some(match (v, float) {
+        (Num::Int(i), true) => Num::Float(i as f64),
+        (Num::Float(f), false) => Num::Int(f as i64),
+        (v, _) => v,
+    })
 }
 
 /// The expected content of the verified output buffer (`len` elements of type `like`).
@@ -62,7 +43,7 @@ pub fn expected(
     vars: &HashMap<String, Num>,
     host: &BTreeMap<String, HostData>,
     out_len: usize,
-    like: crate::host_data::ElemType,
+    like: ElemType,
 ) -> Result<HostData, String> {
     let Reference::Builtin(name) = &verify.reference else {
         return Err("a variant reference is resolved by the caller".into());
@@ -77,55 +58,12 @@ pub fn expected(
             .formula
             .as_ref()
             .ok_or("reference `formula` has no formula")?;
-        // Parameters and dims are the same for every element: substituted and folded once, so
-        // the per-element evaluation looks up only `i` and the inputs.
-        let formula = &formula.specialized(&|name| {
-            (name != "i" && name != SELF_NAME)
-                .then(|| vars.get(name).copied())
-                .flatten()
-        });
-        let inputs: BTreeMap<String, &HostData> =
-            host.iter().map(|(k, v)| (k.clone(), v)).collect();
         let n = dims
             .get("n")
             .map(|n| *n as usize)
             .unwrap_or(out_len)
             .min(out_len);
-        if formula.variables().iter().any(|v| v == SELF_NAME) {
-            // A recurrence: element i may read elements 0..i, so one after another.
-            let mut done: Vec<Num> = Vec::with_capacity(n);
-            for i in 0..n {
-                let env = FormulaEnv {
-                    vars: &vars,
-                    inputs: &inputs,
-                    i: i as i64,
-                    done: Some((&done, like.is_float())),
-                };
-                let v = formula
-                    .eval(&env)
-                    .map_err(|e| format!("formula at i={i}: {e}"))?;
-                done.push(v);
-            }
-            return Ok(HostData::from_nums(like, &done));
-        }
-        // Evaluated per element over every core, by the one evaluator.
-        let values: Result<Vec<Num>, String> = (0..n)
-            .into_par_iter()
-            .map(|i| {
-                let env = FormulaEnv {
-                    vars: &vars,
-                    inputs: &inputs,
-                    i: i as i64,
-                    done: None,
-                };
-                formula
-                    .eval(&env)
-                    .map_err(|e| format!("formula at i={i}: {e}"))
-            })
-            .collect();
-        // Converted per element by the output type's rules (integers exactly, wrapping; floats
-        // rounded to nearest): see `host_data::element`.
-        return Ok(HostData::from_nums(like, &values?));
+        return formula_values(formula, &vars, host, n, like);
     }
     let inputs: Vec<&HostData> = verify
         .inputs
@@ -135,7 +73,64 @@ pub fn expected(
                 .ok_or_else(|| format!("reference input `{b}` is not a buffer"))
         })
         .collect::<Result<_, _>>()?;
-    reference::run(name, &inputs, &dims).map_err(|e| e.to_string())
+    reference::run(name, &inputs, &dims, like).map_err(|e| e.to_string())
+}
+
+/// The first `n` elements of a `formula` reference, evaluated with the point's `vars`.
+fn formula_values(
+    formula: &Expr,
+    vars: &HashMap<String, Num>,
+    host: &BTreeMap<String, HostData>,
+    n: usize,
+    like: ElemType,
+) -> Result<HostData, String> {
+    // Parameters and dims are the same for every element: substituted and folded once, so
+    // the per-element evaluation reads only `i` and the inputs.
+    let formula = formula.specialized(&|name| {
+        (name != "i" && name != SELF_NAME)
+            .then(|| vars.get(name).copied())
+            .flatten()
+    });
+    let recurrence = formula.variables().iter().any(|v| v == SELF_NAME);
+    // Compiled once: `i` in slot 0, the inputs (after `ref`, in a recurrence) read by number.
+    let names: Vec<&str> = recurrence
+        .then_some(SELF_NAME)
+        .into_iter()
+        .chain(host.keys().map(String::as_str))
+        .collect();
+    let formula = formula.compile(&["i"], &names);
+    let inputs: Vec<&HostData> = host.values().collect();
+    let skip = usize::from(recurrence);
+    // Integers read exactly (64-bit ones too), floats widened to f64.
+    let input = |a: usize, j: i64| inputs.get(a - skip)?.get_num(usize::try_from(j).ok()?);
+    let at = |i: usize, slots: &mut Vec<Num>, read: Arrays| {
+        slots[0] = Num::Int(i as i64);
+        formula
+            .eval(slots, read)
+            .map_err(|e| format!("formula at i={i}: {e}"))
+    };
+    let slots = vec![Num::Int(0); formula.slots()];
+    if recurrence {
+        // Element i may read elements 0..i, so one after another.
+        let (mut done, mut slots) = (Vec::with_capacity(n), slots);
+        for i in 0..n {
+            let read = |a: usize, j: i64| match a {
+                0 => earlier(&done, j, like.is_float()),
+                _ => input(a, j),
+            };
+            let v = at(i, &mut slots, &read)?;
+            done.push(v);
+        }
+        return Ok(HostData::from_nums(like, &done));
+    }
+    // Evaluated per element over every core.
+    let values: Result<Vec<Num>, String> = (0..n)
+        .into_par_iter()
+        .map_init(|| slots.clone(), |slots, i| at(i, slots, &input))
+        .collect();
+    // Converted per element by the output type's rules (integers exactly, wrapping; floats
+    // rounded to nearest): see `host_data::element`.
+    Ok(HostData::from_nums(like, &values?))
 }
 
 /// The first `n` elements of `data` (references of reductions produce fewer than the buffer).

@@ -49,6 +49,10 @@ pub struct JobPoint {
     /// computed once, while each directive's `measure` and `budget_s` still apply to its own points.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<MeasureRules>,
+    /// Seconds its kernel runs (verification run and samples), as a verified recording predicts
+    /// them (`shard::set_predictions`); the supervisor's watchdog scales with it. `None`: unknown.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub predicted_s: Option<f64>,
 }
 
 impl JobPoint {
@@ -59,6 +63,7 @@ impl JobPoint {
             params: params.clone(),
             key: key.clone(),
             rules: None,
+            predicted_s: None,
         }
     }
 
@@ -112,14 +117,16 @@ pub(crate) enum Message {
     Device(DeviceRecord),
     /// A point is starting (the watchdog and the progress bar use it).
     Start { index: usize },
+    /// The running point's kernel starts (`true`, before its first launch) or stops (`false`,
+    /// after its last sample) running: in between, the watchdog scales with its predicted time.
+    Kernel { running: bool },
     /// A point finished (ok, failed or skipped).
     Point { index: usize, point: Box<Point> },
-    /// A point's launch sequence ran once for the profiler (`Job::profile`): `launches` launches
-    /// of `kernel`, or why it could not run.
+    /// A point's launch sequence ran once for the profiler (`Job::profile`): the kernel of each
+    /// launch, in order, or why it could not run.
     Profiled {
         index: usize,
-        kernel: String,
-        launches: usize,
+        kernels: Vec<String>,
         error: Option<String>,
     },
     /// The worker's last line: where its time went.

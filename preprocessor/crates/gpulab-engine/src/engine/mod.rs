@@ -13,7 +13,7 @@ pub mod job;
 pub mod live;
 pub mod measure;
 pub mod phases;
-pub(crate) mod ptx_cache;
+pub mod ptx_cache;
 pub mod recorder;
 pub mod reference;
 pub mod resolve;

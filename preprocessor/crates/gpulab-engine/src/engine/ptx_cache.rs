@@ -1,58 +1,64 @@
 //! NVRTC compilation with an on-disk cache outside `book/` (key: source, the headers beside it,
-//! options, architecture and NVRTC version), so rebuilding a book does not recompile unchanged
-//! kernels. A cache entry is written atomically; an unreadable entry is simply recompiled.
+//! options, architecture and NVRTC version), shared by the engine and `check`, so that neither
+//! recompiles an unchanged kernel. An entry holds the image and, for a cubin, the PTX it was made
+//! from (`check` reads it); it is written atomically, and an unreadable entry is recompiled.
 
-use crate::gpu::{Image, ImageKind, compile, nvrtc_version};
+use crate::gpu::{CompileError, Image, ImageKind, compile, nvrtc_version};
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// The cache file for a compilation, or `None` when NVRTC's version cannot be read or a header
-/// beside the source cannot be read (then the kernel is compiled without the cache).
+/// Bumped whenever what an entry holds, or what its key covers, changes.
+const FORMAT: &str = "gpulab-ptx-cache-2";
+
+/// The cache file for a compilation of a source in folder `dir`, or `None` when NVRTC's version
+/// cannot be read or a header in `dir` cannot be read (then the kernel is compiled without the cache).
 pub(crate) fn cache_path(
     cache_dir: &Path,
     source: &str,
-    name: &str,
+    dir: &Path,
     options: &[String],
     arch: (u32, u32),
 ) -> Option<PathBuf> {
     let nvrtc = nvrtc_version().ok()?;
-    let key = cache_key(nvrtc, source, name, options, arch)?;
+    let key = cache_key(nvrtc, source, dir, options, arch)?;
     Some(cache_dir.join(format!("{key}.bin")))
 }
 
-/// The cache key of a compilation; `None` when a header beside the source cannot be read, since
-/// hashing it as empty would give it the key of an empty header.
+/// The cache key of a compilation; `None` when a header in `dir` cannot be read, since hashing it
+/// as empty would give it the key of an empty header.
 fn cache_key(
     (major, minor): (u32, u32),
     source: &str,
-    name: &str,
+    dir: &Path,
     options: &[String],
     arch: (u32, u32),
 ) -> Option<String> {
     let mut h = Sha256::new();
-    h.update(format!("nvrtc {major}.{minor} sm_{}{}\0", arch.0, arch.1));
+    h.update(format!(
+        "{FORMAT} nvrtc {major}.{minor} sm_{}{}\0",
+        arch.0, arch.1
+    ));
     h.update(source);
     h.update([0]);
-    for o in options {
+    for o in crate::ptx::FIXED_COMPILE_OPTIONS
+        .iter()
+        .copied()
+        .chain(options.iter().map(String::as_str))
+    {
         h.update(o);
         h.update([0]);
     }
     // Headers beside the source (`#include "common.cuh"`) change the result too.
-    if let Some(dir) = Path::new(name)
-        .parent()
-        .filter(|d| !d.as_os_str().is_empty())
-    {
-        let mut headers: Vec<PathBuf> = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .map(|e| e.path())
-            .filter(|p| p.extension().is_some_and(|x| x == "cuh" || x == "h"))
-            .collect();
-        headers.sort();
-        for p in headers {
-            h.update(std::fs::read(&p).ok()?);
-        }
+    let mut headers: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|x| x == "cuh" || x == "h"))
+        .collect();
+    headers.sort();
+    for p in headers {
+        h.update(std::fs::read(&p).ok()?);
     }
     Some(
         h.finalize()
@@ -63,43 +69,71 @@ fn cache_key(
     )
 }
 
-/// Compiles `source`, or returns the cached image.
-pub(crate) fn compile_cached(
+/// Compiles `source` (the text of the file at `path`, named `name` in NVRTC's messages), or
+/// returns the cached image.
+pub fn compile_cached(
     cache_dir: &Path,
+    path: &Path,
     source: &str,
     name: &str,
     options: &[String],
     arch: (u32, u32),
-) -> Result<Image, String> {
-    let path = cache_path(cache_dir, source, name, options, arch);
-    if let Some(p) = &path
-        && let Ok(bytes) = std::fs::read(p)
-        && let Some((&tag, body)) = bytes.split_first()
+) -> Result<Image, CompileError> {
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let entry = cache_path(cache_dir, source, dir, options, arch);
+    if let Some(image) = entry
+        .as_deref()
+        .and_then(|p| read_entry(p, arch, name, options))
     {
-        let kind = if tag == b'c' {
-            ImageKind::Cubin
-        } else {
-            ImageKind::Ptx
-        };
-        return Ok(Image::from_cache(kind, body.to_vec(), arch, name, options));
+        return Ok(image);
     }
-    let image = compile(source, name, options, arch).map_err(|e| e.to_string())?;
-    if let Some(p) = &path {
-        let mut bytes = vec![if image.kind() == ImageKind::Cubin {
-            b'c'
-        } else {
-            b'p'
-        }];
-        bytes.extend_from_slice(image.bytes());
-        if let Some(dir) = p.parent()
-            && std::fs::create_dir_all(dir).is_ok()
-            && let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir)
-            && std::io::Write::write_all(&mut tmp, &bytes).is_ok()
-        {
-            let _ = tmp.persist(p);
-        }
+    let image = compile(source, name, options, arch)?;
+    if let Some(p) = &entry {
+        write_entry(p, &image);
     }
     Ok(image)
+}
+
+/// An entry: `p` and the PTX, or `c`, the cubin's length (8 bytes, little-endian), the cubin and
+/// the PTX it was made from.
+fn read_entry(p: &Path, arch: (u32, u32), name: &str, options: &[String]) -> Option<Image> {
+    let bytes = std::fs::read(p).ok()?;
+    let (&tag, body) = bytes.split_first()?;
+    let (kind, image, ptx) = match tag {
+        b'p' => (ImageKind::Ptx, body, None),
+        b'c' => {
+            let (len, rest) = body.split_first_chunk::<8>()?;
+            let len = usize::try_from(u64::from_le_bytes(*len)).ok()?;
+            let ptx = String::from_utf8(rest.get(len..)?.to_vec()).ok()?;
+            (ImageKind::Cubin, rest.get(..len)?, Some(ptx))
+        }
+        _ => return None,
+    };
+    let image = image.to_vec();
+    Some(Image::from_cache(kind, image, ptx, arch, name, options))
+}
+
+/// Writes `image` as the entry `p`, atomically; a failure only costs a later compile.
+fn write_entry(p: &Path, image: &Image) {
+    let mut bytes = Vec::new();
+    match image.kind() {
+        ImageKind::Ptx => bytes.push(b'p'),
+        ImageKind::Cubin => {
+            bytes.push(b'c');
+            bytes.extend_from_slice(&(image.bytes().len() as u64).to_le_bytes());
+        }
+    }
+    bytes.extend_from_slice(image.bytes());
+    if image.kind() == ImageKind::Cubin {
+        bytes.extend_from_slice(image.ptx().unwrap_or_default().as_bytes());
+    }
+    if let Some(dir) = p.parent()
+        && std::fs::create_dir_all(dir).is_ok()
+        && let Ok(mut tmp) = tempfile::NamedTempFile::new_in(dir)
+        && std::io::Write::write_all(&mut tmp, &bytes).is_ok()
+    {
+        let _ = tmp.persist(p);
+    }
 }
 
 #[cfg(test)]
@@ -112,21 +146,27 @@ mod tests {
             return;
         }
         let dir = tempfile::tempdir().unwrap();
+        let cu = dir.path().join("k.cu");
         let src = "extern \"C\" __global__ void k(float* x) { x[threadIdx.x] = SCALE; }";
         let opts = vec!["-DSCALE=2.0f".to_string()];
-        let first = compile_cached(dir.path(), src, "k.cu", &opts, (9, 0)).unwrap();
-        let path = cache_path(dir.path(), src, "k.cu", &opts, (9, 0)).unwrap();
+        let first = compile_cached(dir.path(), &cu, src, "k.cu", &opts, (9, 0)).unwrap();
+        let path = cache_path(dir.path(), src, dir.path(), &opts, (9, 0)).unwrap();
         assert!(path.is_file(), "the compile wrote its cache entry");
-        let second = compile_cached(dir.path(), src, "k.cu", &opts, (9, 0)).unwrap();
+        let second = compile_cached(dir.path(), &cu, src, "k.cu", &opts, (9, 0)).unwrap();
         assert_eq!(first.bytes(), second.bytes());
         assert!(
             second.log().is_empty(),
             "the second image came from the cache, not NVRTC"
         );
+        assert_eq!(
+            second.ptx(),
+            first.ptx(),
+            "check reads the PTX from the cache"
+        );
         let other = cache_path(
             dir.path(),
             src,
-            "k.cu",
+            dir.path(),
             &["-DSCALE=3.0f".to_string()],
             (9, 0),
         )
@@ -134,14 +174,37 @@ mod tests {
         assert_ne!(path, other, "other defines, other entry");
     }
 
+    /// A cubin's entry keeps the PTX it was made from; a truncated entry is not an image.
+    #[test]
+    fn an_entry_holds_the_cubin_and_its_ptx_and_a_truncated_one_is_a_miss() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("e.bin");
+        let image = Image::from_cache(
+            ImageKind::Cubin,
+            vec![1, 2, 3],
+            Some(".entry k".into()),
+            (9, 0),
+            "k.cu",
+            &[],
+        );
+        write_entry(&p, &image);
+        let back = read_entry(&p, (9, 0), "k.cu", &[]).expect("the entry reads back");
+        assert_eq!(
+            (back.kind(), back.bytes()),
+            (ImageKind::Cubin, &[1u8, 2, 3][..])
+        );
+        assert_eq!(back.ptx(), Some(".entry k"));
+        let bytes = std::fs::read(&p).unwrap();
+        std::fs::write(&p, &bytes[..bytes.len() - 10]).unwrap();
+        assert!(read_entry(&p, (9, 0), "k.cu", &[]).is_none());
+    }
+
     /// An unreadable header was hashed as empty, so its key collided with that of an empty header
     /// (and a stale cache entry could be used); now such a compilation is not cached at all.
     #[test]
     fn unreadable_header_gives_no_cache_key() {
         let dir = tempfile::tempdir().unwrap();
-        let name = dir.path().join("k.cu");
-        let name = name.to_str().unwrap();
-        let key = |opts: &[String]| cache_key((13, 0), "src", name, opts, (9, 0));
+        let key = |opts: &[String]| cache_key((13, 0), "src", dir.path(), opts, (9, 0));
         std::fs::write(dir.path().join("common.cuh"), "").unwrap();
         let empty = key(&[]).expect("a readable empty header: a key");
         std::fs::write(dir.path().join("common.cuh"), "#define X 1\n").unwrap();

@@ -147,10 +147,8 @@ impl Recorder {
             }
         };
         name_device_in_keys(&job.points, &mut points, &device.slug);
-        let failed = points
-            .iter()
-            .filter(|p| p.outcome == Outcome::Failed)
-            .count();
+        let count = |o: Outcome| points.iter().filter(|p| p.outcome == o).count();
+        let (failed, skipped) = (count(Outcome::Failed), count(Outcome::Skipped));
         let ran = points.len();
         let data = ws.data();
         let lock = data.lock()?;
@@ -175,7 +173,7 @@ impl Recorder {
                 .map(|c| format!(" (CPUs {c})"))
                 .unwrap_or_default();
             eprintln!(
-                "recorded {ran} point(s) of `{experiment}` ({failed} failed){on}{cpus} in {} in {:.1} s\n    time: {}",
+                "recorded {ran} point(s) of `{experiment}` ({failed} failed, {skipped} not run){on}{cpus} in {} in {:.1} s\n    time: {}",
                 path.display(),
                 started.elapsed().as_secs_f64(),
                 phases.summary()

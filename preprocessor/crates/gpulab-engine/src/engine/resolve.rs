@@ -2,7 +2,7 @@
 //! launch dimensions and arguments. Pure, so `check` and tests use it without a GPU.
 
 use crate::expr::{Expr, Num};
-use crate::spec::{ArgSpec, DefineValue, Exec, Experiment, ScalarType, Variant};
+use crate::spec::{ArgSpec, DefineValue, Exec, Experiment, Launch, ScalarType, Variant};
 use std::collections::HashMap;
 
 /// A scalar kernel argument with its concrete value.
@@ -113,33 +113,39 @@ fn eval_u32(
     u32::try_from(i).map_err(|_| err(format!("{what} `{}` = {i} is out of range", e.source())))
 }
 
-/// Grid, block and dynamic shared memory at a point (missing dimensions are 1).
+/// Grid, block and dynamic shared memory of one of `variant`'s launches at a point (missing
+/// dimensions are 1).
 pub fn dims(
-    variant: &Variant,
+    variant: &str,
+    launch: &Launch,
     vars: &HashMap<String, Num>,
 ) -> Result<([u32; 3], [u32; 3], u32), ResolveError> {
     let mut grid = [1u32; 3];
     let mut block = [1u32; 3];
-    for (i, e) in variant.grid.iter().enumerate().take(3) {
-        grid[i] = eval_u32(e, vars, "grid", &variant.name)?;
+    for (i, e) in launch.grid.iter().enumerate().take(3) {
+        grid[i] = eval_u32(e, vars, "grid", variant)?;
     }
-    for (i, e) in variant.block.iter().enumerate().take(3) {
-        block[i] = eval_u32(e, vars, "block", &variant.name)?;
+    for (i, e) in launch.block.iter().enumerate().take(3) {
+        block[i] = eval_u32(e, vars, "block", variant)?;
     }
-    let shared = match &variant.shared {
-        Some(e) => eval_u32(e, vars, "shared", &variant.name)?,
+    let shared = match &launch.shared {
+        Some(e) => eval_u32(e, vars, "shared", variant)?,
         None => 0,
     };
     Ok((grid, block, shared))
 }
 
-/// Kernel arguments at a point.
-pub fn args(variant: &Variant, vars: &HashMap<String, Num>) -> Result<Vec<Arg>, ResolveError> {
+/// The arguments of one of `variant`'s launches at a point.
+pub fn args(
+    variant: &str,
+    launch: &Launch,
+    vars: &HashMap<String, Num>,
+) -> Result<Vec<Arg>, ResolveError> {
     let err = |m: String| ResolveError {
-        variant: variant.name.clone(),
+        variant: variant.to_string(),
         message: m,
     };
-    variant
+    launch
         .args
         .iter()
         .map(|a| {
@@ -183,15 +189,17 @@ pub fn buffer_lens(
         .collect()
 }
 
-/// The unique kernel compilations (source path, function, options) a set of points needs.
+/// The kernel compilation (source path, first kernel, options) a kernel variant needs at a
+/// point: one module holds every kernel of its launches, the first naming it.
 pub fn kernel_builds(
     variant: &Variant,
     vars: &HashMap<String, Num>,
 ) -> Result<Option<(std::path::PathBuf, String, Vec<String>)>, ResolveError> {
+    let first = variant.launches.first().map(|l| l.kernel.clone());
     match &variant.exec {
-        Exec::Kernel { function, source } => Ok(Some((
+        Exec::Kernel { source } => Ok(Some((
             source.clone(),
-            function.clone(),
+            first.unwrap_or_default(),
             defines(variant, vars)?,
         ))),
         _ => Ok(None),

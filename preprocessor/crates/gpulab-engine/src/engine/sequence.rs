@@ -1,5 +1,6 @@
-//! The launch sequence of a kernel variant at one point: one launch, a host loop of launches
-//! (one per block row or per block), or multi-pass ping-pong passes (reduction).
+//! The launch sequence of a kernel variant at one point: one launch, several launches of
+//! different kernels (`[[variant.launch]]`), a host loop of launches (one per block row or per
+//! block), or multi-pass ping-pong passes (reduction).
 
 use super::resolve::{self, Arg, Scalar};
 use crate::expr::Num;
@@ -16,13 +17,24 @@ pub enum SequenceError {
     Gpu(#[from] GpuError),
     #[error("kernel argument names buffer `{0}`, which does not exist")]
     NoBuffer(String),
+    #[error("launch {0} names a kernel that was not loaded")]
+    NoKernel(usize),
 }
 
-/// A launch as scripts see it: grid, block, dynamic shared bytes, arguments.
-pub(crate) type LaunchDescription = ([u32; 3], [u32; 3], u32, Vec<Arg>);
+/// A launch as scripts see it: kernel, grid, block, dynamic shared bytes, arguments.
+#[derive(Debug, Clone, PartialEq)]
+pub struct LaunchDescription {
+    pub kernel: String,
+    pub grid: [u32; 3],
+    pub block: [u32; 3],
+    pub shared: u32,
+    pub args: Vec<Arg>,
+}
 
 /// One launch, fully resolved.
-struct Launch {
+struct Resolved {
+    /// Its kernel: an index into `Sequence::kernels`.
+    kernel: usize,
     grid: [u32; 3],
     block: [u32; 3],
     shared: u32,
@@ -33,22 +45,30 @@ struct Launch {
 
 /// A variant's launches at a point, resolved once and replayed for every sample.
 pub struct Sequence {
-    launches: Vec<Launch>,
+    /// The kernel of each of the variant's launches, in the spec's order.
+    kernels: Vec<String>,
+    launches: Vec<Resolved>,
 }
 
 impl Sequence {
     /// Resolves every launch of `variant` at `vars`.
     pub fn plan(variant: &Variant, vars: &HashMap<String, Num>) -> Result<Sequence, SequenceError> {
         let mut launches = Vec::new();
-        let one = |vars: &HashMap<String, Num>,
+        let one = |kernel: usize,
+                   vars: &HashMap<String, Num>,
                    pass: Option<(String, String)>|
-         -> Result<Launch, SequenceError> {
-            let (grid, block, shared) = resolve::dims(variant, vars)?;
-            let args = resolve::args(variant, vars)?;
+         -> Result<Resolved, SequenceError> {
+            let spec = variant
+                .launches
+                .get(kernel)
+                .ok_or(SequenceError::NoKernel(kernel))?;
+            let (grid, block, shared) = resolve::dims(&variant.name, spec, vars)?;
+            let args = resolve::args(&variant.name, spec, vars)?;
             let (pass_in, pass_out) = pass
                 .map(|(a, b)| (Some(a), Some(b)))
                 .unwrap_or((None, None));
-            Ok(Launch {
+            Ok(Resolved {
+                kernel,
                 grid,
                 block,
                 shared,
@@ -66,7 +86,7 @@ impl Sequence {
             let mut v = vars.clone();
             for i in 0..count {
                 v.insert(l.var.clone(), Num::Int(i));
-                launches.push(one(&v, None)?);
+                launches.push(one(0, &v, None)?);
             }
         } else if let Some(p) = &variant.passes {
             let err = |m: String| resolve::ResolveError {
@@ -102,7 +122,7 @@ impl Sequence {
                 } else {
                     p.scratch[k % 2].clone()
                 };
-                launches.push(one(&v, Some((input.clone(), output.clone())))?);
+                launches.push(one(0, &v, Some((input.clone(), output.clone())))?);
                 if next <= 1 || launches.len() > 64 {
                     break;
                 }
@@ -111,21 +131,33 @@ impl Sequence {
                 k += 1;
             }
         } else {
-            launches.push(one(vars, None)?);
+            for kernel in 0..variant.launches.len() {
+                launches.push(one(kernel, vars, None)?);
+            }
         }
-        Ok(Sequence { launches })
+        let kernels = variant.launches.iter().map(|l| l.kernel.clone()).collect();
+        Ok(Sequence { kernels, launches })
+    }
+
+    /// The kernels to load, in order: `launch` takes them as loaded, in this order.
+    pub fn kernels(&self) -> &[String] {
+        &self.kernels
     }
 
     pub fn len(&self) -> usize {
         self.launches.len()
     }
 
-    /// Each launch as (grid, block, shared, args) with pass buffers named (for scripts).
+    /// Each launch with its kernel named and its pass buffers named (for scripts).
     pub fn describe(&self) -> Vec<LaunchDescription> {
         self.launches
             .iter()
-            .map(|l| {
-                let args = l
+            .map(|l| LaunchDescription {
+                kernel: self.kernels.get(l.kernel).cloned().unwrap_or_default(),
+                grid: l.grid,
+                block: l.block,
+                shared: l.shared,
+                args: l
                     .args
                     .iter()
                     .map(|a| match a {
@@ -133,8 +165,7 @@ impl Sequence {
                         Arg::PassOut => Arg::Buffer(l.pass_out.clone().unwrap_or_default()),
                         other => other.clone(),
                     })
-                    .collect();
-                (l.grid, l.block, l.shared, args)
+                    .collect(),
             })
             .collect()
     }
@@ -151,14 +182,15 @@ impl Sequence {
             .unwrap_or(([1, 1, 1], 0))
     }
 
-    /// Queues every launch (asynchronous).
+    /// Queues every launch (asynchronous); `kernels` are [`Sequence::kernels`], loaded.
     pub fn launch(
         &self,
         gpu: &Gpu,
-        kernel: &Kernel,
+        kernels: &[Kernel],
         buffers: &BTreeMap<String, DeviceBuffer>,
     ) -> Result<(), SequenceError> {
-        for l in &self.launches {
+        for (i, l) in self.launches.iter().enumerate() {
+            let kernel = kernels.get(l.kernel).ok_or(SequenceError::NoKernel(i))?;
             let mut args = Vec::with_capacity(l.args.len());
             for a in &l.args {
                 let buf = |name: &str| {
@@ -190,3 +222,7 @@ impl Sequence {
         Ok(())
     }
 }
+
+#[cfg(test)]
+#[path = "sequence_tests.rs"]
+mod tests;

@@ -40,14 +40,22 @@ pub struct Shard {
     pub count: usize,
 }
 
+/// The most shards a run may be split into: one per machine or job, and a slot is kept for each.
+pub(crate) const MAX_SHARDS: usize = 10_000;
+
 impl Shard {
-    /// Parses `K/N` with 1 ≤ K ≤ N.
+    /// Parses `K/N` with 1 ≤ K ≤ N ≤ [`MAX_SHARDS`].
     pub fn parse(s: &str) -> Result<Shard, String> {
         let (k, n) = s.split_once('/').ok_or("expected K/N, e.g. 2/4")?;
         let k: usize = k.trim().parse().map_err(|_| "K must be a number")?;
         let n: usize = n.trim().parse().map_err(|_| "N must be a number")?;
         if n == 0 || k == 0 || k > n {
             return Err(format!("shard {k}/{n}: need 1 <= K <= N"));
+        }
+        if n > MAX_SHARDS {
+            return Err(format!(
+                "shard {k}/{n}: at most {MAX_SHARDS} shards (one per machine or job)"
+            ));
         }
         Ok(Shard {
             index: k - 1,
@@ -102,6 +110,50 @@ pub fn predict(
     groups: &[JobGroup],
     recorded: &dyn Fn(&str, &JobPoint) -> Vec<Point>,
 ) -> Vec<Vec<f64>> {
+    let known = from_recordings(groups, recorded, &recorded_cost);
+    groups
+        .iter()
+        .zip(known)
+        .map(|(g, known)| {
+            let smallest = |variant: &str| {
+                g.points
+                    .iter()
+                    .filter(|q| q.variant == variant)
+                    .map(|q| size_of(&q.params))
+                    .fold(f64::INFINITY, f64::min)
+            };
+            g.points
+                .iter()
+                .zip(known)
+                .map(|(p, c)| {
+                    c.unwrap_or_else(|| {
+                        UNRECORDED_S * size_of(&p.params) / smallest(&p.variant).max(1.0)
+                    })
+                })
+                .collect()
+        })
+        .collect()
+}
+
+/// Sets each point's `predicted_s`, which its watchdog scales with, where a verified recording
+/// predicts it (see [`predict`]); a skipped or failed one says nothing about its kernel's time.
+pub fn set_predictions(groups: &mut [JobGroup], recorded: &dyn Fn(&str, &JobPoint) -> Vec<Point>) {
+    let verified = |p: &Point| recorded_cost(p).filter(|_| p.outcome == Outcome::Ok);
+    let known = from_recordings(groups, recorded, &verified);
+    for (g, known) in groups.iter_mut().zip(known) {
+        for (p, c) in g.points.iter_mut().zip(known) {
+            p.predicted_s = c;
+        }
+    }
+}
+
+/// [`predict`]'s cost of each point where a recording gives it (`cost` of the point's own, else of
+/// its variant's nearest recorded size, scaled by size).
+fn from_recordings(
+    groups: &[JobGroup],
+    recorded: &dyn Fn(&str, &JobPoint) -> Vec<Point>,
+    cost: &dyn Fn(&Point) -> Option<f64>,
+) -> Vec<Vec<Option<f64>>> {
     groups
         .iter()
         .map(|g| {
@@ -114,31 +166,21 @@ pub fn predict(
                 .iter()
                 .zip(&known)
                 .map(|(p, own)| {
-                    if let Some(c) = own.first().and_then(recorded_cost) {
-                        return c;
+                    if let Some(c) = own.first().and_then(cost) {
+                        return Some(c);
                     }
                     let size = size_of(&p.params);
-                    let same_variant = || {
-                        g.points
-                            .iter()
-                            .zip(&known)
-                            .filter(|(q, _)| q.variant == p.variant)
-                    };
-                    let nearest = same_variant()
-                        .filter_map(|(q, k)| Some((size_of(&q.params), recorded_cost(k.first()?)?)))
+                    let nearest = g
+                        .points
+                        .iter()
+                        .zip(&known)
+                        .filter(|(q, _)| q.variant == p.variant)
+                        .filter_map(|(q, k)| Some((size_of(&q.params), cost(k.first()?)?)))
                         .min_by(|a, b| {
                             let d = |s: f64| (s.ln() - size.ln()).abs();
                             d(a.0).total_cmp(&d(b.0))
                         });
-                    match nearest {
-                        Some((s, c)) => SETUP_S + (c - SETUP_S).max(0.0) * size / s.max(1.0),
-                        None => {
-                            let smallest = same_variant()
-                                .map(|(q, _)| size_of(&q.params))
-                                .fold(f64::INFINITY, f64::min);
-                            UNRECORDED_S * size / smallest.max(1.0)
-                        }
-                    }
+                    nearest.map(|(s, c)| SETUP_S + (c - SETUP_S).max(0.0) * size / s.max(1.0))
                 })
                 .collect()
         })
@@ -342,6 +384,14 @@ mod tests {
         assert_eq!(distinct.len(), ids.len(), "{ids:?}");
     }
 
+    /// Issue 36: `--shard 1/18446744073709551615` was accepted, and a slot allocated per shard.
+    #[test]
+    fn an_absurd_shard_count_is_refused() {
+        let absurd = Shard::parse("1/18446744073709551615").unwrap_err();
+        assert!(absurd.contains("at most 10000 shards"), "{absurd}");
+        assert!(Shard::parse("10000/10000").is_ok());
+    }
+
     #[test]
     fn shard_parse_rejects_nonsense() {
         assert_eq!(Shard::parse("2/4"), Ok(Shard { index: 1, count: 4 }));
@@ -377,6 +427,36 @@ mod tests {
         assert!((c[0][1] - (SETUP_S + 2.0)).abs() < 1e-9, "{:?}", c);
         assert!((c[0][2] - UNRECORDED_S).abs() < 1e-9);
         assert!((c[0][3] - 3.0 * UNRECORDED_S).abs() < 1e-9);
+    }
+
+    /// The watchdog's prediction: only a verified recording says how long a kernel runs (a point
+    /// skipped by the budget, or failed, says nothing), scaled from the nearest size; none without.
+    #[test]
+    fn predictions_for_the_watchdog_come_from_verified_recordings_only() {
+        let mut groups = vec![group(
+            "e",
+            vec![jp("a", 100), jp("a", 400), jp("b", 10), jp("c", 10)],
+        )];
+        let rec = |_: &str, p: &JobPoint| {
+            let mut q = timed(p, 1000.0, 1, TimingMode::Host);
+            match (p.variant.as_str(), &p.params["N"]) {
+                ("a", ParamValue::Int(100)) => vec![q],
+                ("a", _) | ("b", _) => {
+                    q.outcome = Outcome::Skipped;
+                    vec![q]
+                }
+                _ => vec![],
+            }
+        };
+        set_predictions(&mut groups, &rec);
+        let got: Vec<Option<f64>> = groups[0].points.iter().map(|p| p.predicted_s).collect();
+        let close = |x: Option<f64>, y: f64| x.is_some_and(|x| (x - y).abs() < 1e-9);
+        assert!(close(got[0], SETUP_S + 1.0), "{got:?}");
+        assert!(
+            close(got[1], SETUP_S + 4.0),
+            "scaled from N = 100, not its skip: {got:?}"
+        );
+        assert_eq!(got[2..], [None, None], "a skip or nothing predicts nothing");
     }
 
     #[test]

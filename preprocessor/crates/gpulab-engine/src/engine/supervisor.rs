@@ -1,6 +1,7 @@
 //! Runs a job in a worker subprocess so that an illegal address, a failed launch or a hung
 //! kernel costs only the point that caused it: the parent watches the stream of results,
-//! kills a silent worker, marks the point failed and restarts on the rest. The bookkeeping is
+//! kills a silent worker, marks the point failed (and the rest of a hung variant's points not
+//! run) and restarts on the rest. The bookkeeping is
 //! the state machine in `supervisor/state.rs`; this file does the processes and the clock.
 
 mod state;
@@ -49,7 +50,8 @@ pub(crate) type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
 
 /// Runs `job` in worker subprocesses, returning the device, one point per job point, and where the
 /// workers' time went.
-/// `watchdog` is how long a point may run without a result before its worker is killed.
+/// `watchdog` is how long a point may run without a result before its worker is killed (while
+/// its kernel runs, less where a recording predicts its time: `Supervision::watchdog`).
 /// `place`: the workers' GPU (one of several) and CPUs, when given.
 pub(crate) fn run_job(
     job: &Job,
@@ -58,7 +60,7 @@ pub(crate) fn run_job(
     progress: Progress,
 ) -> Result<JobOutput, WorkerError> {
     let total = job.points.len();
-    let mut state = Supervision::new(job);
+    let mut state = Supervision::new(job, watchdog);
     loop {
         if INTERRUPTED.load(Ordering::SeqCst) {
             return Err(WorkerError::Interrupted);
@@ -112,6 +114,7 @@ pub(crate) fn run_job(
                     }
                 }
                 Err(mpsc::RecvTimeoutError::Timeout) => {
+                    let watchdog = state.watchdog();
                     if state.is_running() && last.elapsed() > watchdog {
                         kill(&mut child);
                         break Ending::TimedOut {

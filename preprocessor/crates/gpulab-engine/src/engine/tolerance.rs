@@ -1,9 +1,11 @@
 //! Verification tolerances derived from the arithmetic, one bound per output element, for references
-//! that accumulate K-long sums (`matmul`, `matmul_aat`, `dot`, `sum`, `row_sum`, `row_mean`,
-//! `row_sumsq`, `col_mean`).
+//! that accumulate K-long sums (`spec::builtins::ACCUMULATING`: `matmul`, `matmul_aat`, `matvec`,
+//! `dot`, `sum`, `row_sum`, `row_mean`, `row_sumsq`, `col_mean`).
 //!
 //! The model (Higham & Mary's probabilistic analysis): a kernel adds the K terms `t_k` of an output in
-//! floating point (unit roundoff `u`: 2⁻²⁴ for f32). Each operation rounds with a relative error of at
+//! floating point (unit roundoff `u` of the output's type, the accumulator: 2⁻²⁴ for f32; f16 or bf16
+//! inputs into an f32 output are exact products summed in f32, and the reference is then the f32
+//! rounding of the exact sum, see `reference::run`). Each operation rounds with a relative error of at
 //! most `u`, of independent sign from one operation to the next, so the error of the output is a sum of
 //! independent terms bounded by `u·|s_k|` (the partial sums) and `u·|t_k|` (the products), and exceeds
 //! `λ·u·√(Σ s_k² + Σ t_k²)` with probability at most `2·exp(−λ²/2)` (Azuma).
@@ -139,7 +141,7 @@ pub(crate) fn accumulation_length(
             Some(inputs.first()?.len() / n)
         }
         "dot" | "sum" => Some(inputs.first()?.len()),
-        "row_sum" | "row_mean" | "row_sumsq" => d.usize("cols").ok(),
+        "row_sum" | "row_mean" | "row_sumsq" | "matvec" => d.usize("cols").ok(),
         "col_mean" => d.usize("rows").ok(),
         _ => None,
     }
@@ -270,6 +272,19 @@ fn spread(
                 .collect::<Option<Vec<_>>>()
                 .map(Spread::PerOutput)
         }
+        "matvec" => {
+            let (rows, cols, pitch) = rows_layout()?;
+            let y = floats(inputs.get(1)?)?;
+            (0..rows)
+                .into_par_iter()
+                .map(|r| {
+                    let term = |c: usize| Some(x.get(r * pitch + c)? * y.get(c)?);
+                    let terms: Option<Vec<f64>> = (0..cols).map(term).collect();
+                    Some(root(&mut terms?.into_iter()))
+                })
+                .collect::<Option<Vec<_>>>()
+                .map(Spread::PerOutput)
+        }
         "col_mean" => {
             let (rows, cols, pitch) = rows_layout()?;
             norms(x, cols, rows, |c| c, pitch)
@@ -312,6 +327,10 @@ pub fn effective(
         Some((k, accumulation(name, inputs, dims, k, expected)?))
     });
     let Some((k, bounds)) = derived else {
+        // An infinite spec tolerance asks for the derived bound: without one, the type's default.
+        let spec = Some(spec)
+            .filter(|t| t.is_finite())
+            .unwrap_or(expected.elem_type().default_tolerance());
         return Tolerance::uniform(spec, "spec");
     };
     let (lo, hi) = (0..expected.len())

@@ -429,3 +429,93 @@ fn the_derived_tolerance_uses_the_unit_roundoff_of_the_output_type() {
     let ints = HostData::U8(vec![1; 4]);
     assert!(accumulation("sum", &[&ints], &BTreeMap::new(), 4, &ints).is_none());
 }
+
+/// Regression (issue 35): an f16 matrix-vector product with f32 accumulation had no built-in
+/// reference, and its tolerance was guesswork. The bound derived for its f32 output passes f32
+/// accumulation in row order and fails the same sum accumulated in f16.
+#[test]
+fn f16_matvec_with_f32_accumulation_passes_and_half_accumulation_fails() {
+    use half::f16;
+    let (rows, cols) = (64, 4096);
+    let r = Init::Random { lo: -1.0, hi: 1.0 };
+    let a = generate(ElemType::F16, rows * cols, &r, 1).unwrap();
+    let x = generate(ElemType::F16, cols, &r, 2).unwrap();
+    let d = BTreeMap::from([
+        ("rows".to_string(), rows as i64),
+        ("cols".to_string(), cols as i64),
+    ]);
+    let want = crate::engine::reference::run("matvec", &[&a, &x], &d, ElemType::F32).unwrap();
+    let tol = effective(Some("matvec"), &[&a, &x], &d, &want, f64::INFINITY);
+    assert_eq!(
+        tol.rule,
+        "floating-point accumulation, K = 4096, λ = 10, per element"
+    );
+    let (HostData::F16(av), HostData::F16(xv)) = (&a, &x) else {
+        unreachable!()
+    };
+    let kernel = |half: bool| -> HostData {
+        HostData::F32(
+            (0..rows)
+                .map(|i| {
+                    let row = &av[i * cols..(i + 1) * cols];
+                    let terms = row.iter().zip(xv).map(|(p, q)| p.to_f32() * q.to_f32());
+                    match half {
+                        true => terms
+                            .fold(f16::ZERO, |s, t| f16::from_f32(s.to_f32() + t))
+                            .to_f32(),
+                        false => terms.sum(),
+                    }
+                })
+                .collect(),
+        )
+    };
+    let ok = check(&kernel(false), &want, &tol);
+    assert!(ok.ok && ratio(&ok) < 0.2, "f32 accumulation passes: {ok:?}");
+    let bad = check(&kernel(true), &want, &tol);
+    assert!(
+        !bad.ok && ratio(&bad) > 5.0,
+        "f16 accumulation fails: {bad:?}"
+    );
+}
+
+/// Without a `tolerance`, a float output of an accumulating reference is held to its derived bound
+/// alone (not capped by the type's default); other outputs keep their defaults.
+#[test]
+fn without_a_spec_tolerance_the_derived_bound_alone_applies() {
+    let dir = tempfile::tempdir().unwrap();
+    let spec = |out: &str, reference: &str| {
+        format!(
+            "title = \"t\"\nsource = \"k.cu\"\n[params]\nN = 4\n\
+             [[buffer]]\nname = \"a\"\ntype = \"{out}\"\nlen = \"N*N\"\ninit = \"iota\"\n\
+             [[buffer]]\nname = \"x\"\ntype = \"{out}\"\nlen = \"N\"\ninit = \"iota\"\n\
+             [[buffer]]\nname = \"y\"\ntype = \"{out}\"\nlen = \"N\"\noutput = true\n\
+             [verify]\nreference = \"{reference}\"\ninputs = [\"a\", \"x\"]\noutput = \"y\"\n\
+             dims = {{ rows = \"N\", cols = \"N\" }}\n\
+             [[variant]]\nname = \"v\"\nkernel = \"k\"\ngrid = [\"1\"]\nblock = [\"1\"]\nargs = [\"a\", \"x\", \"y\"]\n"
+        )
+    };
+    let tolerance = |out: &str, reference: &str| {
+        let exp = dir.path().join("kernels/e");
+        std::fs::create_dir_all(&exp).unwrap();
+        std::fs::write(exp.join("experiment.toml"), spec(out, reference)).unwrap();
+        std::fs::write(exp.join("k.cu"), "").unwrap();
+        let e = crate::spec::load(dir.path(), &dir.path().join("kernels"), "e")
+            .unwrap_or_else(|d| panic!("{}", d[0].render(false)));
+        e.verify.tolerance
+    };
+    assert_eq!(tolerance("f32", "matvec"), f64::INFINITY);
+    assert_eq!(tolerance("f16", "matvec"), f64::INFINITY);
+    assert_eq!(tolerance("i32", "matvec"), 0.0, "integers compare exactly");
+    assert_eq!(tolerance("f32", "row_max"), 1e-5, "the f32 default");
+    // Where no bound can be derived (integer inputs), an infinite tolerance means the default.
+    let ints = HostData::I32(vec![1; 4]);
+    let want = HostData::F32(vec![4.0]);
+    let t = effective(
+        Some("sum"),
+        &[&ints],
+        &BTreeMap::new(),
+        &want,
+        f64::INFINITY,
+    );
+    assert_eq!(t.uniform_value(), Some(1e-5));
+}

@@ -30,10 +30,11 @@ pub struct Image {
 }
 
 impl Image {
-    /// An image read back from the on-disk compile cache (the log is not kept).
+    /// An image read back from the on-disk compile cache, with a cubin's PTX (the log is not kept).
     pub(crate) fn from_cache(
         kind: ImageKind,
         bytes: Vec<u8>,
+        ptx: Option<String>,
         arch: (u32, u32),
         source_name: &str,
         options: &[String],
@@ -45,7 +46,7 @@ impl Image {
             log: String::new(),
             source_name: source_name.to_string(),
             options: options.to_vec(),
-            ptx: None,
+            ptx,
         }
     }
 
@@ -75,7 +76,7 @@ impl Image {
     pub fn options(&self) -> &[String] {
         &self.options
     }
-    /// The PTX text: the image itself, or the PTX a cubin was made from (not kept in the cache).
+    /// The PTX text: the image itself, or the PTX a cubin was made from.
     pub fn ptx(&self) -> Option<&str> {
         match self.kind {
             ImageKind::Ptx => std::str::from_utf8(&self.bytes).ok(),

@@ -1,6 +1,6 @@
 //! The CUDA layer: the only module that imports `cudarc`, and nothing cudarc-typed leaves it.
 //!
-//! Layered like cudarc itself: `probe` (can the libraries load? cudarc panics if not) → `error` (typed errors,
+//! Layered like cudarc itself: `probe` (can the libraries load? cudarc panics if not; `nvrtc_venv`: pip's NVRTC) → `error` (typed errors,
 //! sticky-error classification) → `device` / `compile` (no context needed) → `session` (`Gpu`: context + one
 //! stream) → `module`, `buffer`, `launch`, `timer`, `blocker`, `null_kernel`, `attributes`, `cublas` (all through a `Gpu`);
 //! `clocks` reads live clocks through NVML.
@@ -21,6 +21,7 @@ mod l2_clean;
 mod launch;
 mod module;
 mod null_kernel;
+mod nvrtc_venv;
 mod probe;
 mod session;
 mod shared;

@@ -7,8 +7,9 @@ use std::sync::OnceLock;
 
 pub(crate) const DRIVER_HINT: &str = "install the NVIDIA driver (libcuda.so ships with it) and run on a machine \
      with an NVIDIA GPU; in a container, expose the GPU (e.g. `docker run --gpus all`)";
-pub(crate) const NVRTC_HINT: &str = "install the CUDA toolkit or `pip install nvidia-cuda-nvrtc` and add its \
-     lib dir to LD_LIBRARY_PATH";
+pub(crate) const NVRTC_HINT: &str = "install the CUDA toolkit, or `pip install nvidia-cuda-nvrtc \
+     nvidia-cuda-runtime` into a virtual environment `.venv` here or in a folder above (found by itself), \
+     or put its lib dir on LD_LIBRARY_PATH";
 pub(crate) const CUBLAS_HINT: &str = "install the CUDA toolkit or `pip install nvidia-cublas` and add its \
      lib dir to LD_LIBRARY_PATH";
 
@@ -26,10 +27,11 @@ pub fn driver_library_present() -> bool {
     !hidden("cuda") && unsafe { cudarc::driver::sys::is_culib_present() }
 }
 
-/// Whether `libnvrtc` can be loaded.
+/// Whether `libnvrtc` can be loaded: by its name, else from a virtual environment's pip wheel.
 pub fn nvrtc_library_present() -> bool {
     // SAFETY: as above.
-    !hidden("nvrtc") && unsafe { cudarc::nvrtc::sys::is_culib_present() }
+    !hidden("nvrtc")
+        && (unsafe { cudarc::nvrtc::sys::is_culib_present() } || super::nvrtc_venv::preload())
 }
 
 /// Whether `libcublas` can be loaded.

@@ -83,7 +83,14 @@ impl Gpu {
         file: &str,
         entry: &str,
     ) -> Result<(Module, Kernel), GpuError> {
-        let image = Image::from_cache(ImageKind::Ptx, ptx.as_bytes().to_vec(), (7, 0), file, &[]);
+        let image = Image::from_cache(
+            ImageKind::Ptx,
+            ptx.as_bytes().to_vec(),
+            None,
+            (7, 0),
+            file,
+            &[],
+        );
         let module = self.load(&image)?;
         let kernel = module.function(entry)?;
         Ok((module, kernel))

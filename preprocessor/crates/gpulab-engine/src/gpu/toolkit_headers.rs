@@ -5,8 +5,9 @@
 //! Searched in order, the first directory holding `cuda_fp16.h` wins:
 //! 1. `$GPULAB_CUDA_INCLUDE` (set it to point at any other location);
 //! 2. `$CUDA_HOME/include`, `$CUDA_PATH/include`, `/usr/local/cuda/include` (a toolkit install);
-//! 3. `../include` beside a `libnvrtc.so*` on `$LD_LIBRARY_PATH` (the PyPI wheels
-//!    `nvidia-cuda-nvrtc` and `nvidia-cuda-runtime` share `nvidia/cu13/{lib,include}`).
+//! 3. `../include` beside a `libnvrtc.so*` on `$LD_LIBRARY_PATH` or in a virtual environment
+//!    (`nvrtc_venv`): the PyPI wheels `nvidia-cuda-nvrtc` and `nvidia-cuda-runtime` share
+//!    `nvidia/cu13/{lib,include}`; their `-cu12` wheels have `nvidia/cuda_runtime/include` beside it.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
@@ -17,28 +18,43 @@ const MARKER: &str = "cuda_fp16.h";
 /// The toolkit include directory, found once per process; `None` when there is none.
 pub fn include_dir() -> Option<&'static Path> {
     static DIR: OnceLock<Option<PathBuf>> = OnceLock::new();
-    DIR.get_or_init(|| find(&|k| std::env::var_os(k).map(PathBuf::from)))
-        .as_deref()
+    DIR.get_or_init(|| {
+        let env = |k: &str| std::env::var_os(k).map(PathBuf::from);
+        find(&env, super::nvrtc_venv::library())
+    })
+    .as_deref()
 }
 
-/// The search, with the environment passed in (for tests).
-fn find(env: &dyn Fn(&str) -> Option<PathBuf>) -> Option<PathBuf> {
+/// The search, with the environment and the virtual environment's NVRTC passed in (for tests).
+fn find(env: &dyn Fn(&str) -> Option<PathBuf>, venv_nvrtc: Option<&Path>) -> Option<PathBuf> {
     let mut candidates: Vec<PathBuf> = Vec::new();
     candidates.extend(env("GPULAB_CUDA_INCLUDE"));
     for var in ["CUDA_HOME", "CUDA_PATH"] {
         candidates.extend(env(var).map(|d| d.join("include")));
     }
     candidates.push(PathBuf::from("/usr/local/cuda/include"));
-    if let Some(paths) = env("LD_LIBRARY_PATH") {
-        for lib in std::env::split_paths(&paths) {
-            let has_nvrtc = std::fs::read_dir(&lib).is_ok_and(|entries| {
-                entries
-                    .flatten()
-                    .any(|e| e.file_name().to_string_lossy().starts_with("libnvrtc.so"))
-            });
-            if has_nvrtc && let Some(parent) = lib.parent() {
-                candidates.push(parent.join("include"));
-            }
+    let mut libs: Vec<PathBuf> = env("LD_LIBRARY_PATH")
+        .map(|paths| std::env::split_paths(&paths).collect())
+        .unwrap_or_default();
+    libs.retain(|lib| {
+        std::fs::read_dir(lib).is_ok_and(|entries| {
+            entries
+                .flatten()
+                .any(|e| e.file_name().to_string_lossy().starts_with("libnvrtc.so"))
+        })
+    });
+    libs.extend(venv_nvrtc.and_then(Path::parent).map(Path::to_path_buf));
+    for package in libs.iter().filter_map(|lib| lib.parent()) {
+        candidates.push(package.join("include"));
+        if let Some(nvidia) = package.parent().filter(|d| d.ends_with("nvidia")) {
+            let mut siblings: Vec<PathBuf> = std::fs::read_dir(nvidia)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .map(|e| e.path().join("include"))
+                .collect();
+            siblings.sort();
+            candidates.extend(siblings);
         }
     }
     candidates.into_iter().find(|d| d.join(MARKER).is_file())
@@ -58,10 +74,24 @@ mod tests {
         std::fs::write(lib.join("libnvrtc.so.13"), "").unwrap();
         let env = |k: &str| (k == "LD_LIBRARY_PATH").then(|| lib.clone());
         // Without the runtime headers: nothing (unless this machine has a toolkit installed).
-        let none = find(&env);
+        let none = find(&env, None);
         assert!(none.is_none() || none == Some(PathBuf::from("/usr/local/cuda/include")));
         std::fs::write(inc.join(MARKER), "").unwrap();
-        let found = find(&env).unwrap();
+        let found = find(&env, None).unwrap();
+        assert!(found == inc || found == Path::new("/usr/local/cuda/include"));
+    }
+
+    /// pip's CUDA 12 wheels: NVRTC in `nvidia/cuda_nvrtc/lib`, the headers in
+    /// `nvidia/cuda_runtime/include`; here NVRTC found in a virtual environment.
+    #[test]
+    fn finds_the_headers_of_pips_cuda_12_runtime_beside_a_venvs_nvrtc() {
+        let root = tempfile::tempdir().unwrap();
+        let lib = root.path().join("nvidia/cuda_nvrtc/lib/libnvrtc.so.12");
+        let inc = root.path().join("nvidia/cuda_runtime/include");
+        std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+        std::fs::create_dir_all(&inc).unwrap();
+        std::fs::write(inc.join(MARKER), "").unwrap();
+        let found = find(&|_| None, Some(&lib)).unwrap();
         assert!(found == inc || found == Path::new("/usr/local/cuda/include"));
     }
 
@@ -71,12 +101,12 @@ mod tests {
         std::fs::write(dir.path().join(MARKER), "").unwrap();
         let path = dir.path().to_path_buf();
         let env = |k: &str| (k == "GPULAB_CUDA_INCLUDE").then(|| path.clone());
-        assert_eq!(find(&env), Some(path.clone()));
+        assert_eq!(find(&env, None), Some(path.clone()));
         let empty = tempfile::tempdir().unwrap();
         let other = empty.path().to_path_buf();
         let env = |k: &str| (k == "GPULAB_CUDA_INCLUDE").then(|| other.clone());
         assert_ne!(
-            find(&env),
+            find(&env, None),
             Some(other.clone()),
             "a directory without the headers is skipped"
         );

@@ -3,7 +3,7 @@
 use super::html::escape;
 use crate::claims::{Claim, ClaimGroup};
 use crate::papers::PaperTable;
-use crate::results::view::{ClaimStatus, ClaimView};
+use crate::results::view::{ClaimStatus, ClaimView, OtherDeviceClaims};
 use crate::results::{numeric_axes, verdict};
 use std::fmt::Write as _;
 
@@ -67,6 +67,17 @@ fn citations(tables: &[&PaperTable]) -> String {
     }
 }
 
+/// " — holds at 3 of 3 sizes" as HTML; empty without a detail.
+fn detail_html(claim: &ClaimView) -> String {
+    match claim.detail.trim().is_empty() {
+        true => String::new(),
+        false => format!(
+            " <span class=\"gpulab-claim-detail\">— {}</span>",
+            escape(&claim.detail)
+        ),
+    }
+}
+
 /// Mark, class suffix and wording of a claim status.
 pub fn status_parts(status: ClaimStatus) -> (&'static str, &'static str, &'static str) {
     match status {
@@ -76,13 +87,16 @@ pub fn status_parts(status: ClaimStatus) -> (&'static str, &'static str, &'stati
     }
 }
 
-/// The list as HTML; empty when there are no claims. Each claim also says whether the paper's own
+/// The list as HTML; empty when there are no claims. `(device, claims)` are the verdicts on the
+/// device shown; each claim also gives its verdict on every device of `others`, naming each device
+/// when there are several. Each claim also says whether the paper's own
 /// numbers support it ([`on_paper`]), once per data set of `self_check`; with none, a claim of a
 /// directive that reproduces a paper's item (`of_paper`) says that the paper prints no numbers for it.
 /// An `ours:` claim says instead, where a paper is involved, that it is the handbook's expectation.
 /// `expect` holds the directive's parsed claims, one per entry of `claims` and in its order.
 pub(crate) fn claims_html(
-    claims: &[ClaimView],
+    (device, claims): (&str, &[ClaimView]),
+    others: &[OtherDeviceClaims],
     expect: &[Claim],
     self_check: &[Vec<&PaperTable>],
     of_paper: bool,
@@ -92,19 +106,30 @@ pub(crate) fn claims_html(
     }
     let mut out = String::from("<ul class=\"gpulab-claims\">\n");
     debug_assert_eq!(claims.len(), expect.len(), "one parsed claim per verdict");
-    for (claim, parsed) in claims.iter().zip(expect) {
+    for (i, (claim, parsed)) in claims.iter().zip(expect).enumerate() {
         let (mark, class, words) = status_parts(claim.status);
+        let on = match others.is_empty() {
+            true => String::new(),
+            false => format!(" on the {}", escape(device)),
+        };
         let _ = write!(
             out,
             "<li class=\"gpulab-claim gpulab-claim-{class}\"><span class=\"gpulab-claim-mark\" aria-hidden=\"true\">{mark}</span> \
-             <code>{}</code> <span class=\"gpulab-claim-status\">{words}</span>",
-            escape(&claim.text)
+             <code>{}</code> <span class=\"gpulab-claim-status\">{words}{on}</span>{}",
+            escape(&claim.text),
+            detail_html(claim)
         );
-        if !claim.detail.trim().is_empty() {
+        for other in others {
+            let Some(there) = other.claims.get(i) else {
+                continue;
+            };
+            let (mark, class, words) = status_parts(there.status);
             let _ = write!(
                 out,
-                " <span class=\"gpulab-claim-detail\">— {}</span>",
-                escape(&claim.detail)
+                "<br><span class=\"gpulab-claim-on gpulab-claim-{class}\"><span class=\"gpulab-claim-mark\" aria-hidden=\"true\">{mark}</span> \
+                 <span class=\"gpulab-claim-status\">{words} on the {}</span>{}</span>",
+                escape(&other.device),
+                detail_html(there)
             );
         }
         let checked_on = if parsed.is_ours() {
@@ -174,12 +199,42 @@ mod tests {
         ];
         // Without a self-check the parsed claims are not evaluated; only their count matters.
         let parsed = vec![claim("a.time_ms < b.time_ms"); claims.len()];
-        let html = claims_html(&claims, &parsed, &[], false);
+        let html = claims_html(("GPU A", &claims), &[], &parsed, &[], false);
         assert!(html.contains("gpulab-claim-holds\"><span class=\"gpulab-claim-mark\" aria-hidden=\"true\">✓</span> <code>a.time_ms &lt; b.time_ms</code> <span class=\"gpulab-claim-status\">holds</span> <span class=\"gpulab-claim-detail\">— holds at 3 of 3 sizes</span>"));
         assert!(html.contains("✗</span> <code>x &gt; 4 where N &gt;= 640</code> <span class=\"gpulab-claim-status\">does not hold</span>"));
         assert!(html.contains("–</span> <code>c ~= d</code> <span class=\"gpulab-claim-status\">not evaluated</span></li>"));
-        assert_eq!(claims_html(&[], &[], &[], true), "");
+        assert_eq!(claims_html(("GPU A", &[]), &[], &[], &[], true), "");
         assert!(!html.contains("paper's own numbers"));
+    }
+
+    /// A directive showing one GPU showed its claims on that GPU alone: 59 of the 86 paper claims
+    /// were never seen on the H200, two of which come out differently there.
+    #[test]
+    fn claims_were_shown_on_one_gpu_only() {
+        let verdict = |status, detail: &str| ClaimView {
+            text: "a.time_ms < b.time_ms".into(),
+            status,
+            detail: detail.into(),
+        };
+        let shown = [verdict(ClaimStatus::Holds, "holds at 2 of 2 points")];
+        let others = [OtherDeviceClaims {
+            device: "GPU B".into(),
+            claims: vec![verdict(
+                ClaimStatus::Fails,
+                "does not hold at 1 of 2 points",
+            )],
+        }];
+        let html = claims_html(("GPU A", &shown), &others, &parsed(&shown), &[], false);
+        assert!(
+            html.contains("<span class=\"gpulab-claim-status\">holds on the GPU A</span>"),
+            "{html}"
+        );
+        assert!(html.contains("<span class=\"gpulab-claim-on gpulab-claim-fails\"><span class=\"gpulab-claim-mark\" aria-hidden=\"true\">✗</span> <span class=\"gpulab-claim-status\">does not hold on the GPU B</span> <span class=\"gpulab-claim-detail\">— does not hold at 1 of 2 points</span></span>"), "{html}");
+        let alone = claims_html(("GPU A", &shown), &[], &parsed(&shown), &[], false);
+        assert!(
+            !alone.contains(" on the GPU"),
+            "one GPU needs no name: {alone}"
+        );
     }
 
     /// The self-check: each claim evaluated on a (synthetic) paper table.
@@ -207,7 +262,13 @@ mod tests {
             status: ClaimStatus::Holds,
             detail: String::new(),
         }];
-        let html = claims_html(&claims, &parsed(&claims), &[vec![&paper]], true);
+        let html = claims_html(
+            ("GPU A", &claims),
+            &[],
+            &parsed(&claims),
+            &[vec![&paper]],
+            true,
+        );
         assert!(html.contains("<span class=\"gpulab-claim-paper gpulab-claim-fails\">on the paper's own numbers (synth2020, t1): ✗ does not hold at 1 of 2 points"), "{html}");
     }
 
@@ -271,7 +332,8 @@ mod tests {
         .unwrap();
         assert_eq!(citations(&[&unstated]), "synth2020, t8", "no GPU named");
         let html = claims_html(
-            &claims,
+            ("GPU A", &claims),
+            &[],
             &parsed(&claims),
             &[vec![&a, &b], vec![&clash]],
             true,
@@ -295,14 +357,14 @@ mod tests {
             status: ClaimStatus::Holds,
             detail: String::new(),
         }];
-        let of_paper = claims_html(&claims, &parsed(&claims), &[], true);
+        let of_paper = claims_html(("GPU A", &claims), &[], &parsed(&claims), &[], true);
         assert!(
             of_paper.contains(
                 "on the paper's own numbers: – none to check: the paper prints no numbers"
             ),
             "{of_paper}"
         );
-        let target = claims_html(&claims, &parsed(&claims), &[], false);
+        let target = claims_html(("GPU A", &claims), &[], &parsed(&claims), &[], false);
         assert!(
             !target.contains("paper's own numbers"),
             "a project target is no paper claim: {target}"
@@ -321,14 +383,14 @@ mod tests {
         let text = "# paper: synth2020\nN,variant,time_ms\n1,a,1\n1,b,2\n";
         let a = PaperTable::parse("synth2020/t1", std::path::Path::new("t1.csv"), text).unwrap();
         for self_check in [vec![], vec![vec![&a]]] {
-            let html = claims_html(&claims, &parsed(&claims), &self_check, true);
+            let html = claims_html(("GPU A", &claims), &[], &parsed(&claims), &self_check, true);
             assert!(
                 html.contains("our expectation, not a statement of the paper"),
                 "{html}"
             );
             assert!(!html.contains("paper's own numbers"), "{html}");
         }
-        let target = claims_html(&claims, &parsed(&claims), &[], false);
+        let target = claims_html(("GPU A", &claims), &[], &parsed(&claims), &[], false);
         assert!(!target.contains("our expectation"), "{target}");
     }
 }

@@ -40,7 +40,7 @@ pub fn compare(paper: f64, ours: Option<f64>, unit: Unit, comparable: bool) -> P
     let speedup = ours
         .filter(|_| comparable && unit.is_speed())
         .and_then(|ours| {
-            let ratio = if unit.higher_is_better() {
+            let ratio = if unit.better() == Some(crate::value::Better::Higher) {
                 ours / paper
             } else {
                 paper / ours
@@ -80,7 +80,7 @@ pub(crate) fn caption_html(paper: &PaperTable, unit: Unit, matched: usize) -> St
             "{head} — second line: the paper's value (not a speed, so no speed-up is shown)"
         );
     }
-    let how = if unit.higher_is_better() {
+    let how = if unit.better() == Some(crate::value::Better::Higher) {
         "ours ÷ paper"
     } else {
         "paper ÷ ours"

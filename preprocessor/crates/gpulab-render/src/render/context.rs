@@ -159,7 +159,8 @@ impl DeviceContext {
             tables,
             charts,
             claims: claims_html(
-                &device.claims,
+                (&device.device.name, &device.claims),
+                &view.other_devices,
                 &view.directive.expect,
                 &view.self_check,
                 !view.directive.reproduces.is_empty(),

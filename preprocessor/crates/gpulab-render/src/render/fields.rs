@@ -3,7 +3,7 @@
 use crate::metrics::RelativeMetric;
 use crate::metrics::{default_label, known_unit};
 use crate::results::view::{Cell, DirectiveView};
-use crate::value::{ParamValue, Unit};
+use crate::value::{Better, ParamValue, Unit};
 use std::cmp::Ordering;
 
 /// The pseudo-field naming a cell's variant.
@@ -152,6 +152,7 @@ pub(crate) struct MetricRef {
     pub unit: Unit,
     /// Its cells carry the timing's quality marks ([`crate::metrics::MetricInfo::uses_time`]).
     pub uses_time: bool,
+    pub better: Option<Better>,
 }
 
 impl MetricRef {
@@ -160,13 +161,12 @@ impl MetricRef {
         let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
         // Relative metrics (`speedup:…`) are in `view.metrics` under their full name (see
         // `directive::metrics::directive_metric_infos`); `.` never occurs in them.
-        let (label, unit, uses_time) = match view.metrics.get(base) {
-            Some(info) => (info.label.clone(), info.unit, info.uses_time),
-            None => (
-                default_label(base),
-                known_unit(base).unwrap_or(Unit::Count),
-                true,
-            ),
+        let (label, unit, uses_time, better) = match view.metrics.get(base) {
+            Some(info) => (info.label.clone(), info.unit, info.uses_time, info.better),
+            None => {
+                let unit = known_unit(base).unwrap_or(Unit::Count);
+                (default_label(base), unit, true, unit.better())
+            }
         };
         let label = match stat_label(suffix) {
             Some(stat) => format!("{label}, {stat}"),
@@ -178,6 +178,7 @@ impl MetricRef {
             label,
             unit,
             uses_time,
+            better,
         }
     }
 

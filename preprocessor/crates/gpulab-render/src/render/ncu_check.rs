@@ -81,7 +81,7 @@ fn same_run_verdict_cell(row: &Row<'_>) -> String {
         .and_then(|s| s.ncu_engine_launches_ms);
     match (ms, row.engine_launches) {
         (Some(ms), Some((r, within))) if !row.verdict() => format!(
-            "<td><strong>outside</strong><br><small>ncu on the engine's own launches: {ms:.4} ms; \
+            "<td class=\"gpulab-key\"><strong>outside</strong><br><small>ncu on the engine's own launches: {ms:.4} ms; \
              engine ÷ that {r:.3}, {}</small></td>",
             if within {
                 "within: on the engine's own launches (a run just after) ncu agrees with it"
@@ -93,11 +93,14 @@ fn same_run_verdict_cell(row: &Row<'_>) -> String {
     }
 }
 
+/// The verdict column's head: second, after the point, so it is seen without scrolling sideways.
+const VERDICT_HEAD: &str = "<th class=\"gpulab-key\">verdict</th>";
+
 fn verdict_cell(within: bool) -> &'static str {
     if within {
-        "<td>within</td>"
+        "<td class=\"gpulab-key\">within</td>"
     } else {
-        "<td><strong>outside</strong></td>"
+        "<td class=\"gpulab-key\"><strong>outside</strong></td>"
     }
 }
 
@@ -149,9 +152,9 @@ fn same_run_html(f: &NcuCheckFile, rows: &[Row<'_>], run: &SameRunInfo) -> Strin
          against the engine timed in the same call on the same GPU{failed} (±{:.0} % for kernels of \
          {:.0} µs or more, ±{:.0} % below; largest deviation {:.1} %); against the handbook's \
          recordings, made in earlier runs (often on another machine): {recorded_within} of {n}{offset}.{on_engine}{spread}</p>\n\
-         <table>\n<thead><tr><th>point</th><th>mode</th><th>launches</th><th>ncu (ms)</th>\
-         <th>engine, recorded (ms)</th><th>÷ ncu</th><th>engine, this call (ms)</th><th>÷ ncu</th>\
-         <th>target</th><th></th></tr></thead>\n<tbody>\n",
+         <div class=\"gpulab-table-wrap\"><table>\n<thead><tr><th>point</th>{VERDICT_HEAD}<th>mode</th>\
+         <th>launches</th><th>ncu (ms)</th><th>engine, recorded (ms)</th><th>÷ ncu</th>\
+         <th>engine, this call (ms)</th><th>÷ ncu</th><th>target</th></tr></thead>\n<tbody>\n",
         escape(&f.gpu),
         f.targets.long * 100.0,
         f.targets.short_below_us,
@@ -170,19 +173,19 @@ fn same_run_html(f: &NcuCheckFile, rows: &[Row<'_>], run: &SameRunInfo) -> Strin
             (None, _) => "<td colspan=\"2\">not timed</td>".to_string(),
         };
         out.push_str(&format!(
-            "<tr><td>{}</td>{}<td>{}</td><td>{:.4}</td>{}<td>{:.3}</td>{same}\
-             <td>±{:.0} %</td>{}</tr>\n",
+            "<tr><td>{}</td>{}{}<td>{}</td><td>{:.4}</td>{}<td>{:.3}</td>{same}\
+             <td>±{:.0} %</td></tr>\n",
             point_label(p),
+            same_run_verdict_cell(row),
             mode_cell(f, p),
             p.launches,
             p.ncu_ms,
             corrected_cell(&row.recorded),
             row.recorded.ratio,
             row.target * 100.0,
-            same_run_verdict_cell(row)
         ));
     }
-    out.push_str("</tbody>\n</table>\n");
+    out.push_str("</tbody>\n</table></div>\n");
     out.push_str(&provenance(
         f,
         &format!(
@@ -341,8 +344,9 @@ fn recordings_only_html(f: &NcuCheckFile, rows: &[Row<'_>]) -> String {
     let mut out = format!(
         "<div class=\"gpulab-ncu-check\"><p><strong>{}</strong>: {within} of {} points within target{before} \
          (±{:.0} % for kernels of {:.0} µs or more, ±{:.0} % below); largest deviation {:.1} %.</p>\n\
-         <table>\n<thead><tr><th>point</th><th>mode</th><th>launches</th><th>ncu (ms)</th>\
-         {raw_heads}<th>engine ÷ ncu</th><th>target</th><th></th></tr></thead>\n<tbody>\n",
+         <div class=\"gpulab-table-wrap\"><table>\n<thead><tr><th>point</th>{VERDICT_HEAD}<th>mode</th>\
+         <th>launches</th><th>ncu (ms)</th>{raw_heads}<th>engine ÷ ncu</th><th>target</th></tr></thead>\n\
+         <tbody>\n",
         escape(&f.gpu),
         rows.len(),
         f.targets.long * 100.0,
@@ -357,19 +361,19 @@ fn recordings_only_html(f: &NcuCheckFile, rows: &[Row<'_>]) -> String {
             None => String::new(),
         };
         out.push_str(&format!(
-            "<tr><td>{}</td>{}<td>{}</td><td>{:.4}</td>{raw}<td>{:.4}</td><td>{:.3}</td>\
-             <td>±{:.0} %</td>{}</tr>\n",
+            "<tr><td>{}</td>{}{}<td>{}</td><td>{:.4}</td>{raw}<td>{:.4}</td><td>{:.3}</td>\
+             <td>±{:.0} %</td></tr>\n",
             point_label(p),
+            verdict_cell(v.within),
             mode_cell(f, p),
             p.launches,
             p.ncu_ms,
             v.engine_ms,
             v.ratio,
             row.target * 100.0,
-            verdict_cell(v.within)
         ));
     }
-    out.push_str("</tbody>\n</table>\n");
+    out.push_str("</tbody>\n</table></div>\n");
     out.push_str(&provenance(f, ""));
     out
 }
@@ -629,11 +633,14 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("<td>1.036</td><td title=\"as measured 3.0318 ms, less 1.800 µs of event overhead\">3.0300</td><td>1.010</td><td>±2 %</td><td>within</td>"),
+            html.contains("<td class=\"gpulab-key\">within</td><td title=\"ncu --cache-control all\">cold</td><td>1</td>")
+                && html.contains("<td>1.036</td><td title=\"as measured 3.0318 ms, less 1.800 µs of event overhead\">3.0300</td><td>1.010</td><td>±2 %</td></tr>"),
             "{html}"
         );
         assert!(
-            html.contains("<td colspan=\"2\" title=\"mismatch: at 3\">failed</td><td>±2 %</td><td><strong>outside</strong></td>"),
+            html.contains(
+                "<td colspan=\"2\" title=\"mismatch: at 3\">failed</td><td>±2 %</td></tr>"
+            ),
             "{html}"
         );
         assert!(
@@ -641,7 +648,7 @@ mod tests {
             "{html}"
         );
         assert!(
-            html.contains("<td><strong>outside</strong><br><small>ncu on the engine's own launches: 3.0800 ms; engine ÷ that 1.010, within: on the engine's own launches (a run just after) ncu agrees with it</small></td>"),
+            html.contains("<td class=\"gpulab-key\"><strong>outside</strong><br><small>ncu on the engine's own launches: 3.0800 ms; engine ÷ that 1.010, within: on the engine's own launches (a run just after) ncu agrees with it</small></td>"),
             "{html}"
         );
         assert!(

@@ -114,10 +114,12 @@ pub(crate) fn failure_text(point: &Point) -> String {
     text
 }
 
-/// "budget" for a point skipped by the time budget, else the failure's label.
+/// "budget" for a point skipped by the time budget, else why it was not run ("an earlier point
+/// of this variant hung (8 s watchdog)").
 fn skip_reason(point: &Point) -> String {
     match &point.failure {
         Some(f) if f.kind == FailureKind::Budget => "budget".into(),
+        Some(f) if !f.message.trim().is_empty() => f.message.trim().into(),
         Some(f) => f.kind.label().into(),
         None => "not run".into(),
     }

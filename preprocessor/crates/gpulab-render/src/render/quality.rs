@@ -17,7 +17,7 @@ pub enum Concern {
     /// The derived bandwidth or FLOP rate exceeds the device's theoretical peak: a wrong byte/FLOP count or
     /// cache-resident data, not a real rate.
     AbovePeak,
-    /// Noise (relative standard deviation) above the target.
+    /// The median's 95 % interval ([`median_uncertainty`]) wider than the noise target.
     Noisy,
     /// Sampling hit the sample cap without meeting the noise target.
     SampleCap,
@@ -58,7 +58,7 @@ impl Concern {
             Concern::AbovePeak => {
                 "above the device's theoretical peak (a wrong byte/FLOP count or cached data)"
             }
-            Concern::Noisy => "noise above the target",
+            Concern::Noisy => "median less certain than the noise target (95 % interval)",
             Concern::SampleCap => "stopped at the sample cap",
             Concern::FewSamples => "fewer samples than the minimum",
             Concern::Throttled => "GPU clocks throttled",
@@ -83,7 +83,8 @@ pub fn concerns(point: &Point, device: &DeviceRecord) -> Vec<Concern> {
     let min_samples = t.min_samples.unwrap_or(OLD_MIN_SAMPLES);
     let complete = t.stop.is_some_and(StopReason::is_complete);
     // A NaN noise (no finite summary) counts as above the target.
-    if t.samples >= 2 && (t.noise > target || t.noise.is_nan()) {
+    let uncertainty = median_uncertainty(t);
+    if t.samples >= 2 && (uncertainty > target || uncertainty.is_nan()) {
         out.push(Concern::Noisy);
     }
     let capped = match t.stop {
@@ -103,6 +104,13 @@ pub fn concerns(point: &Point, device: &DeviceRecord) -> Vec<Concern> {
         out.push(Concern::OlderMethod);
     }
     out
+}
+
+/// The half-width of the median's 95 % confidence interval, relative (1.96 standard errors of a
+/// median, 1.2533 × noise ÷ √samples): it says whether a median shown can be trusted, where one
+/// sample's noise (1–3 % for a microsecond kernel, however long it is sampled) does not.
+pub(crate) fn median_uncertainty(t: &Timing) -> f64 {
+    1.96 * 1.2533 * t.noise / (t.samples.max(1) as f64).sqrt()
 }
 
 /// "bandwidth 3628 GB/s is 108 % of the 3352 GB/s theoretical peak", when a derived rate exceeds its peak.
@@ -234,9 +242,14 @@ fn ok_timing(point: &Point, cal: Option<&EventOffset>) -> Option<Shown> {
 fn concern_reasons(point: &Point, device: &DeviceRecord) -> String {
     let mut text = String::new();
     for c in concerns(point, device) {
-        let reason = match c {
-            Concern::AbovePeak => above_peak(point, device).unwrap_or_default(),
-            other => other.meaning().to_string(),
+        let reason = match (c, &point.timing) {
+            (Concern::AbovePeak, _) => above_peak(point, device).unwrap_or_default(),
+            (Concern::Noisy, Some(t)) => format!(
+                "median known to ±{:.2} % (95 %), less well than the {} % noise target",
+                100.0 * median_uncertainty(t),
+                trim(100.0 * t.noise_target.unwrap_or(OLD_NOISE_TARGET))
+            ),
+            (other, _) => other.meaning().to_string(),
         };
         text.push_str(&format!("; {} {reason}", c.mark()));
     }

@@ -87,6 +87,9 @@ pub struct DirectiveStatus {
     pub chapter_path: String,
     /// The `id` of its rendered figure (`gpulab-matmul_widuch-3`).
     pub anchor: String,
+    /// The line of its opening fence in the chapter.
+    #[serde(default)]
+    pub line: usize,
     /// Its caption, for the link's tooltip.
     pub title: String,
     pub state: StatusState,
@@ -95,9 +98,9 @@ pub struct DirectiveStatus {
 }
 
 impl DirectiveStatus {
-    /// Its `reproduces` ids, each with where it is written (`part1/widuch2010.md#gpulab-…-3`).
+    /// Its `reproduces` ids, each with where it is written (`part1/widuch2010.md:120`).
     pub fn located_ids(&self) -> impl Iterator<Item = (&str, String)> {
-        let at = format!("{}#{}", self.chapter_path, self.anchor);
+        let at = format!("{}:{}", self.chapter_path, self.line);
         self.ids.iter().map(move |id| (id.as_str(), at.clone()))
     }
 }
@@ -327,22 +330,28 @@ pub fn chapter_href(chapter: &str, from: Option<&Path>) -> String {
     format!("{}{target}", "../".repeat(depth))
 }
 
-/// The table's data for the `status.hbs` template.
+/// The table's data for the `status.hbs` template: the summary first, then each paper's items
+/// folded under its citation.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct StatusContext {
     pub devices: Vec<String>,
-    pub columns: usize,
-    pub rows: Vec<StatusRowContext>,
+    pub papers: Vec<PaperContext>,
     /// "122 items: 57 re-run (50 recorded), 9 paper numbers only, 30 prose only, 26 not reproduced".
     pub summary: String,
     /// "claims holding: 40 of 45 on NVIDIA H100 80GB HBM3".
     pub claims_summary: String,
 }
 
+/// One paper: its citation, the summary of its items, and their rows.
+#[derive(Debug, Clone, Serialize)]
+pub(crate) struct PaperContext {
+    pub title: String,
+    pub summary: String,
+    pub rows: Vec<StatusRowContext>,
+}
+
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct StatusRowContext {
-    /// The paper's citation on the first row of each paper (a heading row), else `None`.
-    pub paper_heading: Option<String>,
     /// `status-widuch2010-table3`: each row is a link target of its own.
     pub row_id: String,
     pub id: String,
@@ -392,67 +401,70 @@ pub fn claims_text(claims: Option<(usize, usize)>) -> String {
 
 impl StatusContext {
     pub(crate) fn new(table: &StatusTable, from: Option<&Path>) -> StatusContext {
-        let mut last_paper: Option<&str> = None;
-        let rows: Vec<StatusRowContext> = table
-            .rows
-            .iter()
-            .map(|r| {
-                let heading = (last_paper != Some(r.paper.as_str())).then(|| r.paper_title.clone());
-                last_paper = Some(&r.paper);
-                StatusRowContext {
-                    paper_heading: heading,
-                    row_id: format!("status-{}-{}", r.paper, r.id),
-                    id: r.full_id(),
-                    kind: r.kind,
-                    title: r.title.clone(),
-                    state_class: state_class(r.state),
-                    state_label: r.state_label,
-                    recording: r.recording,
-                    recording_label: r.recording.map(StatusState::label),
-                    why: r.why.clone(),
-                    links: r
-                        .links
-                        .iter()
-                        .map(|l| LinkContext {
-                            href: match &l.anchor {
-                                Some(a) => format!("{}#{a}", chapter_href(&l.chapter_path, from)),
-                                None => chapter_href(&l.chapter_path, from),
-                            },
-                            label: l.label.clone(),
-                            title: l.title.clone(),
-                        })
-                        .collect(),
-                    claims: r
-                        .claims
-                        .iter()
-                        .map(|c| ClaimCell {
-                            text: claims_text(*c),
-                            ok: c.is_some_and(|(h, t)| h == t),
-                        })
-                        .collect(),
-                }
-            })
-            .collect();
+        let mut papers: Vec<PaperContext> = Vec::new();
+        for group in table.rows.chunk_by(|a, b| a.paper == b.paper) {
+            papers.push(PaperContext {
+                title: group[0].paper_title.clone(),
+                summary: summary(group),
+                rows: group
+                    .iter()
+                    .map(|r| StatusRowContext::new(r, from))
+                    .collect(),
+            });
+        }
         StatusContext {
             devices: table.devices.clone(),
-            columns: 4 + table.devices.len(),
-            summary: summary(table),
+            summary: summary(&table.rows),
             claims_summary: claims_summary(table),
-            rows,
+            papers,
+        }
+    }
+}
+
+impl StatusRowContext {
+    fn new(r: &ItemRow, from: Option<&Path>) -> StatusRowContext {
+        StatusRowContext {
+            row_id: format!("status-{}-{}", r.paper, r.id),
+            id: r.full_id(),
+            kind: r.kind,
+            title: r.title.clone(),
+            state_class: state_class(r.state),
+            state_label: r.state_label,
+            recording: r.recording,
+            recording_label: r.recording.map(StatusState::label),
+            why: r.why.clone(),
+            links: r
+                .links
+                .iter()
+                .map(|l| LinkContext {
+                    href: match &l.anchor {
+                        Some(a) => format!("{}#{a}", chapter_href(&l.chapter_path, from)),
+                        None => chapter_href(&l.chapter_path, from),
+                    },
+                    label: l.label.clone(),
+                    title: l.title.clone(),
+                })
+                .collect(),
+            claims: r
+                .claims
+                .iter()
+                .map(|c| ClaimCell {
+                    text: claims_text(*c),
+                    ok: c.is_some_and(|(h, t)| h == t),
+                })
+                .collect(),
         }
     }
 }
 
 /// "N items: a re-run (b recorded with the current kernels), c paper numbers only, …".
-pub fn summary(table: &StatusTable) -> String {
-    let count = |s: Option<ItemState>| table.rows.iter().filter(|r| r.state == s).count();
-    let rerun = table
-        .rows
+pub fn summary(rows: &[ItemRow]) -> String {
+    let count = |s: Option<ItemState>| rows.iter().filter(|r| r.state == s).count();
+    let rerun = rows
         .iter()
         .filter(|r| matches!(r.state, Some(ItemState::ReRun) | None))
         .count();
-    let recorded = table
-        .rows
+    let recorded = rows
         .iter()
         .filter(|r| r.recording == Some(StatusState::Recorded))
         .count();
@@ -466,7 +478,7 @@ pub fn summary(table: &StatusTable) -> String {
     ] {
         parts.push(format!("{} {label}", count(Some(state))));
     }
-    format!("{} items: {}", table.rows.len(), parts.join(", "))
+    format!("{} items: {}", rows.len(), parts.join(", "))
 }
 
 /// "claims holding on <device>: 40 of 45; …" (an item that shares another's directives is not

@@ -10,6 +10,7 @@ use super::outcome::CellState;
 use super::quality::{Concern, concerns, point_title};
 use crate::directive::TableSpec;
 use crate::results::view::{Cell, DeviceResults, DirectiveView};
+use crate::value::Better;
 use std::collections::BTreeMap;
 
 /// One displayed cell.
@@ -17,7 +18,7 @@ use std::collections::BTreeMap;
 pub(crate) struct TableCell {
     pub state: CellState,
     pub stale: bool,
-    /// The best value of its row (min for times, max otherwise), among at least two values.
+    /// The best value of its row (as the metric's [`Better`] says), among at least two values.
     pub best: bool,
     pub paper: Option<PaperValue>,
     /// What marks the number (noise, sample cap, few samples, throttled, above peak); empty unless a value.
@@ -42,6 +43,8 @@ pub(crate) struct TableModel {
     pub row_fields: Vec<String>,
     pub column_field: String,
     pub columns: Vec<FieldValue>,
+    /// How many of `columns`, from the first, the directive's `key` names.
+    pub key_columns: usize,
     pub rows: Vec<TableRow>,
     /// Cells that have a paper value.
     pub paper_matches: usize,
@@ -80,7 +83,10 @@ impl TableModel {
             .collect();
         row_fields.extend(varying_fields(view, cells, &[&row_field, &column_field]));
 
-        let columns = distinct_values(view, cells, &column_field);
+        let mut columns = distinct_values(view, cells, &column_field);
+        let key_rank = |c: &FieldValue| spec.key.iter().position(|k| *k == c.raw_text());
+        columns.sort_by_key(|c| key_rank(c).unwrap_or(usize::MAX));
+        let key_columns = columns.iter().filter(|c| key_rank(c).is_some()).count();
         let grid = grid(view, cells, (&row_fields, &column_field), &columns);
 
         let metric = MetricRef::resolve(view, &spec.value);
@@ -126,7 +132,7 @@ impl TableModel {
                         shown
                     })
                     .collect();
-                mark_best(&mut cells, metric.unit.higher_is_better());
+                mark_best(&mut cells, metric.better);
                 TableRow { keys, cells }
             })
             .collect();
@@ -137,6 +143,7 @@ impl TableModel {
             row_fields,
             column_field,
             columns,
+            key_columns,
             rows,
             paper_matches,
             paper_repeats,
@@ -217,17 +224,47 @@ pub fn row_field(view: &DirectiveView<'_>, cells: &[Cell<'_>], spec: &TableSpec)
         })
 }
 
-fn mark_best(cells: &mut [TableCell], higher_is_better: bool) {
+fn mark_best(cells: &mut [TableCell], better: Option<Better>) {
     let values: Vec<f64> = cells.iter().filter_map(|c| c.state.value()).collect();
-    if values.len() < 2 {
+    let Some(better) = better.filter(|_| values.len() >= 2) else {
         return;
-    }
-    let best = if higher_is_better {
-        values.iter().copied().fold(f64::NEG_INFINITY, f64::max)
-    } else {
-        values.iter().copied().fold(f64::INFINITY, f64::min)
+    };
+    let best = match better {
+        Better::Higher => values.iter().copied().fold(f64::NEG_INFINITY, f64::max),
+        Better::Lower => values.iter().copied().fold(f64::INFINITY, f64::min),
     };
     for cell in cells {
         cell.best = cell.state.value() == Some(best);
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn cells(values: &[f64]) -> Vec<TableCell> {
+        values
+            .iter()
+            .map(|v| TableCell {
+                state: CellState::Value(*v),
+                stale: false,
+                best: false,
+                paper: None,
+                concerns: Vec::new(),
+                quality: None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn the_best_cell_follows_the_metrics_direction_and_none_shades_nothing() {
+        let best = |better| {
+            let mut row = cells(&[3.0, 1.0, 2.0]);
+            mark_best(&mut row, better);
+            row.iter().map(|c| c.best).collect::<Vec<_>>()
+        };
+        assert_eq!(best(Some(Better::Lower)), [false, true, false]);
+        assert_eq!(best(Some(Better::Higher)), [true, false, false]);
+        assert_eq!(best(None), [false, false, false]);
     }
 }

@@ -31,8 +31,8 @@ pub(crate) fn table_html(model: &TableModel, paper: Option<&PaperTable>, csv_nam
                 escape(&key.label)
             );
         }
-        for cell in &row.cells {
-            write_cell(&mut out, cell, model.metric.unit);
+        for (i, cell) in row.cells.iter().enumerate() {
+            write_cell(&mut out, cell, model.metric.unit, i < model.key_columns);
         }
         out.push_str("</tr>\n");
     }
@@ -67,7 +67,7 @@ fn write_head(out: &mut String, model: &TableModel) {
         escape(&model.metric.header())
     );
     out.push_str("<tr>");
-    for column in &model.columns {
+    for (i, column) in model.columns.iter().enumerate() {
         let label = if [VARIANT, DEVICE].contains(&model.column_field.as_str()) {
             column.label.clone()
         } else {
@@ -75,7 +75,8 @@ fn write_head(out: &mut String, model: &TableModel) {
         };
         let _ = write!(
             out,
-            "<th scope=\"col\" title=\"{}\">{}</th>",
+            "<th scope=\"col\"{} title=\"{}\">{}</th>",
+            key_class(i < model.key_columns),
             escape(&column.raw_text()),
             escape(&label)
         );
@@ -86,9 +87,18 @@ fn write_head(out: &mut String, model: &TableModel) {
     out.push_str("</tr>\n</thead>\n");
 }
 
-fn write_cell(out: &mut String, cell: &TableCell, unit: Unit) {
-    let (mut classes, body, title) = cell_parts(cell, unit);
-    classes.insert(0, "gpulab-cell");
+/// The class of a column the directive's `key` names (the browser test checks it is in view).
+fn key_class(key: bool) -> &'static str {
+    if key { " class=\"gpulab-key\"" } else { "" }
+}
+
+fn write_cell(out: &mut String, cell: &TableCell, unit: Unit, key: bool) {
+    let (parts, body, title) = cell_parts(cell, unit);
+    let mut classes = vec!["gpulab-cell"];
+    if key {
+        classes.push("gpulab-key");
+    }
+    classes.extend(parts);
     let _ = write!(out, "<td class=\"{}\"", classes.join(" "));
     if let Some(title) = title {
         let _ = write!(out, " title=\"{}\"", escape(&title));

@@ -5,6 +5,7 @@
 use super::Recordings;
 use crate::key::{SourceCache, point_key};
 use crate::record::StoreError;
+use crate::record::validate::DeviceSchema;
 use crate::spec::Experiment;
 use crate::value::ParamValue;
 use serde::Deserialize;
@@ -75,13 +76,21 @@ pub struct DeviceAnchors {
     pub provenance: Option<String>,
 }
 
+/// What `scripts/library_anchors.py` writes.
+pub(crate) const SCHEMA: DeviceSchema = DeviceSchema {
+    schemas: &[1],
+    keys: "schema what device provenance anchors",
+    date: "/provenance/recorded_at",
+};
+
 /// Reads a device's anchors file; `None` when it has none.
 pub(crate) fn load_anchors(
     data_root: &Path,
     slug: &str,
 ) -> Result<Option<AnchorsFile>, StoreError> {
-    crate::record::store::read_json_if_present(
+    crate::record::store::read_device_file(
         data_root.join(slug).join("anchors").join("library.json"),
+        &SCHEMA,
     )
 }
 

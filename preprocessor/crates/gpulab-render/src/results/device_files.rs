@@ -3,14 +3,15 @@
 //! them from shards; this is the one list of them.
 
 use super::{anchors, event_offset, ncu_check};
+use crate::record::validate::DeviceSchema;
 use crate::record::{DataDir, StoreError};
 
-/// One kind of device file: where it lives under `data/<slug>/`, its log, and where its date is.
+/// One kind of device file: where it lives under `data/<slug>/`, its log, and its schema (where
+/// its date is).
 pub struct DeviceFile {
     pub rel: &'static str,
     pub log: Option<&'static str>,
-    /// JSON pointer to the RFC 3339 time the file was measured.
-    pub date: &'static str,
+    pub schema: &'static DeviceSchema,
     /// Parses the file of `slug` under a data folder, as a build reads it; `Ok(false)`: none.
     pub parse: fn(&DataDir, &str) -> Result<bool, StoreError>,
 }
@@ -19,19 +20,19 @@ pub const DEVICE_FILES: [DeviceFile; 3] = [
     DeviceFile {
         rel: "anchors/library.json",
         log: None,
-        date: "/provenance/recorded_at",
+        schema: &anchors::SCHEMA,
         parse: |d, s| anchors::load_anchors(d.root(), s).map(|f| f.is_some()),
     },
     DeviceFile {
         rel: "checks/event_offset.json",
         log: Some("checks/event_offset.log"),
-        date: "/date",
+        schema: &event_offset::SCHEMA,
         parse: |d, s| event_offset::load(d, s).map(|f| f.is_some()),
     },
     DeviceFile {
         rel: "checks/ncu.json",
         log: Some("checks/ncu.log"),
-        date: "/date",
+        schema: &ncu_check::SCHEMA,
         parse: |d, s| ncu_check::load(d.root(), s).map(|f| f.is_some()),
     },
 ];

@@ -6,6 +6,7 @@
 //! metric and the Nsight Compute check take a point's time from [`shown`].
 
 use crate::metrics::{Source, builtin};
+use crate::record::validate::DeviceSchema;
 use crate::record::{DataDir, Outcome, Point, StoreError, Timing, TimingMode};
 use serde::Deserialize;
 
@@ -42,13 +43,25 @@ impl EventOffset {
     }
 }
 
+/// What `scripts/event_offset.py` writes.
+pub(crate) const SCHEMA: DeviceSchema = DeviceSchema {
+    schemas: &[1],
+    keys: concat!(
+        "schema tool commit date gpu slug kernel ncu_version metric clock_control ",
+        "cache_control events_ms events ncu_ms ncu_runs_ms offset_ms ",
+        "events_two_launches_ms events_two_launches gap_ms ",
+    ),
+    date: "/date",
+};
+
 /// Reads a device's calibration; `None` when it has none.
 pub fn load(data: &DataDir, slug: &str) -> Result<Option<EventOffset>, StoreError> {
-    crate::record::store::read_json_if_present(
+    crate::record::store::read_device_file(
         data.root()
             .join(slug)
             .join("checks")
             .join("event_offset.json"),
+        &SCHEMA,
     )
 }
 

@@ -4,6 +4,7 @@
 //! script stores what was measured; the verdicts are computed here, with the book's correction.
 
 use super::event_offset::{self, EventOffset};
+use crate::record::validate::DeviceSchema;
 use crate::record::{DataDir, Outcome, StoreError, Timing, TimingMode};
 use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
@@ -272,9 +273,24 @@ pub struct DeviceCheck {
     pub unreadable: Option<String>,
 }
 
+/// What `scripts/ncu_check.py` writes (schema 2), and its older checks (schema 1, with their
+/// verdicts and `cold_flush`).
+pub(crate) const SCHEMA: DeviceSchema = DeviceSchema {
+    schemas: &[1, 2],
+    keys: concat!(
+        "schema tool commit date ncu_version gpu slug driver cupy metric clock_control ",
+        "cache_control cold_flush code warmup_runs runs_per_point targets seconds ",
+        "event_offset same_run not_checked summary points ",
+    ),
+    date: "/date",
+};
+
 /// Reads a device's check; `None` when it has none.
 pub fn load(data_root: &Path, slug: &str) -> Result<Option<NcuCheckFile>, StoreError> {
-    crate::record::store::read_json_if_present(data_root.join(slug).join("checks").join("ncu.json"))
+    crate::record::store::read_device_file(
+        data_root.join(slug).join("checks").join("ncu.json"),
+        &SCHEMA,
+    )
 }
 
 /// Every device with a data folder, with its check, none, or why it cannot be read.

@@ -72,6 +72,15 @@ pub enum ClaimStatus {
     NotEvaluated,
 }
 
+/// A directive's claims on a device with recordings of its points that it does not show.
+#[derive(Debug, Clone)]
+pub struct OtherDeviceClaims {
+    /// The device's name: "NVIDIA H200".
+    pub device: String,
+    /// One verdict per claim, in the directive's order.
+    pub claims: Vec<ClaimView>,
+}
+
 /// Everything recorded for a directive on one device.
 #[derive(Debug, Clone)]
 pub struct DeviceResults<'a> {
@@ -125,6 +134,8 @@ pub struct DirectiveView<'a> {
     pub metrics: BTreeMap<String, MetricInfo>,
     /// One entry per device shown; empty when nothing is recorded anywhere.
     pub devices: Vec<DeviceResults<'a>>,
+    /// The claims on every other recorded device (empty without claims or other recordings).
+    pub other_devices: Vec<OtherDeviceClaims>,
     pub paper: Option<&'a PaperTable>,
     /// The paper's own numbers the claims are also evaluated on (the self-check): `paper`, then each
     /// `paper_check` entry (its tables merged). Empty: the paper prints none for this directive.

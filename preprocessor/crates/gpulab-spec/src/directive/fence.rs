@@ -1,6 +1,7 @@
 //! Finds `gpulab` fenced code blocks in a chapter's markdown, with their byte ranges.
 
 use pulldown_cmark::{CodeBlockKind, Event, Options, Parser, Tag, TagEnd};
+use std::borrow::Cow;
 use std::ops::Range;
 
 /// The info string of an experiment directive.
@@ -83,6 +84,21 @@ fn has_closing_fence(block: &str) -> bool {
     last.chars().take_while(|c| *c == ch).count() >= open_len && last.chars().all(|c| c == ch)
 }
 
+/// `markdown` with every carriage return that ends a line by itself (old Mac line endings) made a
+/// line feed, so that its fences and TOML read as written; byte offsets are unchanged.
+pub fn normalise_line_endings(markdown: &str) -> Cow<'_, str> {
+    let bytes = markdown.as_bytes();
+    let lone = |i: usize| bytes[i] == b'\r' && bytes.get(i + 1) != Some(&b'\n');
+    if !(0..bytes.len()).any(lone) {
+        return Cow::Borrowed(markdown);
+    }
+    let out: Vec<u8> = (0..bytes.len())
+        .map(|i| if lone(i) { b'\n' } else { bytes[i] })
+        .collect();
+    // One ASCII byte replaced by another keeps the text UTF-8.
+    Cow::Owned(String::from_utf8(out).unwrap_or_else(|_| markdown.to_string()))
+}
+
 /// Every `gpulab` / `gpulab-status` fence of `markdown`, in order.
 pub fn find_fences(markdown: &str) -> Vec<Fence> {
     let mut fences = Vec::new();
@@ -140,6 +156,19 @@ fn trim_trailing_newline(text: &str, end: usize) -> usize {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 36: a chapter with CR-only line endings had its directives ignored.
+    #[test]
+    fn cr_only_line_endings_are_read_as_lines() {
+        let md = "# T\r\r```gpulab\rexperiment = \"x\"\r```\r\r\n";
+        let normal = normalise_line_endings(md);
+        assert_eq!(normal, "# T\n\n```gpulab\nexperiment = \"x\"\n```\n\r\n");
+        let fences = find_fences(&normal);
+        assert_eq!(fences.len(), 1);
+        assert!(!fences[0].unclosed);
+        assert_eq!(fences[0].body, "experiment = \"x\"\n");
+        assert!(matches!(normalise_line_endings("a\r\nb"), Cow::Borrowed(_)));
+    }
 
     #[test]
     fn finds_directive_and_status_fences_with_ranges() {

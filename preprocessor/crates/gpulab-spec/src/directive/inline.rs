@@ -454,6 +454,7 @@ fn table(metric: String) -> RawTable {
         columns: None,
         value: Some(metric),
         title: None,
+        key: None,
     }
 }
 
@@ -524,6 +525,10 @@ mod tests {
         assert_eq!(at(" sgemm N * a.gflops"), "N");
         assert_eq!(at(" sgemm a[N].gflops"), "N");
         assert_eq!(at(" sgemm a[N=4.gflops"), "[");
-        assert_eq!(at(" sgemm ï[N=4].gflops"), "[", "a name starts after a non-ASCII letter");
+        assert_eq!(
+            at(" sgemm ï[N=4].gflops"),
+            "[",
+            "a name starts after a non-ASCII letter"
+        );
     }
 }

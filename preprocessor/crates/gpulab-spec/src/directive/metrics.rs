@@ -51,6 +51,7 @@ pub fn relative_metric_infos(
                 label: rel.label(&baseline_label),
                 unit: rel.unit(),
                 uses_time: true,
+                better: Some(crate::value::Better::Higher),
             };
             (name, info)
         })

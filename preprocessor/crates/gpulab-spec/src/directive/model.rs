@@ -44,6 +44,9 @@ pub struct TableSpec {
     pub columns: String,
     pub value: String,
     pub title: Option<String>,
+    /// The columns (variants, or values of the columns axis, as written) the table is about: put
+    /// first, so that they are seen without scrolling sideways.
+    pub key: Vec<String>,
 }
 
 impl Default for TableSpec {
@@ -53,6 +56,7 @@ impl Default for TableSpec {
             columns: "variant".into(),
             value: crate::metrics::TIME_MS.into(),
             title: None,
+            key: Vec::new(),
         }
     }
 }

@@ -68,6 +68,7 @@ pub struct RawTable {
     pub columns: Option<String>,
     pub value: Option<String>,
     pub title: Option<String>,
+    pub key: Option<Vec<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -290,7 +290,24 @@ fn check_axes(
             );
             continue;
         }
+        let negative = |v: &ParamValue| v.as_f64().is_some_and(|x| x < 0.0);
         match axis_values(value.get_ref()) {
+            Ok(values) if values.iter().any(negative) => {
+                bad_axes.push(name.clone());
+                let v = values.iter().find(|v| negative(v)).map(ToString::to_string);
+                c.err(
+                    value.span(),
+                    format!(
+                        "axis `{name}` has the negative value {}",
+                        v.unwrap_or_default()
+                    ),
+                    "negative",
+                    Some(
+                        "a parameter is a size, a count or an offset: give values of 0 or more"
+                            .into(),
+                    ),
+                )
+            }
             Ok(values) if !values.is_empty() => {
                 // `B = "16x16"` defines `B_X` and `B_Y`: a spec parameter of that name would be
                 // replaced silently at these points (the spec itself is checked the same way).
@@ -468,11 +485,32 @@ fn check_tables(
         if let Some(v) = &t.value {
             used.push((v.clone(), span.clone()));
         }
+        let columns = t.columns.unwrap_or_else(|| "variant".into());
+        let key = t.key.unwrap_or_default();
+        for k in key
+            .iter()
+            .filter(|k| columns == "variant" && !n.variants.contains(k))
+        {
+            c.err(
+                span.clone(),
+                format!(
+                    "key column `{k}` is not a variant of experiment `{}`",
+                    n.exp.name
+                ),
+                "unknown variant",
+                did_you_mean_or(
+                    k,
+                    n.variants.iter().map(String::as_str),
+                    "expected a variant",
+                ),
+            );
+        }
         tables.push(TableSpec {
             rows: t.rows.unwrap_or_else(|| first_axis.clone()),
-            columns: t.columns.unwrap_or_else(|| "variant".into()),
+            columns,
             value: t.value.unwrap_or_else(|| TIME_MS.into()),
             title: t.title,
+            key,
         });
     }
     if tables.is_empty() {

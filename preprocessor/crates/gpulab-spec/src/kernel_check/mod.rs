@@ -3,14 +3,18 @@
 //! `extern "C"`), arguments that do not match the kernel's parameters in number or kind, a block
 //! larger than the kernel's `__launch_bounds__`, and shared memory beyond the architecture's limits.
 //! Each diagnostic points at the spec's line (the launch, the arguments) or the kernel's `.cu` line.
+//! Without NVRTC only the name is checked, against the source's `__global__` functions.
 
-use crate::diagnostic::{Diagnostic, did_you_mean};
+mod source_scan;
+pub use source_scan::SourceScan;
+
+use crate::diagnostic::{Diagnostic, did_you_mean, suggest};
 use crate::limits::ArchLimits;
 use crate::point_check::nominal_vars;
 use crate::ptx::{self, Param};
 use crate::source::SourceFile;
 use crate::spec::raw::{RawSpec, RawVariant};
-use crate::spec::{ArgSpec, Exec, ScalarType, Variant};
+use crate::spec::{ArgSpec, Exec, Launch, ScalarType, Variant};
 use crate::value::ParamValue;
 use std::collections::BTreeMap;
 use std::ops::Range;
@@ -77,8 +81,11 @@ struct Spans {
 }
 
 impl Spans {
-    fn of(spec: &SpecText, variant: &str) -> Spans {
-        let Some(v) = spec.variant(variant) else {
+    /// Where launch `index` of `variant` is written.
+    fn of(spec: &SpecText, variant: &str, index: usize) -> Spans {
+        let raw = spec.variant(variant);
+        let launches = raw.map(|v| v.launches()).unwrap_or_default();
+        let (Some(v), Some(l)) = (raw, launches.get(index)) else {
             return Spans {
                 kernel: 0..0,
                 args: Vec::new(),
@@ -86,15 +93,15 @@ impl Spans {
                 shared: None,
             };
         };
-        let kernel = v.kernel.as_ref().map_or(v.name.span(), |k| k.span());
+        let kernel = l.kernel.map_or(v.name.span(), |k| k.span());
         let join = |spans: Vec<Range<usize>>| match (spans.first(), spans.last()) {
             (Some(a), Some(b)) => a.start..b.end,
             _ => kernel.clone(),
         };
         Spans {
-            args: v.args.iter().map(|a| a.span()).collect(),
-            block: join(v.block.iter().map(|b| b.span()).collect()),
-            shared: v.shared.as_ref().map(|s| s.span()),
+            args: l.args.iter().map(|a| a.span()).collect(),
+            block: join(l.block.iter().map(|b| b.span()).collect()),
+            shared: l.shared.map(|s| s.span()),
             kernel,
         }
     }
@@ -117,22 +124,42 @@ pub fn check_variant(
     module: &ptx::Module,
     points: &[PointAt],
 ) -> Vec<Diagnostic> {
-    let Exec::Kernel { function, source } = &variant.exec else {
+    let Exec::Kernel { source } = &variant.exec else {
         return Vec::new();
     };
-    let spans = Spans::of(spec, &variant.name);
     let cu = CuFile {
         root,
         source: source.as_path(),
     };
+    let mut out = Vec::new();
+    for (index, launch) in variant.launches.iter().enumerate() {
+        let spans = Spans::of(spec, &variant.name, index);
+        let at = (spec, &spans, variant, launch);
+        out.extend(check_launch(at, &cu, target, module, points));
+    }
+    out
+}
+
+/// Where a launch is written, and what: the spec, the launch's spans, its variant and itself.
+type LaunchAt<'a> = (&'a SpecText, &'a Spans, &'a Variant, &'a Launch);
+
+/// One launch's kernel, arguments, block and shared memory at each of `points`.
+fn check_launch(
+    (spec, spans, variant, launch): LaunchAt,
+    cu: &CuFile,
+    target: Target,
+    module: &ptx::Module,
+    points: &[PointAt],
+) -> Vec<Diagnostic> {
+    let function = &launch.kernel;
     let Some(entry) = module.entry(function) else {
-        return vec![missing_kernel(spec, &spans, variant, function, &cu, module)];
+        return vec![missing_kernel(spec, spans, variant, function, cu, module)];
     };
     let kernel = Kernel {
         entry,
         at: cu.locate(entry),
     };
-    let mut out = arguments(spec, &spans, variant, &kernel);
+    let mut out = arguments(spec, spans, variant, launch, &kernel);
     if let Some(limits) = target.limits
         && entry.static_shared > limits.static_shared
     {
@@ -151,7 +178,14 @@ pub fn check_variant(
             ),
         ));
     }
-    out.extend(launches(spec, &spans, variant, &kernel, target, points));
+    out.extend(launches(
+        spec,
+        spans,
+        (variant, launch),
+        &kernel,
+        target,
+        points,
+    ));
     out
 }
 
@@ -315,6 +349,63 @@ fn missing_kernel(
         .with_help(help)
 }
 
+/// Without NVRTC: each launch's kernel name against the `__global__` functions of its variant's
+/// source. Only a name that occurs nowhere in the source, the files it includes or its build's
+/// `options` is reported: a name a macro makes cannot be told from a typo without the compiler.
+pub fn check_name_in_source(
+    root: &Path,
+    spec: &SpecText,
+    variant: &Variant,
+    scan: &SourceScan,
+    options: &[String],
+) -> Vec<Diagnostic> {
+    let Exec::Kernel { source } = &variant.exec else {
+        return Vec::new();
+    };
+    let in_options = |function: &str| {
+        options
+            .iter()
+            .flat_map(|o| o.split(|c: char| !(c.is_alphanumeric() || c == '_')))
+            .any(|word| word == function)
+    };
+    let shown = |p: &Path| p.strip_prefix(root).unwrap_or(p).display().to_string();
+    let names: Vec<&str> = scan.kernels.iter().map(|k| k.name.as_str()).collect();
+    let listed = match names.is_empty() {
+        true => "it defines no `__global__` function".to_string(),
+        false => format!("its kernels: `{}`", names.join("`, `")),
+    };
+    let mut out = Vec::new();
+    for (index, launch) in variant.launches.iter().enumerate() {
+        let function = &launch.kernel;
+        if in_options(function) || scan.identifiers.contains(function) {
+            continue;
+        }
+        let near = suggest(function, names.iter().copied())
+            .and_then(|near| scan.kernels.iter().find(|k| k.name == near));
+        let help = match near {
+            Some(k) => format!(
+                "did you mean `{}` ({}:{})? ({listed})",
+                k.name,
+                shown(&k.file),
+                k.line
+            ),
+            None => listed.clone(),
+        };
+        let message = format!(
+            "variant `{}`: kernel `{function}` is not defined in {} or the files it includes",
+            variant.name,
+            shown(source)
+        );
+        let span = Spans::of(spec, &variant.name, index).kernel;
+        out.push(
+            spec.file
+                .error(span, message, "no such kernel")
+                .with_help(help),
+        );
+    }
+    out
+}
+
 /// The spec's scalar type as PTX writes it (signedness is not in PTX).
 fn scalar_param(ty: ScalarType) -> Param {
     match ty {
@@ -365,11 +456,12 @@ fn arguments(
     spec: &SpecText,
     spans: &Spans,
     variant: &Variant,
+    launch: &Launch,
     kernel: &Kernel,
 ) -> Vec<Diagnostic> {
     let params = &kernel.entry.params;
     let name = &kernel.entry.name;
-    if variant.args.len() != params.len() {
+    if launch.args.len() != params.len() {
         return vec![
             spec.file
                 .error(
@@ -377,16 +469,17 @@ fn arguments(
                     format!(
                         "variant `{}` passes {} argument(s) to kernel `{name}`, which takes {}",
                         variant.name,
-                        variant.args.len(),
+                        launch.args.len(),
                         params.len()
                     ),
-                    format!("{} argument(s)", variant.args.len()),
+                    format!("{} argument(s)", launch.args.len()),
                 )
                 .with_help(kernel.signature()),
         ];
     }
     let mut out = Vec::new();
-    for (i, (arg, &param)) in variant.args.iter().zip(params).enumerate() {
+    let declared = declared_params(&kernel.at).filter(|d| d.len() == params.len());
+    for (i, (arg, &param)) in launch.args.iter().zip(params).enumerate() {
         let n = i + 1;
         let (passed, wanted, help) = match arg {
             ArgSpec::Buffer(_) | ArgSpec::PassIn | ArgSpec::PassOut => {
@@ -413,6 +506,12 @@ fn arguments(
             ),
         };
         if wanted == param {
+            // PTX agrees; where it cannot tell a pointer from a 64-bit integer, the source can.
+            out.extend(
+                declared
+                    .as_ref()
+                    .and_then(|d| pointer_mismatch(spec, spans, variant, kernel, i, arg, &d[i])),
+            );
             continue;
         }
         let span = spans
@@ -437,6 +536,84 @@ fn arguments(
     out
 }
 
+/// Each parameter's declaration as the kernel's source writes it (the text between the
+/// parentheses after its name, split at top-level commas), when the definition can be read there.
+fn declared_params(at: &At) -> Option<Vec<String>> {
+    let text = at.file.text.get(at.span.end..)?;
+    let open = text.find('(')?;
+    if !text[..open].trim().is_empty() {
+        return None;
+    }
+    let (mut depth, mut start, mut out) = (0, open + 1, Vec::new());
+    for (i, c) in text.char_indices().skip_while(|(i, _)| *i < open) {
+        match c {
+            '(' | '[' | '<' => depth += 1,
+            ')' | ']' | '>' => {
+                depth -= 1;
+                if depth == 0 {
+                    out.push(text[start..i].trim().to_string());
+                    break;
+                }
+            }
+            ',' if depth == 1 => {
+                out.push(text[start..i].trim().to_string());
+                start = i + 1;
+            }
+            _ => {}
+        }
+    }
+    if out.len() == 1 && matches!(out[0].as_str(), "" | "void") {
+        out.clear();
+    }
+    Some(out)
+}
+
+/// A 64-bit argument whose kind PTX cannot tell (a pointer and a 64-bit integer are both
+/// `.u64`) against the parameter's declaration in the source: a scalar passed where the kernel
+/// takes a pointer, or a buffer where it takes an integer.
+fn pointer_mismatch(
+    spec: &SpecText,
+    spans: &Spans,
+    variant: &Variant,
+    kernel: &Kernel,
+    i: usize,
+    arg: &ArgSpec,
+    decl: &str,
+) -> Option<Diagnostic> {
+    let pointer = decl.contains('*') || decl.contains('[');
+    let (passed, wanted, help) = match arg {
+        ArgSpec::Scalar(ty, e) if pointer => (
+            format!("the {} scalar `{}`", scalar_name(*ty), e.source()),
+            "a pointer",
+            "pass a buffer's name here",
+        ),
+        ArgSpec::Buffer(b) if !pointer => (
+            format!("buffer `{b}`, a pointer"),
+            "a 64-bit integer",
+            "pass a scalar here (or give the parameter a pointer type)",
+        ),
+        _ => return None,
+    };
+    let n = i + 1;
+    let span = spans
+        .args
+        .get(i)
+        .cloned()
+        .unwrap_or_else(|| spans.all_args());
+    Some(
+        spec.file
+            .error(
+                span,
+                format!(
+                    "variant `{}`: argument {n} is {passed}, but parameter {n} of kernel `{}` is {wanted} (`{decl}`, {})",
+                    variant.name, kernel.entry.name, kernel.at.place
+                ),
+                format!("parameter {n} is {wanted}"),
+            )
+            .with_help(format!("{help}; {}", kernel.signature())),
+    )
+}
+
 /// One kind of launch problem, with the first point it occurs at and how many points have it.
 struct Seen {
     span: Range<usize>,
@@ -454,14 +631,14 @@ type Problem = (&'static str, Range<usize>, String, String);
 fn launches(
     spec: &SpecText,
     spans: &Spans,
-    variant: &Variant,
+    (variant, launch): (&Variant, &Launch),
     kernel: &Kernel,
     target: Target,
     points: &[PointAt],
 ) -> Vec<Diagnostic> {
     let mut seen: BTreeMap<&str, Seen> = BTreeMap::new();
     for p in points {
-        for (key, span, message, help) in launch_problems(spans, variant, kernel, target, p) {
+        for (key, span, message, help) in launch_problems(spans, launch, kernel, target, p) {
             seen.entry(key)
                 .and_modify(|s| s.count += 1)
                 .or_insert(Seen {
@@ -514,7 +691,7 @@ const NOT_APPLICABLE: &str = "not applicable";
 /// `__launch_bounds__`, its shared memory against the kernel and the architecture.
 fn launch_problems(
     spans: &Spans,
-    variant: &Variant,
+    launch: &Launch,
     kernel: &Kernel,
     target: Target,
     p: &PointAt,
@@ -524,8 +701,8 @@ fn launch_problems(
     let mut out: Vec<Problem> = Vec::new();
     let vars = nominal_vars(p.params);
     let eval = |e: &crate::expr::Expr| e.eval(&vars).ok().and_then(|n| n.as_i64());
-    let block: Option<Vec<i64>> = variant.block.iter().map(eval).collect();
-    let dynamic = variant.shared.as_ref().map(eval);
+    let block: Option<Vec<i64>> = launch.block.iter().map(eval).collect();
+    let dynamic = launch.shared.as_ref().map(eval);
     if let Some(block) = &block {
         let mut shape = [1u64; 3];
         for (d, b) in shape.iter_mut().zip(block) {

@@ -140,7 +140,7 @@ fn each_argument_of_the_wrong_kind_is_reported_at_itself() {
     );
     // An i64 scalar passes for a 64-bit parameter: PTX cannot tell it from a pointer.
     let mut v = naive();
-    v.args[2] = ArgSpec::Scalar(ScalarType::I64, Expr::parse("N").unwrap());
+    v.launches[0].args[2] = ArgSpec::Scalar(ScalarType::I64, Expr::parse("N").unwrap());
     let m = module("copy", &[".u64", ".u64", ".u64"], "", "");
     assert_eq!(check(&v, &m, SM90, &[1024]), []);
 }
@@ -151,7 +151,7 @@ fn each_argument_of_the_wrong_kind_is_reported_at_itself() {
 fn narrow_integers_and_half_floats_match_by_size() {
     let scalar = |ty: ScalarType| ArgSpec::Scalar(ty, Expr::parse("N").unwrap());
     let mut v = naive();
-    v.args[2] = scalar(ScalarType::U8);
+    v.launches[0].args[2] = scalar(ScalarType::U8);
     assert_eq!(
         check(
             &v,
@@ -161,13 +161,13 @@ fn narrow_integers_and_half_floats_match_by_size() {
         ),
         []
     );
-    v.args[2] = scalar(ScalarType::F16);
+    v.launches[0].args[2] = scalar(ScalarType::F16);
     let half = ptx::parse(
         ".visible .entry copy(.param .u64 a, .param .u64 b, .param .align 2 .b8 c[2])\n{\n\tret;\n}\n",
     );
     assert_eq!(check(&v, &half, SM90, &[100]), []);
     // An i32 where the kernel takes a `short`, and where it takes a `__half`.
-    v.args[2] = scalar(ScalarType::I32);
+    v.launches[0].args[2] = scalar(ScalarType::I32);
     let d = check(
         &v,
         &module("copy", &[".u64", ".u64", ".u16"], "", ""),
@@ -244,7 +244,7 @@ fn static_plus_dynamic_shared_memory_over_the_opt_in_maximum_is_reported() {
     let body = "\t.shared .align 4 .b8 _ZZ4copyE4tile[32768];\n\tmov.u32 %r1, dyn;";
     let m = module("copy", &COPY_PARAMS, "", body);
     let mut v = naive();
-    v.shared = Some(Expr::parse("N * 190").unwrap());
+    v.launches[0].shared = Some(Expr::parse("N * 190").unwrap());
     // 32768 + 1024·190 = 227328 fits in 232448; 32768 + 1100·190 = 241768 does not.
     let d = check(&v, &m, SM90, &[1024, 1100]);
     assert_eq!(d.len(), 1, "{d:?}");
@@ -290,7 +290,7 @@ fn a_kernel_using_dynamic_shared_memory_without_a_size_is_reported() {
         d[0].message
     );
     let mut v = naive();
-    v.shared = Some(Expr::parse("1024").unwrap());
+    v.launches[0].shared = Some(Expr::parse("1024").unwrap());
     assert_eq!(check(&v, &m, SM90, &[1024]), []);
 }
 

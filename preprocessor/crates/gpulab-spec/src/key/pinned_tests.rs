@@ -64,3 +64,25 @@ fn key_of(spec: &str) -> String {
 fn a_spec_with_only_the_old_types_keeps_its_key() {
     assert_eq!(key_of(OLD_TYPES_SPEC), "1fe1076654a3e646a89f28233d8ce52f");
 }
+
+/// One launch is one launch however it is written: the variant's own keys and a single
+/// `[[variant.launch]]` table give the same key; a sequence's key follows its launches' order.
+#[test]
+fn a_launch_sequence_keys_each_launch_in_order() {
+    let own =
+        "kernel = \"k\"\ngrid = [\"ceil_div(N, 256)\"]\nblock = [256]\nargs = [\"a\", \"N\"]\n";
+    let table =
+        |k: &str| format!("[[variant.launch]]\nkernel = \"{k}\"\ngrid = [1]\nblock = [32]\n");
+    let spec = |variant: &str| {
+        let head = &OLD_TYPES_SPEC[..OLD_TYPES_SPEC.find("kernel = \"k\"").unwrap()];
+        format!("{head}{variant}")
+    };
+    let as_table = table("k").replace(
+        "grid = [1]\nblock = [32]\n",
+        own.split_once('\n').unwrap().1,
+    );
+    assert_eq!(key_of(&spec(own)), key_of(&spec(&as_table)));
+    let ab = key_of(&spec(&(table("k") + &table("j"))));
+    assert_ne!(ab, key_of(&spec(&(table("j") + &table("k")))));
+    assert_ne!(ab, key_of(&spec(&table("k"))));
+}

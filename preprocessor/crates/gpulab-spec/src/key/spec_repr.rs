@@ -7,8 +7,8 @@
 
 use crate::expr::Expr;
 use crate::spec::{
-    ArgSpec, BufferSpec, DefineValue, Exec, Experiment, LoopSpec, PassSpec, Reference, Variant,
-    VerifySpec,
+    ArgSpec, BufferSpec, DefineValue, Exec, Experiment, Launch, LoopSpec, PassSpec, Reference,
+    Variant, VerifySpec,
 };
 use crate::value::ParamValue;
 use std::fmt::Write;
@@ -39,6 +39,7 @@ pub(super) fn experiment(exp: &Experiment) -> String {
         verify: _,
         metrics: _,
         variants: _,
+        requires: _, // refuses points before they run; changes nothing a run does
     } = exp;
     let mut out = format!("experiment {name}\n");
     for b in buffers {
@@ -98,10 +99,7 @@ pub(super) fn variant(v: &Variant) -> String {
         label: _,
         exec,
         defines,
-        grid,
-        block,
-        shared,
-        args,
+        launches,
         loop_,
         passes,
         options,
@@ -111,14 +109,16 @@ pub(super) fn variant(v: &Variant) -> String {
         min_arch: _,
     } = v;
     let mut out = format!("variant {name}\n");
+    // One launch is written as before sequences existed, so its variant keeps its key; a
+    // sequence names each launch's kernel before its geometry.
+    let sequence = launches.len() > 1;
     match exec {
         // The source's content is keyed by digest (`SourceCache::digest`), not by its path.
-        Exec::Kernel {
-            function,
-            source: _,
-        } => {
-            let _ = writeln!(out, "kernel {function}");
+        Exec::Kernel { source: _ } if !sequence => {
+            let kernel = launches.first().map_or("", |l| l.kernel.as_str());
+            let _ = writeln!(out, "kernel {kernel}");
         }
+        Exec::Kernel { source: _ } => {}
         Exec::Cpu(name) => {
             let _ = writeln!(out, "cpu {name}");
         }
@@ -133,18 +133,11 @@ pub(super) fn variant(v: &Variant) -> String {
         };
         let _ = writeln!(out, "define {n}={value}");
     }
-    let list = |es: &[Expr]| es.iter().map(expr).collect::<Vec<_>>().join(",");
-    let _ = writeln!(out, "grid {}", list(grid));
-    let _ = writeln!(out, "block {}", list(block));
-    let _ = writeln!(out, "shared {:?}", shared.as_ref().map(expr));
-    for a in args {
-        let arg = match a {
-            ArgSpec::Buffer(b) => format!("buffer:{b}"),
-            ArgSpec::PassIn => "@in".to_string(),
-            ArgSpec::PassOut => "@out".to_string(),
-            ArgSpec::Scalar(ty, e) => format!("{ty:?}:{}", expr(e)),
-        };
-        let _ = writeln!(out, "arg {arg}");
+    for l in launches {
+        if sequence {
+            let _ = writeln!(out, "launch {}", l.kernel);
+        }
+        launch(&mut out, l);
     }
     if let Some(LoopSpec { var, count }) = loop_ {
         let _ = writeln!(out, "loop {var} {}", expr(count));
@@ -168,6 +161,30 @@ pub(super) fn variant(v: &Variant) -> String {
         let _ = writeln!(out, "option {o}");
     }
     out
+}
+
+/// A launch's geometry and arguments (its kernel is written by the caller).
+fn launch(out: &mut String, l: &Launch) {
+    let Launch {
+        kernel: _,
+        grid,
+        block,
+        shared,
+        args,
+    } = l;
+    let list = |es: &[Expr]| es.iter().map(expr).collect::<Vec<_>>().join(",");
+    let _ = writeln!(out, "grid {}", list(grid));
+    let _ = writeln!(out, "block {}", list(block));
+    let _ = writeln!(out, "shared {:?}", shared.as_ref().map(expr));
+    for a in args {
+        let arg = match a {
+            ArgSpec::Buffer(b) => format!("buffer:{b}"),
+            ArgSpec::PassIn => "@in".to_string(),
+            ArgSpec::PassOut => "@out".to_string(),
+            ArgSpec::Scalar(ty, e) => format!("{ty:?}:{}", expr(e)),
+        };
+        let _ = writeln!(out, "arg {arg}");
+    }
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //! asks for).
 
 use super::counters::Group;
-use crate::value::Unit;
+use crate::value::{Better, Unit};
 
 /// The median kernel time in milliseconds: every timed point has it.
 pub const TIME_MS: &str = "time_ms";
@@ -47,6 +47,8 @@ pub struct Builtin {
     pub label: &'static str,
     pub unit: Unit,
     pub source: Source,
+    /// Which way it improves: its unit's ([`Unit::better`]) unless its row says otherwise.
+    pub better: Option<Better>,
 }
 
 impl Builtin {
@@ -69,6 +71,17 @@ const fn metric(name: &'static str, label: &'static str, unit: Unit, source: Sou
         label,
         unit,
         source,
+        better: unit.better(),
+    }
+}
+
+impl Builtin {
+    /// The metric with its own direction (a share of a peak rises, a stall or a conflict falls).
+    const fn improves(self, better: Better) -> Builtin {
+        Builtin {
+            better: Some(better),
+            ..self
+        }
     }
 }
 
@@ -81,9 +94,10 @@ pub const BUILTINS: &[Builtin] = &[
         "of peak bandwidth",
         Unit::Percent,
         Source::Derived,
-    ),
+    )
+    .improves(Better::Higher),
     metric("gflops", "throughput", Unit::GflopsPerSec, Source::Derived),
-    metric("pct_fp32", "of FP32 peak", Unit::Percent, Source::Derived),
+    metric("pct_fp32", "of FP32 peak", Unit::Percent, Source::Derived).improves(Better::Higher),
     metric(
         "registers",
         "registers per thread",
@@ -156,43 +170,50 @@ pub const BUILTINS: &[Builtin] = &[
         "shared-memory bank conflicts (counted)",
         Unit::Count,
         Source::Counters(Group::SharedBankConflicts),
-    ),
+    )
+    .improves(Better::Lower),
     metric(
         "conflicts_per_request",
         "bank conflicts per shared-memory request",
         Unit::Count,
         Source::Counters(Group::SharedBankConflicts),
-    ),
+    )
+    .improves(Better::Lower),
     metric(
         "shared_ld_ways",
         "wavefronts per shared load (counted conflict degree)",
         Unit::Count,
         Source::Counters(Group::SharedBankConflicts),
-    ),
+    )
+    .improves(Better::Lower),
     metric(
         "stall_global_pct",
         "warp cycles waiting for global memory",
         Unit::Percent,
         Source::Counters(Group::WarpStates),
-    ),
+    )
+    .improves(Better::Lower),
     metric(
         "stall_shared_pct",
         "warp cycles waiting for shared memory",
         Unit::Percent,
         Source::Counters(Group::WarpStates),
-    ),
+    )
+    .improves(Better::Lower),
     metric(
         "stall_sync_pct",
         "warp cycles waiting at barriers",
         Unit::Percent,
         Source::Counters(Group::WarpStates),
-    ),
+    )
+    .improves(Better::Lower),
     metric(
         "issue_pct",
         "warp cycles issuing or ready (compute)",
         Unit::Percent,
         Source::Counters(Group::WarpStates),
-    ),
+    )
+    .improves(Better::Higher),
 ];
 
 /// The built-in metric called `name`.
@@ -255,6 +276,15 @@ pub struct DeviceVarDef {
 }
 
 /// Every device variable.
+/// The compiled kernel's attributes a metric formula may read (`threads_per_sm = "warps_per_sm *
+/// WARP"`), with the value `check` evaluates formulas at; a point without them has no such metric.
+pub const ATTRIBUTE_VARS: &[(&str, i64)] = &[
+    ("registers", 32),
+    ("static_shared_bytes", 1024),
+    ("blocks_per_sm", 8),
+    ("warps_per_sm", 64),
+];
+
 pub const DEVICE_VARS: &[DeviceVarDef] = &[
     DeviceVarDef {
         name: "SM_COUNT",

@@ -56,6 +56,7 @@ impl Mirror {
                 axes.insert(a.clone(), vb.clone());
                 axes.insert(b.clone(), va.clone());
                 Some(PaperRow {
+                    line: row.line,
                     variant: self.variant.clone(),
                     axes,
                     metrics: row.metrics.clone(),

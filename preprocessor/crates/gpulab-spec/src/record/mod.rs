@@ -6,6 +6,7 @@
 pub mod fixture;
 pub mod schema;
 pub mod store;
+pub mod validate;
 
 pub use schema::{
     Attributes, Clocks, Counters, DeviceRecord, Failure, FailureKind, MEASURE_METHOD, Occupancy,

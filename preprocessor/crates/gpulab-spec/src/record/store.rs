@@ -17,6 +17,11 @@ pub enum StoreError {
         path: PathBuf,
         source: std::io::Error,
     },
+    #[error("cannot write {path}: {source}")]
+    Write {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot write in {path}: {source} (recording needs a writable data folder)")]
     NotWritable {
         path: PathBuf,
@@ -132,7 +137,18 @@ impl DataDir {
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
             Err(e) => return Err(io_err(&path)(e)),
         };
-        parse_recording(&path, &text).map(Some)
+        let rec = parse_recording(&path, &text)?;
+        // A file copied or renamed by hand would show one experiment's numbers as another's.
+        if rec.experiment != experiment || rec.device.slug != device {
+            return Err(StoreError::Corrupt {
+                path,
+                message: format!(
+                    "it holds experiment `{}` on device `{}`, not what its path says",
+                    rec.experiment, rec.device.slug
+                ),
+            });
+        }
+        Ok(Some(rec))
     }
 
     /// Fails unless `data/` and each device folder in it accept a new file (checked before a run,
@@ -190,58 +206,98 @@ impl DataDir {
     /// Merges `points` into the stored recording (replacing points with the same variant and
     /// params) and writes it atomically. Call with the lock held.
     pub fn merge_and_save(&self, lock: &DataLock, fresh: Recording) -> Result<PathBuf, StoreError> {
-        self.merge(lock, fresh, |_, _| true).map(|(path, _)| path)
+        let path = self.confined_path(&fresh.device.slug, &fresh.experiment)?;
+        let _ = lock;
+        let stored = self.load(&fresh.device.slug, &fresh.experiment)?;
+        let new_file = stored.is_none();
+        let (merged, taken) = merge_points(stored, fresh, |_, _| true);
+        if taken > 0 || new_file {
+            write_atomic(&path, &to_pretty_json(&path, &merged)?)?;
+        }
+        Ok(path)
     }
 
-    /// Merges another `data/`'s recording point by point: a point is taken when this folder
-    /// lacks it or holds an older recording of it (`recorded_at`). Returns the file and how many
-    /// points were taken. Call with the lock held.
+    /// Merges other `data/` folders' recordings point by point, writing nothing: a point is
+    /// taken when this folder lacks it or holds an older recording of it (`recorded_at`).
+    /// Returns each file that changes, with its new text and how many points it took, for
+    /// [`write_all_atomic`]. Call with the lock held.
     pub fn merge_newer(
         &self,
-        lock: &DataLock,
-        other: Recording,
-    ) -> Result<(PathBuf, usize), StoreError> {
-        self.merge(lock, other, |old, new| new.recorded_at > old.recorded_at)
-    }
-
-    /// Merges `fresh` into the stored recording: a point of `fresh` replaces the stored one
-    /// where `wins(stored, fresh)`, and is added where there is none; `fresh`'s device record
-    /// is kept when any of its points was taken. Writes only when something changed.
-    fn merge(
-        &self,
         _lock: &DataLock,
-        mut fresh: Recording,
-        wins: impl Fn(&Point, &Point) -> bool,
-    ) -> Result<(PathBuf, usize), StoreError> {
-        let path = self.confined_path(&fresh.device.slug, &fresh.experiment)?;
-        let mut taken = fresh.points.len();
-        if let Some(old) = self.load(&fresh.device.slug, &fresh.experiment)? {
-            taken = 0;
-            let mut points = old.points;
-            for p in fresh.points.drain(..) {
-                match points.iter_mut().find(|q| same_point(q, &p)) {
-                    Some(slot) if wins(slot, &p) => {
-                        let mut p = p;
-                        keep_counters(slot, &mut p);
-                        *slot = p;
-                        taken += 1;
-                    }
-                    Some(_) => {}
-                    None => {
-                        points.push(p);
-                        taken += 1;
-                    }
+        others: Vec<Recording>,
+    ) -> Result<Vec<(PathBuf, String, usize)>, StoreError> {
+        let mut files: indexmap::IndexMap<PathBuf, (Option<Recording>, usize)> =
+            indexmap::IndexMap::new();
+        for other in others {
+            let path = self.confined_path(&other.device.slug, &other.experiment)?;
+            let slot = match files.entry(path) {
+                indexmap::map::Entry::Occupied(e) => e.into_mut(),
+                indexmap::map::Entry::Vacant(e) => {
+                    let stored = self.load(&other.device.slug, &other.experiment)?;
+                    e.insert((stored, 0))
                 }
-            }
-            fresh.points = points;
-            if taken == 0 {
-                return Ok((path, 0));
+            };
+            let (merged, taken) = merge_points(slot.0.take(), other, |old, new| {
+                new.recorded_at > old.recorded_at
+            });
+            *slot = (Some(merged), slot.1 + taken);
+        }
+        let mut out = Vec::new();
+        for (path, (merged, taken)) in files {
+            if let Some(merged) = merged.filter(|_| taken > 0) {
+                let text = to_pretty_json(&path, &merged)?;
+                out.push((path, text, taken));
             }
         }
-        sort_points(&mut fresh.points);
-        write_atomic(&path, &to_pretty_json(&path, &fresh)?)?;
-        Ok((path, taken))
+        Ok(out)
     }
+}
+
+/// Merges `fresh` into `stored`: a point of `fresh` replaces the stored one of the same cell
+/// where `wins(stored, fresh)`, and is added where there is none; `fresh`'s device record is kept
+/// when any of its points was taken. Returns the merge, sorted, and the points taken. Linear:
+/// the stored points are found through an index, not a scan per point.
+fn merge_points(
+    stored: Option<Recording>,
+    mut fresh: Recording,
+    wins: impl Fn(&Point, &Point) -> bool,
+) -> (Recording, usize) {
+    use super::validate::point_identity;
+    let Some(mut old) = stored else {
+        let taken = fresh.points.len();
+        sort_points(&mut fresh.points);
+        return (fresh, taken);
+    };
+    let mut index: std::collections::HashMap<String, usize> = old
+        .points
+        .iter()
+        .enumerate()
+        .map(|(i, p)| (point_identity(&p.variant, &p.params), i))
+        .collect();
+    let mut taken = 0;
+    for mut p in fresh.points.drain(..) {
+        match index.entry(point_identity(&p.variant, &p.params)) {
+            std::collections::hash_map::Entry::Occupied(e) => {
+                let slot = &mut old.points[*e.get()];
+                if wins(slot, &p) {
+                    keep_counters(slot, &mut p);
+                    *slot = p;
+                    taken += 1;
+                }
+            }
+            std::collections::hash_map::Entry::Vacant(e) => {
+                e.insert(old.points.len());
+                old.points.push(p);
+                taken += 1;
+            }
+        }
+    }
+    if taken == 0 {
+        return (old, 0);
+    }
+    fresh.points = old.points;
+    sort_points(&mut fresh.points);
+    (fresh, taken)
 }
 
 /// A re-timed point keeps the stored point's counters when they were measured on the same code
@@ -255,11 +311,6 @@ fn keep_counters(stored: &mut Point, fresh: &mut Point) {
     {
         fresh.counters = stored.counters.take();
     }
-}
-
-/// Whether two points are the same (variant, params) cell.
-pub(crate) fn same_point(a: &Point, b: &Point) -> bool {
-    a.variant == b.variant && a.params == b.params
 }
 
 fn sort_points(points: &mut [Point]) {
@@ -295,8 +346,11 @@ pub fn parse_recording(path: &Path, text: &str) -> Result<Recording, StoreError>
     // One pass straight into the types (the build reads every recording); only a file that does
     // not parse is read again, for its schema version, so that an old or new schema is named as
     // such rather than as a missing field.
+    if let Some(why) = super::validate::oversized_string(text) {
+        return Err(corrupt(why));
+    }
     match serde_json::from_str::<Recording>(text) {
-        Ok(rec) if rec.schema == SCHEMA_VERSION => match implausible(&rec) {
+        Ok(rec) if rec.schema == SCHEMA_VERSION => match super::validate::implausible(&rec, text) {
             Some(why) => Err(corrupt(why)),
             None => Ok(rec),
         },
@@ -320,53 +374,20 @@ pub fn parse_recording(path: &Path, text: &str) -> Result<Recording, StoreError>
     }
 }
 
-/// What makes a parsed recording impossible, for the first point it finds: a timing that no
-/// measurement gives (not finite, not positive, min ≤ q1 ≤ median ≤ q3 ≤ max broken, no samples,
-/// negative noise), an `ok` point carrying a failure, or a point recorded twice. The tool never
-/// writes such a file; one edited by hand would render (and be judged by claims) as if measured.
-fn implausible(rec: &Recording) -> Option<String> {
-    let mut seen = std::collections::HashSet::new();
-    for p in &rec.points {
-        let at = || format!("point `{}` at {:?}", p.variant, p.params);
-        if !seen.insert(format!("{}{:?}", p.variant, p.params)) {
-            return Some(format!("{} is recorded twice", at()));
-        }
-        if p.outcome == crate::record::Outcome::Ok && p.failure.is_some() {
-            return Some(format!("{}: outcome `ok` but a failure is recorded", at()));
-        }
-        let Some(t) = &p.timing else { continue };
-        let values = [t.min_ms, t.q1_ms, t.median_ms, t.q3_ms, t.max_ms];
-        let problem = if values.iter().chain([&t.noise]).any(|x| !x.is_finite()) {
-            Some("a timing value is not a finite number")
-        } else if t.median_ms <= 0.0 || t.min_ms <= 0.0 {
-            Some("a time is not positive")
-        } else if values.windows(2).any(|w| w[0] > w[1]) {
-            Some("min ≤ q1 ≤ median ≤ q3 ≤ max does not hold")
-        } else if t.samples == 0 {
-            Some("a timing of no samples")
-        } else if t.noise < 0.0 {
-            Some("negative noise")
-        } else {
-            None
-        };
-        if let Some(problem) = problem {
-            return Some(format!("{}: {problem}", at()));
-        }
-    }
-    None
-}
-
-/// Reads a JSON file beside the recordings (library anchors, checks); `None` when it does not exist.
-pub fn read_json_if_present<T: serde::de::DeserializeOwned>(
+/// Reads a device file beside the recordings (library anchors, checks), checked against its
+/// schema before it is parsed into `T`; `None` when it does not exist.
+pub fn read_device_file<T: serde::de::DeserializeOwned>(
     path: PathBuf,
+    schema: &super::validate::DeviceSchema,
 ) -> Result<Option<T>, StoreError> {
+    let unparsable = |path: PathBuf, message: String| StoreError::Unparsable { path, message };
     match crate::confine::read_regular_file(&path) {
-        Ok(text) => serde_json::from_str(&text)
-            .map(Some)
-            .map_err(|e| StoreError::Unparsable {
-                path,
-                message: e.to_string(),
-            }),
+        Ok(text) => match schema.check(&text) {
+            Ok(value) => serde_json::from_value(value)
+                .map(Some)
+                .map_err(|e| unparsable(path, e.to_string())),
+            Err(message) => Err(unparsable(path, message)),
+        },
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
         Err(source) => Err(StoreError::Io { path, source }),
     }
@@ -375,28 +396,51 @@ pub fn read_json_if_present<T: serde::de::DeserializeOwned>(
 /// Writes `text` to `path` through a temporary file in the same folder and a rename, so a
 /// reader (or an interrupted run) never sees a half-written file.
 pub fn write_atomic(path: &Path, text: &str) -> Result<(), StoreError> {
-    write_atomic_with(path, |file| file.write_all(text.as_bytes()))
+    write_all_atomic([(path, text)])
 }
 
-/// [`write_atomic`] with the writing done by `write`; on any failure the temporary file is
-/// removed and `path` keeps what it held.
-fn write_atomic_with(
-    path: &Path,
-    write: impl FnOnce(&mut File) -> std::io::Result<()>,
+/// Writes every `(path, text)` all or nothing, as far as a file system allows: each text goes to
+/// a temporary file beside its path first, and only when all are written and synced are they
+/// renamed into place. A failure before the renames leaves every path as it was and no
+/// temporary behind.
+pub fn write_all_atomic<'a>(
+    files: impl IntoIterator<Item = (&'a Path, &'a str)>,
 ) -> Result<(), StoreError> {
+    let staged = files
+        .into_iter()
+        .map(|(path, text)| Ok((path, stage(path, text)?)))
+        .collect::<Result<Vec<_>, StoreError>>()?;
+    for (path, tmp) in staged {
+        tmp.persist(path).map_err(|e| write_err(path)(e.error))?;
+    }
+    Ok(())
+}
+
+fn write_err(path: &Path) -> impl FnOnce(std::io::Error) -> StoreError + '_ {
+    move |source| StoreError::Write {
+        path: path.to_path_buf(),
+        source,
+    }
+}
+
+/// `text` in a synced temporary file beside `path`, with the mode of the file it will replace.
+fn stage(path: &Path, text: &str) -> Result<tempfile::NamedTempFile, StoreError> {
     let dir = path.parent().unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(io_err(dir))?;
-    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io_err(dir))?;
+    fs::create_dir_all(dir).map_err(write_err(dir))?;
+    let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(write_err(dir))?;
     // The temporary file is created 0600; a recording is shared data: keep the mode of the file
     // it replaces, else readable by all (0644, as a file written by an editor would be).
     let mode = fs::metadata(path)
         .map(|m| m.permissions())
         .unwrap_or_else(|_| std::os::unix::fs::PermissionsExt::from_mode(0o644));
-    tmp.as_file().set_permissions(mode).map_err(io_err(path))?;
-    write(tmp.as_file_mut()).map_err(io_err(path))?;
-    tmp.as_file().sync_all().map_err(io_err(path))?;
-    tmp.persist(path).map_err(|e| io_err(path)(e.error))?;
-    Ok(())
+    tmp.as_file()
+        .set_permissions(mode)
+        .map_err(write_err(path))?;
+    tmp.as_file_mut()
+        .write_all(text.as_bytes())
+        .map_err(write_err(path))?;
+    tmp.as_file().sync_all().map_err(write_err(path))?;
+    Ok(tmp)
 }
 
 #[cfg(test)]
@@ -436,6 +480,13 @@ mod tests {
             .collect()
     }
 
+    /// Merges `others` into `data` and writes the result; returns the points taken.
+    fn merge_and_write(data: &DataDir, lock: &DataLock, others: Vec<Recording>) -> usize {
+        let files = data.merge_newer(lock, others).unwrap();
+        write_all_atomic(files.iter().map(|(p, t, _)| (p.as_path(), t.as_str()))).unwrap();
+        files.iter().map(|(_, _, taken)| taken).sum()
+    }
+
     #[test]
     fn merge_newer_takes_missing_and_newer_points_only() {
         let tmp = tempfile::tempdir().unwrap();
@@ -444,24 +495,22 @@ mod tests {
         data.merge_and_save(&lock, recording(&[("a", 1, 100), ("a", 2, 300)]))
             .unwrap();
         // Shard copy: a1 re-recorded later, a2 older than ours, b1 new.
-        let (_, taken) = data
-            .merge_newer(
-                &lock,
-                recording(&[("a", 1, 200), ("a", 2, 250), ("b", 1, 50)]),
-            )
-            .unwrap();
-        assert_eq!(taken, 2);
+        let shard = recording(&[("a", 1, 200), ("a", 2, 250), ("b", 1, 50)]);
+        assert_eq!(merge_and_write(&data, &lock, vec![shard]), 2);
         assert_eq!(keys(&data), ["a1:200", "a2:300", "b1:50"]);
         // The same shard again changes nothing and writes nothing.
-        let before = std::fs::read(data.recording_path("synthetic-gpu", "e")).unwrap();
-        let (_, taken) = data
-            .merge_newer(&lock, recording(&[("a", 1, 200), ("b", 1, 50)]))
-            .unwrap();
-        assert_eq!(taken, 0);
-        assert_eq!(
-            before,
-            std::fs::read(data.recording_path("synthetic-gpu", "e")).unwrap()
+        let again = recording(&[("a", 1, 200), ("b", 1, 50)]);
+        assert!(data.merge_newer(&lock, vec![again]).unwrap().is_empty());
+        // Two shards of one experiment make one file, the newer point winning.
+        let (one, two) = (
+            recording(&[("c", 1, 7)]),
+            recording(&[("c", 1, 9), ("d", 1, 1)]),
         );
+        let files = data.merge_newer(&lock, vec![one, two]).unwrap();
+        assert_eq!(files.len(), 1);
+        assert_eq!(files[0].2, 3);
+        write_all_atomic([(files[0].0.as_path(), files[0].1.as_str())]).unwrap();
+        assert_eq!(keys(&data), ["a1:200", "a2:300", "b1:50", "c1:9", "d1:1"]);
     }
 
     #[test]
@@ -633,8 +682,10 @@ mod tests {
         ));
     }
 
+    /// Issue 36: `merge` wrote one file, then failed on the next (reported as "cannot read"):
+    /// now every file is staged before any is replaced, and a failure is a write error.
     #[test]
-    fn a_failed_write_keeps_the_old_file_and_leaves_no_temporary() {
+    fn a_failed_write_of_one_file_writes_none_and_leaves_no_temporary() {
         let tmp = tempfile::tempdir().unwrap();
         let data = DataDir::new(tmp.path());
         let lock = data.lock().unwrap();
@@ -642,16 +693,16 @@ mod tests {
             .merge_and_save(&lock, recording(&[("a", 1, 1)]))
             .unwrap();
         let before = std::fs::read(&path).unwrap();
-        let e = write_atomic_with(&path, |f| {
-            f.write_all(b"{ \"schema\": 1, \"poi")?;
-            Err(std::io::Error::other("disk full"))
-        })
-        .unwrap_err();
-        assert!(e.to_string().contains("disk full"), "{e}");
+        // The second file's folder cannot be made: a file stands where it would be.
+        std::fs::write(tmp.path().join("blocked"), "").unwrap();
+        let second = tmp.path().join("blocked/e.json");
+        let e = write_all_atomic([(path.as_path(), "{}"), (second.as_path(), "{}")]).unwrap_err();
+        assert!(matches!(e, StoreError::Write { .. }), "{e}");
+        assert!(e.to_string().starts_with("cannot write"), "{e}");
         assert_eq!(
             std::fs::read(&path).unwrap(),
             before,
-            "the old file is intact"
+            "the first file is intact"
         );
         let files: Vec<_> = std::fs::read_dir(path.parent().unwrap())
             .unwrap()

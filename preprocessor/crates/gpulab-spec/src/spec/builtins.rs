@@ -4,6 +4,7 @@
 pub const REFERENCES: &[&str] = &[
     "matmul",
     "matmul_aat",
+    "matvec",
     "transpose",
     "gather",
     "sum",
@@ -24,12 +25,27 @@ pub(crate) fn dims_of(name: &str) -> Option<(&'static [&'static str], &'static [
         "transpose" => (&["rows", "cols"], &[]),
         "gather" => (&["n", "offset", "stride"], &[]),
         "sum" | "dot" | "sin_sqrt" => (&[], &[]),
-        "row_sum" | "row_mean" | "row_max" | "row_min" | "row_sumsq" | "col_mean" => {
+        "row_sum" | "row_mean" | "row_max" | "row_min" | "row_sumsq" | "col_mean" | "matvec" => {
             (&["rows", "cols"], &["pitch"])
         }
         _ => return None,
     })
 }
+
+/// The built-in references that sum many terms per output element: a float output is verified
+/// within a bound derived from its arithmetic (`engine::tolerance`), which a spec's `tolerance`
+/// can only tighten; without one, the bound alone.
+pub(crate) const ACCUMULATING: &[&str] = &[
+    "matmul",
+    "matmul_aat",
+    "matvec",
+    "dot",
+    "sum",
+    "row_sum",
+    "row_mean",
+    "row_sumsq",
+    "col_mean",
+];
 
 /// Built-in CPU baselines a variant may run with `cpu = "…"`.
 pub const CPU_BASELINES: &[&str] = &[

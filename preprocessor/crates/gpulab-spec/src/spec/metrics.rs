@@ -4,30 +4,31 @@
 
 use super::{CustomMetric, Experiment};
 use crate::expr::{Expr, Num, Truncation};
-use crate::metrics::{BUILTINS, DEVICE_VARS, DeviceVar, MetricInfo};
-use crate::record::DeviceRecord;
+use crate::metrics::{ATTRIBUTE_VARS, BUILTINS, DEVICE_VARS, DeviceVar, MetricInfo};
+use crate::record::{Attributes, DeviceRecord};
 use crate::value::{ParamValue, Quantity, Unit};
 use std::collections::{BTreeMap, HashMap};
 
 /// Label and unit of every metric an experiment can show: the built-in ones and its custom ones.
 pub(crate) fn metric_infos(exp: &Experiment) -> BTreeMap<String, MetricInfo> {
     let mut m = BTreeMap::new();
-    let mut add = |name: &str, label: &str, unit: Unit, uses_time: bool| {
+    let mut add = |name: &str, label: &str, unit: Unit, uses_time: bool, better| {
         m.insert(
             name.to_string(),
             MetricInfo {
                 label: label.to_string(),
                 unit,
                 uses_time,
+                better,
             },
         );
     };
     for b in BUILTINS {
-        add(b.name, b.label, b.unit, b.uses_time());
+        add(b.name, b.label, b.unit, b.uses_time(), b.better);
     }
     for c in &exp.metrics.custom {
         let uses_time = c.expr.variables().iter().any(|v| v == "time_s");
-        add(&c.name, &c.label, c.unit, uses_time);
+        add(&c.name, &c.label, c.unit, uses_time, c.better);
     }
     m
 }
@@ -139,6 +140,9 @@ pub fn metric_truncations(
 ) -> Vec<(String, Truncation)> {
     let mut vars = point_vars(params, None);
     vars.insert("time_s".into(), Num::Float(1.0));
+    for (name, nominal) in ATTRIBUTE_VARS {
+        vars.insert(name.to_string(), Num::Int(*nominal));
+    }
     formulas(exp, variant)
         .into_iter()
         .flat_map(|(name, e)| {
@@ -162,17 +166,32 @@ pub fn flops_at(
 }
 
 /// Metrics of one timed point: `gbps`/`pct_bw` from `bytes`, `gflops`/`pct_fp32` from `flops`,
-/// and the custom formulas (which may use `time_s`).
+/// and the custom formulas (which may use `time_s` and the kernel's `attributes`).
 pub fn derive(
     exp: &Experiment,
     variant: &str,
     params: &BTreeMap<String, ParamValue>,
-    time_ms: f64,
+    (time_ms, attributes): (f64, Option<&Attributes>),
     device: &DeviceRecord,
 ) -> BTreeMap<String, Quantity> {
     let mut vars = point_vars(params, Some(device));
     let time_s = time_ms / 1e3;
     vars.insert("time_s".into(), Num::Float(time_s));
+    if let Some(a) = attributes {
+        let occupancy = a.occupancy.as_ref();
+        let values = [
+            ("registers", Some(a.registers)),
+            ("static_shared_bytes", Some(a.static_shared_bytes)),
+            ("blocks_per_sm", occupancy.map(|o| o.blocks_per_sm)),
+            ("warps_per_sm", occupancy.map(|o| o.warps_per_sm)),
+        ];
+        debug_assert!(values.iter().zip(ATTRIBUTE_VARS).all(|(v, a)| v.0 == a.0));
+        for (name, value) in values {
+            if let Some(v) = value {
+                vars.insert(name.to_string(), Num::Int(i64::from(v)));
+            }
+        }
+    }
     let mut out = BTreeMap::new();
     let mut put = |name: &str, value: f64, unit: Unit| {
         if value.is_finite() {
@@ -259,8 +278,8 @@ metrics = { bytes = "4*N", flops = "N" }
         let params = BTreeMap::from([("N".to_string(), ParamValue::Int(1000))]);
         let device = crate::record::fixture::device();
         // 1 ms: 8000 bytes → 0.008 GB/s for the spec's formula, 4000 → 0.004 for `half`.
-        let full = derive(&exp, "full", &params, 1.0, &device);
-        let half = derive(&exp, "half", &params, 1.0, &device);
+        let full = derive(&exp, "full", &params, (1.0, None), &device);
+        let half = derive(&exp, "half", &params, (1.0, None), &device);
         assert!((full["gbps"].value - 0.008).abs() < 1e-12, "{full:?}");
         assert!((half["gbps"].value - 0.004).abs() < 1e-12, "{half:?}");
         assert!(!full.contains_key("gflops"), "the spec has no flops");
@@ -279,14 +298,14 @@ metrics = { bytes = "4*N", flops = "N" }
         let params = BTreeMap::from([("N".to_string(), ParamValue::Int(1000))]);
         let mut device = crate::record::fixture::device();
         // 0.5 ms: 8000 B → 0.016 GB/s (0.016 % of 100 GB/s); 2000 FLOP → 0.004 GFLOP/s (of 1000).
-        let m = derive(&exp, "full", &params, 0.5, &device);
+        let m = derive(&exp, "full", &params, (0.5, None), &device);
         assert!((m["gbps"].value - 0.016).abs() < 1e-12, "{m:?}");
         assert!((m["pct_bw"].value - 0.016).abs() < 1e-12, "{m:?}");
         assert!((m["pct_fp32"].value - 0.0004).abs() < 1e-12, "{m:?}");
         assert!((m["per_s"].value - 2e6).abs() < 1e-6, "{m:?}");
         assert_eq!(m["pct_bw"].unit, Unit::Percent);
         device.theoretical_bandwidth_gbps = None;
-        let m = derive(&exp, "full", &params, 0.5, &device);
+        let m = derive(&exp, "full", &params, (0.5, None), &device);
         assert!(m.contains_key("gbps") && !m.contains_key("pct_bw"), "{m:?}");
     }
 
@@ -304,7 +323,7 @@ metrics = { bytes = "4*N", flops = "N" }
             &exp,
             "full",
             &params,
-            0.0,
+            (0.0, None),
             &crate::record::fixture::device(),
         );
         assert!(m.is_empty(), "{m:?}");

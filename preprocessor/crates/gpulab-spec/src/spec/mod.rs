@@ -47,5 +47,5 @@ pub fn load(
     };
     let file = SourceFile::new(shown, text.as_str());
     let raw = raw::parse(&text).map_err(|e| vec![toml_error(&file, 0, &e)])?;
-    validate::validate(raw, name, &dir, book_root, &file)
+    validate::validate(raw, name, &dir, book_root, &file).map_err(crate::diagnostic::cap)
 }

@@ -20,6 +20,15 @@ pub struct Experiment {
     pub verify: VerifySpec,
     pub metrics: MetricsSpec,
     pub variants: Vec<Variant>,
+    /// Preconditions every planned point must meet (`[[require]]`).
+    pub requires: Vec<Requirement>,
+}
+
+/// A condition on a point's parameters, with why it must hold.
+#[derive(Debug, Clone)]
+pub struct Requirement {
+    pub expr: Expr,
+    pub message: Option<String>,
 }
 
 impl Experiment {
@@ -100,6 +109,8 @@ pub struct VerifySpec {
     pub inputs: Vec<String>,
     pub output: String,
     pub dims: Vec<(String, Expr)>,
+    /// Relative, for float outputs: the spec's, else the output type's default; infinite (the
+    /// derived bound alone) for a float output of an accumulating built-in reference.
     pub tolerance: f64,
     pub formula: Option<Expr>,
 }
@@ -110,6 +121,8 @@ pub struct CustomMetric {
     pub expr: Expr,
     pub unit: Unit,
     pub label: String,
+    /// From its unit as written ([`crate::value::better_of_unit_text`]).
+    pub better: Option<crate::value::Better>,
 }
 
 #[derive(Debug, Clone, Default)]
@@ -122,7 +135,10 @@ pub struct MetricsSpec {
 /// What a variant executes.
 #[derive(Debug, Clone, PartialEq)]
 pub enum Exec {
-    Kernel { function: String, source: PathBuf },
+    /// The kernels of `Variant::launches`, compiled together from `source` with the variant's defines.
+    Kernel {
+        source: PathBuf,
+    },
     Cpu(String),
     Library(String),
 }
@@ -137,6 +153,17 @@ pub enum ArgSpec {
     PassIn,
     PassOut,
     Scalar(ScalarType, Expr),
+}
+
+/// One launch of a variant's sample.
+#[derive(Debug, Clone)]
+pub struct Launch {
+    /// The kernel's name; empty for a CPU baseline or library call.
+    pub kernel: String,
+    pub grid: Vec<Expr>,
+    pub block: Vec<Expr>,
+    pub shared: Option<Expr>,
+    pub args: Vec<ArgSpec>,
 }
 
 #[derive(Debug, Clone)]
@@ -161,10 +188,10 @@ pub struct Variant {
     pub exec: Exec,
     /// `-D NAME=value`: value is an expression, or a literal string.
     pub defines: Vec<(String, DefineValue)>,
-    pub grid: Vec<Expr>,
-    pub block: Vec<Expr>,
-    pub shared: Option<Expr>,
-    pub args: Vec<ArgSpec>,
+    /// The launches of one sample, in order: one, or a `[[variant.launch]]` sequence. A CPU
+    /// baseline or library call has one without a kernel, whose `args` only its key reads.
+    pub launches: Vec<Launch>,
+    /// Repeats the one launch (a host loop, or passes); never with several launches.
     pub loop_: Option<LoopSpec>,
     pub passes: Option<PassSpec>,
     pub options: Vec<String>,

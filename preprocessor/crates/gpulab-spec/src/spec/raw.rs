@@ -21,8 +21,19 @@ pub struct RawSpec {
     pub metrics: RawMetrics,
     #[serde(rename = "variant")]
     pub variants: Vec<S<RawVariant>>,
+    /// Preconditions on the parameters (`[[require]]`): a planned point that breaks one is an error.
+    #[serde(default, rename = "require")]
+    pub requires: Vec<S<RawRequire>>,
     /// Free text shown under the experiment's outputs (optional).
     pub notes: Option<String>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawRequire {
+    pub expr: S<String>,
+    /// Why the condition must hold, shown when it does not.
+    pub message: Option<String>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -107,6 +118,9 @@ pub struct RawVariant {
     #[serde(rename = "loop")]
     pub loop_: Option<S<RawLoop>>,
     pub passes: Option<S<RawPasses>>,
+    /// Several launches timed as one sample (`[[variant.launch]]`), instead of `kernel`, `grid`, …
+    #[serde(default)]
+    pub launch: Vec<S<RawLaunch>>,
     /// This variant's formulas for custom metrics (replacing the spec's of the same name).
     #[serde(default)]
     pub metrics: indexmap::IndexMap<String, S<String>>,
@@ -117,6 +131,57 @@ pub struct RawVariant {
     pub options: Vec<String>,
     /// The oldest compute capability that can run it, as `90` for sm_90.
     pub min_arch: Option<S<u32>>,
+}
+
+/// One launch of a `[[variant.launch]]` sequence: a kernel of the variant's source.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawLaunch {
+    pub kernel: S<String>,
+    #[serde(default)]
+    pub grid: Vec<S<ExprText>>,
+    #[serde(default)]
+    pub block: Vec<S<ExprText>>,
+    pub shared: Option<S<ExprText>>,
+    #[serde(default)]
+    pub args: Vec<S<toml::Value>>,
+}
+
+/// The keys of one launch as written: a `[[variant.launch]]` table, or the variant's own keys.
+pub struct LaunchKeys<'a> {
+    pub kernel: Option<&'a S<String>>,
+    pub grid: &'a [S<ExprText>],
+    pub block: &'a [S<ExprText>],
+    pub shared: Option<&'a S<ExprText>>,
+    pub args: &'a [S<toml::Value>],
+}
+
+impl RawVariant {
+    /// Each launch's keys, in order: the `[[variant.launch]]` tables, else the variant's own keys.
+    pub fn launches(&self) -> Vec<LaunchKeys<'_>> {
+        if self.launch.is_empty() {
+            return vec![LaunchKeys {
+                kernel: self.kernel.as_ref(),
+                grid: &self.grid,
+                block: &self.block,
+                shared: self.shared.as_ref(),
+                args: &self.args,
+            }];
+        }
+        self.launch
+            .iter()
+            .map(|l| {
+                let l = l.get_ref();
+                LaunchKeys {
+                    kernel: Some(&l.kernel),
+                    grid: &l.grid,
+                    block: &l.block,
+                    shared: l.shared.as_ref(),
+                    args: &l.args,
+                }
+            })
+            .collect()
+    }
 }
 
 /// An expression written as a string or a bare number.

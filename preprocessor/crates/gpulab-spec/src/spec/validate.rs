@@ -1,13 +1,16 @@
 //! Stage two of spec parsing: checks a `RawSpec` and builds the `Experiment`, collecting every
 //! error as a diagnostic that points into `experiment.toml`.
 
-use super::builtins::{CPU_BASELINES, REFERENCES};
+use super::builtins::{ACCUMULATING, CPU_BASELINES, REFERENCES};
 use super::model::*;
-use super::raw::{ExprText, RawBuffer, RawMetrics, RawPasses, RawSpec, RawVariant, RawVerify};
+use super::raw::{
+    ExprText, LaunchKeys, RawBuffer, RawMetrics, RawPasses, RawRequire, RawSpec, RawVariant,
+    RawVerify,
+};
 use crate::diagnostic::{Diagnostic, did_you_mean, did_you_mean_or};
 use crate::expr::{Division, Expr};
 use crate::host_data::init::generate;
-use crate::metrics::DEVICE_VARS;
+use crate::metrics::{ATTRIBUTE_VARS, DEVICE_VARS};
 use crate::source::{SourceFile, with_help};
 use crate::value::{ElemType, ParamValue, Unit};
 use std::collections::BTreeSet;
@@ -219,6 +222,7 @@ pub fn validate(
         })
         .collect();
     let metrics = check_metrics(&mut c, &raw.metrics, &known);
+    let requires = check_requires(&mut c, &raw.requires, &known);
 
     let variants = check_variants(
         &mut c,
@@ -268,7 +272,25 @@ pub fn validate(
         verify,
         metrics,
         variants,
+        requires,
     })
+}
+
+/// `[[require]]`: conditions on the parameters (and device variables), checked at every point.
+fn check_requires(
+    c: &mut Checker,
+    raw: &[Spanned<RawRequire>],
+    known: &BTreeSet<String>,
+) -> Vec<Requirement> {
+    raw.iter()
+        .filter_map(|r| {
+            let r = r.get_ref();
+            Some(Requirement {
+                expr: c.expr(r.expr.get_ref(), r.expr.span(), known)?,
+                message: r.message.clone(),
+            })
+        })
+        .collect()
 }
 
 /// The spec's parameters (numbers or strings), each adding the variables it defines to `known`;
@@ -390,6 +412,7 @@ fn check_buffer(c: &mut Checker, b: &RawBuffer, known: &BTreeSet<String>) -> Opt
 fn check_metrics(c: &mut Checker, raw: &RawMetrics, known: &BTreeSet<String>) -> MetricsSpec {
     let mut metric_vars = known.clone();
     metric_vars.insert("time_s".into());
+    metric_vars.extend(ATTRIBUTE_VARS.iter().map(|(name, _)| name.to_string()));
     let mut formula = |e: &Option<Spanned<String>>| {
         let e = e.as_ref()?;
         c.metric(e.get_ref(), e.span(), &metric_vars)
@@ -412,6 +435,7 @@ fn check_metrics(c: &mut Checker, raw: &RawMetrics, known: &BTreeSet<String>) ->
                 expr,
                 unit: known_unit.unwrap_or(Unit::Count),
                 label,
+                better: crate::value::better_of_unit_text(&mr.unit),
             })
         })
         .collect();
@@ -491,10 +515,18 @@ fn validate_verify(
             "here",
         );
     }
+    // A float output of an accumulating reference is verified within its derived bound alone.
+    let derived = matches!(&reference, Reference::Builtin(r) if ACCUMULATING.contains(&r.as_str()));
     let default_tol = buffers
         .iter()
         .find(|b| b.name == *output.get_ref())
-        .map_or(0.0, |b| b.elem.default_tolerance());
+        .map_or(0.0, |b| {
+            if b.elem.is_float() && derived {
+                f64::INFINITY
+            } else {
+                b.elem.default_tolerance()
+            }
+        });
     Some(VerifySpec {
         reference,
         inputs: inputs.iter().map(|s| s.get_ref().clone()).collect(),
@@ -650,28 +682,21 @@ fn validate_variant(
         known.insert("count".into());
     }
     let exec = check_exec(c, v, default_source)?;
-    if matches!(exec, Exec::Kernel { .. })
-        && (v.grid.is_empty() || v.grid.len() > 3 || v.block.is_empty() || v.block.len() > 3)
-    {
-        c.err(
-            v.name.span(),
-            format!(
-                "kernel variant `{name}` needs `grid` and `block` with 1 to 3 expressions each"
-            ),
-            "here",
-        );
-    }
-    let mut exprs = |list: &[Spanned<ExprText>]| -> Vec<Expr> {
-        list.iter().filter_map(|e| c.expr_text(e, &known)).collect()
-    };
-    let (grid, block) = (exprs(&v.grid), exprs(&v.block));
-    let shared = v.shared.as_ref().and_then(|e| c.expr_text(e, &known));
-    let defines = check_defines(c, v, &known);
-    let args = v
-        .args
+    let kernel = matches!(exec, Exec::Kernel { .. });
+    let passes = v.passes.is_some();
+    let launches = v
+        .launches()
         .iter()
-        .filter_map(|a| check_arg(c, a, v.passes.is_some(), buffers, &known))
+        .map(|l| {
+            // A problem of the variant's own launch is shown at its name, of a table at its kernel.
+            let at = match (v.launch.is_empty(), l.kernel) {
+                (false, Some(k)) => k.span(),
+                _ => v.name.span(),
+            };
+            check_launch(c, (&name, at), kernel, l, passes, buffers, &known)
+        })
         .collect();
+    let defines = check_defines(c, v, &known);
     let loop_ = v.loop_.as_ref().and_then(|l| {
         let l = l.get_ref();
         Some(LoopSpec {
@@ -685,15 +710,13 @@ fn validate_variant(
         .and_then(|p| check_passes(c, p, buffers, &known));
     let mut metric_vars = known;
     metric_vars.insert("time_s".into());
+    metric_vars.extend(ATTRIBUTE_VARS.iter().map(|(name, _)| name.to_string()));
     Some(Variant {
         label: v.label.clone().unwrap_or_else(|| name.clone()),
         name,
         exec,
         defines,
-        grid,
-        block,
-        shared,
-        args,
+        launches,
         loop_,
         passes,
         options: v.options.clone(),
@@ -721,10 +744,52 @@ fn validate_variant(
     })
 }
 
-/// What runs the variant: exactly one of a kernel (in its own or the spec's source), a built-in
-/// CPU baseline or a library call.
+/// One launch's geometry and arguments; a kernel's needs 1 to 3 `grid` and `block` expressions.
+fn check_launch(
+    c: &mut Checker,
+    (variant, at): (&str, Range<usize>),
+    kernel: bool,
+    l: &LaunchKeys,
+    passes: bool,
+    buffers: &BTreeSet<String>,
+    known: &BTreeSet<String>,
+) -> Launch {
+    let dims_ok = |d: &[Spanned<ExprText>]| (1..=3).contains(&d.len());
+    if kernel && !(dims_ok(l.grid) && dims_ok(l.block)) {
+        c.err(
+            at,
+            format!(
+                "kernel variant `{variant}` needs `grid` and `block` with 1 to 3 expressions each"
+            ),
+            "here",
+        );
+    }
+    let mut exprs = |list: &[Spanned<ExprText>]| -> Vec<Expr> {
+        list.iter().filter_map(|e| c.expr_text(e, known)).collect()
+    };
+    let (grid, block) = (exprs(l.grid), exprs(l.block));
+    let shared = l.shared.and_then(|e| c.expr_text(e, known));
+    let args = l
+        .args
+        .iter()
+        .filter_map(|a| check_arg(c, a, passes, buffers, known))
+        .collect();
+    Launch {
+        kernel: l.kernel.map(|k| k.get_ref().clone()).unwrap_or_default(),
+        grid,
+        block,
+        shared,
+        args,
+    }
+}
+
+/// What runs the variant: exactly one of a kernel (in its own or the spec's source), a launch
+/// sequence of kernels, a built-in CPU baseline or a library call.
 fn check_exec(c: &mut Checker, v: &RawVariant, default_source: Option<&Path>) -> Option<Exec> {
     let name = v.name.get_ref();
+    if !v.launch.is_empty() {
+        check_sequence_keys(c, v);
+    }
     // A CPU baseline or library call: the name must be one of those built in.
     let mut builtin = |s: &Spanned<String>, list: &[&str], what: &str| {
         if !list.contains(&s.get_ref().as_str()) {
@@ -738,7 +803,11 @@ fn check_exec(c: &mut Checker, v: &RawVariant, default_source: Option<&Path>) ->
         }
         s.get_ref().clone()
     };
-    Some(match (&v.kernel, &v.cpu, &v.library) {
+    let kernel = v
+        .kernel
+        .as_ref()
+        .or(v.launch.first().map(|l| &l.get_ref().kernel));
+    Some(match (kernel, &v.cpu, &v.library) {
         (Some(k), None, None) => {
             let source = match &v.source {
                 Some(s) => c.source_file(s)?,
@@ -754,10 +823,7 @@ fn check_exec(c: &mut Checker, v: &RawVariant, default_source: Option<&Path>) ->
                     }
                 },
             };
-            Exec::Kernel {
-                function: k.get_ref().clone(),
-                source,
-            }
+            Exec::Kernel { source }
         }
         (None, Some(cpu), None) => Exec::Cpu(builtin(cpu, CPU_BASELINES, "CPU baseline")),
         (None, None, Some(lib)) => Exec::Library(builtin(lib, LIBRARIES, "library call")),
@@ -770,6 +836,39 @@ fn check_exec(c: &mut Checker, v: &RawVariant, default_source: Option<&Path>) ->
             return None;
         }
     })
+}
+
+/// A variant with `[[variant.launch]]` tables gives each launch's keys there, and repeats none.
+fn check_sequence_keys(c: &mut Checker, v: &RawVariant) {
+    let own = [
+        ("kernel", v.kernel.as_ref().map(|k| k.span())),
+        ("grid", v.grid.first().map(|e| e.span())),
+        ("block", v.block.first().map(|e| e.span())),
+        ("shared", v.shared.as_ref().map(|e| e.span())),
+        ("args", v.args.first().map(|e| e.span())),
+    ];
+    for (key, span) in own {
+        if let Some(span) = span {
+            c.err(
+                span,
+                format!("variant `{}` has `[[variant.launch]]` tables, so `{key}` belongs in each of them", v.name.get_ref()),
+                "not with `[[variant.launch]]`",
+            );
+        }
+    }
+    let repeats = [
+        ("loop", v.loop_.as_ref().map(|l| l.span())),
+        ("passes", v.passes.as_ref().map(|p| p.span())),
+    ];
+    for (key, span) in repeats {
+        if let Some(span) = span {
+            c.err(
+                span,
+                format!("`{key}` repeats a variant's one launch; variant `{}` has a sequence of `[[variant.launch]]`", v.name.get_ref()),
+                "not with `[[variant.launch]]`",
+            );
+        }
+    }
 }
 
 /// The variant's `defines`: expression strings, numbers or `{ text = "…" }`.

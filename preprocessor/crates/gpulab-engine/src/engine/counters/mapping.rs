@@ -1,7 +1,7 @@
 //! ncu's launches matched with the job's points: the worker ran the points in job order, each
-//! reporting its kernel and how many launches it made, so the profiled launches (in ncu's ID
-//! order, the engine's own helper kernels left out) are dealt to the points in that order, and
-//! every launch's kernel name must be the one its point reported.
+//! reporting the kernel of each of its launches, so the profiled launches (in ncu's ID order, the
+//! engine's own helper kernels left out) are dealt to the points in that order, and every
+//! launch's kernel name must be the one its point reported for it.
 
 use super::csv::LaunchRow;
 use crate::metrics::counters::{Combine, GPU_TIME, combine_of};
@@ -12,8 +12,8 @@ use std::collections::{BTreeMap, BTreeSet};
 pub struct Ran {
     /// The point's index in the job.
     pub index: usize,
-    pub kernel: String,
-    pub launches: usize,
+    /// The kernel of each launch, in order.
+    pub kernels: Vec<String>,
     /// Why it did not run (its launches, if any, cannot be told apart from the next point's).
     pub error: Option<String>,
 }
@@ -53,28 +53,32 @@ pub enum MappingError {
 /// (the engine's helpers) are ignored. Points after the first that failed to run are left out:
 /// a failed sequence may have launched part of its kernels.
 pub fn map(rows: &[LaunchRow], ran: &[Ran]) -> Result<Vec<Mapped>, MappingError> {
-    let ours: BTreeSet<&str> = ran.iter().map(|r| r.kernel.as_str()).collect();
+    let ours: BTreeSet<&str> = ran
+        .iter()
+        .flat_map(|r| &r.kernels)
+        .map(String::as_str)
+        .collect();
     let mut rows = rows.iter().filter(|r| ours.contains(base_name(&r.kernel)));
     let mut out = Vec::new();
     for r in ran {
         if r.error.is_some() {
             return Ok(out);
         }
-        let mut mine = Vec::with_capacity(r.launches);
-        for got in 0..r.launches {
+        let mut mine = Vec::with_capacity(r.kernels.len());
+        for (got, kernel) in r.kernels.iter().enumerate() {
             let Some(row) = rows.next() else {
                 return Err(MappingError::Missing {
                     index: r.index,
-                    kernel: r.kernel.clone(),
-                    want: r.launches,
+                    kernel: kernel.clone(),
+                    want: r.kernels.len(),
                     got,
                 });
             };
-            if base_name(&row.kernel) != r.kernel {
+            if base_name(&row.kernel) != kernel {
                 return Err(MappingError::KernelMismatch {
                     id: row.id,
                     index: r.index,
-                    expected: r.kernel.clone(),
+                    expected: kernel.clone(),
                     found: row.kernel.clone(),
                 });
             }
@@ -145,8 +149,7 @@ mod tests {
     fn ran(index: usize, kernel: &str, launches: usize) -> Ran {
         Ran {
             index,
-            kernel: kernel.into(),
-            launches,
+            kernels: vec![kernel.into(); launches],
             error: None,
         }
     }
@@ -173,6 +176,31 @@ mod tests {
         let pct = two.values["smsp__warp_issue_stalled_barrier_per_warp_active.pct"];
         assert!((pct - 35.0).abs() < 1e-9, "{pct}");
         assert!(!mapped[2].values.contains_key("dram__bytes_write.sum"));
+    }
+
+    /// A `[[variant.launch]]` sequence: one point's launches are of different kernels.
+    #[test]
+    fn a_point_of_several_kernels_gets_each_launch_in_order() {
+        let rows = parse(FIXTURE).unwrap();
+        let mut seq = ran(0, "MatrixMulKernel_2", 1);
+        seq.kernels
+            .extend(["MatrixMulKernel_3".into(), "MatrixMulKernel_3".into()]);
+        let job = [seq, ran(1, "MatrixMulKernel_5", 1)];
+        let mapped = map(&rows, &job).unwrap();
+        assert_eq!((mapped[0].launches, mapped[1].launches), (3, 1));
+        assert_eq!(mapped[0].values["gpu__time_duration.sum"], 17_500.0);
+        let swapped = [
+            ran(0, "MatrixMulKernel_3", 1),
+            ran(1, "MatrixMulKernel_2", 1),
+        ];
+        assert!(matches!(
+            map(&rows, &swapped),
+            Err(MappingError::KernelMismatch {
+                id: 0,
+                index: 0,
+                ..
+            })
+        ));
     }
 
     #[test]

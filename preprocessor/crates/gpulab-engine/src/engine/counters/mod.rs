@@ -109,10 +109,8 @@ pub fn profile(
         .collect();
     let kernels: Vec<String> = points
         .iter()
-        .filter_map(|p| match &exp.variant(&p.variant)?.exec {
-            Exec::Kernel { function, .. } => Some(function.clone()),
-            _ => None,
-        })
+        .filter_map(|p| exp.variant(&p.variant))
+        .flat_map(|v| v.launches.iter().map(|l| l.kernel.clone()))
         .collect();
     if points.is_empty() {
         return Ok(0);
@@ -230,13 +228,11 @@ fn worker_messages(stdout: &str) -> Result<(String, Vec<Ran>)> {
             Ok(Message::Device(d)) => device = Some(d.slug),
             Ok(Message::Profiled {
                 index,
-                kernel,
-                launches,
+                kernels,
                 error,
             }) => ran.push(Ran {
                 index,
-                kernel,
-                launches,
+                kernels,
                 error,
             }),
             Ok(Message::Fatal { message }) => return Err(CountersError::Worker(message)),
@@ -358,8 +354,7 @@ mod tests {
             serde_json::to_string(&Message::Device(crate::record::fixture::device())).unwrap();
         let profiled = serde_json::to_string(&Message::Profiled {
             index: 0,
-            kernel: "k".into(),
-            launches: 2,
+            kernels: vec!["k".into(), "k".into()],
             error: None,
         })
         .unwrap();
@@ -368,7 +363,7 @@ mod tests {
         );
         let (slug, ran) = worker_messages(&out).unwrap();
         assert_eq!(slug, crate::record::fixture::device().slug);
-        assert_eq!(ran[0].launches, 2);
+        assert_eq!(ran[0].kernels.len(), 2);
         assert!(worker_messages("==PROF== Error: no device\n").is_err());
     }
 }

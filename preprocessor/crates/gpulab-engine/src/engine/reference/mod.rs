@@ -63,30 +63,37 @@ pub enum ReferenceError {
     },
 }
 
-/// Runs the reference `name` on `inputs` with the scalar `dims` (names per reference, see DESIGN.md).
+/// Runs the reference `name` on `inputs` with the scalar `dims` (names per reference, see DESIGN.md),
+/// its result in `out`, the type of the buffer it is compared with. Arithmetic references compute
+/// narrow types in wider ones, and f32 inputs in f64 for an f64 output, rounding once into `out`:
+/// an f16 dot product into an f32 output is the f32 rounding of the exact sum, as a kernel that
+/// accumulates in f32 computes it.
 pub fn run(
     name: &str,
     inputs: &[&HostData],
     dims: &BTreeMap<String, i64>,
+    out: ElemType,
 ) -> Result<HostData, ReferenceError> {
-    let narrow = inputs.first().map(|d| d.elem_type());
-    let moves_data = matches!(name, "transpose" | "gather");
-    if let Some(ty) = narrow
-        && let Some(wide) = computing_type(ty).filter(|_| !moves_data)
-    {
+    if matches!(name, "transpose" | "gather") {
+        return run_typed(name, inputs, dims);
+    }
+    let wide = |t: ElemType| {
+        computing_type(t).or((t == ElemType::F32 && out == ElemType::F64).then_some(ElemType::F64))
+    };
+    let result = if inputs.iter().any(|d| wide(d.elem_type()).is_some()) {
         let widened: Vec<HostData> = inputs
             .iter()
-            .map(|d| match computing_type(d.elem_type()) {
-                Some(w) => d.cast(w),
-                None => (*d).clone(),
-            })
+            .map(|d| wide(d.elem_type()).map_or_else(|| (*d).clone(), |w| d.cast(w)))
             .collect();
-        let refs: Vec<&HostData> = widened.iter().collect();
-        let out = run_typed(name, &refs, dims)?;
-        debug_assert!(out.elem_type() == wide || inputs.len() > 1);
-        return Ok(out.cast(ty));
-    }
-    run_typed(name, inputs, dims)
+        run_typed(name, &widened.iter().collect::<Vec<_>>(), dims)?
+    } else {
+        run_typed(name, inputs, dims)?
+    };
+    Ok(if result.elem_type() == out {
+        result
+    } else {
+        result.cast(out)
+    })
 }
 
 /// [`run`] on inputs of the types the references compute in.
@@ -121,6 +128,11 @@ fn run_typed(
         "dot" => {
             want(2)?;
             dot(inputs[0], inputs[1])
+        }
+        "matvec" => {
+            want(2)?;
+            let (rows, cols, pitch) = d.matrix()?;
+            matvec(inputs[0], inputs[1], rows, cols, pitch)
         }
         "row_sum" | "row_mean" | "row_max" | "row_min" | "row_sumsq" => {
             want(1)?;
@@ -280,7 +292,7 @@ pub use elementwise::sin_sqrt;
 pub use freivalds::freivalds;
 pub use gemm::{matmul, matmul_aat};
 pub use movement::{gather, transpose};
-pub use reduce::{RowOp, col_mean, dot, row_reduce, sum};
+pub use reduce::{RowOp, col_mean, dot, matvec, row_reduce, sum};
 
 #[cfg(test)]
 mod tests;

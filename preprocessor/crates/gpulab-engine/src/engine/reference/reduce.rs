@@ -1,5 +1,5 @@
-//! Reduction references: `sum`, `dot`, the row reductions and `col_mean`, summed over fixed-size
-//! chunks so that results do not depend on the number of threads.
+//! Reduction references: `sum`, `dot`, `matvec`, the row reductions and `col_mean`, summed over
+//! fixed-size chunks or in order per row, so that results do not depend on the number of threads.
 
 use super::*;
 
@@ -90,6 +90,111 @@ fn chunk_bounds(len: usize) -> Vec<(usize, usize)> {
         .collect()
 }
 
+/// Checks that `x` holds a matrix of `rows` rows of `cols` elements whose rows start `pitch`
+/// elements apart (`pitch >= cols`; the elements between are padding).
+fn check_matrix(
+    name: &str,
+    x: &HostData,
+    rows: usize,
+    cols: usize,
+    pitch: usize,
+) -> Result<(), ReferenceError> {
+    if pitch < cols {
+        return Err(ReferenceError::BadDim {
+            name: name.to_string(),
+            dim: "pitch".to_string(),
+            value: pitch as i64,
+            reason: format!("must be at least cols = {cols}"),
+        });
+    }
+    let needed = match rows {
+        0 => 0,
+        _ => product(name, &[("rows", rows - 1), ("pitch", pitch)])? + cols,
+    };
+    if x.len() < needed {
+        return Err(ReferenceError::Length {
+            name: name.to_string(),
+            input: 0,
+            expected: format!("at least {needed} ((rows-1)*pitch + cols)"),
+            got: x.len(),
+        });
+    }
+    Ok(())
+}
+
+/// `f` of each row of a pitched matrix (see [`check_matrix`]), rows in parallel.
+fn rows_of<T: Sync, R: Send>(
+    v: &[T],
+    rows: usize,
+    cols: usize,
+    pitch: usize,
+    f: impl Fn(&[T]) -> R + Sync + Send,
+) -> Vec<R> {
+    (0..rows)
+        .into_par_iter()
+        .map(|r| f(&v[r * pitch..r * pitch + cols]))
+        .collect()
+}
+
+/// The matrix-vector product `y[r] = Σ_c a[r·pitch + c]·x[c]` of `rows` rows of `cols` elements
+/// (see [`check_matrix`]) and a vector of at least `cols` elements, in their type (integers
+/// wrap); each row summed in column order, floats in f64.
+pub fn matvec(
+    a: &HostData,
+    x: &HostData,
+    rows: usize,
+    cols: usize,
+    pitch: usize,
+) -> Result<HostData, ReferenceError> {
+    let name = "matvec";
+    check_matrix(name, a, rows, cols, pitch)?;
+    if x.len() < cols {
+        return Err(ReferenceError::Length {
+            name: name.to_string(),
+            input: 1,
+            expected: format!("at least {cols} (cols)"),
+            got: x.len(),
+        });
+    }
+    Ok(match (a, x) {
+        (HostData::I32(a), HostData::I32(x)) => {
+            HostData::I32(rows_of(a, rows, cols, pitch, |row| {
+                row.iter()
+                    .zip(x)
+                    .fold(0i32, |s, (&p, &q)| s.wrapping_add(p.wrapping_mul(q)))
+            }))
+        }
+        (HostData::U32(a), HostData::U32(x)) => {
+            HostData::U32(rows_of(a, rows, cols, pitch, |row| {
+                row.iter()
+                    .zip(x)
+                    .fold(0u32, |s, (&p, &q)| s.wrapping_add(p.wrapping_mul(q)))
+            }))
+        }
+        (HostData::F32(a), HostData::F32(x)) => {
+            HostData::F32(rows_of(a, rows, cols, pitch, |row| {
+                row.iter()
+                    .zip(x)
+                    .map(|(&p, &q)| f64::from(p) * f64::from(q))
+                    .sum::<f64>() as f32
+            }))
+        }
+        (HostData::F64(a), HostData::F64(x)) => {
+            HostData::F64(rows_of(a, rows, cols, pitch, |row| {
+                row.iter().zip(x).map(|(&p, &q)| p * q).sum()
+            }))
+        }
+        _ if a.elem_type() == x.elem_type() => return Err(unsupported(name, a.elem_type())),
+        _ => {
+            return Err(ReferenceError::MixedTypes {
+                name: name.to_string(),
+                a: a.elem_type(),
+                b: x.elem_type(),
+            });
+        }
+    })
+}
+
 /// A per-row reduction of a pitched matrix.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RowOp {
@@ -117,14 +222,7 @@ pub fn row_reduce(
         RowOp::Min => "row_min",
         RowOp::SumSq => "row_sumsq",
     };
-    if pitch < cols {
-        return Err(ReferenceError::BadDim {
-            name: name.to_string(),
-            dim: "pitch".to_string(),
-            value: pitch as i64,
-            reason: format!("must be at least cols = {cols}"),
-        });
-    }
+    check_matrix(name, x, rows, cols, pitch)?;
     if cols == 0 && matches!(op, RowOp::Mean | RowOp::Max | RowOp::Min) {
         return Err(ReferenceError::BadDim {
             name: name.to_string(),
@@ -132,31 +230,6 @@ pub fn row_reduce(
             value: 0,
             reason: "a row needs at least one element".to_string(),
         });
-    }
-    let needed = if rows == 0 {
-        0
-    } else {
-        product(name, &[("rows", rows - 1), ("pitch", pitch)])? + cols
-    };
-    if x.len() < needed {
-        return Err(ReferenceError::Length {
-            name: name.to_string(),
-            input: 0,
-            expected: format!("at least {needed} ((rows-1)*pitch + cols)"),
-            got: x.len(),
-        });
-    }
-    fn rows_of<T: Sync, R: Send>(
-        v: &[T],
-        rows: usize,
-        cols: usize,
-        pitch: usize,
-        f: impl Fn(&[T]) -> R + Sync + Send,
-    ) -> Vec<R> {
-        (0..rows)
-            .into_par_iter()
-            .map(|r| f(&v[r * pitch..r * pitch + cols]))
-            .collect()
     }
     Ok(match x {
         HostData::I32(v) => HostData::I32(rows_of(v, rows, cols, pitch, |row| match op {
@@ -206,29 +279,13 @@ pub fn col_mean(
     pitch: usize,
 ) -> Result<HostData, ReferenceError> {
     let name = "col_mean";
-    if pitch < cols {
-        return Err(ReferenceError::BadDim {
-            name: name.to_string(),
-            dim: "pitch".to_string(),
-            value: pitch as i64,
-            reason: format!("must be at least cols = {cols}"),
-        });
-    }
+    check_matrix(name, x, rows, cols, pitch)?;
     if rows == 0 {
         return Err(ReferenceError::BadDim {
             name: name.to_string(),
             dim: "rows".to_string(),
             value: 0,
             reason: "a column needs at least one element".to_string(),
-        });
-    }
-    let needed = product(name, &[("rows", rows - 1), ("pitch", pitch)])? + cols;
-    if x.len() < needed {
-        return Err(ReferenceError::Length {
-            name: name.to_string(),
-            input: 0,
-            expected: format!("at least {needed} ((rows-1)*pitch + cols)"),
-            got: x.len(),
         });
     }
     fn mean_of<T: Sync + Copy>(

@@ -3,6 +3,15 @@
 use super::*;
 use crate::host_data::init::{Init, generate};
 
+/// [`super::run`] with the result in the first input's type.
+fn run(
+    name: &str,
+    inputs: &[&HostData],
+    dims: &BTreeMap<String, i64>,
+) -> Result<HostData, ReferenceError> {
+    super::run(name, inputs, dims, inputs[0].elem_type())
+}
+
 fn naive_matmul_f64(a: &[f64], b: &[f64], n: usize) -> Vec<f64> {
     let mut c = vec![0.0; n * n];
     for i in 0..n {
@@ -311,4 +320,43 @@ fn matmul_4096_f32_is_fast() {
         rayon::current_num_threads()
     );
     assert_eq!(c.len(), n * n);
+}
+
+#[test]
+fn matvec_sums_each_row_times_the_vector_and_skips_the_padding() {
+    // Rows [1, 2 | 99] and [3, 4 | 99] (pitch 3) times [5, 6].
+    let a = HostData::F32(vec![1.0, 2.0, 99.0, 3.0, 4.0, 99.0]);
+    let x = HostData::F32(vec![5.0, 6.0]);
+    let d = dims(&[("rows", 2), ("cols", 2), ("pitch", 3)]);
+    assert_eq!(
+        run("matvec", &[&a, &x], &d).unwrap(),
+        HostData::F32(vec![17.0, 39.0])
+    );
+    let ai = HostData::I32(vec![i32::MAX, 1, 2, 3]);
+    let xi = HostData::I32(vec![1, 1]);
+    assert_eq!(
+        run("matvec", &[&ai, &xi], &dims(&[("rows", 2), ("cols", 2)])).unwrap(),
+        HostData::I32(vec![i32::MIN, 5]),
+        "integers wrap like the kernel's"
+    );
+    let short = run(
+        "matvec",
+        &[&a, &x],
+        &dims(&[("rows", 3), ("cols", 2), ("pitch", 3)]),
+    );
+    assert!(
+        matches!(short, Err(ReferenceError::Length { input: 0, .. })),
+        "{short:?}"
+    );
+    let one = HostData::F32(vec![1.0]);
+    let short = run("matvec", &[&a, &one], &d);
+    assert!(
+        matches!(short, Err(ReferenceError::Length { input: 1, .. })),
+        "{short:?}"
+    );
+    let mixed = run("matvec", &[&a, &xi], &d);
+    assert!(
+        matches!(mixed, Err(ReferenceError::MixedTypes { .. })),
+        "{mixed:?}"
+    );
 }

@@ -3,6 +3,15 @@
 use super::*;
 use half::{bf16, f16};
 
+/// [`super::run`] with the result in the first input's type.
+fn run(
+    name: &str,
+    inputs: &[&HostData],
+    dims: &BTreeMap<String, i64>,
+) -> Result<HostData, ReferenceError> {
+    super::run(name, inputs, dims, inputs[0].elem_type())
+}
+
 #[test]
 fn narrow_integers_wrap_like_the_kernel() {
     // 200 + 100 wraps to 44 in u8; computed in u32, narrowed back.
@@ -96,4 +105,36 @@ fn halves_compare_with_a_tolerance() {
     assert!(!compare(&far, &want, tol).ok);
     let nan = HostData::F16(vec![f16::NAN; 4]);
     assert!(!compare(&nan, &want, tol).ok);
+}
+
+/// Regression (issue 35): an f16 dot product checked against an f32 output was rounded to f16
+/// first, so the reference itself was off by half an f16 unit. It is the exact sum rounded once to
+/// the output's type, and 8-bit integers accumulated into an i32 output do not wrap at 8 bits.
+#[test]
+fn a_wider_output_gets_the_reference_rounded_once_into_its_type() {
+    let x = HostData::F16(vec![f16::ONE, f16::from_f64(2f64.powi(-12))]);
+    let ones = HostData::F16(vec![f16::ONE; 2]);
+    let d = BTreeMap::new();
+    let exact = 1.0 + 2f32.powi(-12);
+    assert_eq!(
+        super::run("dot", &[&x, &ones], &d, ElemType::F32).unwrap(),
+        HostData::F32(vec![exact])
+    );
+    assert_eq!(
+        run("dot", &[&x, &ones], &d).unwrap(),
+        HostData::F16(vec![f16::ONE]),
+        "into an f16 output, as before"
+    );
+    let y = HostData::F32(vec![1.0, f32::EPSILON / 4.0]);
+    let one = HostData::F32(vec![1.0; 2]);
+    assert_eq!(
+        super::run("dot", &[&y, &one], &d, ElemType::F64).unwrap(),
+        HostData::F64(vec![1.0 + f64::from(f32::EPSILON) / 4.0]),
+        "f32 inputs into an f64 output: in f64"
+    );
+    let b = HostData::I8(vec![100, 100]);
+    assert_eq!(
+        super::run("dot", &[&b, &b], &d, ElemType::I32).unwrap(),
+        HostData::I32(vec![20000])
+    );
 }

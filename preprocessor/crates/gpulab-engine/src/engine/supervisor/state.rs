@@ -6,6 +6,7 @@ use super::WorkerError;
 use crate::engine::job::{Job, Message};
 use crate::engine::phases::PhaseTimes;
 use crate::record::{DeviceRecord, Failure, FailureKind, Outcome, Point};
+use std::time::Duration;
 
 /// How one worker process ended.
 #[derive(Debug, Clone, PartialEq)]
@@ -27,16 +28,27 @@ pub(super) enum Next {
     Abort(WorkerError),
 }
 
+/// The least a scaled watchdog allows besides the point's measurement timeout (s): uploads,
+/// launches and the download around the samples.
+const WATCHDOG_FLOOR_S: f64 = 10.0;
+/// How many times its predicted time a kernel may run before it counts as hung: a changed kernel
+/// may well be slower than its recording.
+const WATCHDOG_SLACK: f64 = 10.0;
+
 /// The results of one job so far, and which worker run is under way.
 #[derive(Debug)]
 pub(crate) struct Supervision<'j> {
     job: &'j Job,
     done: Vec<Option<Point>>,
     device: Option<DeviceRecord>,
-    /// The first point the current worker was given (its message indices count from here).
-    first: usize,
+    /// The job's points the current worker was given, in its order (its message indices).
+    order: Vec<usize>,
     /// The point the current worker started and has not finished.
     running: Option<usize>,
+    /// Its kernel: `Some(true)` while running (`Message::Kernel`), `Some(false)` once done.
+    kernel: Option<bool>,
+    /// How long a point may stay silent; the cap of a scaled watchdog.
+    watchdog: Duration,
     /// Where the workers' time went (summed over the job's workers).
     phases: PhaseTimes,
 }
@@ -50,26 +62,46 @@ pub struct JobOutput {
 }
 
 impl<'j> Supervision<'j> {
-    pub(super) fn new(job: &'j Job) -> Self {
+    pub(super) fn new(job: &'j Job, watchdog: Duration) -> Self {
         Supervision {
             job,
             done: vec![None; job.points.len()],
             device: None,
-            first: 0,
+            order: Vec::new(),
             running: None,
+            kernel: None,
+            watchdog,
             phases: PhaseTimes::default(),
         }
     }
 
-    /// The points a new worker must run (those from the first one without a result), or `None`
-    /// when every point has one.
+    /// The points a new worker must run (those without a result), or `None` when every point
+    /// has one.
     pub(crate) fn next_run(&mut self) -> Option<Job> {
-        let first = self.done.iter().position(Option::is_none)?;
-        self.first = first;
+        self.order = (0..self.done.len())
+            .filter(|&i| self.done[i].is_none())
+            .collect();
         self.running = None;
         let mut sub = self.job.clone();
-        sub.points = self.job.points[first..].to_vec();
-        Some(sub)
+        sub.points = self.order.iter().map(|&i| sub.points[i].clone()).collect();
+        (!sub.points.is_empty()).then_some(sub)
+    }
+
+    /// How long the running point may stay silent: while its kernel runs, [`WATCHDOG_SLACK`]
+    /// times its predicted time, at least [`WATCHDOG_FLOOR_S`] beyond its measurement timeout;
+    /// otherwise (no prediction; inputs, compile, CPU reference) the job's watchdog, which also
+    /// caps the scaled one.
+    pub(crate) fn watchdog(&self) -> Duration {
+        let Some(point) = self.running.map(|i| &self.job.points[i]) else {
+            return self.watchdog;
+        };
+        match (self.kernel, point.predicted_s) {
+            (Some(true), Some(p)) if p.is_finite() && p >= 0.0 => {
+                let floor = WATCHDOG_FLOOR_S + point.rules_in(self.job).timeout_s;
+                Duration::from_secs_f64((WATCHDOG_SLACK * p).max(floor)).min(self.watchdog)
+            }
+            _ => self.watchdog,
+        }
     }
 
     /// Points with a result, for the progress bar.
@@ -106,10 +138,19 @@ impl<'j> Supervision<'j> {
     pub(crate) fn on_message(&mut self, message: Message) -> Next {
         match message {
             Message::Device(d) => self.device = Some(d),
-            Message::Start { index } => self.running = Some(self.first + index),
+            Message::Start { index } => {
+                self.running = self.order.get(index).copied();
+                self.kernel = None;
+            }
+            // Only the point's own kernel: a reference variant's run comes after it.
+            Message::Kernel { running } => match (self.kernel, running) {
+                (None, true) => self.kernel = Some(true),
+                (Some(true), false) => self.kernel = Some(false),
+                _ => {}
+            },
             Message::Point { index, point } => {
-                if let Some(slot) = self.done.get_mut(self.first + index) {
-                    *slot = Some(*point);
+                if let Some(&i) = self.order.get(index) {
+                    self.done[i] = Some(*point);
                 }
                 self.running = None;
             }
@@ -142,6 +183,9 @@ impl<'j> Supervision<'j> {
             (Some((kind, message)), Some(i)) => {
                 let message = with_tail(message, stderr);
                 self.done[i] = Some(failed_point(self.job, i, kind, message));
+                if let Ending::TimedOut { watchdog_s } = ending {
+                    self.skip_after_hang(i, watchdog_s);
+                }
             }
             (Some((_, message)), None) if self.device.is_none() => {
                 return Err(WorkerError::Fatal(format!("{message}: {}", stderr.trim())));
@@ -152,7 +196,7 @@ impl<'j> Supervision<'j> {
         let Some(next) = self.done.iter().position(Option::is_none) else {
             return Ok(());
         };
-        if next != self.first {
+        if self.order.first() != Some(&next) {
             return Ok(());
         }
         if self.device.is_none() && self.done[next..].iter().all(Option::is_none) {
@@ -169,6 +213,21 @@ impl<'j> Supervision<'j> {
             format!("worker ended without a result: {}", stderr.trim()),
         ));
         Ok(())
+    }
+
+    /// A hung kernel costs one watchdog, not one per point: the hung point's variant's points
+    /// without a result are not run. Each is recorded as skipped with the reason, under its key,
+    /// so that it stays so until its code changes (`results::needs_run`).
+    fn skip_after_hang(&mut self, hung: usize, watchdog_s: u64) {
+        let variant = &self.job.points[hung].variant;
+        let reason = format!("an earlier point of this variant hung ({watchdog_s} s watchdog)");
+        for (i, slot) in self.done.iter_mut().enumerate() {
+            if slot.is_none() && self.job.points[i].variant == *variant {
+                let mut point = failed_point(self.job, i, FailureKind::Timeout, reason.clone());
+                point.outcome = Outcome::Skipped;
+                *slot = Some(point);
+            }
+        }
     }
 
     /// The device and one point per job point, once every point has a result.

@@ -5,6 +5,10 @@ use super::state::{Ending, Next, Supervision};
 use crate::engine::job::{Job, JobPoint, MeasureRules, Message};
 use crate::record::{DeviceRecord, FailureKind, Outcome, Point};
 use std::collections::BTreeMap;
+use std::time::Duration;
+
+/// The job's watchdog in these tests.
+const WATCHDOG: Duration = Duration::from_secs(128);
 
 fn job(n: usize) -> Job {
     Job {
@@ -65,7 +69,7 @@ fn finish(s: Supervision) -> (DeviceRecord, Vec<Point>) {
 #[test]
 fn a_clean_run_reports_every_point() {
     let job = job(2);
-    let mut s = Supervision::new(&job);
+    let mut s = Supervision::new(&job, WATCHDOG);
     let run = s.next_run().unwrap();
     assert_eq!(run.points.len(), 2);
     feed(
@@ -81,7 +85,7 @@ fn a_clean_run_reports_every_point() {
 #[test]
 fn a_crash_fails_the_running_point_with_the_stderr_tail_and_the_rest_resume() {
     let job = job(3);
-    let mut s = Supervision::new(&job);
+    let mut s = Supervision::new(&job, WATCHDOG);
     s.next_run().unwrap();
     feed(&mut s, vec![device(), start(0), ok(&job, 0, 0), start(1)]);
     assert!(s.is_running());
@@ -115,7 +119,7 @@ fn a_crash_fails_the_running_point_with_the_stderr_tail_and_the_rest_resume() {
 #[test]
 fn a_timeout_fails_the_hung_point_only() {
     let job = job(2);
-    let mut s = Supervision::new(&job);
+    let mut s = Supervision::new(&job, WATCHDOG);
     s.next_run().unwrap();
     feed(&mut s, vec![device(), start(0)]);
     s.on_end(Ending::TimedOut { watchdog_s: 30 }, "").unwrap();
@@ -137,7 +141,7 @@ fn a_timeout_fails_the_hung_point_only() {
 #[test]
 fn a_worker_that_ends_cleanly_without_a_result_costs_that_point_and_moves_on() {
     let job = job(3);
-    let mut s = Supervision::new(&job);
+    let mut s = Supervision::new(&job, WATCHDOG);
     s.next_run().unwrap();
     // The worker reports point 0, then exits 0 without a word about point 1.
     feed(&mut s, vec![device(), start(0), ok(&job, 0, 0)]);
@@ -162,7 +166,7 @@ fn a_worker_that_ends_cleanly_without_a_result_costs_that_point_and_moves_on() {
 #[test]
 fn a_worker_that_never_reports_a_device_fails_the_job() {
     let job = job(2);
-    let mut s = Supervision::new(&job);
+    let mut s = Supervision::new(&job, WATCHDOG);
     s.next_run().unwrap();
     let e = s
         .on_end(Ending::Clean, "libcuda.so: not found\n")
@@ -176,7 +180,7 @@ fn a_worker_that_never_reports_a_device_fails_the_job() {
 #[test]
 fn a_crash_before_the_device_is_known_fails_the_job() {
     let job = job(1);
-    let mut s = Supervision::new(&job);
+    let mut s = Supervision::new(&job, WATCHDOG);
     s.next_run().unwrap();
     let ending = Ending::Crashed {
         status: "exit status: 101".into(),
@@ -191,7 +195,7 @@ fn a_crash_before_the_device_is_known_fails_the_job() {
 #[test]
 fn a_fatal_message_aborts_the_job() {
     let job = job(1);
-    let mut s = Supervision::new(&job);
+    let mut s = Supervision::new(&job, WATCHDOG);
     s.next_run().unwrap();
     let next = s.on_message(Message::Fatal {
         message: "no GPU".into(),
@@ -202,7 +206,7 @@ fn a_fatal_message_aborts_the_job() {
 #[test]
 fn indices_of_a_resumed_run_count_from_its_first_point() {
     let job = job(3);
-    let mut s = Supervision::new(&job);
+    let mut s = Supervision::new(&job, WATCHDOG);
     s.next_run().unwrap();
     feed(&mut s, vec![device(), start(0)]);
     s.on_end(Ending::TimedOut { watchdog_s: 5 }, "").unwrap();
@@ -222,7 +226,7 @@ fn indices_of_a_resumed_run_count_from_its_first_point() {
 #[test]
 fn a_job_without_a_device_report_cannot_finish() {
     let job = job(0);
-    let mut s = Supervision::new(&job);
+    let mut s = Supervision::new(&job, WATCHDOG);
     assert!(s.next_run().is_none());
     assert!(
         matches!(s.finish(), Err(WorkerError::Fatal(m)) if m == "the worker reported no device")
@@ -235,7 +239,7 @@ fn the_progress_message_names_the_point_and_the_failures_so_far() {
     job.points[1]
         .params
         .insert("N".into(), crate::value::ParamValue::Int(640));
-    let mut s = Supervision::new(&job);
+    let mut s = Supervision::new(&job, WATCHDOG);
     s.next_run().unwrap();
     feed(&mut s, vec![device(), start(0)]);
     let ending = Ending::Crashed {
@@ -245,4 +249,115 @@ fn the_progress_message_names_the_point_and_the_failures_so_far() {
     s.next_run().unwrap();
     feed(&mut s, vec![device(), start(0)]);
     assert_eq!(s.running_label().as_deref(), Some("v1 N=640 · 1 failed"));
+}
+
+/// A job of points (variant, N, predicted kernel seconds).
+fn sweep(points: &[(&str, i64, Option<f64>)]) -> Job {
+    let mut j = job(0);
+    j.points = points
+        .iter()
+        .map(|&(v, n, predicted_s)| JobPoint {
+            predicted_s,
+            ..JobPoint::new(
+                v,
+                &[("N".to_string(), crate::value::ParamValue::Int(n))].into(),
+                &format!("{v}{n}").as_str().into(),
+            )
+        })
+        .collect();
+    j
+}
+
+/// Regression (issue 35): a spinning kernel took the full watchdog at each of its sizes (a sweep
+/// of ten sizes would wait 21 minutes). Its first hang fails that point; the variant's other
+/// points are not run, shown so with the reason, never timed; other variants run as before.
+#[test]
+fn a_hung_variant_costs_one_watchdog_and_its_other_points_are_not_run() {
+    let job = sweep(&[
+        ("spin", 1, None),
+        ("good", 1, None),
+        ("spin", 2, None),
+        ("good", 2, None),
+        ("spin", 3, None),
+    ]);
+    let mut s = Supervision::new(&job, WATCHDOG);
+    s.next_run().unwrap();
+    feed(&mut s, vec![device(), start(0)]);
+    s.on_end(Ending::TimedOut { watchdog_s: 128 }, "").unwrap();
+    let run = s.next_run().unwrap();
+    let left: Vec<&str> = run.points.iter().map(|p| p.key.as_str()).collect();
+    assert_eq!(
+        left,
+        ["good1", "good2"],
+        "the hung variant's other sizes are not run"
+    );
+    // Message indices count within the run: index 1 is job point 3.
+    let reply = |index: usize| Message::Point {
+        index,
+        point: Box::new(Point::new("good", &run.points[index].params, "", None)),
+    };
+    feed(
+        &mut s,
+        vec![device(), start(0), reply(0), start(1), reply(1)],
+    );
+    s.on_end(Ending::Clean, "").unwrap();
+    assert!(s.next_run().is_none());
+    let (_, points) = finish(s);
+    assert_eq!(failure(&points[0]).0, FailureKind::Timeout);
+    assert_eq!(points[0].outcome, Outcome::Failed);
+    for skipped in [&points[2], &points[4]] {
+        assert_eq!(skipped.outcome, Outcome::Skipped, "{skipped:?}");
+        assert_eq!(
+            failure(skipped),
+            (
+                FailureKind::Timeout,
+                "an earlier point of this variant hung (128 s watchdog)"
+            )
+        );
+        assert!(skipped.timing.is_none(), "never a measurement");
+        assert_eq!(skipped.key, format!("spin{}", skipped.params["N"]));
+    }
+    assert_eq!(points[3].outcome, Outcome::Ok);
+    assert_eq!(points[3].params, job.points[3].params);
+}
+
+#[test]
+fn the_watchdog_scales_with_the_predicted_kernel_time_between_a_floor_and_its_cap() {
+    let job = sweep(&[
+        ("a", 1, Some(0.001)),
+        ("a", 2, Some(5.0)),
+        ("a", 3, Some(100.0)),
+        ("b", 1, None),
+    ]);
+    let mut s = Supervision::new(&job, WATCHDOG);
+    s.next_run().unwrap();
+    let kernel = |running| Message::Kernel { running };
+    let secs = |s: &Supervision| s.watchdog().as_secs_f64();
+    feed(&mut s, vec![device(), start(0)]);
+    assert_eq!(secs(&s), 128.0, "inputs, compile: the job's watchdog");
+    feed(&mut s, vec![kernel(true)]);
+    assert_eq!(
+        secs(&s),
+        12.0,
+        "a 1 ms kernel: the floor, 10 s beyond its 2 s timeout"
+    );
+    feed(&mut s, vec![kernel(false)]);
+    assert_eq!(
+        secs(&s),
+        128.0,
+        "its CPU reference: the job's watchdog again"
+    );
+    feed(&mut s, vec![kernel(true)]);
+    assert_eq!(
+        secs(&s),
+        128.0,
+        "a reference variant's kernel is not predicted"
+    );
+    let ok = |index| ok(&job, 0, index);
+    feed(&mut s, vec![ok(0), start(1), kernel(true)]);
+    assert_eq!(secs(&s), 50.0, "ten times its 5 s");
+    feed(&mut s, vec![ok(1), start(2), kernel(true)]);
+    assert_eq!(secs(&s), 128.0, "never beyond the job's watchdog");
+    feed(&mut s, vec![ok(2), start(3), kernel(true)]);
+    assert_eq!(secs(&s), 128.0, "nothing recorded predicts it");
 }

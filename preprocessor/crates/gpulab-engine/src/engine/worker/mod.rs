@@ -401,15 +401,9 @@ impl PointRunner {
         let rules = jp.rules_in(&self.job).clone();
 
         let (output, timing) = match &variant.exec {
-            Exec::Kernel { function, source } => self.run_kernel(
-                variant,
-                function,
-                source,
-                &vars,
-                &verify.output,
-                &rules,
-                point,
-            )?,
+            Exec::Kernel { source } => {
+                self.run_kernel(variant, source, &vars, &verify.output, &rules, point)?
+            }
             Exec::Cpu(name) => {
                 let started = std::time::Instant::now();
                 let ran = self.run_cpu(name, &verify, &vars, &rules);
@@ -541,15 +535,9 @@ impl PointRunner {
                 // The reference variant's run is the caller's `Reference` time, not its phases.
                 let before = self.phases;
                 let ran = match &v.exec {
-                    Exec::Kernel { function, source } => self.run_kernel(
-                        v,
-                        function,
-                        source,
-                        vars,
-                        &verify.output,
-                        &rules,
-                        &mut scratch,
-                    ),
+                    Exec::Kernel { source } => {
+                        self.run_kernel(v, source, vars, &verify.output, &rules, &mut scratch)
+                    }
                     Exec::Cpu(name) => self.run_cpu(name, exp.verify_for(v), vars, &rules),
                     Exec::Library(name) => self.run_library(name, exp.verify_for(v), vars, &rules),
                 };
@@ -614,16 +602,25 @@ impl PointRunner {
             .to_string_lossy()
             .into_owned();
         let cc = self.device.compute_capability;
-        let image: Image =
-            super::ptx_cache::compile_cached(&self.job.cache_dir, &text, &shown, &options, cc)
-                .map_err(|e| match crate::limits::arch_required_by(&e) {
-                    // An instruction of a newer architecture: not this GPU's to run.
-                    Some(min) if min > cc => {
-                        let why = crate::limits::needs_arch(min, cc).unwrap_or_default();
-                        Failed(FailureKind::NotApplicable, why)
-                    }
-                    _ => Failed(FailureKind::Compile, e),
-                })?;
+        let image: Image = super::ptx_cache::compile_cached(
+            &self.job.cache_dir,
+            source,
+            &text,
+            &shown,
+            &options,
+            cc,
+        )
+        .map_err(|e| {
+            let e = e.to_string();
+            match crate::limits::arch_required_by(&e) {
+                // An instruction of a newer architecture: not this GPU's to run.
+                Some(min) if min > cc => {
+                    let why = crate::limits::needs_arch(min, cc).unwrap_or_default();
+                    Failed(FailureKind::NotApplicable, why)
+                }
+                _ => Failed(FailureKind::Compile, e),
+            }
+        })?;
         let module = Arc::new(
             self.gpu
                 .load(&image)
@@ -634,11 +631,9 @@ impl PointRunner {
         Ok((module, code))
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn run_kernel(
         &mut self,
         variant: &Variant,
-        function: &str,
         source: &PathBuf,
         vars: &HashMap<String, Num>,
         output: &str,
@@ -657,35 +652,22 @@ impl PointRunner {
             p.code_hash = Some(code.hash);
             p.code_target = Some(code.target);
         }
-        let kernel: Kernel = module
-            .function(function)
-            .map_err(|e| Failed(FailureKind::Compile, e.to_string()))?;
         let seq = Sequence::plan(variant, vars).map_err(|e| launch_err(e.to_string()))?;
-        let (block, shared) = seq.first_config();
-        let attributes = self.gpu.attributes(&kernel, block.iter().product(), shared);
+        let kernels = functions(&module, &seq)?;
+        let first = kernels
+            .first()
+            .ok_or_else(|| launch_err("no kernel".into()))?;
+        // A point has one set of attributes: its first launch's.
+        point.attributes = self.attributes(first, &seq);
         let optin = u64::from(self.gpu.info().max_shared_per_block_optin);
-        let static_shared = attributes
+        let static_shared = point
+            .attributes
             .as_ref()
             .map_or(0, |a| u64::from(a.static_shared_bytes));
+        let shared = u64::from(seq.first_config().1) + static_shared;
         let what = "shared memory per block";
-        if let Some(why) =
-            crate::limits::needs_bytes(u64::from(shared) + static_shared, optin, what)
-                .filter(|_| optin > 0)
-        {
+        if let Some(why) = crate::limits::needs_bytes(shared, optin, what).filter(|_| optin > 0) {
             return Err(Failed(FailureKind::NotApplicable, why));
-        }
-        if let Ok(a) = attributes {
-            point.attributes = Some(Attributes {
-                registers: a.registers,
-                static_shared_bytes: a.static_shared_bytes,
-                local_bytes: a.local_bytes,
-                max_threads_per_block: a.max_threads_per_block,
-                occupancy: Some(Occupancy {
-                    blocks_per_sm: a.occupancy.blocks_per_sm,
-                    warps_per_sm: a.occupancy.warps_per_sm,
-                    limiter: a.occupancy.limiter.clone(),
-                }),
-            });
         }
         let resets = ResetPlan::new(&self.exp, variant);
         self.after_samples = None;
@@ -697,12 +679,14 @@ impl PointRunner {
         prepare(&mut buffers.borrow_mut(), &resets.verification, &pristine)
             .map_err(|e| launch_err(e.to_string()))?;
         // Timed, after an L2 flush: a run longer than the measurement's timeout is its only sample.
+        // From here to the last sample the supervisor's watchdog may scale with the predicted time.
+        let _ = emit(&Message::Kernel { running: true });
         let first_ms = (|| -> Result<f64, String> {
             let gpu_err = |e: crate::gpu::GpuError| e.to_string();
             self.gpu.flush_l2().map_err(gpu_err)?;
             let timer = self.gpu.timer().map_err(gpu_err)?;
             timer.start().map_err(gpu_err)?;
-            seq.launch(&self.gpu, &kernel, &buffers.borrow())
+            seq.launch(&self.gpu, &kernels, &buffers.borrow())
                 .map_err(|e| e.to_string())?;
             timer.stop().map_err(gpu_err)?;
             self.gpu.synchronize().map_err(gpu_err)?;
@@ -739,12 +723,13 @@ impl PointRunner {
             Some(first_ms),
             seq.len(),
             &mut || {
-                seq.launch(&self.gpu, &kernel, &buffers.borrow())
+                seq.launch(&self.gpu, &kernels, &buffers.borrow())
                     .map_err(sequence_error)
             },
             per_sample,
         )
         .map_err(|e| launch_err(e.to_string()))?;
+        let _ = emit(&Message::Kernel { running: false });
         self.phases
             .charge_samples(&timing, sampling_started.elapsed().as_secs_f64());
         if resets.per_sample() {
@@ -757,6 +742,26 @@ impl PointRunner {
             self.after_samples = Some(after);
         }
         Ok((out, timing))
+    }
+
+    /// The kernel's registers, memory and occupancy at the sequence's first launch shape.
+    fn attributes(&self, kernel: &Kernel, seq: &Sequence) -> Option<Attributes> {
+        let (block, shared) = seq.first_config();
+        let a = self
+            .gpu
+            .attributes(kernel, block.iter().product(), shared)
+            .ok()?;
+        Some(Attributes {
+            registers: a.registers,
+            static_shared_bytes: a.static_shared_bytes,
+            local_bytes: a.local_bytes,
+            max_threads_per_block: a.max_threads_per_block,
+            occupancy: Some(Occupancy {
+                blocks_per_sm: a.occupancy.blocks_per_sm,
+                warps_per_sm: a.occupancy.warps_per_sm,
+                limiter: a.occupancy.limiter.clone(),
+            }),
+        })
     }
 
     /// Device copies of the initial contents of the buffers restored before every run.
@@ -967,6 +972,17 @@ impl PointRunner {
             .charge_samples(&timing, sampling_started.elapsed().as_secs_f64());
         Ok((out, timing))
     }
+}
+
+/// The kernels `seq` launches, loaded from `module` in [`Sequence::kernels`]'s order.
+fn functions(module: &Module, seq: &Sequence) -> Result<Vec<Kernel>, Failed> {
+    (seq.kernels().iter())
+        .map(|f| {
+            module
+                .function(f)
+                .map_err(|e| Failed(FailureKind::Compile, e.to_string()))
+        })
+        .collect()
 }
 
 /// A sequence error as the GPU error the measurement loop speaks.

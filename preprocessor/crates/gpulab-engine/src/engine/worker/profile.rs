@@ -18,14 +18,13 @@ pub(super) fn profile_points(
 ) -> Result<ExitCode, Stopped> {
     for (index, jp) in points.iter().enumerate() {
         emit(&Message::Start { index })?;
-        let (kernel, launches, error) = match runner.profile(jp) {
-            Ok((kernel, launches)) => (kernel, launches, None),
-            Err(e) => (String::new(), 0, Some(e)),
+        let (kernels, error) = match runner.profile(jp) {
+            Ok(kernels) => (kernels, None),
+            Err(e) => (Vec::new(), Some(e)),
         };
         emit(&Message::Profiled {
             index,
-            kernel,
-            launches,
+            kernels,
             error,
         })?;
         if runner.gpu.is_poisoned() {
@@ -37,27 +36,27 @@ pub(super) fn profile_points(
 }
 
 impl PointRunner {
-    /// One run of `jp`'s launch sequence: (kernel function, launches).
-    fn profile(&mut self, jp: &JobPoint) -> Result<(String, usize), String> {
+    /// One run of `jp`'s launch sequence: the kernel of each launch, in order.
+    fn profile(&mut self, jp: &JobPoint) -> Result<Vec<String>, String> {
         let message = |Failed(_, m): Failed| m;
         let exp = self.exp.clone();
         let variant = exp
             .variant(&jp.variant)
             .ok_or_else(|| format!("no variant `{}` in the spec", jp.variant))?;
-        let Exec::Kernel { function, source } = &variant.exec else {
+        let Exec::Kernel { source } = &variant.exec else {
             return Err("not a kernel variant: counters are recorded for kernels only".into());
         };
         let vars = point_vars(&jp.params, Some(&self.device));
         self.inputs(&vars).map_err(message)?;
         let options = crate::engine::resolve::defines(variant, &vars).map_err(|e| e.to_string())?;
         let (module, _) = self.module(source, options).map_err(message)?;
-        let kernel = module.function(function).map_err(|e| e.to_string())?;
         let seq = Sequence::plan(variant, &vars).map_err(|e| e.to_string())?;
+        let kernels = super::functions(&module, &seq).map_err(message)?;
         let buffers = self.device_buffers(&module).map_err(message)?;
         self.gpu.synchronize().map_err(|e| e.to_string())?;
-        seq.launch(&self.gpu, &kernel, &buffers)
+        seq.launch(&self.gpu, &kernels, &buffers)
             .map_err(|e| e.to_string())?;
         self.gpu.synchronize().map_err(|e| e.to_string())?;
-        Ok((function.clone(), seq.len()))
+        Ok(seq.describe().into_iter().map(|l| l.kernel).collect())
     }
 }

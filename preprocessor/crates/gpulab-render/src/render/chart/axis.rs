@@ -220,8 +220,9 @@ fn log_axis(min: f64, max: f64) -> AxisPlan {
     }
 }
 
-/// Turns labelled ticks into unlabelled grid lines (every other one, then every third, …) until
-/// no two labels collide on an axis `axis_px` pixels long.
+/// Turns labelled ticks into unlabelled grid lines (every other one, then every third, …, the last
+/// always kept so that the labels reach the data's end) until no two labels collide on an axis
+/// `axis_px` pixels long.
 pub(crate) fn thin_labels(plan: &mut AxisPlan, fmt: &dyn Fn(&f64) -> String, axis_px: f64) {
     let span = plan.range.end - plan.range.start;
     if plan.ticks.len() < 2 || span <= 0.0 {
@@ -240,6 +241,13 @@ pub(crate) fn thin_labels(plan: &mut AxisPlan, fmt: &dyn Fn(&f64) -> String, axi
     while collides(&kept) && every < all.len() {
         every += 1;
         kept = all.iter().copied().step_by(every).collect();
+        let last = all[all.len() - 1];
+        if kept.last() != Some(&last) {
+            while kept.len() > 1 && collides(&[kept[kept.len() - 1], last]) {
+                kept.pop();
+            }
+            kept.push(last);
+        }
     }
     if every > 1 {
         plan.minor
@@ -375,6 +383,20 @@ mod tests {
         }
         assert!(plan.ticks.len() >= 2);
         assert!(!plan.minor.is_empty(), "thinned ticks keep their grid line");
+    }
+
+    /// Bug (fixed): the padded-matrix chart's labels stopped at 4096 while its data reach 8192.
+    #[test]
+    fn thinned_labels_reach_the_last_value() {
+        let values = [
+            1024.0, 1536.0, 2048.0, 2560.0, 3072.0, 3584.0, 4096.0, 8192.0,
+        ];
+        let mut plan = numeric(&values, false, false, true).unwrap();
+        let fmt = |t: &f64| crate::render::format::format_value(*t, crate::value::Unit::Count);
+        thin_labels(&mut plan, &fmt, 300.0);
+        assert_eq!(plan.ticks.first(), Some(&1024.0), "{plan:?}");
+        assert_eq!(plan.ticks.last(), Some(&8192.0), "{plan:?}");
+        assert!(plan.ticks.len() < values.len(), "{plan:?}");
     }
 
     #[test]

@@ -5,7 +5,8 @@ use super::cartesian::{self, Axes};
 use super::categories::categorize;
 use super::frame::{FONT, WIDTH, anchored, chart_err, colored_text, with_svg};
 use super::legend::{self, Swatch};
-use super::palette::{FG, series_color};
+use super::marker::series_marker;
+use super::palette::{FG, series_color, text_on};
 use super::tips::{self, Spot};
 use super::{PointValue, Series, ValueAxis, XAxis};
 use crate::render::RenderError;
@@ -58,7 +59,7 @@ pub(crate) fn draw(
     let mut spots = Vec::new();
     let svg = with_svg((WIDTH, legend_height + PLOT_HEIGHT), |root| {
         let (top, bottom) = root.split_vertically(legend_height);
-        legend::draw(&top, &entries, Swatch::Box, note)?;
+        legend::draw(&top, &entries, Swatch::Bar, note)?;
         let axes = Axes {
             x: &x_plan,
             y: &y_plan,
@@ -81,6 +82,18 @@ pub(crate) fn draw(
                         if let Some(top) = y_plan.to_draw(v) {
                             let rect = Rectangle::new([(l, base), (r, top)], color.filled());
                             plot.draw_series(std::iter::once(rect)).map_err(chart_err)?;
+                            // The series' marker inside the bar's top, where the bar is tall enough.
+                            let middle = (l + r) / 2.0;
+                            let height = plot.backend_coord(&(middle, base)).1
+                                - plot.backend_coord(&(middle, top)).1;
+                            if height >= 14 {
+                                series_marker(i).draw_on(
+                                    &mut plot,
+                                    &[(middle, top)],
+                                    text_on(color),
+                                    (0, 8),
+                                )?;
+                            }
                             if let Some(tip) = &point.tip {
                                 let (x, y) = plot.backend_coord(&((l + r) / 2.0, top));
                                 spots.push(Spot {

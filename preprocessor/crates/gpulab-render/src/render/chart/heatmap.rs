@@ -5,28 +5,30 @@
 use super::axis;
 use super::cartesian::{self, Axes};
 use super::categories::categorize;
-use super::frame::{FONT, WIDTH, anchored, chart_err, colored_text, with_svg};
+use super::frame::{SMALL_FONT, WIDTH, anchored, chart_err, colored_text, with_svg};
 use super::legend::{self, Swatch};
 use super::palette::{FG, heat_color, text_on};
 use super::tips::{self, Area};
 use super::{ChartPoint, PointValue, Series, ValueAxis, XAxis};
 use crate::render::RenderError;
 use crate::render::format::format_value;
+use crate::value::Better;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
 
 const ROW_PX: u32 = 34;
 
-/// Maps values to [0, 1] "goodness" (1 = best), on a log scale when they span two decades.
+/// Maps values to [0, 1] "goodness" (1 = best; the highest, for a metric without a direction), on
+/// a log scale when they span two decades.
 struct Scale {
     low: f64,
     high: f64,
     log: bool,
-    higher_is_better: bool,
+    better: Option<Better>,
 }
 
 impl Scale {
-    fn new(values: &[f64], higher_is_better: bool) -> Scale {
+    fn new(values: &[f64], better: Option<Better>) -> Scale {
         let low = values.iter().copied().fold(f64::INFINITY, f64::min);
         let high = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
         let log = low > 0.0 && high / low >= 100.0;
@@ -34,7 +36,7 @@ impl Scale {
             low,
             high,
             log,
-            higher_is_better,
+            better,
         }
     }
 
@@ -46,23 +48,25 @@ impl Scale {
         } else {
             1.0
         };
-        if self.higher_is_better { t } else { 1.0 - t }
-    }
-
-    fn best(&self) -> f64 {
-        if self.higher_is_better {
-            self.high
+        if self.better == Some(Better::Lower) {
+            1.0 - t
         } else {
-            self.low
+            t
         }
     }
 
-    fn worst(&self) -> f64 {
-        if self.higher_is_better {
-            self.low
+    /// The values at the dark and the bright end of the colours.
+    fn ends(&self) -> (f64, f64) {
+        if self.better == Some(Better::Lower) {
+            (self.high, self.low)
         } else {
-            self.high
+            (self.low, self.high)
         }
+    }
+
+    /// The best value (outlined), for a metric with a direction.
+    fn best(&self) -> Option<f64> {
+        self.better.map(|_| self.ends().1)
     }
 }
 
@@ -83,32 +87,24 @@ pub(crate) fn draw(
     if values.is_empty() || series.is_empty() {
         return Ok(None);
     }
-    let scale = Scale::new(&values, value.unit.higher_is_better());
+    let scale = Scale::new(&values, value.better);
     let x_plan = axis::categorical(labels.len());
     let rows = series.len();
     let y_plan = axis::categorical(rows);
     let row_names: Vec<String> = series.iter().rev().map(|s| s.name.clone()).collect();
 
-    let entries = vec![
-        (
-            format!("worst {}", with_unit(scale.worst(), value)),
-            heat_color(0.0),
-        ),
-        (
-            format!("best {} (outlined)", with_unit(scale.best(), value)),
-            heat_color(1.0),
-        ),
-    ];
+    let (dark, bright) = scale.ends();
+    let (dark, bright) = (with_unit(dark, value), with_unit(bright, value));
+    let (dark, bright) = match scale.better {
+        Some(_) => (format!("worst {dark}"), format!("best {bright} (outlined)")),
+        None => (format!("lowest {dark}"), format!("highest {bright}")),
+    };
+    let entries = vec![(dark, heat_color(0.0)), (bright, heat_color(1.0))];
     let names: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
     let legend_height = legend::height(&names, note);
     let slot_chars = cartesian::chars_per_slot(labels.len());
     let x_fmt = |v: &f64| cartesian::category_label(&labels, *v, slot_chars);
     let y_fmt = |v: &f64| cartesian::category_label(&row_names, *v, 24);
-    let cell_font = if labels.len() > 10 {
-        FONT * 0.75
-    } else {
-        FONT * 0.9
-    };
     let height = legend_height + rows as u32 * ROW_PX + 70;
 
     let mut areas = Vec::new();
@@ -130,7 +126,7 @@ pub(crate) fn draw(
         for (row, s) in series.iter().enumerate() {
             let y = (rows - 1 - row) as f64;
             for point in &s.points {
-                if let Some(area) = draw_cell(&mut plot, &scale, value, point, y, cell_font)? {
+                if let Some(area) = draw_cell(&mut plot, &scale, value, point, y)? {
                     areas.push(area);
                 }
             }
@@ -147,7 +143,6 @@ fn draw_cell(
     axis: &ValueAxis,
     point: &ChartPoint,
     y: f64,
-    font: f64,
 ) -> Result<Option<Area>, RenderError> {
     let x = point.x;
     let corners = [(x - 0.48, y - 0.46), (x + 0.48, y + 0.46)];
@@ -156,7 +151,7 @@ fn draw_cell(
             let fill = heat_color(scale.goodness(*v));
             plot.draw_series(std::iter::once(Rectangle::new(corners, fill.filled())))
                 .map_err(chart_err)?;
-            if *v == scale.best() {
+            if Some(*v) == scale.best() {
                 // A closed path: the SVG backend gives rectangles no stroke width.
                 let (a, b) = (corners[0], corners[1]);
                 let ring = vec![a, (b.0, a.1), b, (a.0, b.1), a];
@@ -170,7 +165,7 @@ fn draw_cell(
         PointValue::Skipped => ("skipped".to_string(), FG),
         PointValue::Missing => ("—".to_string(), FG),
     };
-    let style = anchored(colored_text(font, color), HPos::Center, VPos::Center);
+    let style = anchored(colored_text(SMALL_FONT, color), HPos::Center, VPos::Center);
     plot.draw_series(std::iter::once(Text::new(text, (x, y), style)))
         .map_err(chart_err)?;
     let area = match (&point.value, &point.tip) {
@@ -213,14 +208,16 @@ mod tests {
 
     #[test]
     fn scale_goodness() {
-        let times = Scale::new(&[1.0, 3.0], false);
+        let times = Scale::new(&[1.0, 3.0], Some(Better::Lower));
         assert_eq!(times.goodness(1.0), 1.0);
         assert_eq!(times.goodness(3.0), 0.0);
-        assert_eq!(times.best(), 1.0);
-        let bw = Scale::new(&[1.0, 1000.0], true);
+        assert_eq!(times.best(), Some(1.0));
+        let bw = Scale::new(&[1.0, 1000.0], Some(Better::Higher));
         assert!(bw.log);
         assert!((bw.goodness(10.0) - 1.0 / 3.0).abs() < 1e-9);
-        let flat = Scale::new(&[2.0], true);
+        let flat = Scale::new(&[2.0], Some(Better::Higher));
         assert_eq!(flat.goodness(2.0), 1.0);
+        let counts = Scale::new(&[1.0, 3.0], None);
+        assert_eq!((counts.goodness(3.0), counts.best()), (1.0, None));
     }
 }

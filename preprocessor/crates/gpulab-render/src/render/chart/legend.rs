@@ -1,7 +1,8 @@
 //! The legend strip above a chart: one swatch and name per series, wrapped, then a note line.
 
-use super::frame::{Area, FONT, WIDTH, anchored, chart_err, text_px, text_style};
+use super::frame::{Area, FONT, SMALL_FONT, WIDTH, anchored, chart_err, text_px, text_style};
 use super::marker::{series_marker, stroke_color};
+use super::palette::text_on;
 use crate::render::RenderError;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -11,7 +12,9 @@ use plotters::style::text_anchor::{HPos, VPos};
 pub(crate) enum Swatch {
     /// A short thick stroke (line charts).
     Line,
-    /// A filled square (bars, heat-map colours).
+    /// A filled square with the series' marker in it (bars).
+    Bar,
+    /// A filled square (heat-map colours).
     Box,
 }
 
@@ -65,6 +68,12 @@ pub(crate) fn draw(
                     .map_err(chart_err)?;
                 series_marker(i).draw_at(area, (x + SWATCH_PX as i32 / 2 + 4, y), *color)?;
             }
+            Swatch::Bar => {
+                let square = [(x + 1, y - 7), (x + 15, y + 7)];
+                area.draw(&Rectangle::new(square, color.filled()))
+                    .map_err(chart_err)?;
+                series_marker(i).draw_at(area, (x + 8, y), text_on(*color))?;
+            }
             Swatch::Box => area
                 .draw(&Rectangle::new(
                     [(x + 2, y - 6), (x + 14, y + 6)],
@@ -83,7 +92,7 @@ pub(crate) fn draw(
     if let Some(note) = note {
         let rows = places.last().map_or(0, |(_, row)| row + 1);
         let y = (rows * ROW + ROW / 2 + 4) as i32;
-        let style = anchored(text_style(FONT * 0.85), HPos::Left, VPos::Center);
+        let style = anchored(text_style(SMALL_FONT), HPos::Left, VPos::Center);
         area.draw(&Text::new(note.to_string(), (LEFT as i32, y), style))
             .map_err(chart_err)?;
     }

@@ -101,7 +101,7 @@ pub(crate) fn draw(
                     plot.draw_series(LineSeries::new(run.iter().copied(), stroke))
                         .map_err(chart_err)?;
                 }
-                marker.draw_on(&mut plot, run, color)?;
+                marker.draw_on(&mut plot, run, color, (0, 0))?;
             }
         }
         for p in series.iter().flat_map(|s| &s.points) {

@@ -67,29 +67,33 @@ pub(crate) fn apply_dashes(svg: String, count: usize, color: impl Fn(usize) -> R
 }
 
 impl Marker {
-    /// Draws the marker at each data point of `plot`.
+    /// Draws the marker at each data point of `plot`, moved by `shift` pixels (a bar's marker sits
+    /// inside its top).
     pub(crate) fn draw_on(
         self,
         plot: &mut Plot<'_, '_>,
         points: &[(f64, f64)],
         color: RGBColor,
+        shift: (i32, i32),
     ) -> Result<(), RenderError> {
         let filled = color.filled();
         let stroke = color.stroke_width(2);
+        let s = |(x, y): (i32, i32)| (x + shift.0, y + shift.1);
         let at = points.iter().map(|p| EmptyElement::at(*p));
         match self {
-            Marker::Circle => plot.draw_series(at.map(|a| a + Circle::new((0, 0), 3, filled))),
+            Marker::Circle => plot.draw_series(at.map(|a| a + Circle::new(s((0, 0)), 3, filled))),
             Marker::Square => {
-                plot.draw_series(at.map(|a| a + Rectangle::new([(-3, -3), (3, 3)], filled)))
+                plot.draw_series(at.map(|a| a + Rectangle::new([s((-3, -3)), s((3, 3))], filled)))
             }
-            Marker::Triangle => plot
-                .draw_series(at.map(|a| a + Polygon::new(vec![(0, -5), (4, 3), (-4, 3)], filled))),
-            Marker::Diamond => plot.draw_series(
-                at.map(|a| a + Polygon::new(vec![(0, -5), (4, 0), (0, 5), (-4, 0)], filled)),
+            Marker::Triangle => plot.draw_series(
+                at.map(|a| a + Polygon::new(vec![s((0, -5)), s((4, 3)), s((-4, 3))], filled)),
             ),
+            Marker::Diamond => plot.draw_series(at.map(|a| {
+                a + Polygon::new(vec![s((0, -5)), s((4, 0)), s((0, 5)), s((-4, 0))], filled)
+            })),
             Marker::Cross => plot.draw_series(at.map(|a| {
-                a + PathElement::new(vec![(-4, -4), (4, 4)], stroke)
-                    + PathElement::new(vec![(-4, 4), (4, -4)], stroke)
+                a + PathElement::new(vec![s((-4, -4)), s((4, 4))], stroke)
+                    + PathElement::new(vec![s((-4, 4)), s((4, -4))], stroke)
             })),
         }
         .map(|_| ())
@@ -139,6 +143,16 @@ impl Marker {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Bug (fixed): a bar chart of 11 series had 10 colours and no marker, so its first and
+    /// eleventh series were the same blue bars.
+    #[test]
+    fn no_colour_and_marker_pair_repeats_within_thirty_series() {
+        let pairs: std::collections::HashSet<_> = (0..30)
+            .map(|i| (super::super::palette::series_color(i), series_marker(i)))
+            .collect();
+        assert_eq!(pairs.len(), 30);
+    }
 
     #[test]
     fn the_first_fifteen_series_each_have_their_own_marker_and_dash() {

@@ -50,6 +50,7 @@ pub struct ValueAxis {
     pub label: String,
     pub unit: Unit,
     pub log: bool,
+    pub better: Option<crate::value::Better>,
 }
 
 /// What was recorded at one x position of a series.
@@ -121,7 +122,11 @@ pub(crate) fn draw(
     }
     let x = data.x_axis();
     let y = data.value_axis();
-    let notes = omitted_notes(&series, &y, kind);
+    let mut notes = omitted_notes(&series, &y, kind);
+    let points = series.iter().flat_map(|s| &s.points);
+    if points.filter_map(|p| p.tip.as_ref()).any(|t| t.flagged) {
+        notes.push(RINGED.to_string());
+    }
     let note = notes.first().map(String::as_str);
     let raw = match kind {
         ChartKind::Line => line::draw(&x, &y, &series, note)?,
@@ -134,6 +139,9 @@ pub(crate) fn draw(
         notes,
     }))
 }
+
+/// What the rings around some points mean, in the legend strip or under the chart.
+const RINGED: &str = "Ringed: a number with a quality mark (its tip says which; the line under the results explains them).";
 
 /// Which points are not drawn as values, and how they show instead.
 fn omitted_notes(series: &[Series], y: &ValueAxis, kind: ChartKind) -> Vec<String> {

@@ -1,8 +1,8 @@
 //! Chart colours: a theme-neutral foreground sentinel, a series palette, a heat-map scale.
 //!
 //! Text, axes and grid are drawn in [`FG`], a sentinel that [`super::svg`] rewrites to
-//! `currentColor`, so they follow the mdBook theme. Series use ten categorical hues of middle
-//! lightness, legible on light (light, rust) and dark (coal, navy, ayu) backgrounds.
+//! `currentColor`, so they follow the mdBook theme. Series use six hues of middle lightness, at
+//! least 3:1 against every mdBook theme's background, light (light, rust) or dark (coal, navy, ayu).
 
 use plotters::style::RGBColor;
 
@@ -11,19 +11,16 @@ pub(crate) const FG: RGBColor = RGBColor(0x01, 0x02, 0x03);
 /// [`FG`] as plotters writes it into the SVG.
 pub(crate) const FG_HEX: &str = "#010203";
 
-/// Ten categorical colours of middle lightness (Tableau 10), legible on light and dark themes;
-/// charts in the handbook have up to nine series, so none repeats a colour.
-pub(crate) const SERIES: [RGBColor; 10] = [
-    RGBColor(0x4E, 0x79, 0xA7), // blue
-    RGBColor(0xF2, 0x8E, 0x2B), // orange
-    RGBColor(0xE1, 0x57, 0x59), // red
-    RGBColor(0x76, 0xB7, 0xB2), // teal
-    RGBColor(0x59, 0xA1, 0x4F), // green
-    RGBColor(0xED, 0xC9, 0x48), // yellow
-    RGBColor(0xB0, 0x7A, 0xA1), // purple
-    RGBColor(0xFF, 0x9D, 0xA7), // pink
-    RGBColor(0x9C, 0x75, 0x5F), // brown
-    RGBColor(0xBA, 0xB0, 0xAC), // grey
+/// Okabe and Ito's colours for readers with a colour-vision deficiency, less the ones too light or
+/// too dark for a theme, each brought to a luminance of 0.15–0.19 (3.4:1 or more on every theme);
+/// six, so that with five markers ([`super::marker`]) no colour and marker repeat within 30 series.
+pub(crate) const SERIES: [RGBColor; 6] = [
+    RGBColor(0x00, 0x72, 0xB2), // blue
+    RGBColor(0xC4, 0x57, 0x00), // vermillion
+    RGBColor(0x00, 0x88, 0x63), // bluish green
+    RGBColor(0xBD, 0x50, 0x8C), // reddish purple
+    RGBColor(0x9E, 0x6E, 0x00), // orange, darkened
+    RGBColor(0x77, 0x77, 0x77), // grey
 ];
 
 /// The colour of the `index`-th series (cycling).
@@ -84,16 +81,37 @@ mod tests {
         );
     }
 
-    /// Bug (fixed): with six colours, the seventh and eighth series of the SGEMM chart reused the
-    /// first two, so "warp tiling" and "naive" were drawn in the same colour.
+    /// WCAG's 3:1 for graphics against the background of each mdBook theme (light, rust, coal,
+    /// navy, ayu), so a series is seen in every theme.
     #[test]
-    fn series_colours_do_not_repeat_within_ten() {
-        let colours: Vec<RGBColor> = (0..10).map(series_color).collect();
-        for (i, a) in colours.iter().enumerate() {
-            assert!(
-                !colours[i + 1..].contains(a),
-                "series {i} shares its colour"
-            );
+    fn every_series_colour_stands_out_on_every_theme() {
+        let luminance = |RGBColor(r, g, b): RGBColor| {
+            let lin = |c: u8| {
+                let c = c as f64 / 255.0;
+                if c <= 0.03928 {
+                    c / 12.92
+                } else {
+                    ((c + 0.055) / 1.055).powf(2.4)
+                }
+            };
+            0.2126 * lin(r) + 0.7152 * lin(g) + 0.0722 * lin(b)
+        };
+        let themes = [
+            (0xFF, 0xFF, 0xFF),
+            (0xE1, 0xE1, 0xDB),
+            (0x14, 0x16, 0x17),
+            (0x16, 0x19, 0x23),
+            (0x0F, 0x14, 0x19),
+        ];
+        for colour in SERIES {
+            for (r, g, b) in themes {
+                let (fg, bg) = (luminance(colour), luminance(RGBColor(r, g, b)));
+                let ratio = (fg.max(bg) + 0.05) / (fg.min(bg) + 0.05);
+                assert!(
+                    ratio >= 3.0,
+                    "{colour:?} on #{r:02x}{g:02x}{b:02x}: {ratio:.2}"
+                );
+            }
         }
     }
 }

@@ -153,7 +153,7 @@ impl SweepData {
         let series = by_series
             .into_iter()
             .map(|(key, points)| Series {
-                name: series_name(series_fields, &key, metric),
+                name: series_name(series_fields, &key, metric, spec.kind == ChartKind::Heatmap),
                 points,
             })
             .collect();
@@ -167,6 +167,7 @@ impl SweepData {
                 label: metric.header(),
                 unit: metric.unit,
                 log: spec.log_y,
+                better: metric.better,
             },
             series,
             series_label,
@@ -174,8 +175,9 @@ impl SweepData {
     }
 }
 
-/// A series' name: its field values ("Shared memory", "Shared memory, M = 16"), or the metric.
-fn series_name(fields: &[String], key: &[FieldValue], metric: &MetricRef) -> String {
+/// A series' name: its field values, an axis's with its name ("Shared memory", "pad = 16",
+/// "Shared memory, M = 16"), or the metric; a heat map's row (`rows`) is its axis's bare value.
+fn series_name(fields: &[String], key: &[FieldValue], metric: &MetricRef, rows: bool) -> String {
     if fields.is_empty() {
         return metric.label.clone();
     }
@@ -183,7 +185,7 @@ fn series_name(fields: &[String], key: &[FieldValue], metric: &MetricRef) -> Str
         .iter()
         .zip(key)
         .map(|(field, value)| {
-            if [VARIANT, DEVICE].contains(&field.as_str()) || fields.len() == 1 {
+            if [VARIANT, DEVICE].contains(&field.as_str()) || rows {
                 value.label.clone()
             } else {
                 format!("{field} = {}", value.label)

@@ -53,6 +53,7 @@ fn time_axis(log: bool) -> ValueAxis {
         label: "time (ms)".into(),
         unit: Unit::Millis,
         log,
+        better: Unit::Millis.better(),
     }
 }
 
@@ -222,6 +223,7 @@ fn grouped_bars_one_rect_per_value_plus_legend() {
             label: "bandwidth (GB/s)".into(),
             unit: Unit::GigabytesPerSec,
             log: false,
+            better: Unit::GigabytesPerSec.better(),
         },
         series: vec![
             Series {
@@ -236,8 +238,8 @@ fn grouped_bars_one_rect_per_value_plus_legend() {
     };
     let chart = draw(ChartKind::Bar, &data, "bars").unwrap().unwrap();
     assert_theme_neutral(&chart.svg);
-    // 5 bars + 2 legend swatches
-    assert_eq!(count(&chart.svg, "<rect"), 7);
+    // 5 bars + 2 legend swatches + series b's square marker in its 2 bars and its swatch
+    assert_eq!(count(&chart.svg, "<rect"), 10);
     assert!(chart.svg.contains(">✗</text>"), "failed bar marked");
     assert!(
         chart.svg.contains(">4</text>"),

@@ -113,6 +113,7 @@ pub(super) fn directive(charts: Vec<ChartSpec>) -> Directive {
             columns: "variant".into(),
             value: "time_ms".into(),
             title: None,
+            key: Vec::new(),
         }],
         charts,
         paper: Some("synth2020/table1".into()),
@@ -197,6 +198,7 @@ impl Fixture {
                 label: "time".into(),
                 unit: Unit::Millis,
                 uses_time: true,
+                better: Unit::Millis.better(),
             },
         );
         metrics.insert(
@@ -205,6 +207,7 @@ impl Fixture {
                 label: "throughput".into(),
                 unit: Unit::GflopsPerSec,
                 uses_time: true,
+                better: Unit::GflopsPerSec.better(),
             },
         );
         let variant_labels: Vec<(String, String)> = vec![
@@ -246,6 +249,7 @@ impl Fixture {
                     detail: "holds at 2 of 2 sizes".into(),
                 }],
             }],
+            other_devices: Vec::new(),
             paper: self.with_paper.then_some(&self.paper),
             self_check: self
                 .with_paper

@@ -150,6 +150,7 @@ fn transposed_table_and_default_rows() {
         columns: "N".into(),
         value: "gflops".into(),
         title: Some("t".into()),
+        key: Vec::new(),
     };
     let model = TableModel::build(&view, &view.devices[0], &spec);
     assert_eq!(model.row_fields, vec!["variant".to_string()]);
@@ -344,6 +345,7 @@ fn synthetic_directive(
         chapter_title: format!("Chapter {chapter}"),
         chapter_path: chapter.into(),
         anchor: anchor.into(),
+        line: 1,
         title: "Synthetic table".into(),
         state,
         claims: claims
@@ -444,7 +446,13 @@ fn status_table_has_one_row_per_inventory_item() {
     let html = templates.render_status(&table).unwrap();
     assert_one_html_block(&html);
     // a heading row per paper, one row per item, linked to the exact tables
-    assert!(html.contains("<tr class=\"gpulab-status-paper\"><th scope=\"rowgroup\" colspan=\"6\">Synth (2020)</th></tr>"), "{html}");
+    assert!(html.contains("<details class=\"gpulab-status-paper\"><summary>Synth (2020) <span class=\"gpulab-status-count\">(4 items:"), "{html}");
+    assert!(
+        html.starts_with(
+            "<div class=\"gpulab gpulab-status\">\n<p class=\"gpulab-status-summary\">5 items:"
+        ),
+        "summary first: {html}"
+    );
     assert_eq!(html.matches("<tr class=\"gpulab-item ").count(), 5);
     assert!(html.contains("<a href=\"part1/synth.html#gpulab-synth-1\" title=\"Synthetic table\">Chapter part1/synth.md</a>, <a href=\"part1/synth.html#gpulab-synth-3\" title=\"Synthetic table\">2</a>"), "{html}");
     assert!(html.contains(
@@ -515,7 +523,7 @@ fn theme_overrides_replace_templates() {
         templates
             .render_status(&StatusTable::default())
             .unwrap()
-            .contains("gpulab-status-table")
+            .contains("gpulab-status-summary")
     );
     std::fs::write(gpulab.join("status.hbs"), "{{#each rows}}").unwrap();
     let err = Templates::load(Some(dir.path())).unwrap_err();
@@ -820,6 +828,7 @@ fn counter_metrics_render_like_any_metric_and_say_when_they_await_a_gpu_run() {
             label: "warp instructions per second, whole GPU".into(),
             unit: crate::value::Unit::Gips,
             uses_time: true,
+            better: crate::value::Unit::Gips.better(),
         },
     );
     let templates = Templates::builtin().unwrap();
@@ -856,6 +865,7 @@ fn values_not_computed_from_the_time_carry_no_timing_marks() {
         columns: "N".into(),
         value: "gflops".into(),
         title: None,
+        key: Vec::new(),
     };
     let marked = |view: &DirectiveView<'_>| {
         TableModel::build(view, &view.devices[0], &spec)
@@ -933,6 +943,7 @@ fn a_paper_value_without_the_row_axis_is_shown_once_per_column() {
         columns: "N".into(),
         value: "time_ms".into(),
         title: None,
+        key: Vec::new(),
     };
     let across = TableModel::build(&view, &view.devices[0], &spec);
     let shown = across

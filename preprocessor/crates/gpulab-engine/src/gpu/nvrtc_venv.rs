@@ -1,0 +1,108 @@
+//! NVRTC from pip in a Python virtual environment, found without `LD_LIBRARY_PATH`: the active one
+//! (`$VIRTUAL_ENV`), else a `.venv*` folder in the current directory, the executable's, or one above
+//! either. pip puts `libnvrtc.so.13` (`nvidia-cuda-nvrtc` 13) in `site-packages/nvidia/cu13/lib/`
+//! and `libnvrtc.so.12` (`nvidia-cuda-nvrtc-cu12`) in `site-packages/nvidia/cuda_nvrtc/lib/`.
+//! Used only when the loader finds no NVRTC by its name.
+
+use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
+
+/// The library names cudarc loads, newest first.
+const LIBS: [&str; 2] = ["libnvrtc.so.13", "libnvrtc.so.12"];
+
+/// The virtual environment's NVRTC library, found once per process (not loaded).
+pub(crate) fn library() -> Option<&'static Path> {
+    static LIB: OnceLock<Option<PathBuf>> = OnceLock::new();
+    LIB.get_or_init(|| {
+        let mut roots: Vec<PathBuf> = std::env::current_dir().into_iter().collect();
+        roots.extend(
+            std::env::current_exe()
+                .ok()
+                .and_then(|e| Some(e.parent()?.to_path_buf())),
+        );
+        let venv = std::env::var_os("VIRTUAL_ENV").map(PathBuf::from);
+        find(venv, &roots)
+    })
+    .as_deref()
+}
+
+/// Loads the virtual environment's NVRTC by its path, once, and keeps it loaded: cudarc's later
+/// load by name (`libnvrtc.so.13`) then finds it among the loaded libraries. Whether it loaded.
+pub(crate) fn preload() -> bool {
+    static LOADED: OnceLock<bool> = OnceLock::new();
+    *LOADED.get_or_init(|| {
+        let Some(lib) = library() else { return false };
+        let Ok(path) = std::ffi::CString::new(lib.as_os_str().as_encoded_bytes()) else {
+            return false;
+        };
+        // SAFETY: loads a library by its path (its initialisers run); the handle is never closed.
+        !unsafe { libc::dlopen(path.as_ptr(), libc::RTLD_NOW) }.is_null()
+    })
+}
+
+/// The first NVRTC of pip's wheels in `venv`, else in a `.venv*` folder of a directory in `roots` or
+/// above one.
+fn find(venv: Option<PathBuf>, roots: &[PathBuf]) -> Option<PathBuf> {
+    let mut envs: Vec<PathBuf> = venv.into_iter().collect();
+    for dir in roots.iter().flat_map(|r| r.ancestors()) {
+        let mut here = entries(dir, |name| name.starts_with(".venv"));
+        here.sort();
+        envs.extend(here);
+    }
+    envs.iter().find_map(|env| {
+        let sites = entries(&env.join("lib"), |name| name.starts_with("python"));
+        let packages = sites
+            .iter()
+            .flat_map(|s| entries(&s.join("site-packages/nvidia"), |_| true));
+        let libs: Vec<PathBuf> = packages
+            .flat_map(|p| LIBS.map(|l| p.join("lib").join(l)))
+            .collect();
+        LIBS.iter()
+            .find_map(|l| libs.iter().find(|p| p.ends_with(l) && p.is_file()).cloned())
+    })
+}
+
+/// The entries of `dir` whose names `keep` accepts, sorted.
+fn entries(dir: &Path, keep: impl Fn(&str) -> bool) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .filter(|e| keep(&e.file_name().to_string_lossy()))
+        .map(|e| e.path())
+        .collect();
+    out.sort();
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Issue 35: NVRTC installed by pip in the repository's `.venv` was not found until its folder
+    /// was put on `LD_LIBRARY_PATH` by hand; now the wheels' places are searched.
+    #[test]
+    fn finds_pips_nvrtc_in_a_venv_above_the_current_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path().join("repo");
+        let site = repo.join(".venv/lib/python3.11/site-packages/nvidia");
+        let cu12 = site.join("cuda_nvrtc/lib/libnvrtc.so.12");
+        let cu13 = site.join("cu13/lib/libnvrtc.so.13");
+        let sub = repo.join("book/part1");
+        std::fs::create_dir_all(&sub).unwrap();
+        for lib in [&cu12, &cu13] {
+            std::fs::create_dir_all(lib.parent().unwrap()).unwrap();
+            std::fs::write(lib, "").unwrap();
+        }
+        let roots = std::slice::from_ref(&sub);
+        assert_eq!(find(None, roots), Some(cu13.clone()), "13 before 12");
+        std::fs::remove_file(&cu13).unwrap();
+        assert_eq!(find(None, roots), Some(cu12));
+        // The active environment comes first.
+        let active = tmp.path().join("env");
+        let other = active.join("lib/python3.12/site-packages/nvidia/cu13/lib/libnvrtc.so.13");
+        std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+        std::fs::write(&other, "").unwrap();
+        assert_eq!(find(Some(active), roots), Some(other));
+    }
+}
