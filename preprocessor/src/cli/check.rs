@@ -83,10 +83,69 @@ pub(super) fn run(
     for warning in truncated_metrics(&found, &ws)? {
         eprintln!("warning: {warning}");
     }
-    // A directive or inline value showing one device names a device with recordings (a typo shows
-    // "awaiting a GPU run" although the data exist).
+    unknown_devices(&ws, &found)?;
+    // Figures typed into the prose that equal a value their page shows, as a build that runs no
+    // kernels renders the pages.
+    match crate::preprocess::process_book(&ws, &mut md.book.clone(), None, true) {
+        Ok(summary) => report(&summary.literals),
+        Err(e) => eprintln!("warning: prose not compared with the values shown: {e}"),
+    }
+    // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
+    let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
+    let ids = found
+        .iter()
+        .filter_map(|f| f.parsed.as_ref().ok())
+        .flat_map(|(d, _)| {
+            let at = format!("{}:{}", d.location.chapter.display(), d.location.line);
+            d.reproduces.iter().map(move |id| (id.as_str(), at.clone()))
+        });
+    for problem in inventory.check_reproduces(ids) {
+        eprintln!("error: {problem}");
+        failed = true;
+    }
+
+    if !compile {
+        eprintln!("skipped: NVRTC compile step (--no-compile)");
+        return Ok(if failed {
+            ExitCode::FAILURE
+        } else {
+            ExitCode::SUCCESS
+        });
+    }
+    failed |= compile_for(&ws, &selected, archs, require_nvrtc)?;
+    Ok(if failed {
+        ExitCode::FAILURE
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Compiles and checks the kernels of `selected` for each of `archs`; returns whether anything
+/// failed, with a line of the architectures' verdicts when there are several.
+fn compile_for(
+    ws: &Workspace,
+    selected: &[&FoundDirective],
+    archs: &[(u32, u32)],
+    require_nvrtc: bool,
+) -> anyhow::Result<bool> {
+    let (mut failed, mut verdicts) = (false, Vec::new());
+    for &arch in archs {
+        let bad = super::check_kernels::run(ws, selected, arch, require_nvrtc)?;
+        let verdict = if bad { "FAILED" } else { "passed" };
+        verdicts.push(format!("sm_{}{} {verdict}", arch.0, arch.1));
+        failed |= bad;
+    }
+    if archs.len() > 1 {
+        eprintln!("architectures: {}", verdicts.join(", "));
+    }
+    Ok(failed)
+}
+
+/// Warns about each device a directive or inline value names that data/ has no recordings of (a
+/// typo shows "awaiting a GPU run" although the data exist).
+fn unknown_devices(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<()> {
     let known = ws.data().devices()?;
-    for f in &found {
+    for f in found {
         let Ok((d, _)) = &f.parsed else { continue };
         let mut named: Vec<(&str, String)> = Vec::new();
         if let crate::directive::DeviceSelection::Slug(slug) = &d.devices
@@ -116,53 +175,7 @@ pub(super) fn run(
             );
         }
     }
-    // Figures typed into the prose that equal a value their page shows, as a build that runs no
-    // kernels renders the pages.
-    match crate::preprocess::process_book(&ws, &mut md.book.clone(), None, true) {
-        Ok(summary) => report(&summary.literals),
-        Err(e) => eprintln!("warning: prose not compared with the values shown: {e}"),
-    }
-    // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
-    let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
-    let ids = found
-        .iter()
-        .filter_map(|f| f.parsed.as_ref().ok())
-        .flat_map(|(d, _)| {
-            let at = format!("{}:{}", d.location.chapter.display(), d.location.line);
-            d.reproduces.iter().map(move |id| (id.as_str(), at.clone()))
-        });
-    for problem in inventory.check_reproduces(ids) {
-        eprintln!("error: {problem}");
-        failed = true;
-    }
-
-    if !compile {
-        eprintln!("skipped: NVRTC compile step (--no-compile)");
-        return Ok(if failed {
-            ExitCode::FAILURE
-        } else {
-            ExitCode::SUCCESS
-        });
-    }
-    let mut passed = Vec::new();
-    for &arch in archs {
-        let bad = super::check_kernels::run(&ws, &selected, arch, require_nvrtc)?;
-        passed.push(format!(
-            "sm_{}{} {}",
-            arch.0,
-            arch.1,
-            if bad { "FAILED" } else { "passed" }
-        ));
-        failed |= bad;
-    }
-    if archs.len() > 1 {
-        eprintln!("architectures: {}", passed.join(", "));
-    }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(())
 }
 
 /// One line per (experiment, variant, metric, division) whose metric formula drops a remainder at a

@@ -82,17 +82,7 @@ pub(super) fn run(
             Ok(image) => image.ptx().map(crate::ptx::parse),
             Err(e) => {
                 let users: Vec<String> = uses.keys().map(|(e, v)| format!("{e}/{v}")).collect();
-                // An instruction of a newer architecture: a GPU of this one cannot run it.
-                if let Some(min) =
-                    crate::limits::arch_required_by(&e.to_string()).filter(|min| *min > arch)
-                {
-                    let why = crate::limits::needs_arch(min, arch).unwrap_or_default();
-                    eprintln!(
-                        "not applicable on sm_{}{}: {} {why} (its compiler says so)",
-                        arch.0,
-                        arch.1,
-                        users.join(", ")
-                    );
+                if not_applicable_here(e, &users, arch) {
                     continue;
                 }
                 compile_errors += 1;
@@ -140,6 +130,22 @@ pub(super) fn run(
         checked.len()
     );
     Ok(failed || problems > 0)
+}
+
+/// Whether a build failed only for an instruction of a newer architecture than `arch` (said so):
+/// a GPU of this one cannot run it, which is no error of the book.
+fn not_applicable_here(e: &CompileError, users: &[String], arch: (u32, u32)) -> bool {
+    let needs = crate::limits::arch_required_by(&e.to_string()).filter(|min| *min > arch);
+    let Some(why) = needs.and_then(|min| crate::limits::needs_arch(min, arch)) else {
+        return false;
+    };
+    eprintln!(
+        "not applicable on sm_{}{}: {} {why} (its compiler says so)",
+        arch.0,
+        arch.1,
+        users.join(", ")
+    );
+    true
 }
 
 /// Each module the builds need (a source with its options: a build's function does not change

@@ -300,31 +300,8 @@ pub(crate) fn build(parts: Parts, exp: &Experiment) -> Result<(RawDirective, Inl
         }
     }
     let mut operands = Vec::new();
-    let mut variants: Vec<Spanned<String>> = Vec::new();
-    let mut tables: Vec<(String, Range<usize>)> = Vec::new();
     for op in parts.operands {
-        let mut values: BTreeMap<String, (toml::Value, Range<usize>)> = BTreeMap::new();
-        let mut own_device = None;
-        for a in shared.iter().chain(&op.own) {
-            match a.name.get_ref().as_str() {
-                DEVICE => own_device = Some(device_of(a.value.get_ref())),
-                UNIT => {
-                    let what = "`unit` applies to the whole value: write it after the expression";
-                    return Err((what.into(), a.name.span(), "here"));
-                }
-                name => {
-                    let v = toml_value(a.value.get_ref());
-                    let span = a.name.span().start..a.value.span().end;
-                    values.insert(name.to_string(), (v, span));
-                }
-            }
-        }
-        if !variants.iter().any(|v| v.get_ref() == op.variant.get_ref()) {
-            variants.push(op.variant.clone());
-        }
-        if !tables.iter().any(|(m, _)| m == op.metric.get_ref()) {
-            tables.push((op.metric.get_ref().clone(), op.metric.span()));
-        }
+        let (values, own_device) = values_of(&shared, &op)?;
         operands.push((op, values, own_device.unwrap_or_else(|| device.clone())));
     }
     // A parameter one operand names and another does not: that one reads the spec's default.
@@ -339,61 +316,7 @@ pub(crate) fn build(parts: Parts, exp: &Experiment) -> Result<(RawDirective, Inl
                 .or_insert_with(|| (toml_of(default), named[name].clone()));
         }
     }
-    let mut axes: indexmap::IndexMap<String, Spanned<toml::Value>> = indexmap::IndexMap::new();
-    for (_, values, _) in &operands {
-        record_axes(&mut axes, values);
-    }
-    let devices: Vec<&Option<String>> = operands.iter().map(|(_, _, d)| d).collect();
-    let selection = match devices.first() {
-        Some(Some(d)) if devices.iter().all(|x| x.as_ref() == Some(d)) => Some(d.clone()),
-        Some(None) if devices.iter().all(|x| x.is_none()) => None,
-        _ => Some("all".to_string()),
-    };
-    // A counter metric reads the hardware counters of its group: the value declares it.
-    let counters: Vec<Spanned<String>> = tables
-        .iter()
-        .filter_map(|(m, span)| {
-            let base = m.split('.').next().unwrap_or(m);
-            match crate::metrics::builtin(base)?.source {
-                crate::metrics::Source::Counters(g) => {
-                    Some(Spanned::new(span.clone(), g.name().to_string()))
-                }
-                _ => None,
-            }
-        })
-        .fold(Vec::new(), |mut out, g| {
-            if !out
-                .iter()
-                .any(|o: &Spanned<String>| o.get_ref() == g.get_ref())
-            {
-                out.push(g);
-            }
-            out
-        });
-    let table_span = match tables.as_slice() {
-        [(_, span)] => span.clone(),
-        _ => parts.expr_span.clone(),
-    };
-    let raw = RawDirective {
-        experiment: parts.experiment,
-        variants: Some(Spanned::new(parts.expr_span.clone(), variants)),
-        axes: (!axes.is_empty()).then(|| Spanned::new(parts.expr_span.clone(), axes)),
-        table: Some(Spanned::new(
-            table_span,
-            OneOrMany::Many(tables.into_iter().map(|(m, _)| table(m)).collect()),
-        )),
-        devices: selection.map(|d| Spanned::new(parts.expr_span.clone(), d)),
-        zip: None,
-        title: None,
-        chart: None,
-        paper: None,
-        paper_check: None,
-        reproduces: None,
-        expect: None,
-        measure: None,
-        budget_s: None,
-        counters: (!counters.is_empty()).then(|| Spanned::new(parts.expr_span.clone(), counters)),
-    };
+    let raw = raw_directive(parts.experiment, parts.expr_span, &operands);
     let operands = operands
         .into_iter()
         .map(|(op, values, device)| Operand {
@@ -413,6 +336,93 @@ pub(crate) fn build(parts: Parts, exp: &Experiment) -> Result<(RawDirective, Inl
         unit,
     };
     Ok((raw, inline))
+}
+
+/// An operand's values with their ranges, the shared ones and then its own, and its own `device=`.
+type Values = BTreeMap<String, (toml::Value, Range<usize>)>;
+
+fn values_of(
+    shared: &[Assign],
+    op: &RawOperand,
+) -> Result<(Values, Option<Option<String>>), Problem> {
+    let (mut values, mut own_device) = (Values::new(), None);
+    for a in shared.iter().chain(&op.own) {
+        match a.name.get_ref().as_str() {
+            DEVICE => own_device = Some(device_of(a.value.get_ref())),
+            UNIT => {
+                let what = "`unit` applies to the whole value: write it after the expression";
+                return Err((what.into(), a.name.span(), "here"));
+            }
+            name => {
+                let v = toml_value(a.value.get_ref());
+                let span = a.name.span().start..a.value.span().end;
+                values.insert(name.to_string(), (v, span));
+            }
+        }
+    }
+    Ok((values, own_device))
+}
+
+/// The directive `validate` checks for an inline value: its operands' variants, values (as axes),
+/// metrics (as tables, with the counter groups they read) and devices.
+fn raw_directive(
+    experiment: Spanned<String>,
+    span: Range<usize>,
+    operands: &[(RawOperand, Values, Option<String>)],
+) -> RawDirective {
+    let mut variants: Vec<Spanned<String>> = Vec::new();
+    let mut tables: Vec<(String, Range<usize>)> = Vec::new();
+    let mut axes: indexmap::IndexMap<String, Spanned<toml::Value>> = indexmap::IndexMap::new();
+    for (op, values, _) in operands {
+        if !variants.iter().any(|v| v.get_ref() == op.variant.get_ref()) {
+            variants.push(op.variant.clone());
+        }
+        if !tables.iter().any(|(m, _)| m == op.metric.get_ref()) {
+            tables.push((op.metric.get_ref().clone(), op.metric.span()));
+        }
+        record_axes(&mut axes, values);
+    }
+    let devices: Vec<&Option<String>> = operands.iter().map(|(_, _, d)| d).collect();
+    let selection = match devices.first() {
+        Some(Some(d)) if devices.iter().all(|x| x.as_ref() == Some(d)) => Some(d.clone()),
+        Some(None) if devices.iter().all(|x| x.is_none()) => None,
+        _ => Some("all".to_string()),
+    };
+    // A counter metric reads the hardware counters of its group: the value declares it.
+    let mut counters: Vec<Spanned<String>> = Vec::new();
+    for (m, at) in &tables {
+        let base = m.split('.').next().unwrap_or(m);
+        if let Some(crate::metrics::Source::Counters(g)) =
+            crate::metrics::builtin(base).map(|b| b.source)
+            && !counters.iter().any(|c| c.get_ref() == g.name())
+        {
+            counters.push(Spanned::new(at.clone(), g.name().to_string()));
+        }
+    }
+    let table_span = match tables.as_slice() {
+        [(_, at)] => at.clone(),
+        _ => span.clone(),
+    };
+    RawDirective {
+        experiment,
+        variants: Some(Spanned::new(span.clone(), variants)),
+        axes: (!axes.is_empty()).then(|| Spanned::new(span.clone(), axes)),
+        table: Some(Spanned::new(
+            table_span,
+            OneOrMany::Many(tables.into_iter().map(|(m, _)| table(m)).collect()),
+        )),
+        devices: selection.map(|d| Spanned::new(span.clone(), d)),
+        zip: None,
+        title: None,
+        chart: None,
+        paper: None,
+        paper_check: None,
+        reproduces: None,
+        expect: None,
+        measure: None,
+        budget_s: None,
+        counters: (!counters.is_empty()).then(|| Spanned::new(span, counters)),
+    }
 }
 
 /// The device a `device=` names: `this` is the page's own (the GPU at hand in a build that runs

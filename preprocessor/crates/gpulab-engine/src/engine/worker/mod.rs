@@ -355,6 +355,26 @@ impl PointRunner {
             })
     }
 
+    /// Why a point is not run: its variant needs a newer GPU, or a smaller point of it already
+    /// predicts a run longer than the budget.
+    fn not_run(&self, jp: &JobPoint, variant: &Variant) -> Option<Failed> {
+        let cc = self.device.compute_capability;
+        if let Some(why) = variant
+            .min_arch
+            .and_then(|m| crate::limits::needs_arch(m, cc))
+        {
+            return Some(Failed(FailureKind::NotApplicable, why));
+        }
+        let size = super::job::size_of(&jp.params);
+        let budget = jp.rules_in(&self.job).budget_s;
+        let (s, t) = self.slowest.get(&jp.variant)?;
+        (size > *s && *t * (size / s.max(1.0)) > budget).then(|| {
+            let predicted = t * size / s.max(1.0);
+            let why = format!("predicted {predicted:.1} s per run, over the {budget:.0} s budget");
+            Failed(FailureKind::Budget, why)
+        })
+    }
+
     fn run_inner(&mut self, jp: &JobPoint, point: &mut Point) -> Result<Timing, Failed> {
         let exp = self.exp.clone();
         let variant = exp.variant(&jp.variant).ok_or_else(|| {
@@ -363,27 +383,8 @@ impl PointRunner {
                 format!("no variant `{}` in the spec", jp.variant),
             )
         })?;
-        let cc = self.device.compute_capability;
-        if let Some(why) = variant
-            .min_arch
-            .and_then(|min| crate::limits::needs_arch(min, cc))
-        {
-            return Err(Failed(FailureKind::NotApplicable, why));
-        }
-        // Budget: a larger point of a variant whose smaller point already exceeded it is skipped.
-        let size = super::job::size_of(&jp.params);
-        if let Some((s, t)) = self.slowest.get(&jp.variant)
-            && size > *s
-            && *t * (size / s.max(1.0)) > jp.rules_in(&self.job).budget_s
-        {
-            return Err(Failed(
-                FailureKind::Budget,
-                format!(
-                    "predicted {:.1} s per run, over the {:.0} s budget",
-                    t * size / s.max(1.0),
-                    jp.rules_in(&self.job).budget_s
-                ),
-            ));
+        if let Some(why) = self.not_run(jp, variant) {
+            return Err(why);
         }
         let vars = point_vars(&jp.params, Some(&self.device));
         let started = std::time::Instant::now();
@@ -659,14 +660,7 @@ impl PointRunner {
             .ok_or_else(|| launch_err("no kernel".into()))?;
         // A point has one set of attributes: its first launch's.
         point.attributes = self.attributes(first, &seq);
-        let optin = u64::from(self.gpu.info().max_shared_per_block_optin);
-        let static_shared = point
-            .attributes
-            .as_ref()
-            .map_or(0, |a| u64::from(a.static_shared_bytes));
-        let shared = u64::from(seq.first_config().1) + static_shared;
-        let what = "shared memory per block";
-        if let Some(why) = crate::limits::needs_bytes(shared, optin, what).filter(|_| optin > 0) {
+        if let Some(why) = self.needs_shared(point, &seq) {
             return Err(Failed(FailureKind::NotApplicable, why));
         }
         let resets = ResetPlan::new(&self.exp, variant);
@@ -745,6 +739,17 @@ impl PointRunner {
     }
 
     /// The kernel's registers, memory and occupancy at the sequence's first launch shape.
+    /// What a launch needs of shared memory beyond what this GPU gives a block, if it does.
+    fn needs_shared(&self, point: &Point, seq: &Sequence) -> Option<String> {
+        let optin = u64::from(self.gpu.info().max_shared_per_block_optin);
+        let static_shared = point
+            .attributes
+            .as_ref()
+            .map_or(0, |a| u64::from(a.static_shared_bytes));
+        let shared = u64::from(seq.first_config().1) + static_shared;
+        crate::limits::needs_bytes(shared, optin, "shared memory per block").filter(|_| optin > 0)
+    }
+
     fn attributes(&self, kernel: &Kernel, seq: &Sequence) -> Option<Attributes> {
         let (block, shared) = seq.first_config();
         let a = self
