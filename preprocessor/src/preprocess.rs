@@ -21,6 +21,7 @@ use std::collections::HashMap;
 use std::path::PathBuf;
 
 pub mod error;
+mod prose_literals;
 mod render_cache;
 mod render_one;
 pub use error::BuildError;
@@ -80,7 +81,8 @@ impl Preprocessor for GpuLab {
                 Some(owned.as_ref())
             }
         };
-        let summary = process_book(&ws, &mut book, live)?;
+        let summary = process_book(&ws, &mut book, live, false)?;
+        report(&summary.literals);
         eprintln!("{summary}");
         Ok(book)
     }
@@ -204,11 +206,12 @@ impl Outputs {
 }
 
 /// Replaces the directives of `book` in place. Templates in `<book>/theme/gpulab/<name>.hbs`
-/// override the built-in ones.
+/// override the built-in ones. `quiet`: report nothing on stderr (`check` reports for itself).
 pub fn process_book(
     ws: &Workspace,
     book: &mut Book,
     live: Option<&dyn LiveRunner>,
+    quiet: bool,
 ) -> Result<BuildSummary> {
     let templates = Templates::load(Some(&ws.root.join("theme")))?;
     // CR-only line endings become line feeds for mdBook too, which would render such a chapter
@@ -230,7 +233,9 @@ pub fn process_book(
     if !invalid.is_empty() && ws.config.strict {
         return Err(Error::Invalid(invalid).into());
     }
-    report(&invalid);
+    if !quiet {
+        report(&invalid);
+    }
 
     let mut recordings = Recordings::new(ws.data())?;
     // A build that runs no kernels reuses the blocks rendered from unchanged inputs.
@@ -246,12 +251,17 @@ pub fn process_book(
         mode: ws.config.mode,
         directives: experiments().count(),
         invalid: experiments().filter(|f| f.parsed.is_err()).count(),
+        inline: found
+            .iter()
+            .filter(|f| f.fence.kind == FenceKind::Inline)
+            .count(),
         chapters: found
             .iter()
             .map(|f| &f.chapter_path)
             .collect::<std::collections::HashSet<_>>()
             .len(),
         gpu: None,
+        literals: Vec::new(),
     };
     if let Some(live) = live {
         summary.gpu = Some(run_stale(ws, live, &blocks, &mut recordings)?);
@@ -284,13 +294,40 @@ pub fn process_book(
     let located = out.status_rows.iter().flat_map(|r| r.located_ids());
     let missing = inventory.check_reproduces(located);
     out.unreadable.extend(missing);
-    report_problems(ws, &out)?;
+    report_problems(ws, &out, quiet)?;
     let status = StatusTable::build(&inventory, &out.status_rows);
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::Status) {
         out.replace(f, templates.render_status_from(&status, &f.chapter_path)?);
     }
+    summary.literals = prose_literals(ws, book, &out.replacements);
     replace_blocks(book, out.replacements);
     Ok(summary)
+}
+
+/// Warnings for the figures typed into each chapter's prose that equal a value its page shows.
+fn prose_literals(
+    ws: &Workspace,
+    book: &Book,
+    replacements: &HashMap<PathBuf, Vec<(std::ops::Range<usize>, String)>>,
+) -> Vec<Diagnostic> {
+    let folder = ws.src_dir.strip_prefix(&ws.root).unwrap_or(&ws.src_dir);
+    let mut out = Vec::new();
+    for item in book.iter() {
+        let BookItem::Chapter(ch) = item else {
+            continue;
+        };
+        let path = ch.source_path.as_ref().or(ch.path.as_ref());
+        let Some((path, blocks)) = path.and_then(|p| Some((p, replacements.get(p)?))) else {
+            continue;
+        };
+        let shown: Vec<String> = blocks
+            .iter()
+            .flat_map(|(_, html)| prose_literals::shown_numbers(html))
+            .collect();
+        let file = crate::source::SourceFile::new(folder.join(path), ch.content.as_str());
+        out.extend(prose_literals::literal_warnings(&file, &shown));
+    }
+    out
 }
 
 /// Every block of the book with the code files earlier results on its page list, its slot in the
@@ -376,7 +413,13 @@ fn render_blocks(
     use rayon::prelude::*;
     blocks
         .par_iter_mut()
-        .filter(|b| b.found.fence.kind == FenceKind::Experiment && b.rendered.is_none())
+        .filter(|b| {
+            matches!(
+                b.found.fence.kind,
+                FenceKind::Experiment | FenceKind::Inline
+            )
+        })
+        .filter(|b| b.rendered.is_none())
         .map(|b| -> Result<()> {
             b.rendered = render_found(ws, b, recordings, templates, default_device)?;
             if let (Some(cache), Some(slot), Some(r)) = (cache, &b.slot, &b.rendered) {
@@ -392,7 +435,7 @@ fn render_blocks(
 
 /// Fails a strict build on data that cannot be read or a directive not fully recorded; any other
 /// build reports them on stderr.
-fn report_problems(ws: &Workspace, out: &Outputs) -> Result<()> {
+fn report_problems(ws: &Workspace, out: &Outputs, quiet: bool) -> Result<()> {
     if (!out.problems.is_empty() || !out.unreadable.is_empty()) && ws.config.strict {
         return Err(BuildError::Strict(
             out.unreadable
@@ -403,6 +446,9 @@ fn report_problems(ws: &Workspace, out: &Outputs) -> Result<()> {
                 }))
                 .collect(),
         ));
+    }
+    if quiet {
+        return Ok(());
     }
     for u in &out.unreadable {
         eprintln!("error: {u}");
@@ -555,10 +601,14 @@ pub struct BuildSummary {
     pub directives: usize,
     /// Of them, invalid ones (rendered as an error box).
     pub invalid: usize,
+    /// Inline values (`{{#gpulab …}}`) rendered.
+    pub inline: usize,
     /// Chapters with at least one directive or status block.
     pub chapters: usize,
     /// The GPU that ran stale points, and how many it ran; `None`: no kernels were run.
     pub gpu: Option<(String, usize)>,
+    /// Figures typed into the prose that equal a value their page shows (warnings).
+    pub literals: Vec<Diagnostic>,
 }
 
 impl std::fmt::Display for BuildSummary {
@@ -582,6 +632,9 @@ impl std::fmt::Display for BuildSummary {
             "gpulab: {how}; rendered {} directive(s) in {} chapter(s)",
             self.directives, self.chapters
         )?;
+        if self.inline > 0 {
+            write!(f, " and {} inline value(s)", self.inline)?;
+        }
         match self.invalid {
             0 => Ok(()),
             n => write!(f, ", {n} of them invalid (shown as an error box)"),

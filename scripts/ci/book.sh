@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # CI's steps on the book, after the tests of scripts/ci/test.sh: the Nsight Compute check's dry run,
-# `check` (NVRTC required when GPULAB_REQUIRE_NVRTC is set, as scripts/ci/nvrtc.sh does) and an
+# `check` for every architecture NVRTC supports (NVRTC required when GPULAB_REQUIRE_NVRTC is set, as scripts/ci/nvrtc.sh does) and an
 # offline `--strict` build into build-out/, for the book around this scripts/ folder, with
 # $GPULAB_BIN or else `cargo run --release`. tests/it/ci_book.rs runs it on a copy of the handbook
 # with a new experiment that has no recording: it must pass.
@@ -15,8 +15,9 @@ mkdir -p target
 python3 scripts/ncu_check.py --dry-run > target/ncu-dry-run.log || { cat target/ncu-dry-run.log; exit 1; }
 tail -n 1 target/ncu-dry-run.log
 
-echo "== check: every directive and spec valid, every kernel compiles with NVRTC"
-gpulab check ${GPULAB_REQUIRE_NVRTC:+--require-nvrtc}
+echo "== check: every directive and spec valid, every kernel compiles with NVRTC for every"
+echo "   architecture it supports (a variant a GPU cannot run is not applicable there), or \$GPULAB_CHECK_ARCH"
+gpulab check ${GPULAB_REQUIRE_NVRTC:+--require-nvrtc} --arch "${GPULAB_CHECK_ARCH:-all}"
 
 echo "== build: the handbook offline from data/, nothing missing or stale"
 gpulab build --mode recorded --strict

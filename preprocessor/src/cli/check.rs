@@ -16,13 +16,13 @@ pub(super) struct Only {
     pub(super) chapter: Option<String>,
 }
 
-/// Checks the book at `dir`; compiles the kernels `only` selects for `arch` (compute capability)
-/// unless `!compile`.
+/// Checks the book at `dir`; compiles the kernels `only` selects for each of `archs` (compute
+/// capabilities) unless `!compile`.
 pub(super) fn run(
     dir: &Path,
     compile: bool,
     require_nvrtc: bool,
-    arch: (u32, u32),
+    archs: &[(u32, u32)],
     only: &Only,
 ) -> anyhow::Result<ExitCode> {
     let (md, ws) = super::book::open(dir)?;
@@ -33,9 +33,10 @@ pub(super) fn run(
     super::book::require_experiments(&found, &only.experiments)?;
     let selected = selected(&md, &ws, &found, only)?;
     let mut diags: Vec<Diagnostic> = Vec::new();
-    let mut directives = 0;
+    let (mut directives, mut inline) = (0, 0);
     for f in &found {
         match &f.parsed {
+            Ok(_) if f.fence.kind == crate::directive::fence::FenceKind::Inline => inline += 1,
             Ok(_) => directives += 1,
             Err(d) => diags.extend(d.iter().cloned()),
         }
@@ -51,8 +52,12 @@ pub(super) fn run(
     let (recordings, unreadable) = check_recordings(&ws, &names);
     let (device_files, unreadable_device_files) = check_device_files(&ws);
     failed |= unreadable + unreadable_device_files > 0;
+    let inline = match inline {
+        0 => String::new(),
+        n => format!(", {n} inline value(s)"),
+    };
     eprintln!(
-        "checked {directives} directive(s), {} experiment spec(s), {recordings} recording(s) and {device_files} calibration, profiler-check and library-anchor file(s)",
+        "checked {directives} directive(s){inline}, {} experiment spec(s), {recordings} recording(s) and {device_files} calibration, profiler-check and library-anchor file(s)",
         names.len()
     );
     for path in super::book::unlisted_with_directives(&md, &ws) {
@@ -68,10 +73,11 @@ pub(super) fn run(
     for warning in truncated_metrics(&found, &ws)? {
         eprintln!("warning: {warning}");
     }
-    warn_unknown_devices(&ws, &found)?;
+    unknown_devices(&ws, &found)?;
+    report_prose_literals(&ws, &md);
     failed |= check_reproduces(&ws, &found)?;
     if compile {
-        failed |= super::check_kernels::run(&ws, &selected, arch, require_nvrtc)?;
+        failed |= compile_for(&ws, &selected, archs, require_nvrtc)?;
     } else {
         eprintln!("skipped: NVRTC compile step (--no-compile)");
     }
@@ -104,26 +110,13 @@ fn selected<'f>(
     Ok(selected)
 }
 
-/// Warns of a directive showing one device that has no recordings (a typo shows "awaiting a GPU
-/// run" although the data exist).
-fn warn_unknown_devices(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<()> {
-    let known = ws.data().devices()?;
-    for f in found {
-        let Ok((d, _)) = &f.parsed else { continue };
-        if let crate::directive::DeviceSelection::Slug(slug) = &d.devices
-            && !known.contains(slug)
-        {
-            let hint = crate::diagnostic::did_you_mean(slug, known.iter().map(String::as_str))
-                .map_or_else(String::new, |h| format!("; {h}"));
-            eprintln!(
-                "warning: {}#{}: `devices = \"{slug}\"`: data/ has no recordings of this device (it has: {}){hint}",
-                d.location.chapter.display(),
-                d.location.index,
-                known.join(", ")
-            );
-        }
+/// Warns of figures typed into the prose that equal a value their page shows, rendering the pages
+/// as a build that runs no kernels does.
+fn report_prose_literals(ws: &Workspace, md: &mdbook_driver::MDBook) {
+    match crate::preprocess::process_book(ws, &mut md.book.clone(), None, true) {
+        Ok(summary) => report(&summary.literals),
+        Err(e) => eprintln!("warning: prose not compared with the values shown: {e}"),
     }
-    Ok(())
 }
 
 /// Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run;
@@ -142,6 +135,64 @@ fn check_reproduces(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<
         eprintln!("error: {problem}");
     }
     Ok(!problems.is_empty())
+}
+
+/// Compiles and checks the kernels of `selected` for each of `archs`; returns whether anything
+/// failed, with a line of the architectures' verdicts when there are several.
+fn compile_for(
+    ws: &Workspace,
+    selected: &[&FoundDirective],
+    archs: &[(u32, u32)],
+    require_nvrtc: bool,
+) -> anyhow::Result<bool> {
+    let (mut failed, mut verdicts) = (false, Vec::new());
+    for &arch in archs {
+        let bad = super::check_kernels::run(ws, selected, arch, require_nvrtc)?;
+        let verdict = if bad { "FAILED" } else { "passed" };
+        verdicts.push(format!("sm_{}{} {verdict}", arch.0, arch.1));
+        failed |= bad;
+    }
+    if archs.len() > 1 {
+        eprintln!("architectures: {}", verdicts.join(", "));
+    }
+    Ok(failed)
+}
+
+/// Warns about each device a directive or inline value names that data/ has no recordings of (a
+/// typo shows "awaiting a GPU run" although the data exist).
+fn unknown_devices(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<()> {
+    let known = ws.data().devices()?;
+    for f in found {
+        let Ok((d, _)) = &f.parsed else { continue };
+        let mut named: Vec<(&str, String)> = Vec::new();
+        if let crate::directive::DeviceSelection::Slug(slug) = &d.devices
+            && d.inline.is_none()
+        {
+            let at = format!("{}#{}", d.location.chapter.display(), d.location.index);
+            named.push((slug, format!("{at}: `devices = \"{slug}\"`")));
+        }
+        let at = format!("{}:{}", d.location.chapter.display(), d.location.line);
+        let operands = d.inline.iter().flat_map(|i| &i.operands);
+        named.extend(operands.filter_map(|o| {
+            let name = o.device.as_deref()?;
+            Some((name, format!("{at}: `device={name}`")))
+        }));
+        for (name, what) in named {
+            if known
+                .iter()
+                .any(|k| crate::results::device_matches(name, k))
+            {
+                continue;
+            }
+            let hint = crate::diagnostic::did_you_mean(name, known.iter().map(String::as_str))
+                .map_or_else(String::new, |h| format!("; {h}"));
+            eprintln!(
+                "warning: {what}: data/ has no recordings of this device (it has: {}){hint}",
+                known.join(", ")
+            );
+        }
+    }
+    Ok(())
 }
 
 /// One line per (experiment, variant, metric, division) whose metric formula drops a remainder at a

@@ -26,6 +26,10 @@ type Build = (PathBuf, String, Vec<String>);
 /// Each module (a source with its options) compiled, or why it did not compile.
 type Compiled = HashMap<(PathBuf, Vec<String>), Result<Image, CompileError>>;
 
+/// The builds with their variants, the variants not applicable (with what they need), and whether
+/// a build could not be resolved.
+type Builds = (BTreeMap<Build, Uses>, BTreeMap<String, String>, bool);
+
 /// The variants that use one build, each with its planned points.
 type Uses = BTreeMap<(String, String), (Arc<Experiment>, Vec<PlannedPoint>)>;
 
@@ -36,7 +40,7 @@ pub(super) fn run(
     arch: (u32, u32),
     require_nvrtc: bool,
 ) -> anyhow::Result<bool> {
-    let (builds, mut failed) = builds_of(ws, found)?;
+    let (builds, not_applicable, mut failed) = builds_of(ws, found, arch)?;
     match nvrtc_available() {
         Err(why) if require_nvrtc => {
             eprintln!("error: {why}");
@@ -66,6 +70,9 @@ pub(super) fn run(
             arch.0, arch.1
         );
     }
+    for (variant, why) in &not_applicable {
+        eprintln!("not applicable on sm_{}{}: {variant} {why}", arch.0, arch.1);
+    }
     let compiled = compile_all(ws, builds.keys(), arch)?;
     let mut specs: BTreeMap<String, SpecText> = BTreeMap::new();
     let (mut compile_errors, mut problems, mut checked) = (0, 0, BTreeSet::new());
@@ -74,8 +81,11 @@ pub(super) fn run(
         let ptx = match &compiled[&(source.clone(), options.clone())] {
             Ok(image) => image.ptx().map(crate::ptx::parse),
             Err(e) => {
-                compile_errors += 1;
                 let users: Vec<String> = uses.keys().map(|(e, v)| format!("{e}/{v}")).collect();
+                if not_applicable_here(e, &users, arch) {
+                    continue;
+                }
+                compile_errors += 1;
                 report_compile_error(e, (function, shown, options), &users);
                 e.ptx().map(crate::ptx::parse)
             }
@@ -100,7 +110,10 @@ pub(super) fn run(
             checked.insert((exp_name.clone(), variant.clone()));
         }
         let diags = crate::diagnostic::dedup(diags);
-        problems += diags.len();
+        let errors = diags
+            .iter()
+            .filter(|d| d.level == crate::diagnostic::Level::Error);
+        problems += errors.count();
         report(&diags);
     }
     if compile_errors > 0 {
@@ -117,6 +130,22 @@ pub(super) fn run(
         checked.len()
     );
     Ok(failed || problems > 0)
+}
+
+/// Whether a build failed only for an instruction of a newer architecture than `arch` (said so):
+/// a GPU of this one cannot run it, which is no error of the book.
+fn not_applicable_here(e: &CompileError, users: &[String], arch: (u32, u32)) -> bool {
+    let needs = crate::limits::arch_required_by(&e.to_string()).filter(|min| *min > arch);
+    let Some(why) = needs.and_then(|min| crate::limits::needs_arch(min, arch)) else {
+        return false;
+    };
+    eprintln!(
+        "not applicable on sm_{}{}: {} {why} (its compiler says so)",
+        arch.0,
+        arch.1,
+        users.join(", ")
+    );
+    true
 }
 
 /// Each module the builds need (a source with its options: a build's function does not change
@@ -172,20 +201,30 @@ fn check_names(ws: &Workspace, builds: &BTreeMap<Build, Uses>) -> bool {
     !diags.is_empty()
 }
 
-/// Every kernel build the book's points need, with the variants that use it; and whether a
-/// point's build could not be resolved (reported).
+/// Every kernel build the book's points need on `arch`, with the variants that use it; the
+/// variants whose `min_arch` is newer, with what they need; and whether a point's build could not
+/// be resolved (reported).
 fn builds_of(
     ws: &Workspace,
     found: &[&FoundDirective],
-) -> anyhow::Result<(BTreeMap<Build, Uses>, bool)> {
+    arch: (u32, u32),
+) -> anyhow::Result<Builds> {
     let mut failed = false;
     let mut builds: BTreeMap<Build, Uses> = BTreeMap::new();
+    let mut not_applicable = BTreeMap::new();
     for f in found {
         let Ok((d, exp)) = &f.parsed else { continue };
         for p in plan(d, exp, &ws.sources)? {
             let Some(v) = exp.variant(&p.variant) else {
                 continue;
             };
+            if let Some(why) = v
+                .min_arch
+                .and_then(|min| crate::limits::needs_arch(min, arch))
+            {
+                not_applicable.insert(format!("{}/{}", exp.name, v.name), why);
+                continue;
+            }
             match kernel_builds(v, &point_vars(&p.params, None)) {
                 Ok(Some(b)) => builds
                     .entry(b)
@@ -202,7 +241,7 @@ fn builds_of(
             }
         }
     }
-    Ok((builds, failed))
+    Ok((builds, not_applicable, failed))
 }
 
 /// Reports a build (`function` of `source`, with `options`) that failed to compile, for the

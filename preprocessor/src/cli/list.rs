@@ -51,15 +51,32 @@ pub(super) struct ErrorRow {
     errors: Vec<String>,
 }
 
+/// The row of an inline value (`{{#gpulab …}}`): where it is, and what it shows.
+#[derive(Serialize)]
+pub(super) struct InlineRow {
+    /// `chapter.md:line`.
+    inline: String,
+    text: String,
+    /// At full precision; `null` when it has none.
+    value: Option<f64>,
+    unit: &'static str,
+    /// recorded | pending | failed | skipped | stale | no value
+    state: &'static str,
+}
+
 fn error_row(
     f: &FoundDirective,
     index: usize,
     state: &'static str,
     errors: Vec<String>,
 ) -> ErrorRow {
-    let experiment = crate::directive::raw::parse(&f.fence.body)
-        .map(|raw| raw.experiment.into_inner())
-        .unwrap_or_default();
+    let experiment = match f.fence.kind {
+        FenceKind::Inline => f.fence.body.split_whitespace().next().map(str::to_string),
+        _ => crate::directive::raw::parse(&f.fence.body)
+            .map(|raw| raw.experiment.into_inner())
+            .ok(),
+    }
+    .unwrap_or_default();
     ErrorRow {
         id: "-",
         chapter: f.chapter_path.display().to_string(),
@@ -70,18 +87,27 @@ fn error_row(
     }
 }
 
-/// The book at `dir`: its status table, the inventory's cross-check problems, and the directives that
-/// cannot be listed.
-pub(super) fn status_table(
-    dir: &Path,
-) -> anyhow::Result<(StatusTable, Vec<String>, Vec<ErrorRow>)> {
+/// The status table, the inventory's problems, the rows in error and the inline values.
+type Listing = (StatusTable, Vec<String>, Vec<ErrorRow>, Vec<InlineRow>);
+
+/// The book at `dir`: its status table, the inventory's cross-check problems, the directives that
+/// cannot be listed, and the inline values.
+pub(super) fn status_table(dir: &Path) -> anyhow::Result<Listing> {
     let (ws, found) = super::book::load(dir)?;
     let mut recordings = Recordings::new(ws.data())?;
     let mut directives = Vec::new();
     let mut errors = Vec::new();
+    let mut inline = Vec::new();
     // The directive's number in its chapter, counted as the preprocessor does.
     let mut index: (Option<&Path>, usize) = (None, 0);
     for f in &found {
+        if f.fence.kind == FenceKind::Inline {
+            match inline_row(f, &ws, &mut recordings) {
+                Ok(row) => inline.push(row),
+                Err((state, why)) => errors.push(error_row(f, 0, state, why)),
+            }
+            continue;
+        }
         if f.fence.kind != FenceKind::Experiment {
             continue;
         }
@@ -123,7 +149,39 @@ pub(super) fn status_table(
         StatusTable::build(&inventory, &directives),
         problems,
         errors,
+        inline,
     ))
+}
+
+/// An inline value's row, or why it has none (`invalid`, `unreadable`) and what is wrong.
+fn inline_row(
+    f: &FoundDirective,
+    ws: &crate::workspace::Workspace,
+    recordings: &mut Recordings,
+) -> Result<InlineRow, (&'static str, Vec<String>)> {
+    let (d, exp) = f
+        .parsed
+        .as_ref()
+        .map_err(|diags| ("invalid", diags.iter().map(|d| d.render(false)).collect()))?;
+    let unreadable = |e: String| ("unreadable", vec![e]);
+    let points = plan(d, exp, &ws.sources).map_err(|e| unreadable(e.to_string()))?;
+    recordings
+        .preload(exp)
+        .map_err(|e| unreadable(e.to_string()))?;
+    let device = ws.config.device.as_deref();
+    let view = directive_view(d, exp, &points, recordings, device, None);
+    let value = d
+        .inline
+        .as_ref()
+        .map(|i| crate::render::inline::inline_value(&view, i, device))
+        .ok_or_else(|| unreadable("not an inline value".into()))?;
+    Ok(InlineRow {
+        inline: format!("{}:{}", f.chapter_path.display(), d.location.line),
+        text: format!("{{{{#gpulab{}}}}}", f.fence.body),
+        value: value.value(),
+        unit: value.unit.symbol(),
+        state: value.problem().unwrap_or("recorded"),
+    })
 }
 
 fn where_of(row: &ItemRow) -> Vec<String> {
@@ -137,7 +195,7 @@ fn where_of(row: &ItemRow) -> Vec<String> {
 }
 
 pub(super) fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
-    let (table, problems, errors) = status_table(dir)?;
+    let (table, problems, errors, inline) = status_table(dir)?;
     if json {
         let mut rows: Vec<serde_json::Value> = Vec::new();
         for r in &table.rows {
@@ -162,6 +220,9 @@ pub(super) fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
         }
         for e in &errors {
             rows.push(serde_json::to_value(e)?);
+        }
+        for i in &inline {
+            rows.push(serde_json::to_value(i)?);
         }
         println!("{}", serde_json::to_string_pretty(&rows)?);
     } else {
@@ -205,6 +266,13 @@ pub(super) fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
         }
         println!("{}", summary(&table.rows));
         println!("{}", claims_summary(&table));
+        if !inline.is_empty() {
+            let current = inline.iter().filter(|i| i.state == "recorded").count();
+            println!(
+                "{} inline value(s) in the prose, {current} of them recorded and current",
+                inline.len()
+            );
+        }
         for e in &errors {
             println!("{:<40} {:<11} {}", "-", e.state, e.directive);
             for m in &e.errors {

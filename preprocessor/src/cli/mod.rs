@@ -77,9 +77,10 @@ enum Command {
         /// Fail when libnvrtc is missing instead of skipping the compile step.
         #[arg(long)]
         require_nvrtc: bool,
-        /// The GPU architecture to compile and check for (`sm_90`, the default; `sm_80`, …).
-        #[arg(long, value_parser = parse_arch, default_value = "sm_90")]
-        arch: (u32, u32),
+        /// The GPU architecture to compile and check for (`sm_90`, the default; `sm_80`, …), or
+        /// `all`: each one NVRTC can compile for, in turn.
+        #[arg(long, value_parser = parse_archs, default_value = "sm_90")]
+        arch: Archs,
         /// Compile only the kernels of these experiments (repeat it, or separate names with commas).
         #[arg(long, value_delimiter = ',')]
         experiment: Vec<String>,
@@ -230,6 +231,20 @@ fn parse_rerun(s: &str) -> Result<String, String> {
     Ok(s.to_string())
 }
 
+/// The architectures `check --arch` compiles for.
+#[derive(Clone, Debug)]
+struct Archs(Vec<(u32, u32)>);
+
+/// `all` (every architecture NVRTC supports), or one as [`parse_arch`] reads it.
+fn parse_archs(s: &str) -> Result<Archs, String> {
+    match s {
+        "all" => crate::gpu::supported_archs()
+            .map(Archs)
+            .map_err(|e| format!("`--arch all` asks NVRTC which architectures it supports: {e}")),
+        one => parse_arch(one).map(|a| Archs(vec![a])),
+    }
+}
+
 /// `sm_90` (or `90`) → `(9, 0)`; `sm_100` → `(10, 0)`.
 fn parse_arch(s: &str) -> Result<(u32, u32), String> {
     let digits = s.strip_prefix("sm_").unwrap_or(s);
@@ -269,7 +284,7 @@ pub fn main() -> ExitCode {
                 experiments: experiment,
                 chapter,
             };
-            check::run(&dir, !no_compile, require_nvrtc, arch, &only)
+            check::run(&dir, !no_compile, require_nvrtc, &arch.0, &only)
         }
         Some(Command::List { dir, json }) => list::run(&dir, json),
         Some(Command::Install { dir }) => install::run(&dir),

@@ -95,9 +95,12 @@ impl RenderCache {
         field(&mut key, &f.chapter_name);
         field(&mut key, &f.fence.body);
         match f.fence.kind {
-            FenceKind::Experiment => {
+            FenceKind::Experiment | FenceKind::Inline => {
                 let (d, exp) = f.parsed.as_ref().ok()?;
-                field(&mut key, &format!("experiment {}", d.location.index));
+                field(
+                    &mut key,
+                    &format!("{:?} {}", f.fence.kind, d.location.index),
+                );
                 let mut listed: Vec<_> = earlier.iter().collect();
                 listed.sort();
                 field(&mut key, &format!("{listed:?}"));

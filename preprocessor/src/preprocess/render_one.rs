@@ -58,6 +58,9 @@ pub(super) fn render_found(
     templates: &Templates,
     default_device: Option<&str>,
 ) -> Result<Option<Rendered>> {
+    if b.found.fence.kind == FenceKind::Inline {
+        return Ok(Some(render_inline(b, recordings, default_device)));
+    }
     let (f, points, preloaded, earlier) = (b.found, b.points.as_deref(), &b.preloaded, &b.earlier);
     let plain = |html: String| Rendered {
         html,
@@ -138,6 +141,59 @@ pub(super) fn render_found(
         problem: problem.map(|p| (state.fails_strict(), format!("{where_}: {p}"))),
         status,
     }))
+}
+
+/// An inline value's `<span>`: its value, why it has none, or that it is invalid.
+fn render_inline(b: &Block, recordings: &Recordings, default_device: Option<&str>) -> Rendered {
+    let f = b.found;
+    let text = format!("{{{{#gpulab{}}}}}", f.fence.body);
+    let span = |why: &str, detail: &str| {
+        format!(
+            "<span class=\"gpulab-value gpulab-failed\" title=\"{}\">{why}</span>",
+            crate::render::html::escape(detail).replace('\n', "&#10;")
+        )
+    };
+    let rendered = |html: String| Rendered {
+        html,
+        unreadable: Vec::new(),
+        problem: None,
+        status: None,
+    };
+    let (d, exp, points) = match (&f.parsed, b.points.as_deref()) {
+        (Ok((d, exp)), Some(points)) => (d, exp, points),
+        (parsed, _) => {
+            let diags = parsed.as_ref().err().into_iter().flatten();
+            let message: Vec<String> = diags.map(|d| d.render(false)).collect();
+            return rendered(span("invalid gpulab value", &message.join("\n")));
+        }
+    };
+    let at = format!("{}:{}", f.chapter_path.display(), d.location.line);
+    if let Err(e) = &b.preloaded {
+        return Rendered {
+            unreadable: vec![format!("{at}: {text}: {e}")],
+            ..rendered(span("unreadable data", e))
+        };
+    }
+    let view = directive_view(d, exp, points, recordings, default_device, None);
+    let Some(inline) = &d.inline else {
+        return rendered(String::new());
+    };
+    let value = crate::render::inline::inline_value(&view, inline, default_device);
+    // A value this GPU cannot measure is no problem of the build.
+    let problem = value.problem().filter(|p| *p != "not applicable").map(|p| {
+        let why = match p {
+            "pending" => "awaits a GPU run",
+            "stale" => "shows a stale recording",
+            "failed" => "names a point that failed",
+            "skipped" => "names a point that was skipped",
+            _ => "has no value",
+        };
+        (p == "stale", format!("{at}: {text} {why}"))
+    });
+    Rendered {
+        problem,
+        ..rendered(value.html())
+    }
 }
 
 /// The tables of each `paper_check` entry of a directive, loaded (an entry's tables merge into one

@@ -674,3 +674,47 @@ fn merge_brings_a_shards_newer_anchors_and_checks() {
     );
     assert!(!book.path("data/fake-gpu").exists(), "points were written");
 }
+
+/// A GPU the book has no recordings of joins it: `record` on it (the fake worker standing in)
+/// writes its own folder of data/, and a `devices = "all"` directive then shows it beside the
+/// book's device in one table (a row each), with an inline value read on it.
+#[test]
+fn a_gpu_new_to_the_book_is_recorded_and_shown_beside_the_others() {
+    let book = BookCopy::new("basic");
+    let log = book.path("fake.log");
+    book.edit(
+        "src/chapter.md",
+        "title = \"Scale: time and bandwidth\"",
+        "title = \"Scale: time and bandwidth\"\ndevices = \"all\"",
+    );
+    book.edit(
+        "src/chapter.md",
+        "none of its numbers is a measurement.",
+        "none of its numbers is a measurement. On it: {{#gpulab scale naive.time_ms N=1024 device=new-gpu}}.",
+    );
+    let recorded = gpulab(&["record"], &log)
+        .arg(&book.root)
+        .env("FAKE_GPU_SLUG", "new-gpu")
+        .output()
+        .unwrap();
+    ok(recorded);
+    assert!(book.path("data/new-gpu/scale.json").is_file());
+    ok(gpulab(&["build"], &log).arg(&book.root).output().unwrap());
+    let page = book.read("out/chapter.html");
+    let first = &page[page.find("<figure class=\"gpulab\"").unwrap()..];
+    let first = &first[..first.find("</figure>\n").unwrap()];
+    assert_eq!(
+        first.matches("<table class=\"gpulab-table\">").count(),
+        1,
+        "{first}"
+    );
+    for gpu in ["Fake GPU (tests)", "Synthetic Test GPU (not a measurement)"] {
+        assert_eq!(
+            first.matches(&format!(">{gpu}</th>")).count(),
+            2,
+            "a row per size: {first}"
+        );
+    }
+    let on_it = &page[page.find("On it: ").unwrap()..];
+    assert!(on_it.contains("data-value=\"1\">1.00\u{a0}ms"), "{on_it}");
+}

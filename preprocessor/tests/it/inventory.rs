@@ -55,7 +55,7 @@ fn rendered_rows() -> Vec<(String, String)> {
     config.strict = false;
     let ws = Workspace::new(&root, &md.config.book.src, config);
     let mut book = md.book.clone();
-    mdbook_gpulab::preprocess::process_book(&ws, &mut book, None).unwrap();
+    mdbook_gpulab::preprocess::process_book(&ws, &mut book, None, false).unwrap();
     let mut html = String::new();
     for item in book.iter() {
         if let mdbook_preprocessor::book::BookItem::Chapter(ch) = item
@@ -99,7 +99,17 @@ fn list_json_prints_the_same_rows() {
         .success();
     let stdout = String::from_utf8_lossy(&out.get_output().stdout).into_owned();
     let rows: serde_json::Value = serde_json::from_str(&stdout).unwrap();
-    let rows = rows.as_array().unwrap();
+    // After the items, each inline value of the prose, with its value.
+    let (inline, rows): (Vec<_>, Vec<_>) = rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .partition(|r| r.get("inline").is_some());
+    assert!(inline.len() > 400, "{} inline values", inline.len());
+    for v in &inline {
+        assert_eq!(v["state"], "recorded", "{v}");
+        assert!(v["value"].as_f64().is_some_and(f64::is_finite), "{v}");
+    }
     let label = |state: &str| match state {
         "re-run" => "re-run",
         "paper-numbers" => "paper numbers only",

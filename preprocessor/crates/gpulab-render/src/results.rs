@@ -363,6 +363,12 @@ pub fn needs_run(
     }
 }
 
+/// Whether `name`, as a directive or an inline value writes a device, names the device `slug`:
+/// the slug itself, or a run of its `-`-separated parts (`h100` for `nvidia-h100-80gb-hbm3`).
+pub fn device_matches(name: &str, slug: &str) -> bool {
+    format!("-{slug}-").contains(&format!("-{name}-"))
+}
+
 /// Picks the recordings a directive shows: all, one slug, or the default device.
 pub(crate) fn select_devices<'a>(
     recs: Vec<&'a Recording>,
@@ -374,7 +380,7 @@ pub(crate) fn select_devices<'a>(
         DeviceSelection::All => recs,
         DeviceSelection::Slug(slug) => recs
             .into_iter()
-            .filter(|r| &r.device.slug == slug)
+            .filter(|r| device_matches(slug, &r.device.slug))
             .collect(),
         DeviceSelection::Default => {
             if let Some(d) = default_device
@@ -460,6 +466,30 @@ pub(crate) fn device_results<'a>(
     }
 }
 
+/// A claim naming a variant that this GPU cannot run (its points not applicable, none measured):
+/// not evaluated, and the view says why.
+fn not_applicable(claim: &Claim, cells: &[Cell<'_>]) -> Option<ClaimView> {
+    let refs = claim.result_refs();
+    let why = refs.iter().find_map(|(variant, _)| {
+        let mine = cells.iter().filter(|c| &c.variant == variant);
+        let points: Vec<&Point> = mine.filter_map(|c| c.point).collect();
+        let needs = |p: &&Point| {
+            let f = p.failure.as_ref()?;
+            (f.kind == crate::record::FailureKind::NotApplicable).then(|| f.message.clone())
+        };
+        let first = points.first().and_then(needs)?;
+        points
+            .iter()
+            .all(|p| needs(p).is_some())
+            .then(|| format!("`{variant}` {first}"))
+    })?;
+    Some(ClaimView {
+        text: claim.text().to_string(),
+        status: ClaimStatus::NotEvaluated,
+        detail: format!("not applicable on this GPU: {why}"),
+    })
+}
+
 /// One device's cell for each planned point, with the relative metrics the directive names.
 fn cells_of<'a>(
     rec: &'a Recording,
@@ -480,6 +510,7 @@ fn cells_of<'a>(
                 stale: point.is_some_and(|r| r.key != p.key.on(slug)),
                 relative: BTreeMap::new(),
                 calibration: cal,
+                device: &rec.device,
             }
         })
         .collect();
@@ -497,7 +528,7 @@ fn claims_of(cells: &[Cell], directive: &Directive) -> Vec<ClaimView> {
     directive
         .expect
         .iter()
-        .map(|claim| verdict(claim, &groups))
+        .map(|claim| not_applicable(claim, cells).unwrap_or_else(|| verdict(claim, &groups)))
         .collect()
 }
 
@@ -770,6 +801,52 @@ mod tests {
             [vec!["w/table4"], vec!["w/table9"]]
         );
         assert!(self_check_sets(None, Vec::new()).is_empty());
+    }
+
+    /// A claim naming `copy_bulk` on a GPU older than Hopper read "not evaluated: no results",
+    /// as if a recording were missing.
+    #[test]
+    fn a_claim_on_a_variant_this_gpu_cannot_run_is_not_applicable() {
+        let ok = point(21, None);
+        let mut na = Point::new("b", &BTreeMap::new(), "k", None);
+        na.outcome = Outcome::Skipped;
+        na.failure = Some(crate::record::Failure {
+            kind: crate::record::FailureKind::NotApplicable,
+            message: "needs sm_90 (Hopper)".into(),
+        });
+        let dev = crate::record::fixture::device();
+        fn cell<'a>(
+            variant: &str,
+            p: &'a Point,
+            device: &'a crate::record::DeviceRecord,
+        ) -> Cell<'a> {
+            Cell {
+                variant: variant.into(),
+                axes: BTreeMap::new(),
+                point: Some(p),
+                stale: false,
+                relative: BTreeMap::new(),
+                calibration: None,
+                device,
+            }
+        }
+        let claim = Claim::parse("b.time_ms < v.time_ms").unwrap();
+        let cells = [cell("v", &ok, &dev), cell("b", &na, &dev)];
+        let view = not_applicable(&claim, &cells).expect("not applicable");
+        assert_eq!(view.status, ClaimStatus::NotEvaluated);
+        assert_eq!(
+            view.detail,
+            "not applicable on this GPU: `b` needs sm_90 (Hopper)"
+        );
+        let measured = [
+            cell("v", &ok, &dev),
+            cell("b", &na, &dev),
+            cell("b", &ok, &dev),
+        ];
+        assert!(
+            not_applicable(&claim, &measured).is_none(),
+            "measured somewhere: evaluated"
+        );
     }
 
     #[test]

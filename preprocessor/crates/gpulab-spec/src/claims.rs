@@ -239,7 +239,7 @@ impl Claim {
     }
 
     /// Distinct result references (variant, metric with any statistic suffix), in order of use.
-    pub(crate) fn result_refs(&self) -> Vec<(String, String)> {
+    pub fn result_refs(&self) -> Vec<(String, String)> {
         self.variables()
             .iter()
             .filter_map(|v| split_ref(v))

@@ -45,14 +45,64 @@ pub fn arch_limits(arch: (u32, u32)) -> Option<ArchLimits> {
         (7, 5) => kib(64),
         (8, 0) | (8, 7) => kib(163),
         (8, 6) | (8, 9) => kib(99),
-        (9, 0) | (10, 0) => kib(227),
-        (12, 0) => kib(99),
+        (9, 0) | (10, 0) | (10, 3) => kib(227),
+        (12, 0) | (12, 1) => kib(99),
         _ => return None,
     };
     Some(ArchLimits {
         threads_per_block: MAX_THREADS_PER_BLOCK,
         static_shared: kib(48),
         shared_optin,
+    })
+}
+
+/// `sm_90 (Hopper)`: an architecture as a reader knows it.
+pub fn arch_name((major, minor): (u32, u32)) -> String {
+    let family = match (major, minor) {
+        (7, 5) => "Turing",
+        (7, _) => "Volta",
+        (8, 9) => "Ada",
+        (8, _) => "Ampere",
+        (9, _) => "Hopper",
+        (10..=12, _) => "Blackwell",
+        _ => return format!("sm_{major}{minor}"),
+    };
+    format!("sm_{major}{minor} ({family})")
+}
+
+/// Why a variant that needs architecture `min` cannot run on one of compute capability `cc`:
+/// "needs sm_90 (Hopper)".
+pub fn needs_arch(min: (u32, u32), cc: (u32, u32)) -> Option<String> {
+    (cc < min).then(|| format!("needs {}", arch_name(min)))
+}
+
+/// The architecture a compile log says an instruction needs ("Feature 'cp.async.bulk' requires
+/// .target sm_90 or higher"), the newest one if several.
+pub fn arch_required_by(log: &str) -> Option<(u32, u32)> {
+    log.match_indices("requires .target sm_")
+        .filter_map(|(at, m)| {
+            let digits: String = log[at + m.len()..]
+                .chars()
+                .take_while(char::is_ascii_digit)
+                .collect();
+            let n: u32 = digits.parse().ok()?;
+            Some((n / 10, n % 10))
+        })
+        .max()
+}
+
+/// "needs 2.0 GiB of device memory (this GPU has 1.0 GiB)", for `bytes` over the `has` a GPU has.
+pub fn needs_bytes(bytes: u64, has: u64, what: &str) -> Option<String> {
+    let size = |b: u64| match b {
+        b if b >= 1 << 30 => format!("{:.1} GiB", b as f64 / (1u64 << 30) as f64),
+        b => format!("{b} bytes"),
+    };
+    (bytes > has).then(|| {
+        format!(
+            "needs {} of {what} (this GPU has {})",
+            size(bytes),
+            size(has)
+        )
     })
 }
 
@@ -122,6 +172,31 @@ pub(crate) fn mul_count(a: u64, b: u64) -> Option<u64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn what_a_variant_needs_is_said_in_a_readers_words() {
+        assert_eq!(
+            needs_arch((9, 0), (8, 6)).as_deref(),
+            Some("needs sm_90 (Hopper)")
+        );
+        assert_eq!(needs_arch((9, 0), (12, 0)), None);
+        let log = "line 175; error   : Feature '.op_restrict' requires .target sm_90 or higher\n\
+                   line 203; error   : Feature 'cp.async.bulk' requires .target sm_90 or higher";
+        assert_eq!(arch_required_by(log), Some((9, 0)));
+        assert_eq!(
+            arch_required_by("error: identifier \"x\" is undefined"),
+            None
+        );
+        assert_eq!(
+            needs_bytes(2 << 30, 1 << 30, "device memory").as_deref(),
+            Some("needs 2.0 GiB of device memory (this GPU has 1.0 GiB)")
+        );
+        assert_eq!(
+            needs_bytes(65568, 65536, "shared memory per block").as_deref(),
+            Some("needs 65568 bytes of shared memory per block (this GPU has 65536 bytes)")
+        );
+        assert_eq!(needs_bytes(1, 1, "x"), None);
+    }
 
     #[test]
     fn the_default_check_arch_has_the_h100s_opt_in_maximum() {

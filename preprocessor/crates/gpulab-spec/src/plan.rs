@@ -81,6 +81,13 @@ pub fn plan(
         };
         let variant_key = VariantKey::new(exp, variant, sources)?;
         for axes in &combos {
+            if directive
+                .inline
+                .as_ref()
+                .is_some_and(|i| !i.names(vname, axes))
+            {
+                continue;
+            }
             let mut params: BTreeMap<String, ParamValue> = exp.params.iter().cloned().collect();
             params.extend(axes.iter().map(|(k, v)| (k.clone(), v.clone())));
             let key = variant_key.at(&params);

@@ -113,7 +113,8 @@ impl Workspace {
         }
     }
 
-    /// Finds and parses every directive of a chapter. `path` is relative to the chapters' folder.
+    /// Finds and parses every directive of a chapter, then its inline values (`{{#gpulab …}}`).
+    /// `path` is relative to the chapters' folder.
     pub fn scan_chapter(&self, name: &str, path: &Path, content: &str) -> Vec<FoundDirective> {
         let shown = self
             .src_dir
@@ -122,40 +123,47 @@ impl Workspace {
             .join(path);
         let content = &*crate::directive::fence::normalise_line_endings(content);
         let file = SourceFile::new(shown, content);
-        let mut index = 0;
-        // Lines are counted from the previous fence on: a chapter of many fences costs its length.
+        let (mut experiments, mut inline) = (0, 0);
+        // Lines are counted from the previous block on (fences, then inline values, each in
+        // order): a chapter of many blocks costs its length.
         let (mut counted, mut line) = (0, 1);
         find_fences(content)
             .into_iter()
+            .chain(crate::directive::inline::find_inline(content))
             .map(|fence| {
-                let at = fence.block.start.clamp(counted, content.len());
+                let at = fence.block.start.min(content.len());
+                if at < counted {
+                    (counted, line) = (0, 1);
+                }
                 line += content.as_bytes()[counted..at]
                     .iter()
                     .filter(|&&b| b == b'\n')
                     .count();
                 counted = at;
+                let counter = match fence.kind {
+                    FenceKind::Experiment => &mut experiments,
+                    _ => &mut inline,
+                };
+                *counter += 1;
+                let location = Location {
+                    chapter: path.to_path_buf(),
+                    index: *counter,
+                    line,
+                };
                 let parsed = match fence.kind {
                     FenceKind::Status | FenceKind::Anchors | FenceKind::NcuCheck => Err(Vec::new()),
-                    FenceKind::Experiment => {
-                        index += 1;
-                        let location = Location {
-                            chapter: path.to_path_buf(),
-                            index,
-                            line,
+                    _ if fence.unclosed => {
+                        let start = fence.block.start;
+                        let what = match fence.kind {
+                            FenceKind::Inline => "unclosed {{#gpulab: its paragraph ends before `}}`",
+                            _ => "unclosed ```gpulab fence: the chapter ends before its closing fence",
                         };
-                        if fence.unclosed {
-                            let start = fence.block.start;
-                            Err(vec![file.error(
-                                start..start + 3,
-                                "unclosed ```gpulab fence: the chapter ends before its closing fence",
-                                "opened here",
-                            )])
-                        } else {
-                            self.parse_directive(&file, &fence, location)
-                                .map_err(crate::diagnostic::cap)
-                        }
+                        Err(vec![file.error(start..start + 3, what, "opened here")])
                     }
-                };
+                    FenceKind::Inline => self.parse_inline(&file, &fence, location),
+                    FenceKind::Experiment => self.parse_directive(&file, &fence, location),
+                }
+                .map_err(crate::diagnostic::cap);
                 FoundDirective {
                     chapter_name: name.to_string(),
                     chapter_path: path.to_path_buf(),
@@ -174,34 +182,68 @@ impl Workspace {
     ) -> Result<(Directive, Arc<Experiment>), Vec<Diagnostic>> {
         let raw = raw::parse(&fence.body)
             .map_err(|e| vec![toml_error_mapped(file, &|s| fence.to_chapter(s), &e)])?;
-        let name_span = fence.to_chapter(raw.experiment.span());
-        if let Err(e) = crate::confine::plain_name(raw.experiment.get_ref()) {
+        let exp = self.experiment(file, fence, &raw.experiment)?;
+        let directive = self.validate(file, fence, location, raw, &exp)?;
+        Ok((directive, exp))
+    }
+
+    /// An inline value, as the directive of the points it names.
+    fn parse_inline(
+        &self,
+        file: &SourceFile,
+        fence: &Fence,
+        location: Location,
+    ) -> Result<(Directive, Arc<Experiment>), Vec<Diagnostic>> {
+        use crate::directive::inline;
+        let problem = |(message, span, label): inline::Problem| {
+            vec![file.error(fence.to_chapter(span), message, label)]
+        };
+        let parts = inline::parse(&fence.body).map_err(problem)?;
+        let exp = self.experiment(file, fence, &parts.experiment)?;
+        let (raw, value) = inline::build(parts, &exp).map_err(problem)?;
+        let mut directive = self.validate(file, fence, location, raw, &exp)?;
+        directive.inline = Some(value);
+        Ok((directive, exp))
+    }
+
+    /// The spec a directive names, or why it cannot be loaded (with the closest experiment name).
+    fn experiment(
+        &self,
+        file: &SourceFile,
+        fence: &Fence,
+        name: &toml::Spanned<String>,
+    ) -> Result<Arc<Experiment>, Vec<Diagnostic>> {
+        let name_span = fence.to_chapter(name.span());
+        if let Err(e) = crate::confine::plain_name(name.get_ref()) {
             return Err(vec![file.error(
                 name_span,
                 format!("invalid experiment name: {e}"),
                 "a folder name under kernels/",
             )]);
         }
-        let exp = match self.spec(raw.experiment.get_ref()) {
-            Ok(exp) => exp,
-            Err(mut diags) => {
-                let known = self.experiment_names();
-                let help = crate::diagnostic::did_you_mean(
-                    raw.experiment.get_ref(),
-                    known.iter().map(String::as_str),
-                );
-                let lead = file.error(
-                    name_span,
-                    format!(
-                        "experiment `{}` could not be loaded",
-                        raw.experiment.get_ref()
-                    ),
-                    "named here",
-                );
-                diags.insert(0, crate::source::with_help(lead, help));
-                return Err(diags);
-            }
-        };
+        self.spec(name.get_ref()).map_err(|mut diags| {
+            let known = self.experiment_names();
+            let help =
+                crate::diagnostic::did_you_mean(name.get_ref(), known.iter().map(String::as_str));
+            let lead = file.error(
+                name_span,
+                format!("experiment `{}` could not be loaded", name.get_ref()),
+                "named here",
+            );
+            diags.insert(0, crate::source::with_help(lead, help));
+            diags
+        })
+    }
+
+    /// Validates a directive against its spec, then every point it plans.
+    fn validate(
+        &self,
+        file: &SourceFile,
+        fence: &Fence,
+        location: Location,
+        raw: raw::RawDirective,
+        exp: &Experiment,
+    ) -> Result<Directive, Vec<Diagnostic>> {
         let axis_spans: Vec<(String, std::ops::Range<usize>)> = raw
             .axes
             .iter()
@@ -214,11 +256,11 @@ impl Workspace {
             pieces: &fence.pieces,
             location,
         };
-        let directive = validate::validate(raw, &exp, &ctx, &|id| self.paper_problem(id, &exp))?;
+        let directive = validate::validate(raw, exp, &ctx, &|id| self.paper_problem(id, exp))?;
         let diags = crate::point_diagnostics::check_points(
             &self.root,
             &directive,
-            &exp,
+            exp,
             file,
             &axis_spans,
             self.config.max_buffer_bytes(),
@@ -226,6 +268,6 @@ impl Workspace {
         if !diags.is_empty() {
             return Err(diags);
         }
-        Ok((directive, exp))
+        Ok(directive)
     }
 }

@@ -31,7 +31,13 @@ pub(crate) fn charts_html(
             Some(facet) => format!("{title} ({facet})"),
             None => title.clone(),
         };
-        let label = format!("{caption} — {}", device.device.name);
+        let mut names: Vec<&str> = device
+            .cells
+            .iter()
+            .map(|c| c.device.name.as_str())
+            .collect();
+        names.dedup();
+        let label = format!("{caption} — {}", names.join(", "));
         figures.push(match chart::draw(spec.kind, &data, &label)? {
             Some(drawn) => {
                 let notes: String = drawn

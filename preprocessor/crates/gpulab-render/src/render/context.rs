@@ -22,8 +22,12 @@ pub struct DirectiveContext {
     pub title: String,
     pub experiment: String,
     pub experiment_title: String,
-    /// More than one device: each gets a heading; shown side by side where there is room.
+    /// More than one device: one table or chart per comparison holds them side by side
+    /// (`tables`, `charts`), and each device gets a heading over its claims and provenance.
     pub multi_device: bool,
+    /// The tables and charts of every device together (HTML), when there are several.
+    pub tables: Vec<String>,
+    pub charts: Vec<String>,
     pub devices: Vec<DeviceContext>,
     /// The collapsed spec and kernel sources (HTML), or empty.
     pub code: String,
@@ -111,12 +115,25 @@ impl DirectiveContext {
             .iter()
             .map(|device| DeviceContext::new(view, device, multi_device))
             .collect::<Result<_, _>>()?;
+        let (tables, charts) = match view.devices.first() {
+            Some(first) if multi_device => {
+                let together = DeviceResults {
+                    cells: view.devices.iter().flat_map(|d| d.cells.clone()).collect(),
+                    claims: Vec::new(),
+                    ..first.clone()
+                };
+                outputs(view, &together)?
+            }
+            _ => (Vec::new(), Vec::new()),
+        };
         Ok(DirectiveContext {
             anchor: anchor(view),
             title: title(view),
             experiment: view.directive.experiment.clone(),
             experiment_title: view.experiment_title.clone(),
             multi_device,
+            tables,
+            charts,
             devices,
             code: super::code::code_html(&anchor(view), &view.code),
         })
@@ -129,28 +146,11 @@ impl DeviceContext {
         device: &DeviceResults<'_>,
         multi_device: bool,
     ) -> Result<DeviceContext, RenderError> {
-        let default_table = [TableSpec::default()];
-        let specs: &[TableSpec] = if view.directive.tables.is_empty() {
-            &default_table
-        } else {
-            &view.directive.tables
+        // Several devices share the directive's tables and charts (`DirectiveContext`).
+        let (tables, charts) = match multi_device {
+            true => (Vec::new(), Vec::new()),
+            false => outputs(view, device)?,
         };
-        let tables = specs
-            .iter()
-            .enumerate()
-            .map(|(i, spec)| {
-                let model = TableModel::build(view, device, spec);
-                table_html(
-                    &model,
-                    view.paper,
-                    &csv_name(view, device, spec, i, specs.len(), multi_device),
-                )
-            })
-            .collect();
-        let mut charts = Vec::new();
-        for spec in &view.directive.charts {
-            charts.extend(charts_html(view, device, spec)?);
-        }
         let total = device.cells.len();
         Ok(DeviceContext {
             name: device.device.name.clone(),
@@ -179,6 +179,32 @@ impl DeviceContext {
             .collect(),
         })
     }
+}
+
+/// The directive's tables and charts (HTML) over `device`'s cells, which may be several devices'.
+fn outputs(
+    view: &DirectiveView<'_>,
+    device: &DeviceResults<'_>,
+) -> Result<(Vec<String>, Vec<String>), RenderError> {
+    let default_table = [TableSpec::default()];
+    let specs: &[TableSpec] = if view.directive.tables.is_empty() {
+        &default_table
+    } else {
+        &view.directive.tables
+    };
+    let tables = specs
+        .iter()
+        .enumerate()
+        .map(|(i, spec)| {
+            let model = TableModel::build(view, device, spec);
+            table_html(&model, view.paper, &csv_name(view, spec, i, specs.len()))
+        })
+        .collect();
+    let mut charts = Vec::new();
+    for spec in &view.directive.charts {
+        charts.extend(charts_html(view, device, spec)?);
+    }
+    Ok((tables, charts))
 }
 
 /// The provenance line's quality part: the concerns' counts and, for relative metrics, whether they
@@ -210,20 +236,9 @@ fn quality_line(view: &DirectiveView<'_>, device: &DeviceResults<'_>) -> Option<
     (!parts.is_empty()).then(|| parts.join(" · "))
 }
 
-/// `<experiment>.csv`, with the device slug and metric added when a page offers several.
-fn csv_name(
-    view: &DirectiveView<'_>,
-    device: &DeviceResults<'_>,
-    spec: &TableSpec,
-    index: usize,
-    tables: usize,
-    multi_device: bool,
-) -> String {
+/// `<experiment>.csv`, with the metric added when a directive has several tables.
+fn csv_name(view: &DirectiveView<'_>, spec: &TableSpec, index: usize, tables: usize) -> String {
     let mut name = view.directive.experiment.clone();
-    if multi_device {
-        name.push('-');
-        name.push_str(&device.device.slug);
-    }
     if tables > 1 {
         name.push('-');
         // `time_ms.min` → `time_ms-min`, `speedup:cpu` → `speedup-cpu` (no `:` in file names)

@@ -32,6 +32,7 @@ pub(crate) fn table_csv(model: &TableModel) -> String {
                 CellState::Failed(_) => "failed".into(),
                 CellState::Text(t) => t.clone(),
                 CellState::Skipped(_) => "skipped".into(),
+                CellState::NotApplicable(_) => "not applicable".into(),
                 CellState::NoValue
                 | CellState::Missing
                 | CellState::OutsideSweep

@@ -8,6 +8,8 @@ use std::cmp::Ordering;
 
 /// The pseudo-field naming a cell's variant.
 pub(crate) const VARIANT: &str = "variant";
+/// The pseudo-field naming a cell's device: the key that puts several GPUs side by side.
+pub(crate) const DEVICE: &str = "device";
 
 /// One value of a field, ordered for display: variants in display order, axis values by
 /// [`ParamValue::sort_key`].
@@ -58,6 +60,15 @@ pub(crate) fn field_value(
     cell: &Cell<'_>,
     field: &str,
 ) -> Option<FieldValue> {
+    if field == DEVICE {
+        let slug = &cell.device.slug;
+        let position = view.devices.iter().position(|d| &d.device.slug == slug);
+        return Some(FieldValue {
+            order: (0, position.unwrap_or(usize::MAX) as f64, slug.clone()),
+            raw: ParamValue::Str(slug.clone()),
+            label: cell.device.name.clone(),
+        });
+    }
     if field == VARIANT {
         let position = view
             .variant_labels
@@ -108,7 +119,7 @@ pub(crate) fn distinct_values<'c, 'p: 'c>(
     values
 }
 
-/// Fields (directive axes in order, then `variant`) taking more than one value over the cells,
+/// Fields (directive axes in order, then `variant`, then `device`) taking more than one value over the cells,
 /// other than those in `exclude`: the extra keys a table row or chart series must carry.
 pub(crate) fn varying_fields(
     view: &DirectiveView<'_>,
@@ -121,7 +132,7 @@ pub(crate) fn varying_fields(
         .iter()
         .map(|a| a.name.as_str())
         .collect();
-    names.push(VARIANT);
+    names.extend([VARIANT, DEVICE]);
     names
         .into_iter()
         .filter(|name| !exclude.contains(name))

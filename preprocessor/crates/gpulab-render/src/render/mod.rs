@@ -15,6 +15,7 @@ mod error;
 pub mod fields;
 pub mod format;
 pub mod html;
+pub mod inline;
 pub mod ncu_check;
 pub mod outcome;
 pub mod provenance;

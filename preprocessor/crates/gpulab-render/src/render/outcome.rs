@@ -15,6 +15,8 @@ pub(crate) enum CellState {
     Failed(String),
     /// Not run; the short reason (`budget`).
     Skipped(String),
+    /// This GPU cannot run it; what it needs ("needs sm_90 (Hopper)").
+    NotApplicable(String),
     /// Nothing recorded.
     Missing,
     /// No such point: this combination of values is not part of the sweep (a zipped axis, a
@@ -67,7 +69,12 @@ impl CellState {
                 _ => CellState::NoValue,
             },
             Outcome::Failed => CellState::Failed(failure_text(point)),
-            Outcome::Skipped => CellState::Skipped(skip_reason(point)),
+            Outcome::Skipped => match &point.failure {
+                Some(f) if f.kind == FailureKind::NotApplicable => {
+                    CellState::NotApplicable(f.message.clone())
+                }
+                _ => CellState::Skipped(skip_reason(point)),
+            },
         }
     }
 

@@ -3,7 +3,9 @@
 //! [`TableModel::build`] arranges a device's cells; `table_html` and `csv` turn the model into markup.
 
 use super::compare::{PaperValue, compare, paper_value};
-use super::fields::{FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields};
+use super::fields::{
+    DEVICE, FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields,
+};
 use super::outcome::CellState;
 use super::quality::{Concern, concerns, point_title};
 use crate::directive::TableSpec;
@@ -54,13 +56,25 @@ pub(crate) struct TableModel {
 }
 
 impl TableModel {
-    /// Arranges `device`'s cells as `spec` asks.
+    /// Arranges `device`'s cells as `spec` asks. Cells of several devices are put side by side:
+    /// a column each when the columns field has one value, else a row each.
     pub(crate) fn build(
         view: &DirectiveView<'_>,
         device: &DeviceResults<'_>,
         spec: &TableSpec,
     ) -> TableModel {
         let cells = &device.cells;
+        let varies = |f: &str| distinct_values(view, cells, f).len() > 1;
+        let by_device;
+        let spec = if varies(DEVICE) && !varies(&spec.columns) && spec.rows != DEVICE {
+            by_device = TableSpec {
+                columns: DEVICE.into(),
+                ..spec.clone()
+            };
+            &by_device
+        } else {
+            spec
+        };
         let column_field = spec.columns.clone();
         let row_field = row_field(view, cells, spec);
         let mut row_fields: Vec<String> = [row_field.clone()]
@@ -78,9 +92,10 @@ impl TableModel {
         let metric = MetricRef::resolve(view, &spec.value);
         let (mut paper_matches, mut paper_repeats) = (0, 0);
         let mut paper_unnamed = std::collections::BTreeSet::new();
-        // The paper rows already shown (by address): one that does not name an axis the table
-        // varies would otherwise repeat its one number in every row or column of that axis.
-        let mut shown: std::collections::HashSet<*const crate::papers::PaperRow> =
+        // The paper rows already shown on each device (by address): one that does not name an
+        // axis the table varies would otherwise repeat its one number in every row or column of
+        // that axis.
+        let mut shown_rows: std::collections::HashSet<(*const crate::papers::PaperRow, &str)> =
             std::collections::HashSet::new();
         let table_fields: Vec<&String> = row_fields.iter().chain([&column_field]).collect();
         let rows = grid
@@ -89,11 +104,11 @@ impl TableModel {
                 let mut cells: Vec<TableCell> = (0..columns.len())
                     .map(|i| {
                         let cell = by_column.get(&i).copied();
-                        let state = CellState::of(cell, &metric.name);
-                        let paper = cell.zip(view.paper).and_then(|(cell, paper)| {
+                        let mut shown = table_cell(cell, &metric);
+                        shown.paper = cell.zip(view.paper).and_then(|(cell, paper)| {
                             let value = paper_value(paper, &metric, &cell.variant, &cell.axes)?;
                             let row = paper.lookup(&cell.variant, &cell.axes)?;
-                            if !shown.insert(row as *const _) {
+                            if !shown_rows.insert((row as *const _, cell.device.slug.as_str())) {
                                 paper_repeats += 1;
                                 paper_unnamed.extend(
                                     table_fields
@@ -108,27 +123,13 @@ impl TableModel {
                             }
                             Some(compare(
                                 value,
-                                state.value(),
+                                shown.state.value(),
                                 metric.unit,
                                 paper.no_speedup().is_none(),
                             ))
                         });
-                        paper_matches += usize::from(paper.is_some());
-                        // A compile-time attribute or a count is not noisy: no timing marks.
-                        let point = cell
-                            .and_then(|c| Some((c.point?, c.calibration)))
-                            .filter(|_| metric.uses_time)
-                            .filter(|_| matches!(state, CellState::Value(_)));
-                        TableCell {
-                            stale: cell.is_some_and(|c| c.stale),
-                            state,
-                            best: false,
-                            paper,
-                            concerns: point
-                                .map(|(p, _)| concerns(p, device.device))
-                                .unwrap_or_default(),
-                            quality: point.and_then(|(p, cal)| point_title(p, cal, device.device)),
-                        }
+                        paper_matches += usize::from(shown.paper.is_some());
+                        shown
                     })
                     .collect();
                 mark_best(&mut cells, metric.better);
@@ -152,6 +153,26 @@ impl TableModel {
 
     pub(crate) fn any_stale(&self) -> bool {
         self.rows.iter().flat_map(|r| &r.cells).any(|c| c.stale)
+    }
+}
+
+/// How a table shows `metric` of `cell` (without the paper's value).
+pub(crate) fn table_cell(cell: Option<&Cell<'_>>, metric: &MetricRef) -> TableCell {
+    let state = CellState::of(cell, &metric.name);
+    // A compile-time attribute or a count is not noisy: no timing marks.
+    let point = cell
+        .and_then(|c| Some((c.point?, c)))
+        .filter(|_| metric.uses_time)
+        .filter(|_| matches!(state, CellState::Value(_)));
+    TableCell {
+        stale: cell.is_some_and(|c| c.stale),
+        state,
+        best: false,
+        paper: None,
+        concerns: point
+            .map(|(p, c)| concerns(p, c.device))
+            .unwrap_or_default(),
+        quality: point.and_then(|(p, c)| point_title(p, c.calibration, c.device)),
     }
 }
 

@@ -2,7 +2,7 @@
 
 use super::compare::{PaperValue, caption_html, no_column_html};
 use super::csv::{csv_download_html, table_csv};
-use super::fields::{VARIANT, field_header};
+use super::fields::{DEVICE, VARIANT, field_header};
 use super::format::format_value;
 use super::html::escape;
 use super::outcome::CellState;
@@ -68,7 +68,7 @@ fn write_head(out: &mut String, model: &TableModel) {
     );
     out.push_str("<tr>");
     for (i, column) in model.columns.iter().enumerate() {
-        let label = if model.column_field == VARIANT {
+        let label = if [VARIANT, DEVICE].contains(&model.column_field.as_str()) {
             column.label.clone()
         } else {
             format!("{} = {}", field_header(&model.column_field), column.label)
@@ -93,10 +93,32 @@ fn key_class(key: bool) -> &'static str {
 }
 
 fn write_cell(out: &mut String, cell: &TableCell, unit: Unit, key: bool) {
+    let (parts, body, title) = cell_parts(cell, unit);
     let mut classes = vec!["gpulab-cell"];
     if key {
         classes.push("gpulab-key");
     }
+    classes.extend(parts);
+    let _ = write!(out, "<td class=\"{}\"", classes.join(" "));
+    if let Some(title) = title {
+        let _ = write!(out, " title=\"{}\"", escape(&title));
+    }
+    out.push('>');
+    out.push_str(&body);
+    out.push_str(&cell_marks(cell));
+    if let Some(paper) = &cell.paper {
+        write_paper_line(out, paper, unit);
+    }
+    out.push_str("</td>");
+}
+
+/// What a cell shows (a table's, or an inline value's): its classes, its text as HTML and its
+/// tooltip.
+pub(crate) fn cell_parts(
+    cell: &TableCell,
+    unit: Unit,
+) -> (Vec<&'static str>, String, Option<String>) {
+    let mut classes = Vec::new();
     let (body, title) = match &cell.state {
         CellState::Value(v) => {
             classes.push("gpulab-num");
@@ -122,6 +144,13 @@ fn write_cell(out: &mut String, cell: &TableCell, unit: Unit, key: bool) {
             (
                 format!("skipped ({})", escape(reason)),
                 Some(format!("not run: {reason}")),
+            )
+        }
+        CellState::NotApplicable(why) => {
+            classes.push("gpulab-skipped");
+            (
+                escape(why),
+                Some(format!("not applicable on this GPU: {why}")),
             )
         }
         CellState::AwaitingCounters => {
@@ -155,20 +184,16 @@ fn write_cell(out: &mut String, cell: &TableCell, unit: Unit, key: bool) {
             None => note.to_string(),
         });
     }
-    let _ = write!(out, "<td class=\"{}\"", classes.join(" "));
-    if let Some(title) = title {
-        let _ = write!(out, " title=\"{}\"", escape(&title));
-    }
-    out.push('>');
-    out.push_str(&body);
-    out.push_str(&marks_html(&cell.concerns));
+    (classes, body, title)
+}
+
+/// The quality marks and the stale mark after a cell's text.
+pub(crate) fn cell_marks(cell: &TableCell) -> String {
+    let mut out = marks_html(&cell.concerns);
     if cell.stale {
         out.push_str("<sup class=\"gpulab-stale-mark\">†</sup>");
     }
-    if let Some(paper) = &cell.paper {
-        write_paper_line(out, paper, unit);
-    }
-    out.push_str("</td>");
+    out
 }
 
 fn write_paper_line(out: &mut String, paper: &PaperValue, unit: Unit) {

@@ -79,6 +79,7 @@ pub fn text_table(
                 CellState::OutsideSweep => String::new(),
                 CellState::Failed(_) => "FAILED".into(),
                 CellState::Skipped(_) => "skipped".into(),
+                CellState::NotApplicable(why) => why,
                 CellState::Value(v) => super::format::format_value(v, unit),
                 CellState::Text(t) => t,
                 CellState::NoValue => "-".into(),

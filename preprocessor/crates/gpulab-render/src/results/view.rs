@@ -24,6 +24,8 @@ pub struct Cell<'a> {
     pub relative: BTreeMap<String, f64>,
     /// The device's event-overhead calibration, which the times shown subtract.
     pub calibration: Option<&'a EventOffset>,
+    /// The device whose recording it is (or would be).
+    pub device: &'a DeviceRecord,
 }
 
 impl Cell<'_> {

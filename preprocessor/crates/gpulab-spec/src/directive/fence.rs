@@ -20,6 +20,8 @@ pub enum FenceKind {
     Status,
     Anchors,
     NcuCheck,
+    /// An inline value in prose (`{{#gpulab …}}`, `directive::inline`).
+    Inline,
 }
 
 /// A fenced block found in markdown.

@@ -1,8 +1,10 @@
 //! The validated form of a `gpulab` directive: what to run, which points to show and how.
 
 use crate::claims::Claim;
+use crate::expr::Expr;
 use crate::record::TimingMode;
-use crate::value::ParamValue;
+use crate::value::{ParamValue, Unit};
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 /// Where a directive stands in the book.
@@ -118,4 +120,39 @@ pub struct Directive {
     /// Hardware-counter groups the profiled pass records for this directive's points
     /// (`record --counters`), in the order written.
     pub counters: Vec<crate::metrics::counters::Group>,
+    /// An inline value (`{{#gpulab …}}` in prose): the expression it shows, and the only points
+    /// it plans (its operands); `None` for a fenced directive.
+    pub inline: Option<Inline>,
+}
+
+/// An inline value: an expression over results, each result one point on one device.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Inline {
+    pub expr: Expr,
+    pub operands: Vec<Operand>,
+    /// `unit=`; `None`: the metric's unit for a lone result, else a plain number.
+    pub unit: Option<Unit>,
+}
+
+/// One result an inline value names: `variant.metric`, or `variant[N=4096,device=h200].metric`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Operand {
+    /// The expression's variable that stands for it.
+    pub var: String,
+    pub variant: String,
+    /// The metric, with any statistic suffix (`time_ms.min`).
+    pub metric: String,
+    /// Its value of each of the directive's axes.
+    pub params: BTreeMap<String, ParamValue>,
+    /// A device slug or a part of one (`h200`); `None`: the device the page shows by default.
+    pub device: Option<String>,
+}
+
+impl Inline {
+    /// Whether the point (`variant` at `axes`) is one of its operands'.
+    pub fn names(&self, variant: &str, axes: &BTreeMap<String, ParamValue>) -> bool {
+        self.operands
+            .iter()
+            .any(|o| o.variant == variant && o.params == *axes)
+    }
 }

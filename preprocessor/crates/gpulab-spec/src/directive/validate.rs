@@ -235,6 +235,7 @@ pub fn validate(
         measure,
         budget_s: raw.budget_s.map(Spanned::into_inner),
         counters,
+        inline: None,
     })
 }
 

@@ -650,8 +650,8 @@ fn launches(
                 });
         }
     }
-    seen.into_values()
-        .map(|s| {
+    seen.into_iter()
+        .map(|(key, s)| {
             let at = match s.axes.is_empty() {
                 true => String::new(),
                 false => format!(
@@ -667,16 +667,25 @@ fn launches(
                 1 => String::new(),
                 n => format!(" (and {} more point(s))", n - 1),
             };
-            spec.file
+            let mut d = spec
+                .file
                 .error(
                     s.span,
                     format!("variant `{}`{at}: {}{more}", variant.name, s.message),
                     "launched here",
                 )
-                .with_help(s.help)
+                .with_help(s.help);
+            if key == NOT_APPLICABLE {
+                d.level = crate::diagnostic::Level::Warning;
+            }
+            d
         })
         .collect()
 }
+
+/// The problem of a launch that a newer GPU of the family can make: not applicable on this
+/// architecture (a warning), where the others are errors.
+const NOT_APPLICABLE: &str = "not applicable";
 
 /// The problems of the launch at point `p`: its block shape against the kernel's `.reqntid` or
 /// `__launch_bounds__`, its shared memory against the kernel and the architecture.
@@ -752,11 +761,13 @@ fn launch_problems(
         && entry.static_shared <= limits.static_shared
         && entry.static_shared + dynamic > limits.shared_optin
     {
+        let fits_a_newer_gpu = entry.static_shared + dynamic <= crate::limits::MAX_SHARED_BYTES;
         out.push((
-            "optin",
+            if fits_a_newer_gpu { NOT_APPLICABLE } else { "optin" },
             shared_span(),
             format!(
-                "{dynamic} bytes of dynamic shared memory plus the {} bytes kernel `{name}` declares statically ({}) exceed the {} bytes {} allows per block",
+                "{}{dynamic} bytes of dynamic shared memory plus the {} bytes kernel `{name}` declares statically ({}) exceed the {} bytes {} allows per block",
+                if fits_a_newer_gpu { format!("not applicable on {}: ", target.sm()) } else { String::new() },
                 entry.static_shared,
                 kernel.at.place,
                 limits.shared_optin,

@@ -105,6 +105,8 @@ pub(super) fn variant(v: &Variant) -> String {
         options,
         metrics: _,
         verify: _,
+        // Which GPUs can run it, not what runs: a GPU that can runs the same code.
+        min_arch: _,
     } = v;
     let mut out = format!("variant {name}\n");
     // One launch is written as before sequences existed, so its variant keeps its key; a

@@ -160,6 +160,9 @@ pub enum FailureKind {
     Timeout,
     Budget,
     Crash,
+    /// The GPU cannot run the variant (too old an architecture, too little shared or device
+    /// memory): shown as what it needs, and its claims as not applicable.
+    NotApplicable,
 }
 
 impl FailureKind {
@@ -171,6 +174,7 @@ impl FailureKind {
             FailureKind::Timeout => "timed out",
             FailureKind::Budget => "over time budget",
             FailureKind::Crash => "worker crashed",
+            FailureKind::NotApplicable => "not applicable",
         }
     }
 }

@@ -199,6 +199,9 @@ pub struct Variant {
     pub metrics: Vec<(String, Expr)>,
     /// This variant's verification, when it overrides the spec's `[verify]`.
     pub verify: Option<VerifySpec>,
+    /// `min_arch`: the oldest architecture that runs it (`(9, 0)`); on an older GPU its points
+    /// are not applicable.
+    pub min_arch: Option<(u32, u32)>,
 }
 
 #[derive(Debug, Clone)]

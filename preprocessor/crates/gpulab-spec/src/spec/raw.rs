@@ -129,6 +129,8 @@ pub struct RawVariant {
     /// Extra NVRTC options for this variant.
     #[serde(default)]
     pub options: Vec<String>,
+    /// The oldest compute capability that can run it, as `90` for sm_90.
+    pub min_arch: Option<S<u32>>,
 }
 
 /// One launch of a `[[variant.launch]]` sequence: a kernel of the variant's source.

@@ -728,6 +728,19 @@ fn validate_variant(
             })
             .collect(),
         verify: None,
+        min_arch: v.min_arch.as_ref().map(|m| {
+            let arch = *m.get_ref();
+            if !(30..=999).contains(&arch) {
+                let help = "write the compute capability without its dot: `90` for sm_90";
+                c.err_help(
+                    m.span(),
+                    format!("`min_arch = {arch}` is no architecture"),
+                    "here",
+                    Some(help.into()),
+                );
+            }
+            (arch / 10, arch % 10)
+        }),
     })
 }
 

@@ -276,10 +276,9 @@ impl PointRunner {
                 point.timing = Some(timing);
             }
             Err(Failed(kind, message)) => {
-                point.outcome = if kind == FailureKind::Budget {
-                    Outcome::Skipped
-                } else {
-                    Outcome::Failed
+                point.outcome = match kind {
+                    FailureKind::Budget | FailureKind::NotApplicable => Outcome::Skipped,
+                    _ => Outcome::Failed,
                 };
                 point.failure = Some(Failure { kind, message });
             }
@@ -327,14 +326,11 @@ impl PointRunner {
         // Buffers the device cannot hold fail here, before their host copies are made (a host
         // allocation of that size could take the machine's memory down with it).
         let bytes = self.set_bytes(&set);
-        if self.device.memory_bytes > 0 && bytes > self.device.memory_bytes {
-            return Err(Failed(
-                FailureKind::Launch,
-                format!(
-                    "out of device memory: the buffers need {bytes} bytes, the device has {}",
-                    self.device.memory_bytes
-                ),
-            ));
+        let has = self.device.memory_bytes;
+        if let Some(why) =
+            crate::limits::needs_bytes(bytes, has, "device memory").filter(|_| has > 0)
+        {
+            return Err(Failed(FailureKind::NotApplicable, why));
         }
         let mut data = BTreeMap::new();
         for (spec, (_, len)) in self.exp.buffers.iter().zip(lens) {
@@ -359,6 +355,26 @@ impl PointRunner {
             })
     }
 
+    /// Why a point is not run: its variant needs a newer GPU, or a smaller point of it already
+    /// predicts a run longer than the budget.
+    fn not_run(&self, jp: &JobPoint, variant: &Variant) -> Option<Failed> {
+        let cc = self.device.compute_capability;
+        if let Some(why) = variant
+            .min_arch
+            .and_then(|m| crate::limits::needs_arch(m, cc))
+        {
+            return Some(Failed(FailureKind::NotApplicable, why));
+        }
+        let size = super::job::size_of(&jp.params);
+        let budget = jp.rules_in(&self.job).budget_s;
+        let (s, t) = self.slowest.get(&jp.variant)?;
+        (size > *s && *t * (size / s.max(1.0)) > budget).then(|| {
+            let predicted = t * size / s.max(1.0);
+            let why = format!("predicted {predicted:.1} s per run, over the {budget:.0} s budget");
+            Failed(FailureKind::Budget, why)
+        })
+    }
+
     fn run_inner(&mut self, jp: &JobPoint, point: &mut Point) -> Result<Timing, Failed> {
         let exp = self.exp.clone();
         let variant = exp.variant(&jp.variant).ok_or_else(|| {
@@ -367,20 +383,8 @@ impl PointRunner {
                 format!("no variant `{}` in the spec", jp.variant),
             )
         })?;
-        // Budget: a larger point of a variant whose smaller point already exceeded it is skipped.
-        let size = super::job::size_of(&jp.params);
-        if let Some((s, t)) = self.slowest.get(&jp.variant)
-            && size > *s
-            && *t * (size / s.max(1.0)) > jp.rules_in(&self.job).budget_s
-        {
-            return Err(Failed(
-                FailureKind::Budget,
-                format!(
-                    "predicted {:.1} s per run, over the {:.0} s budget",
-                    t * size / s.max(1.0),
-                    jp.rules_in(&self.job).budget_s
-                ),
-            ));
+        if let Some(why) = self.not_run(jp, variant) {
+            return Err(why);
         }
         let vars = point_vars(&jp.params, Some(&self.device));
         let started = std::time::Instant::now();
@@ -607,7 +611,17 @@ impl PointRunner {
             &options,
             cc,
         )
-        .map_err(|e| Failed(FailureKind::Compile, e.to_string()))?;
+        .map_err(|e| {
+            let e = e.to_string();
+            match crate::limits::arch_required_by(&e) {
+                // An instruction of a newer architecture: not this GPU's to run.
+                Some(min) if min > cc => {
+                    let why = crate::limits::needs_arch(min, cc).unwrap_or_default();
+                    Failed(FailureKind::NotApplicable, why)
+                }
+                _ => Failed(FailureKind::Compile, e),
+            }
+        })?;
         let module = Arc::new(
             self.gpu
                 .load(&image)
@@ -646,6 +660,9 @@ impl PointRunner {
             .ok_or_else(|| launch_err("no kernel".into()))?;
         // A point has one set of attributes: its first launch's.
         point.attributes = self.attributes(first, &seq);
+        if let Some(why) = self.needs_shared(point, &seq) {
+            return Err(Failed(FailureKind::NotApplicable, why));
+        }
         let resets = ResetPlan::new(&self.exp, variant);
         self.after_samples = None;
         let verification_started = std::time::Instant::now();
@@ -722,6 +739,17 @@ impl PointRunner {
     }
 
     /// The kernel's registers, memory and occupancy at the sequence's first launch shape.
+    /// What a launch needs of shared memory beyond what this GPU gives a block, if it does.
+    fn needs_shared(&self, point: &Point, seq: &Sequence) -> Option<String> {
+        let optin = u64::from(self.gpu.info().max_shared_per_block_optin);
+        let static_shared = point
+            .attributes
+            .as_ref()
+            .map_or(0, |a| u64::from(a.static_shared_bytes));
+        let shared = u64::from(seq.first_config().1) + static_shared;
+        crate::limits::needs_bytes(shared, optin, "shared memory per block").filter(|_| optin > 0)
+    }
+
     fn attributes(&self, kernel: &Kernel, seq: &Sequence) -> Option<Attributes> {
         let (block, shared) = seq.first_config();
         let a = self

@@ -3,9 +3,8 @@
 use super::{ChartData, ChartPoint, PointValue, Series, Tip, ValueAxis, XAxis, XScale};
 use crate::directive::{ChartKind, ChartSpec};
 use crate::metrics::TIME_MS;
-use crate::record::DeviceRecord;
 use crate::render::fields::{
-    FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields,
+    DEVICE, FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields,
 };
 use crate::render::outcome::CellState;
 use crate::render::quality::{concerns, point_tip};
@@ -59,7 +58,6 @@ impl SweepData {
                 let series_label = series_fields.join(", ");
                 vec![Self::one(
                     view,
-                    device.device,
                     &all,
                     spec,
                     &metric,
@@ -87,16 +85,7 @@ impl SweepData {
                     .map(|(key, group)| {
                         let facet =
                             (!facet_fields.is_empty()).then(|| describe(&facet_fields, &key));
-                        Self::one(
-                            view,
-                            device.device,
-                            &group,
-                            spec,
-                            &metric,
-                            rows,
-                            spec.y.clone(),
-                            facet,
-                        )
+                        Self::one(view, &group, spec, &metric, rows, spec.y.clone(), facet)
                     })
                     .collect()
             }
@@ -106,7 +95,6 @@ impl SweepData {
     #[allow(clippy::too_many_arguments)]
     fn one(
         view: &DirectiveView<'_>,
-        device: &DeviceRecord,
         cells: &[&Cell<'_>],
         spec: &ChartSpec,
         metric: &MetricRef,
@@ -141,7 +129,7 @@ impl SweepData {
             let value = match CellState::of(Some(cell), &metric.name) {
                 CellState::Value(v) => PointValue::Value(v),
                 CellState::Failed(_) => PointValue::Failed,
-                CellState::Skipped(_) => PointValue::Skipped,
+                CellState::Skipped(_) | CellState::NotApplicable(_) => PointValue::Skipped,
                 CellState::NoValue
                 | CellState::AwaitingCounters
                 | CellState::Missing
@@ -149,11 +137,12 @@ impl SweepData {
                 | CellState::Text(_) => PointValue::Missing,
             };
             let tip = match (&value, cell.point.filter(|_| metric.uses_time)) {
-                (PointValue::Value(_), Some(point)) => point_tip(point, cell.calibration, device)
-                    .map(|text| Tip {
-                        flagged: !concerns(point, device).is_empty(),
+                (PointValue::Value(_), Some(point)) => {
+                    point_tip(point, cell.calibration, cell.device).map(|text| Tip {
+                        flagged: !concerns(point, cell.device).is_empty(),
                         text,
-                    }),
+                    })
+                }
                 _ => None,
             };
             by_series
@@ -196,7 +185,7 @@ fn series_name(fields: &[String], key: &[FieldValue], metric: &MetricRef, rows: 
         .iter()
         .zip(key)
         .map(|(field, value)| {
-            if field == VARIANT || rows {
+            if [VARIANT, DEVICE].contains(&field.as_str()) || rows {
                 value.label.clone()
             } else {
                 format!("{field} = {}", value.label)

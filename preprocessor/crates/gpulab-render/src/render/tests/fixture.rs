@@ -124,6 +124,7 @@ pub(super) fn directive(charts: Vec<ChartSpec>) -> Directive {
         measure: MeasureOverrides::default(),
         budget_s: None,
         counters: Vec::new(),
+        inline: None,
     }
 }
 
@@ -181,6 +182,7 @@ impl Fixture {
                     stale: variant == "global_2d" && n == 320,
                     relative: BTreeMap::new(),
                     calibration: None,
+                    device: &self.device,
                 });
             }
         }

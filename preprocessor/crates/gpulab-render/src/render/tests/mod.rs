@@ -1,6 +1,7 @@
 //! Renderer tests over SYNTHETIC data (see `fixture.rs`: nothing here was measured or published).
 
 mod fixture;
+mod inline;
 
 use super::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
 use super::table::TableModel;
@@ -244,22 +245,65 @@ fn empty_chart_data_gives_a_note() {
     );
 }
 
+/// `devices = "all"` showed one table and one chart per GPU: the GPUs are now side by side in one
+/// table (a row each where the columns vary, else a column each) and one chart, each GPU keeping
+/// its claims and provenance.
 #[test]
 fn devices_all_side_by_side() {
     let fixture = Fixture::new();
+    let second = crate::record::DeviceRecord {
+        slug: "second-gpu".into(),
+        name: "Second synthetic GPU".into(),
+        ..fixture.device.clone()
+    };
     let mut view = fixture.view();
-    let mut second = view.devices[0].clone();
-    second.provenance.device_name = "Second synthetic GPU".into();
-    view.devices.push(second);
+    let mut other = view.devices[0].clone();
+    other.device = &second;
+    for c in &mut other.cells {
+        c.device = &second;
+    }
+    other.provenance.device_name = second.name.clone();
+    view.devices.push(other);
     let html = render_directive_html(&view, &Templates::builtin().unwrap()).unwrap();
     assert_one_html_block(&html);
     assert!(html.contains("gpulab-devices gpulab-devices-multi"));
     assert_eq!(
-        html.matches("<div class=\"gpulab-device-name\">Synthetic GPU X1</div>")
-            .count(),
-        2
+        html.matches("<table class=\"gpulab-table\">").count(),
+        1,
+        "{html}"
     );
-    assert!(html.contains("download=\"synth_matmul-synthetic-gpu.csv\""));
+    assert_eq!(
+        html.matches("<svg class=\"gpulab-chart-svg\"").count(),
+        1,
+        "{html}"
+    );
+    for name in ["Synthetic GPU X1", "Second synthetic GPU"] {
+        assert_eq!(
+            html.matches(&format!("<div class=\"gpulab-device-name\">{name}</div>"))
+                .count(),
+            1
+        );
+        assert!(
+            html.contains(&format!("Global memory, 2D, {name}")),
+            "a series per GPU: {html}"
+        );
+    }
+    assert!(html.contains("<th scope=\"row\" title=\"second-gpu\">Second synthetic GPU</th>"));
+    assert!(html.contains("download=\"synth_matmul.csv\""));
+    // Where the columns field has one value (one size), the GPUs are the columns.
+    for d in &mut view.devices {
+        d.cells
+            .retain(|c| c.axes["N"] == crate::value::ParamValue::Int(160));
+    }
+    let mut by_size = fixture.directive.clone();
+    by_size.tables[0].rows = "variant".into();
+    by_size.tables[0].columns = "N".into();
+    view.directive = &by_size;
+    let html = render_directive_html(&view, &Templates::builtin().unwrap()).unwrap();
+    assert!(
+        html.contains("<th scope=\"col\" title=\"second-gpu\">Second synthetic GPU</th>"),
+        "{html}"
+    );
 }
 
 #[test]

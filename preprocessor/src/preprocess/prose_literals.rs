@@ -1,0 +1,216 @@
+//! Figures typed into a chapter's prose that equal a value its page shows: each should be an inline
+//! value (`{{#gpulab …}}`), so that it follows the recordings instead of going stale. A figure whose
+//! clause names its source (the paper, thesis, article, report or lab) is the source's, and a
+//! power of two or a value after `=` is a size, not a measurement.
+
+use crate::diagnostic::Diagnostic;
+use crate::directive::inline::prose_ranges;
+use crate::source::SourceFile;
+use std::ops::Range;
+
+/// A warning for each number of `file`'s prose that equals one of `shown` (the numbers its tables
+/// and inline values show, as shown).
+pub(super) fn literal_warnings(file: &SourceFile, shown: &[String]) -> Vec<Diagnostic> {
+    let values: Vec<(f64, &String)> = shown.iter().filter_map(|s| Some((number(s)?, s))).collect();
+    let mut out = Vec::new();
+    for range in prose_ranges(&file.text) {
+        for (span, literal) in numbers(&file.text[range.clone()]) {
+            let at = range.start + span.start;
+            let after = &file.text[at + literal.len()..];
+            let Some(value) = number(&literal).filter(|_| significant(&literal, after)) else {
+                continue;
+            };
+            if file.text[..at].trim_end().ends_with('=') || cites_a_source(&file.text, at) {
+                continue;
+            }
+            let Some((_, as_shown)) = values.iter().find(|(v, _)| *v == value) else {
+                continue;
+            };
+            let span = range.start + span.start..range.start + span.end;
+            let d = file.error(
+                span,
+                format!("`{literal}` in the prose equals a value this page shows ({as_shown})"),
+                "typed by hand",
+            );
+            out.push(Diagnostic {
+                level: crate::diagnostic::Level::Warning,
+                help: Some(
+                    "write it as an inline value, `{{#gpulab EXPERIMENT variant.metric NAME=VALUE}}`, so that it follows the recordings (a paper's number stays as it is, labelled as the paper's)"
+                        .into(),
+                ),
+                ..d
+            });
+        }
+    }
+    out
+}
+
+/// The numbers a rendered block shows: the text of each `gpulab-num` element.
+pub(super) fn shown_numbers(html: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut rest = html;
+    while let Some(at) = rest.find("gpulab-num") {
+        rest = &rest[at..];
+        let Some(open) = rest.find('>') else { break };
+        let text = &rest[open + 1..];
+        out.push(text[..text.find('<').unwrap_or(text.len())].to_string());
+        rest = text;
+    }
+    out
+}
+
+/// A number as written or shown (`3052`, `3 052`, `1,234.5`, `−0.5`, `91.0 %`, `6.7×`).
+fn number(text: &str) -> Option<f64> {
+    let digits: String = text
+        .trim()
+        .replace('−', "-")
+        .chars()
+        .take_while(|c| {
+            c.is_ascii_digit() || matches!(c, '.' | '-' | ',' | ' ' | '\u{202f}' | '\u{a0}')
+        })
+        .filter(|c| !matches!(c, ',' | ' ' | '\u{202f}' | '\u{a0}'))
+        .collect();
+    digits.parse().ok()
+}
+
+/// Whether a literal is specific enough to have been copied from a value: three significant
+/// digits or more (a year, a round number and a power of two are not), or fewer before `×`, `%` or
+/// "times" (a ratio is shown with two); `after` is the prose that follows it.
+fn significant(literal: &str, after: &str) -> bool {
+    let decimal = literal.contains('.');
+    let digits: String = literal.chars().filter(char::is_ascii_digit).collect();
+    let n: u64 = digits.parse().unwrap_or(0);
+    let year = !decimal && (1990..=2035).contains(&n);
+    let trimmed = digits.trim_start_matches('0');
+    let trimmed = if decimal {
+        trimmed
+    } else {
+        trimmed.trim_end_matches('0')
+    };
+    let after = after.trim_start_matches([' ', '\u{a0}', '\u{202f}']);
+    let ratio = decimal && ["×", "%", "times"].iter().any(|u| after.starts_with(u));
+    (trimmed.len() >= 3 || ratio) && !year && (decimal || !n.is_power_of_two())
+}
+
+/// Whether the clause around byte `at` of `text` names the source of a published figure.
+fn cites_a_source(text: &str, at: usize) -> bool {
+    const ENDS: [&str; 4] = [". ", ".\n", "; ", "\n\n"];
+    let start = ENDS
+        .iter()
+        .filter_map(|e| text[..at].rfind(e).map(|i| i + e.len()))
+        .max()
+        .unwrap_or(0);
+    let end = ENDS
+        .iter()
+        .filter_map(|e| text[at..].find(e).map(|i| at + i))
+        .min()
+        .unwrap_or(text.len());
+    let clause = text[start..end].to_lowercase();
+    ["paper", "thesis", "article", "report", "lab's", "the lab"]
+        .iter()
+        .any(|w| clause.contains(w))
+}
+
+/// The numbers of a run of prose, with their ranges: digits with `,`- or space-separated groups of
+/// three and a decimal part, not part of a name (`H100`, `sm_90`, `2D`).
+fn numbers(text: &str) -> Vec<(Range<usize>, String)> {
+    let bytes = text.as_bytes();
+    let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';
+    let mut out = Vec::new();
+    let mut i = 0;
+    while i < bytes.len() {
+        if !bytes[i].is_ascii_digit() || (i > 0 && (is_word(bytes[i - 1]) || bytes[i - 1] == b'.'))
+        {
+            i += 1;
+            continue;
+        }
+        let start = i;
+        let mut end = digits_end(bytes, i);
+        // Groups of three after a separator: `46 561`, `1,234`, `1 234` (narrow no-break space).
+        loop {
+            let sep = [" ", ",", "\u{202f}", "\u{a0}"]
+                .iter()
+                .find(|s| text[end..].starts_with(*s))
+                .map(|s| s.len());
+            match sep {
+                Some(n)
+                    if end - start <= 3
+                        || text[start..end].contains(|c: char| !c.is_ascii_digit()) =>
+                {
+                    let group = digits_end(bytes, end + n);
+                    if group - (end + n) != 3 {
+                        break;
+                    }
+                    end = group;
+                }
+                _ => break,
+            }
+        }
+        if bytes.get(end) == Some(&b'.') && bytes.get(end + 1).is_some_and(u8::is_ascii_digit) {
+            end = digits_end(bytes, end + 1);
+        }
+        i = end;
+        if bytes.get(end).is_some_and(|b| is_word(*b)) {
+            continue;
+        }
+        out.push((start..end, text[start..end].to_string()));
+    }
+    out
+}
+
+fn digits_end(bytes: &[u8], mut i: usize) -> usize {
+    while bytes.get(i).is_some_and(u8::is_ascii_digit) {
+        i += 1;
+    }
+    i
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn numbers_in_prose_with_groups_and_decimals() {
+        let found: Vec<String> =
+            numbers("H100 at 3052 GB/s, 46 561 against 51,766; 91.0 % in 2D; sm_90 1.96× of 32")
+                .into_iter()
+                .map(|(_, t)| t)
+                .collect();
+        assert_eq!(found, ["3052", "46 561", "51,766", "91.0", "1.96", "32"]);
+    }
+
+    #[test]
+    fn a_figure_equal_to_a_shown_value_is_flagged_once_typed_by_hand() {
+        let md = "It reaches 3052 GB/s (91.0 %), 6.7× the copy, as {{#gpulab c x.gbps}} shows; in 2010, \
+                  32 warps, N = 160, steps of 160 or 2048 floats, 100 × a, compute capability 1.2; \
+                  `3052`. The paper's 91.0 % stays.\n";
+        let file = SourceFile::new("c.md", md);
+        let shown = [
+            "3\u{202f}052",
+            "91.0\u{a0}%",
+            "6.7×",
+            "2\u{202f}010",
+            "32",
+            "160",
+            "2\u{202f}048",
+            "100\u{a0}%",
+            "1.2×",
+        ];
+        let shown: Vec<String> = shown.iter().map(|s| s.to_string()).collect();
+        let warned: Vec<String> = literal_warnings(&file, &shown)
+            .iter()
+            .map(|d| md[d.span.clone()].to_string())
+            .collect();
+        assert_eq!(
+            warned,
+            ["3052", "91.0", "6.7"],
+            "a year, a count, a size, a round number, a version, code and the paper's figure are not ours"
+        );
+    }
+
+    #[test]
+    fn shown_numbers_are_the_texts_of_numeric_cells() {
+        let html = "<td class=\"gpulab-cell gpulab-num gpulab-best\" title=\"a &gt; b\">2\u{202f}241<sup>~</sup></td><td class=\"gpulab-cell\">x</td><span class=\"gpulab-value gpulab-num\">6.7×</span>";
+        assert_eq!(shown_numbers(html), ["2\u{202f}241", "6.7×"]);
+    }
+}
