@@ -34,25 +34,38 @@ pub struct ArchLimits {
     /// (`CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`, which the engine sets for a launch that
     /// needs it); `CU_DEVICE_ATTRIBUTE_MAX_SHARED_MEMORY_PER_BLOCK_OPTIN` on a real device.
     pub shared_optin: u64,
+    /// Resident warps per SM.
+    pub warps_per_sm: u64,
+    /// 32-bit registers per SM.
+    pub registers_per_sm: u64,
+    /// Shared memory per SM, the part each resident block reserves included.
+    pub shared_per_sm: u64,
+    /// Shared memory the system reserves for each resident block (1 KiB since Ampere).
+    pub shared_reserved_per_block: u64,
 }
 
 /// The limits of compute capability `arch` (the CUDA C++ Programming Guide's table of technical
 /// specifications per compute capability), or `None` for one this table does not know.
 pub fn arch_limits(arch: (u32, u32)) -> Option<ArchLimits> {
     let kib = |k: u64| k * 1024;
-    let shared_optin = match arch {
-        (7, 0) | (7, 2) => kib(96),
-        (7, 5) => kib(64),
-        (8, 0) | (8, 7) => kib(163),
-        (8, 6) | (8, 9) => kib(99),
-        (9, 0) | (10, 0) | (10, 3) => kib(227),
-        (12, 0) | (12, 1) => kib(99),
+    // (per-block opt-in shared KiB, resident warps per SM, shared KiB per SM)
+    let (shared_optin, warps_per_sm, shared_per_sm) = match arch {
+        (7, 0) | (7, 2) => (96, 64, 96),
+        (7, 5) => (64, 32, 64),
+        (8, 0) | (8, 7) => (163, 64, 164),
+        (8, 6) | (8, 9) => (99, 48, 100),
+        (9, 0) | (10, 0) | (10, 3) => (227, 64, 228),
+        (12, 0) | (12, 1) => (99, 48, 100),
         _ => return None,
     };
     Some(ArchLimits {
         threads_per_block: MAX_THREADS_PER_BLOCK,
         static_shared: kib(48),
-        shared_optin,
+        shared_optin: kib(shared_optin),
+        warps_per_sm,
+        registers_per_sm: 65_536,
+        shared_per_sm: kib(shared_per_sm),
+        shared_reserved_per_block: if arch.0 >= 8 { kib(1) } else { 0 },
     })
 }
 
@@ -196,6 +209,19 @@ mod tests {
             Some("needs 65568 bytes of shared memory per block (this GPU has 65536 bytes)")
         );
         assert_eq!(needs_bytes(1, 1, "x"), None);
+    }
+
+    #[test]
+    fn occupancy_limits_differ_by_architecture_not_fixed_at_hoppers() {
+        let hopper = arch_limits((9, 0)).unwrap();
+        assert_eq!((hopper.warps_per_sm, hopper.shared_per_sm), (64, 233_472));
+        let ada = arch_limits((8, 9)).unwrap();
+        assert_eq!((ada.warps_per_sm, ada.shared_per_sm), (48, 102_400));
+        let turing = arch_limits((7, 5)).unwrap();
+        assert_eq!(
+            (turing.warps_per_sm, turing.shared_reserved_per_block),
+            (32, 0)
+        );
     }
 
     #[test]

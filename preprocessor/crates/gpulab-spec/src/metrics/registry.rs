@@ -264,6 +264,12 @@ pub enum DeviceVar {
     SmCount,
     L2Bytes,
     MaxThreads,
+    /// The per-SM limits of the device's architecture (`limits::arch_limits`), for occupancy
+    /// formulas on any GPU.
+    WarpsPerSm,
+    RegistersPerSm,
+    SharedPerSm,
+    SharedReservedPerBlock,
 }
 
 /// A device variable's name in expressions, and its value when `check` evaluates expressions
@@ -304,6 +310,26 @@ pub const DEVICE_VARS: &[DeviceVarDef] = &[
     DeviceVarDef {
         name: "MAX_THREADS",
         var: DeviceVar::MaxThreads,
+        nominal: 1024,
+    },
+    DeviceVarDef {
+        name: "WARPS_PER_SM",
+        var: DeviceVar::WarpsPerSm,
+        nominal: 64,
+    },
+    DeviceVarDef {
+        name: "REGISTERS_PER_SM",
+        var: DeviceVar::RegistersPerSm,
+        nominal: 65_536,
+    },
+    DeviceVarDef {
+        name: "SHARED_PER_SM",
+        var: DeviceVar::SharedPerSm,
+        nominal: 233_472,
+    },
+    DeviceVarDef {
+        name: "SHARED_RESERVED_PER_BLOCK",
+        var: DeviceVar::SharedReservedPerBlock,
         nominal: 1024,
     },
 ];

@@ -64,6 +64,18 @@ pub fn point_vars(
             (DeviceVar::SmCount, Some(d)) => d.sm_count as i64,
             (DeviceVar::L2Bytes, Some(d)) => d.l2_bytes as i64,
             (DeviceVar::MaxThreads, Some(_)) => 1024,
+            (per_sm, Some(d)) => {
+                let Some(l) = crate::limits::arch_limits(d.compute_capability) else {
+                    continue;
+                };
+                let value = match per_sm {
+                    DeviceVar::WarpsPerSm => l.warps_per_sm,
+                    DeviceVar::RegistersPerSm => l.registers_per_sm,
+                    DeviceVar::SharedPerSm => l.shared_per_sm,
+                    _ => l.shared_reserved_per_block,
+                };
+                value as i64
+            }
             (_, None) => continue,
         };
         vars.insert(def.name.into(), Num::Int(value));
