@@ -9,15 +9,14 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// The directives whose kernels `check` compiles: those of these experiments (all when empty) in
-/// this chapter (any when `None`). Everything else is validated for the whole book: it is quick.
+/// The directives whose kernels `check` compiles: of these experiments (all when empty) in this
+/// chapter (any when `None`); everything else is validated for the whole book.
 pub(super) struct Only {
     pub(super) experiments: Vec<String>,
     pub(super) chapter: Option<String>,
 }
 
-/// Checks the book at `dir`; compiles the kernels `only` selects for each of `archs` (compute
-/// capabilities) unless `!compile`.
+/// Checks the book at `dir`; compiles the kernels `only` selects for each of `archs` if `compile`.
 pub(super) fn run(
     dir: &Path,
     compile: bool,
@@ -81,15 +80,10 @@ pub(super) fn run(
     } else {
         eprintln!("skipped: NVRTC compile step (--no-compile)");
     }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::from(u8::from(failed)))
 }
 
-/// The directives whose kernels `check` compiles: those of `--chapter`, else all, narrowed to
-/// `--experiment`'s.
+/// The directives of `--chapter` (else all), narrowed to `--experiment`'s.
 fn selected<'f>(
     md: &mdbook_driver::MDBook,
     ws: &Workspace,
@@ -110,8 +104,7 @@ fn selected<'f>(
     Ok(selected)
 }
 
-/// Warns of figures typed into the prose that equal a value their page shows, rendering the pages
-/// as a build that runs no kernels does.
+/// Warns of figures typed into the prose that equal a value their page shows.
 fn report_prose_literals(ws: &Workspace, md: &mdbook_driver::MDBook) {
     match crate::preprocess::process_book(ws, &mut md.book.clone(), None, true) {
         Ok(summary) => report(&summary.literals),
@@ -119,8 +112,7 @@ fn report_prose_literals(ws: &Workspace, md: &mdbook_driver::MDBook) {
     }
 }
 
-/// Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run;
-/// whether a problem was reported.
+/// Whether a `reproduces` id names no item of its inventory or a re-run item is not re-run (reported).
 fn check_reproduces(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<bool> {
     let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
     let ids = found
@@ -137,8 +129,7 @@ fn check_reproduces(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<
     Ok(!problems.is_empty())
 }
 
-/// Compiles and checks the kernels of `selected` for each of `archs`; returns whether anything
-/// failed, with a line of the architectures' verdicts when there are several.
+/// Compiles and checks the kernels of `selected` for each of `archs`; returns whether anything failed.
 fn compile_for(
     ws: &Workspace,
     selected: &[&FoundDirective],
@@ -158,8 +149,7 @@ fn compile_for(
     Ok(failed)
 }
 
-/// Warns about each device a directive or inline value names that data/ has no recordings of (a
-/// typo shows "awaiting a GPU run" although the data exist).
+/// Warns about each device a directive or inline value names that data/ has no recordings of.
 fn unknown_devices(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<()> {
     let known = ws.data().devices()?;
     for f in found {
@@ -195,8 +185,7 @@ fn unknown_devices(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<(
     Ok(())
 }
 
-/// One line per (experiment, variant, metric, division) whose metric formula drops a remainder at a
-/// point the book plans: metric `/` is real division, so only an explicit `div(a, b)` can do that.
+/// One line per (experiment, variant, metric, division) whose `div(a, b)` drops a remainder at a planned point.
 fn truncated_metrics(found: &[FoundDirective], ws: &Workspace) -> anyhow::Result<Vec<String>> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
@@ -226,53 +215,43 @@ fn truncated_metrics(found: &[FoundDirective], ws: &Workspace) -> anyhow::Result
     Ok(out)
 }
 
-/// Parses each device's event-overhead calibration, Nsight Compute check and library anchors, as
-/// a build would; reports each one that cannot be read. Returns (files read, unreadable ones).
+/// Parses each device's calibration, profiler check and library anchors, as a build would.
+/// Returns (files read, unreadable ones).
 fn check_device_files(ws: &Workspace) -> (usize, usize) {
     use crate::results::device_files::DEVICE_FILES;
     let data = ws.data();
     let Ok(devices) = data.devices() else {
         return (0, 0); // check_recordings reported it
     };
-    let (mut read, mut bad) = (0, 0);
-    for dev in &devices {
-        let loads = DEVICE_FILES.iter().map(|f| (f.parse)(&data, dev));
-        for load in loads {
-            match load {
-                Ok(present) => read += usize::from(present),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    bad += 1;
-                }
-            }
-        }
-    }
-    (read, bad)
+    let loads = devices.iter().flat_map(|dev| {
+        let data = &data;
+        DEVICE_FILES.iter().map(move |f| (f.parse)(data, dev))
+    });
+    tally(loads)
 }
 
-/// Parses every recording of the book's experiments, on every device, as a build would; reports
-/// each one that cannot be read. Returns (recordings read, unreadable ones).
+/// Parses every recording of the book's experiments, on every device, as a build would.
+/// Returns (recordings read, unreadable ones).
 fn check_recordings(ws: &Workspace, names: &[String]) -> (usize, usize) {
     let data = ws.data();
-    let devices = match data.devices() {
-        Ok(d) => d,
+    let devices = data.devices().map_err(|e| eprintln!("error: {e}"));
+    let Ok(devices) = devices else { return (0, 1) };
+    let loads = devices.iter().flat_map(|dev| {
+        let data = &data;
+        names
+            .iter()
+            .map(move |n| data.load(dev, n).map(|r| r.is_some()))
+    });
+    tally(loads)
+}
+
+/// (files present, unreadable ones) of `loads`, each unreadable one reported.
+fn tally<E: std::fmt::Display>(loads: impl Iterator<Item = Result<bool, E>>) -> (usize, usize) {
+    loads.fold((0, 0), |(read, bad), load| match load {
+        Ok(present) => (read + usize::from(present), bad),
         Err(e) => {
             eprintln!("error: {e}");
-            return (0, 1);
+            (read, bad + 1)
         }
-    };
-    let (mut read, mut bad) = (0, 0);
-    for dev in &devices {
-        for name in names {
-            match data.load(dev, name) {
-                Ok(Some(_)) => read += 1,
-                Ok(None) => {}
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    bad += 1;
-                }
-            }
-        }
-    }
-    (read, bad)
+    })
 }

@@ -33,7 +33,9 @@ pub use chart::{
     Chart, ChartData, ChartPoint, PointValue, Series, SweepData, ValueAxis, XAxis, XScale,
 };
 pub use context::directive_anchor;
-pub use context::{DeviceContext, DirectiveContext, ErrorContext, MissingContext, run_command};
+pub use context::{
+    DeviceContext, DirectiveContext, ErrorContext, MissingContext, run_command, table_specs,
+};
 pub use error::RenderError;
 pub use status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
 pub use templates::Templates;

@@ -7,11 +7,6 @@ use serde::{Deserialize, Serialize};
 use std::path::{Component, Path};
 
 /// Where a reproduction stands.
-///
-/// The strict rule (`build --strict`, CI): [`StatusState::Failed`] and [`StatusState::Stale`] fail
-/// the build, because the page would show a wrong or outdated result; [`StatusState::Pending`] and
-/// [`StatusState::Partial`] do not, because the page says plainly that points await a GPU run
-/// (a student without a GPU can land a new experiment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StatusState {
@@ -38,10 +33,7 @@ impl StatusState {
         }
     }
 
-    /// Whether `--strict` refuses a book with a directive in this state: only a stale recording
-    /// (the page shows numbers of code that is no longer the book's). A failed point is a recorded
-    /// outcome of the current code, shown as failed on the page with its reason, and warned about;
-    /// a pending or partial experiment awaits a GPU run. (Invalid directives fail strict elsewhere.)
+    /// Whether `--strict` refuses it: only a stale recording shows numbers of code no longer the book's.
     pub fn fails_strict(self) -> bool {
         matches!(self, StatusState::Stale)
     }
@@ -49,21 +41,17 @@ impl StatusState {
     /// The state of several directives together: failed, else stale, else pending when all are,
     /// else partial when any point awaits a run, else recorded.
     pub fn combine(states: impl IntoIterator<Item = StatusState>) -> Option<StatusState> {
+        use StatusState::*;
         let states: Vec<StatusState> = states.into_iter().collect();
         let any = |s: StatusState| states.contains(&s);
-        if states.is_empty() {
-            None
-        } else if any(StatusState::Failed) {
-            Some(StatusState::Failed)
-        } else if any(StatusState::Stale) {
-            Some(StatusState::Stale)
-        } else if states.iter().all(|s| *s == StatusState::Pending) {
-            Some(StatusState::Pending)
-        } else if any(StatusState::Pending) || any(StatusState::Partial) {
-            Some(StatusState::Partial)
-        } else {
-            Some(StatusState::Recorded)
-        }
+        Some(match () {
+            _ if states.is_empty() => return None,
+            _ if any(Failed) => Failed,
+            _ if any(Stale) => Stale,
+            _ if states.iter().all(|s| *s == Pending) => Pending,
+            _ if any(Pending) || any(Partial) => Partial,
+            _ => Recorded,
+        })
     }
 }
 
@@ -160,11 +148,9 @@ impl StatusTable {
     /// without an inventory (in the book's order).
     pub fn build(inventory: &Inventory, directives: &[DirectiveStatus]) -> StatusTable {
         let mut devices: Vec<String> = Vec::new();
-        for d in directives {
-            for c in &d.claims {
-                if !devices.contains(&c.device) {
-                    devices.push(c.device.clone());
-                }
+        for c in directives.iter().flat_map(|d| &d.claims) {
+            if !devices.contains(&c.device) {
+                devices.push(c.device.clone());
             }
         }
         let row_for = |paper: &str, run_by: &str| rerun_cells(directives, &devices, paper, run_by);
@@ -271,12 +257,10 @@ fn rerun_cells(
 /// The ids the directives reproduce whose paper has no inventory, each once, in book order.
 fn loose_ids(inventory: &Inventory, directives: &[DirectiveStatus]) -> Vec<String> {
     let mut loose: Vec<String> = Vec::new();
-    for d in directives {
-        for id in &d.ids {
-            let key = id.split_once(':').map_or(id.as_str(), |(k, _)| k);
-            if inventory.paper(key).is_none() && !loose.contains(id) {
-                loose.push(id.clone());
-            }
+    for id in directives.iter().flat_map(|d| &d.ids) {
+        let key = id.split_once(':').map_or(id.as_str(), |(k, _)| k);
+        if inventory.paper(key).is_none() && !loose.contains(id) {
+            loose.push(id.clone());
         }
     }
     loose
@@ -295,12 +279,10 @@ fn chapter_label(chapter: &str, directives: &[DirectiveStatus]) -> String {
 fn dedup_links(links: Vec<StatusLink>) -> Vec<StatusLink> {
     let mut out: Vec<StatusLink> = Vec::new();
     for mut link in links {
-        let same_chapter = out
-            .iter()
-            .filter(|l| l.chapter_path == link.chapter_path)
-            .count();
-        if same_chapter > 0 {
-            link.label = format!("{}", same_chapter + 1);
+        let same = out.iter().filter(|l| l.chapter_path == link.chapter_path);
+        match same.count() {
+            0 => {}
+            n => link.label = format!("{}", n + 1),
         }
         out.push(link);
     }
@@ -401,22 +383,21 @@ pub fn claims_text(claims: Option<(usize, usize)>) -> String {
 
 impl StatusContext {
     pub(crate) fn new(table: &StatusTable, from: Option<&Path>) -> StatusContext {
-        let mut papers: Vec<PaperContext> = Vec::new();
-        for group in table.rows.chunk_by(|a, b| a.paper == b.paper) {
-            papers.push(PaperContext {
-                title: group[0].paper_title.clone(),
-                summary: summary(group),
-                rows: group
-                    .iter()
-                    .map(|r| StatusRowContext::new(r, from))
-                    .collect(),
-            });
-        }
+        let papers = table.rows.chunk_by(|a, b| a.paper == b.paper);
         StatusContext {
             devices: table.devices.clone(),
             summary: summary(&table.rows),
             claims_summary: claims_summary(table),
-            papers,
+            papers: papers
+                .map(|group| PaperContext {
+                    title: group[0].paper_title.clone(),
+                    summary: summary(group),
+                    rows: group
+                        .iter()
+                        .map(|r| StatusRowContext::new(r, from))
+                        .collect(),
+                })
+                .collect(),
         }
     }
 }
