@@ -1,6 +1,4 @@
 //! The data of a results table: rows × columns of cells for one metric, best per row, paper values.
-//!
-//! [`TableModel::build`] arranges a device's cells; `table_html` and `csv` turn the model into markup.
 
 use super::compare::{PaperValue, compare, paper_value};
 use super::fields::{
@@ -48,16 +46,14 @@ pub(crate) struct TableModel {
     pub rows: Vec<TableRow>,
     /// Cells that have a paper value.
     pub paper_matches: usize,
-    /// Cells left without the paper's value because the same paper row (one that names fewer
-    /// axes than the table varies, e.g. a lab that states no N) is already shown in the table.
+    /// Cells left without the paper's value because its row (naming fewer axes) is shown already.
     pub paper_repeats: usize,
     /// The table's fields that those paper rows do not name (sorted, for the caption).
     pub paper_unnamed: Vec<String>,
 }
 
 impl TableModel {
-    /// Arranges `device`'s cells as `spec` asks. Cells of several devices are put side by side:
-    /// a column each when the columns field has one value, else a row each.
+    /// Arranges `device`'s cells as `spec` asks; several devices get a column each where they can.
     pub(crate) fn build(
         view: &DirectiveView<'_>,
         device: &DeviceResults<'_>,
@@ -92,9 +88,7 @@ impl TableModel {
         let metric = MetricRef::resolve(view, &spec.value);
         let (mut paper_matches, mut paper_repeats) = (0, 0);
         let mut paper_unnamed = std::collections::BTreeSet::new();
-        // The paper rows already shown on each device (by address): one that does not name an
-        // axis the table varies would otherwise repeat its one number in every row or column of
-        // that axis.
+        // The paper rows already shown on each device (by address), so that none repeats its number.
         let mut shown_rows: std::collections::HashSet<(*const crate::papers::PaperRow, &str)> =
             std::collections::HashSet::new();
         let table_fields: Vec<&String> = row_fields.iter().chain([&column_field]).collect();
@@ -215,13 +209,7 @@ pub fn row_field(view: &DirectiveView<'_>, cells: &[Cell<'_>], spec: &TableSpec)
         .into_iter()
         .find(|f| f != VARIANT)
         .or_else(|| axes.clone().next().map(str::to_string))
-        .unwrap_or_else(|| {
-            if spec.columns == VARIANT {
-                "".into()
-            } else {
-                VARIANT.into()
-            }
-        })
+        .unwrap_or_else(|| if spec.columns == VARIANT { "" } else { VARIANT }.into())
 }
 
 fn mark_best(cells: &mut [TableCell], better: Option<Better>) {

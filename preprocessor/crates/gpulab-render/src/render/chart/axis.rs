@@ -57,11 +57,7 @@ pub(super) fn numeric(
         .copied()
         .filter(|v| v.is_finite() && (!log || *v > 0.0))
         .collect();
-    let min = shown.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = shown.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if shown.is_empty() {
-        return None;
-    }
+    let (min, max) = shown.iter().copied().fold(None, crate::results::extend)?;
     if data_ticks && let Some(plan) = at_values(&shown, log) {
         return Some(plan);
     }
@@ -186,8 +182,7 @@ fn log_axis(min: f64, max: f64) -> AxisPlan {
     let every = decades.len().div_ceil(8).max(1);
     let mut ticks: Vec<f64> = decades.iter().step_by(every).map(|d| *d as f64).collect();
     let mut minor = Vec::new();
-    // Multiples labelled: 2× and 5× over ≤ 2 decades; when that leaves < 3 ticks, 2× and 5×
-    // first, then every one (labelling every multiple of two decades stacks 16 labels).
+    // Multiples labelled: 2× and 5× over ≤ 2 decades; when that leaves < 3 ticks, 2× and 5×, then every one.
     let labelled: &[i32] = if span <= 2.0 { &[2, 5] } else { &[] };
     let (mut twos_fives, mut extra) = (Vec::new(), Vec::new());
     for d in (lo.floor() as i32)..(hi.ceil() as i32) {
@@ -220,9 +215,8 @@ fn log_axis(min: f64, max: f64) -> AxisPlan {
     }
 }
 
-/// Turns labelled ticks into unlabelled grid lines (every other one, then every third, …, the last
-/// always kept so that the labels reach the data's end) until no two labels collide on an axis
-/// `axis_px` pixels long.
+/// Turns every other labelled tick, then every third, … (the last kept) into grid lines until no two
+/// labels collide on an axis `axis_px` pixels long.
 pub(crate) fn thin_labels(plan: &mut AxisPlan, fmt: &dyn Fn(&f64) -> String, axis_px: f64) {
     let span = plan.range.end - plan.range.start;
     if plan.ticks.len() < 2 || span <= 0.0 {
