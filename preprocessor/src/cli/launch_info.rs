@@ -1,7 +1,5 @@
-//! `mdbook-gpulab launch-info` (hidden): the resolved launch of one variant at one point, as JSON.
-//! An independent timer (scripts/ncu_check.py) then runs exactly what the engine plans, from the
-//! engine's own evaluator and launch planner; with `--image`, the kernel compiled exactly as the
-//! engine compiles it, too; with `--points`, many points in one call.
+//! `mdbook-gpulab launch-info` (hidden): the resolved launch of a variant at a point (`--points`: many),
+//! as JSON, so that scripts/ncu_check.py runs what the engine plans (`--image`: its machine code too).
 
 use crate::engine::resolve::{self, Arg, Scalar};
 use crate::record::DeviceRecord;
@@ -15,8 +13,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// One point asked for: a variant at parameter values (the spec's defaults fill the rest), and
-/// where to write its compiled image, if anywhere.
+/// One point asked for: a variant at parameter values, and where to write its compiled image.
 #[derive(Debug, Clone, Deserialize)]
 pub(super) struct Request {
     pub experiment: String,
@@ -27,8 +24,7 @@ pub(super) struct Request {
     pub image: Option<PathBuf>,
 }
 
-/// Prints one point's launch (`requests` of one, `many` false) or a JSON list of them, each the
-/// point's launch or its `"error"`.
+/// Prints one point's launch, or (`many`) a JSON list of each point's launch or `"error"`.
 pub(super) fn run(
     dir: &Path,
     requests: Vec<Request>,
@@ -89,9 +85,7 @@ pub(super) fn parse_assignments(
         .collect()
 }
 
-/// Where the device variables (`SM_COUNT`, `L2_BYTES`, …) come from: the device of
-/// `data/<recorded_on>/`'s recording of each point's experiment, else this machine's first GPU (none:
-/// no device variables).
+/// Where the device variables come from: `data/<recorded_on>/`'s recording, else this machine's GPU.
 struct Devices<'a> {
     recorded_on: Option<&'a str>,
     gpu: Option<&'a crate::gpu::DeviceInfo>,
@@ -170,8 +164,7 @@ fn info(
     }
     Ok(info)
 }
-/// Compiles `source` as the engine's worker does (the same NVRTC call, options and name) and
-/// writes the image to `path`; returns its description.
+/// Compiles `source` as the engine's worker does and writes the image to `path`; returns its description.
 fn write_image(
     ws: &crate::workspace::Workspace,
     source: &Path,

@@ -34,8 +34,7 @@ impl Dialect {
     }
 }
 
-/// Keys of the 0.5 config tables (which reject unknown keys); anything else in a 0.4 config is
-/// dropped (0.4 allowed arbitrary tables and e.g. `book.multilingual`).
+/// Keys of the 0.5 config tables (which reject unknown keys); anything else in a 0.4 config is dropped.
 const BOOK_KEYS: &[&str] = &[
     "title",
     "authors",

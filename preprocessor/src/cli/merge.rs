@@ -1,7 +1,5 @@
-//! `mdbook-gpulab merge DIR…`: merges the recordings of other `data/` folders (shards recorded
-//! on other machines or jobs) into the book's, point by point, the newer recording of a point
-//! winning, under the data lock; and each device's anchors and checks, the newer file winning
-//! (`merge_files`).
+//! `mdbook-gpulab merge DIR…`: merges other `data/` folders into the book's under the data lock, the
+//! newer recording of a point (and the newer device file, `merge_files`) winning.
 
 use crate::record::{DataDir, Recording};
 use anyhow::Context;
@@ -77,8 +75,7 @@ pub(super) fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Recordings of experiments this book does not have are merged (a shard may be ahead of the
-/// book), but said.
+/// Recordings of experiments this book does not have are merged, but said.
 fn warn_of_strangers(ws: &crate::workspace::Workspace, incoming: &[(PathBuf, Recording)]) {
     let known = ws.experiment_names();
     let mut strangers: Vec<&str> = incoming

@@ -212,8 +212,7 @@ enum Command {
     },
 }
 
-/// `--rerun`'s optional experiment name: a path there is the book folder written after the flag
-/// (`record --rerun ../book`), which would otherwise be taken for an experiment.
+/// `--rerun`'s optional experiment name, refusing a book folder written after the flag.
 fn parse_rerun(s: &str) -> Result<String, String> {
     // `--rerun` alone: every experiment.
     if s.is_empty() {
@@ -342,8 +341,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            // Invalid directives or specs: their diagnostics, each already an `error: …` with its
-            // source lines, without the contexts above them.
+            // Invalid directives or specs: their diagnostics, without the contexts above them.
             match invalid_input(&e) {
                 Some(diags) => crate::preprocess::report(diags),
                 None => eprintln!("error: {e:#}"),
@@ -370,8 +368,7 @@ fn invalid_input(e: &anyhow::Error) -> Option<&[crate::diagnostic::Diagnostic]> 
     })
 }
 
-/// What `launch-info` is asked for: the one point of its arguments, or the list `--points` names
-/// (`-`: stdin), with whether it was a list.
+/// What `launch-info` is asked for (its arguments' point, or `--points`' list), and whether a list.
 fn launch_info_requests(
     experiment: Option<String>,
     variant: Option<String>,

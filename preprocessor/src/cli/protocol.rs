@@ -1,6 +1,5 @@
 //! mdBook's preprocessor protocol: `supports <renderer>`, and `[context, book]` JSON on stdin
-//! answered by the processed book on stdout, in the calling mdBook's dialect (0.4 or 0.5).
-//! Diagnostics go to stderr only.
+//! answered on stdout in the caller's dialect (0.4 or 0.5); diagnostics go to stderr only.
 
 use super::mdbook_json;
 use crate::preprocess::GpuLab;

@@ -1,6 +1,5 @@
-//! `mdbook-gpulab record`: runs every directive's missing or stale points (or all of them with
-//! `--rerun`) on this machine's GPU(s) and writes `data/`; `--shard K/N` runs one of N
-//! cost-balanced shards of the points, `--gpus` one worker per GPU.
+//! `mdbook-gpulab record`: runs every missing or stale point (`--rerun`: all) on this machine's GPU(s)
+//! and writes `data/`; `--shard K/N` runs one of N cost-balanced shards, `--gpus` a worker per GPU.
 
 use super::point_facts::{recorded_points, set_bundles};
 use crate::engine::Work;
@@ -95,8 +94,7 @@ pub(super) fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
         crate::preprocess::report(&invalid);
         anyhow::bail!("fix the invalid directives first (`mdbook-gpulab check`)");
     }
-    // Before touching the GPU: every recording this run could merge into parses (a corrupt one
-    // is reported and never overwritten), and data/ accepts new files (nothing measured is lost).
+    // Before touching the GPU: every recording it could merge into parses, and data/ is writable.
     let mut experiments: Vec<String> = found
         .iter()
         .filter_map(|f| f.parsed.as_ref().ok())
@@ -153,8 +151,7 @@ pub(super) fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--counters`: the profiled pass after the timing pass, on the first GPU (once per sharded
-/// run: in shard 1).
+/// `--counters`: the profiled pass after the timing pass, on the first GPU (in shard 1 only).
 fn counters_pass(dir: &Path, args: &RecordArgs, recorders: &[Recorder]) -> anyhow::Result<()> {
     if !args.counters || args.shard.is_some_and(|s| s.index != 0) {
         return Ok(());
@@ -246,8 +243,7 @@ fn recorders(gpus: &Option<Gpus>) -> anyhow::Result<Vec<Recorder>> {
         .collect())
 }
 
-/// The device slug the recorders' workers open; every GPU of one run must be the same kind,
-/// since the points to run and the recording files are per kind of GPU.
+/// The device slug the recorders' workers open; every GPU of one run must be of one kind.
 fn device_of(ws: &Workspace, recorders: &[Recorder]) -> anyhow::Result<String> {
     let mut slug: Option<(String, String)> = None;
     for r in recorders {

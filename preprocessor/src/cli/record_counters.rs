@@ -1,6 +1,5 @@
-//! `record --counters`: after the timing pass, the profiled pass (`engine::counters`) for the
-//! points of every directive that declares `counters` and lacks them (verified, current points
-//! only); skipped with a message when Nsight Compute is not installed.
+//! `record --counters`: the profiled pass (`engine::counters`) for the verified points of directives
+//! that declare `counters` and lack them; skipped, said, without Nsight Compute.
 
 use crate::engine::counters::{self, Request, ncu::Ncu};
 use crate::engine::job::JobPoint;
@@ -11,8 +10,7 @@ use crate::results::point_index::PointIndex;
 use crate::workspace::{FoundDirective, Workspace};
 use std::path::Path;
 
-/// The profiled pass over the book at `dir` (`only`: these experiments, all when empty), on
-/// `gpu` (a CUDA ordinal) or the environment's GPU, with `profiler` or the reason there is none.
+/// The profiled pass over the book at `dir` (`only` these experiments) on `gpu`, with `profiler`.
 pub(super) fn run(
     dir: &Path,
     only: &[String],
@@ -94,8 +92,7 @@ fn declaring<'a>(found: &'a [FoundDirective], only: &[String]) -> Declaring<'a> 
         .collect()
 }
 
-/// One request per experiment: the points of its declaring directives that want counters on
-/// `device` (`counters::wants`), each once, and the union of those directives' groups.
+/// One request per experiment: its points that want counters on `device`, and all their groups.
 fn requests(
     ws: &Workspace,
     declaring: &Declaring,
@@ -137,8 +134,7 @@ fn requests(
             }
         }
     }
-    // Every group any declaring directive of the experiment wants: a point profiled again gets
-    // all of them (its stored counters are replaced as a whole).
+    // A point profiled again gets every group (its stored counters are replaced as a whole).
     for req in &mut out {
         for (d, exp) in declaring {
             if exp.name == req.experiment {

@@ -1,6 +1,5 @@
-//! `mdbook-gpulab run <chapter.md>[#n]`: runs one directive (or every directive of a chapter) on
-//! the GPU, records it, and prints its tables in the terminal, like running a notebook cell.
-//! Without a GPU (or with `--recorded`) it prints the recorded tables and runs nothing.
+//! `mdbook-gpulab run <chapter.md>[#n]`: runs a directive (or a chapter's) on the GPU, records it and
+//! prints its tables, like a notebook cell; without a GPU (or `--recorded`) it prints the recorded ones.
 
 use crate::directive::{DeviceSelection, Directive};
 use crate::engine::job::JobPoint;
@@ -47,8 +46,7 @@ pub(super) fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Resu
     };
     let mut shown = 0;
     for (i, f) in selected.into_iter().enumerate() {
-        // `#n` counts the chapter's directives from 1, valid or not: another one's error does
-        // not stop this one.
+        // `#n` counts the chapter's directives from 1, valid or not.
         if index.is_some_and(|n| n != i + 1) {
             continue;
         }

@@ -1,5 +1,4 @@
-//! One directive's turn in a build: its recordings and paper tables loaded, its view built, its
-//! HTML rendered, and what the build reports about it (run in parallel over the book's directives).
+//! One directive's turn in a build: its view built and rendered, and what the build reports about it.
 
 use super::{Block, Result, directive_state, directive_status};
 use crate::directive::fence::FenceKind;
@@ -22,8 +21,7 @@ pub(super) struct Rendered {
     pub(super) status: Option<DirectiveStatus>,
 }
 
-/// For each found directive, the code files an earlier directive of the same chapter lists, with
-/// the `id` of that listing.
+/// For each found directive, the code files an earlier one of its chapter lists, with that listing's `id`.
 pub(super) fn earlier_listings(found: &[FoundDirective]) -> Vec<HashMap<PathBuf, String>> {
     let mut listed: HashMap<&PathBuf, HashMap<PathBuf, String>> = HashMap::new();
     found
@@ -49,8 +47,7 @@ pub(super) fn earlier_listings(found: &[FoundDirective]) -> Vec<HashMap<PathBuf,
         .collect()
 }
 
-/// Renders one found directive (`None` for a status, anchors or ncu-check block: those are filled
-/// in once every directive is known).
+/// Renders one found directive (`None` for a status or data block, filled in later).
 pub(super) fn render_found(
     ws: &Workspace,
     b: &Block,
@@ -196,8 +193,7 @@ fn render_inline(b: &Block, recordings: &Recordings, default_device: Option<&str
     }
 }
 
-/// The tables of each `paper_check` entry of a directive, loaded (an entry's tables merge into one
-/// data set for the self-check).
+/// The tables of each `paper_check` entry of a directive, loaded.
 fn paper_check_tables(
     ws: &Workspace,
     d: &crate::directive::Directive,

@@ -1,5 +1,4 @@
-//! Matching a directive's planned points with recordings: cells per device, staleness,
-//! provenance and claim outcomes. Pure: reads recordings it is given.
+//! Matching a directive's planned points with recordings: cells, staleness, provenance, claims.
 
 use crate::claims::{Claim, ClaimData, ClaimGroup, ClaimOutcome};
 use crate::directive::{DeviceSelection, Directive};

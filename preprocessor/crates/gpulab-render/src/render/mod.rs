@@ -1,7 +1,5 @@
-//! Rendering a directive's results: HTML tables, SVG charts, provenance, status.
-//!
-//! Input is a [`DirectiveView`]; output one CommonMark HTML block (no blank lines, no
-//! indentation). Rendering is deterministic: the same view gives the same bytes.
+//! Rendering a directive's [`DirectiveView`] as one deterministic CommonMark HTML block: tables,
+//! SVG charts, provenance, status.
 
 pub mod anchors;
 pub mod chart;

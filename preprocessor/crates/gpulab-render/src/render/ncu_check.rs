@@ -1,5 +1,4 @@
-//! HTML of the Nsight Compute check: per device, ncu's time of each checked point beside the engine's
-//! recorded median and its median in the check's own call, or "not run yet on this GPU".
+//! HTML of the Nsight Compute check: per device, ncu's time of each point beside the engine's.
 
 use super::html::escape;
 use crate::results::event_offset::EventOffset;

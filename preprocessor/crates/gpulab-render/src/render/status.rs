@@ -1,6 +1,5 @@
-//! The book's reproduction status table: the papers' table of contents, one row per item of each
-//! paper's inventory (`data/papers/<key>/items.toml`), with how the handbook treats it, links to the
-//! exact tables and charts that re-run it, and its claims on each device.
+//! The book's reproduction status table: one row per item of each paper's inventory, with how the
+//! handbook treats it, links to what re-runs it, and its claims on each device.
 
 use crate::inventory::{Inventory, ItemState};
 use serde::{Deserialize, Serialize};
@@ -38,8 +37,7 @@ impl StatusState {
         matches!(self, StatusState::Stale)
     }
 
-    /// The state of several directives together: failed, else stale, else pending when all are,
-    /// else partial when any point awaits a run, else recorded.
+    /// The state of several directives together (`None` for none).
     pub fn combine(states: impl IntoIterator<Item = StatusState>) -> Option<StatusState> {
         use StatusState::*;
         let states: Vec<StatusState> = states.into_iter().collect();
@@ -144,8 +142,7 @@ pub struct StatusTable {
 }
 
 impl StatusTable {
-    /// One row per inventory item, in the inventory's order, then one per `reproduces` id of a paper
-    /// without an inventory (in the book's order).
+    /// One row per inventory item, then one per `reproduces` id of a paper without an inventory.
     pub fn build(inventory: &Inventory, directives: &[DirectiveStatus]) -> StatusTable {
         let mut devices: Vec<String> = Vec::new();
         for c in directives.iter().flat_map(|d| &d.claims) {
@@ -289,8 +286,7 @@ fn dedup_links(links: Vec<StatusLink>) -> Vec<StatusLink> {
     out
 }
 
-/// A link from the chapter at `from` (relative to `src`; `None`: the book root) to `chapter`:
-/// `.md` becomes `.html`, `README.md` becomes `index.html`, as mdBook does.
+/// A link from the chapter at `from` (`None`: the book root) to `chapter`, as mdBook names pages.
 pub fn chapter_href(chapter: &str, from: Option<&Path>) -> String {
     let target = chapter.replace('\\', "/");
     let target = match target.rsplit_once('/') {
@@ -312,8 +308,7 @@ pub fn chapter_href(chapter: &str, from: Option<&Path>) -> String {
     format!("{}{target}", "../".repeat(depth))
 }
 
-/// The table's data for the `status.hbs` template: the summary first, then each paper's items
-/// folded under its citation.
+/// The table's data for the `status.hbs` template.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct StatusContext {
     pub devices: Vec<String>,
@@ -462,8 +457,7 @@ pub fn summary(rows: &[ItemRow]) -> String {
     format!("{} items: {}", rows.len(), parts.join(", "))
 }
 
-/// "claims holding on <device>: 40 of 45; …" (an item that shares another's directives is not
-/// counted again).
+/// "claims holding on <device>: 40 of 45; …" (items sharing directives counted once).
 pub fn claims_summary(table: &StatusTable) -> String {
     if table.devices.is_empty() {
         return "no claims evaluated yet".into();

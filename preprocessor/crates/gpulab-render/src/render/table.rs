@@ -150,6 +150,20 @@ impl TableModel {
     }
 }
 
+impl TableCell {
+    /// A cell in `state`, with no marks.
+    pub(crate) fn new(state: CellState) -> TableCell {
+        TableCell {
+            state,
+            stale: false,
+            best: false,
+            paper: None,
+            concerns: Vec::new(),
+            quality: None,
+        }
+    }
+}
+
 /// How a table shows `metric` of `cell` (without the paper's value).
 pub(crate) fn table_cell(cell: Option<&Cell<'_>>, metric: &MetricRef) -> TableCell {
     let state = CellState::of(cell, &metric.name);
@@ -160,18 +174,15 @@ pub(crate) fn table_cell(cell: Option<&Cell<'_>>, metric: &MetricRef) -> TableCe
         .filter(|_| matches!(state, CellState::Value(_)));
     TableCell {
         stale: cell.is_some_and(|c| c.stale),
-        state,
-        best: false,
-        paper: None,
         concerns: point
             .map(|(p, c)| concerns(p, c.device))
             .unwrap_or_default(),
         quality: point.and_then(|(p, c)| point_title(p, c.calibration, c.device)),
+        ..TableCell::new(state)
     }
 }
 
-/// The cells by row (their values of `row_fields`) and column (the index of their value of
-/// `column_field` in `columns`); the first cell of a place is kept.
+/// The cells by row (values of `row_fields`) and column index; the first cell of a place is kept.
 fn grid<'c, 'v>(
     view: &DirectiveView<'_>,
     cells: &'c [Cell<'v>],

@@ -2,7 +2,7 @@
 
 use super::compare::{PaperValue, caption_html, no_column_html};
 use super::csv::{csv_download_html, table_csv};
-use super::fields::{DEVICE, VARIANT, field_header};
+use super::fields::{DEVICE, VARIANT};
 use super::format::format_value;
 use super::html::escape;
 use super::outcome::CellState;
@@ -57,7 +57,7 @@ fn write_head(out: &mut String, model: &TableModel) {
         let _ = write!(
             out,
             "<th rowspan=\"2\" scope=\"col\">{}</th>",
-            escape(&field_header(field))
+            escape(field)
         );
     }
     let _ = writeln!(
@@ -70,7 +70,7 @@ fn write_head(out: &mut String, model: &TableModel) {
     for (i, column) in model.columns.iter().enumerate() {
         let label = match [VARIANT, DEVICE].contains(&model.column_field.as_str()) {
             true => column.label.clone(),
-            false => format!("{} = {}", field_header(&model.column_field), column.label),
+            false => format!("{} = {}", model.column_field, column.label),
         };
         let _ = write!(
             out,
@@ -111,8 +111,7 @@ fn write_cell(out: &mut String, cell: &TableCell, unit: Unit, key: bool) {
     out.push_str("</td>");
 }
 
-/// What a cell shows (a table's, or an inline value's): its classes, its text as HTML and its
-/// tooltip.
+/// What a cell (a table's or an inline value's) shows: its classes, HTML text and tooltip.
 pub(crate) fn cell_parts(
     cell: &TableCell,
     unit: Unit,

@@ -1,6 +1,5 @@
 //! The library-anchors table (```` ```gpulab-anchors ````): per device, what PyTorch and cuBLAS
-//! reach (`data/<slug>/anchors/library.json`, written by `scripts/library_anchors.py`) beside our
-//! best recorded kernel of the same operation, with its metric derived when the book renders.
+//! reach (`anchors/library.json`) beside our best recorded kernel of the same operation.
 
 use super::Recordings;
 use crate::key::{SourceCache, point_key};

@@ -68,9 +68,8 @@ pub struct Shown {
     pub overhead_ms: Option<f64>,
 }
 
-/// The one event-overhead correction: `t` less what `cal` says the events added to each sample (a hot
-/// sample of `r` runs loses `offset / r`); nothing off a CPU baseline, an unverified point, a time it
-/// would take to zero, or without a sane calibration.
+/// The one event-overhead correction: `t` less what `cal` says the events added to each sample
+/// (nothing off a CPU baseline, an unverified point, or a time it would take to zero).
 pub fn correct(t: &Timing, outcome: Outcome, cal: Option<&EventOffset>) -> Shown {
     let overhead_ms = cal
         .filter(|c| c.is_sane() && outcome == Outcome::Ok && t.mode != TimingMode::Host)

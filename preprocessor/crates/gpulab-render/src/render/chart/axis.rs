@@ -43,9 +43,7 @@ pub(crate) fn categorical(count: usize) -> AxisPlan {
     }
 }
 
-/// A numeric axis over `values` (data space). `zero_based` starts a linear axis at 0 when every
-/// value is ≥ 0; `data_ticks` puts ticks at the values themselves when there are few of them.
-/// `None` when no value can be shown.
+/// A numeric axis over `values`, from 0 if `zero_based`, ticked at the values if `data_ticks` and few.
 pub(super) fn numeric(
     values: &[f64],
     log: bool,
@@ -125,8 +123,7 @@ fn linear_axis(min: f64, max: f64, zero_based: bool) -> AxisPlan {
     }
 }
 
-/// Whether every value is a power of two (1, 2, 4, …), at least one of them ≥ 1024: such an axis
-/// is labelled in binary multiples (`128 Mi`).
+/// Whether every value is a power of two, one ≥ 1024 (labelled in binary multiples, `128 Mi`).
 pub(crate) fn all_powers_of_two(values: &[f64]) -> bool {
     !values.is_empty()
         && values.iter().any(|v| *v >= 1024.0)
@@ -166,8 +163,7 @@ fn pow2_axis(values: &[f64]) -> Option<AxisPlan> {
     })
 }
 
-/// A log axis over the data (padded by 5 %, at least a factor of 2 wide), not whole decades:
-/// ticks at the decades inside it, plus 2× and 5× (or every multiple) when it spans few decades.
+/// A log axis over the data (padded, at least 2× wide), ticked at decades and, over few, multiples.
 fn log_axis(min: f64, max: f64) -> AxisPlan {
     let (mut lo, mut hi) = (min.log10(), max.log10());
     if hi - lo < 0.3 {

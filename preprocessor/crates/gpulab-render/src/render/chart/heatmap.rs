@@ -1,6 +1,4 @@
-//! Heat maps: x categories × rows (the series), coloured by value, the value printed in each
-//! cell, the best cell outlined; failed cells show ✗, missing ones —. Each value cell is a hover target
-//! (samples, spread, quality marks), ringed when it carries a concern.
+//! Heat maps: x categories × series rows, coloured and labelled by value, the best cell outlined.
 
 use super::axis;
 use super::cartesian::{self, Axes};
@@ -18,8 +16,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 const ROW_PX: u32 = 34;
 
-/// Maps values to [0, 1] "goodness" (1 = best; the highest, for a metric without a direction), on
-/// a log scale when they span two decades.
+/// Maps values to [0, 1] "goodness" (1 = best, or highest), on a log scale over two decades.
 struct Scale {
     low: f64,
     high: f64,

@@ -1,5 +1,4 @@
-//! Line charts: one polyline per run of consecutive values of a series; failed or missing
-//! points leave gaps.
+//! Line charts: one polyline per run of consecutive values; failed or missing points leave gaps.
 
 use super::axis::{self, AxisPlan};
 use super::cartesian::{self, Axes};

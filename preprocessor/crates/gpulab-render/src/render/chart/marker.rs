@@ -1,5 +1,4 @@
-//! Per-series markers and line dashes, so series stay distinguishable without colour (and where
-//! two series have equal values and their lines overlap).
+//! Per-series markers and dashes, so series stay distinguishable without colour or when they overlap.
 
 use super::cartesian::Plot;
 use super::frame::{Area, chart_err};
@@ -39,9 +38,7 @@ pub(crate) fn series_dash(index: usize) -> Dash {
     DASHES[index % DASHES.len()]
 }
 
-/// The colour a dashed series' strokes are drawn in: one bit off its own, so that
-/// [`apply_dashes`] can find them and give them `stroke-dasharray` (one polyline per run, not one
-/// per dash).
+/// The colour a dashed series' strokes are drawn in: one bit off its own, for [`apply_dashes`] to find.
 pub(crate) fn stroke_color(index: usize, color: RGBColor) -> RGBColor {
     match series_dash(index) {
         Some(_) => RGBColor(color.0, color.1, color.2 ^ 1),
@@ -49,8 +46,7 @@ pub(crate) fn stroke_color(index: usize, color: RGBColor) -> RGBColor {
     }
 }
 
-/// Rewrites the strokes of the first `count` series drawn in [`stroke_color`] to their own colour
-/// with their dash pattern.
+/// Rewrites the first `count` series' [`stroke_color`] strokes to their colour and dash pattern.
 pub(crate) fn apply_dashes(svg: String, count: usize, color: impl Fn(usize) -> RGBColor) -> String {
     let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
     let mut svg = svg;
@@ -67,8 +63,7 @@ pub(crate) fn apply_dashes(svg: String, count: usize, color: impl Fn(usize) -> R
 }
 
 impl Marker {
-    /// Draws the marker at each data point of `plot`, moved by `shift` pixels (a bar's marker sits
-    /// inside its top).
+    /// Draws the marker at each data point of `plot`, moved by `shift` pixels.
     pub(crate) fn draw_on(
         self,
         plot: &mut Plot<'_, '_>,

@@ -38,8 +38,7 @@ impl ChartData for SweepData {
 }
 
 impl SweepData {
-    /// The data of `spec` over `device`'s cells: one entry for a line or bar chart, one per
-    /// facet for a heat map.
+    /// The data of `spec` over `device`'s cells: one entry per chart (a heat map's facets: several).
     pub fn build(
         view: &DirectiveView<'_>,
         device: &DeviceResults<'_>,
@@ -175,8 +174,7 @@ impl SweepData {
     }
 }
 
-/// A series' name: its field values, an axis's with its name ("Shared memory", "pad = 16",
-/// "Shared memory, M = 16"), or the metric; a heat map's row (`rows`) is its axis's bare value.
+/// A series' name: its field values ("Shared memory, M = 16"), or the metric; a heat map's row: bare.
 fn series_name(fields: &[String], key: &[FieldValue], metric: &MetricRef, rows: bool) -> String {
     if fields.is_empty() {
         return metric.label.clone();
