@@ -9,27 +9,36 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// The directives whose kernels `check` compiles: of these experiments (all when empty) in this
-/// chapter (any when `None`); everything else is validated for the whole book.
-pub(super) struct Only {
-    pub(super) experiments: Vec<String>,
-    pub(super) chapter: Option<String>,
+/// `check`'s options.
+#[derive(clap::Args)]
+pub(super) struct CheckArgs {
+    /// Skip the NVRTC compile step.
+    #[arg(long)]
+    no_compile: bool,
+    /// Fail when libnvrtc is missing instead of skipping the compile step.
+    #[arg(long)]
+    require_nvrtc: bool,
+    /// The GPU architecture to compile and check for (`sm_90`, the default; `sm_80`, …), or
+    /// `all`: each one NVRTC can compile for, in turn.
+    #[arg(long, value_parser = super::parse_archs, default_value = "sm_90")]
+    arch: super::Archs,
+    /// Compile only the kernels of these experiments (repeat it, or separate names with commas).
+    #[arg(long, value_delimiter = ',')]
+    experiment: Vec<String>,
+    /// Compile only the kernels of this chapter's directives (relative to the book's src folder
+    /// or the book root).
+    #[arg(long)]
+    chapter: Option<String>,
 }
 
-/// Checks the book at `dir`; compiles the kernels `only` selects for each of `archs` if `compile`.
-pub(super) fn run(
-    dir: &Path,
-    compile: bool,
-    require_nvrtc: bool,
-    archs: &[(u32, u32)],
-    only: &Only,
-) -> anyhow::Result<ExitCode> {
+/// Checks the book at `dir`; compiles the kernels `only` selects for each architecture unless not to.
+pub(super) fn run(dir: &Path, only: &CheckArgs) -> anyhow::Result<ExitCode> {
     let (md, ws) = super::book::open(dir)?;
     if let Some(problem) = ws.device_problem() {
         anyhow::bail!("{problem}");
     }
     let found = crate::preprocess::scan_book(&ws, &md.book);
-    super::book::require_experiments(&found, &only.experiments)?;
+    super::book::require_experiments(&found, &only.experiment)?;
     let selected = selected(&md, &ws, &found, only)?;
     let mut diags: Vec<Diagnostic> = Vec::new();
     let (mut directives, mut inline) = (0, 0);
@@ -75,8 +84,8 @@ pub(super) fn run(
     unknown_devices(&ws, &found)?;
     report_prose_literals(&ws, &md);
     failed |= check_reproduces(&ws, &found)?;
-    if compile {
-        failed |= compile_for(&ws, &selected, archs, require_nvrtc)?;
+    if !only.no_compile {
+        failed |= compile_for(&ws, &selected, &only.arch.0, only.require_nvrtc)?;
     } else {
         eprintln!("skipped: NVRTC compile step (--no-compile)");
     }
@@ -88,17 +97,17 @@ fn selected<'f>(
     md: &mdbook_driver::MDBook,
     ws: &Workspace,
     found: &'f [FoundDirective],
-    only: &Only,
+    only: &CheckArgs,
 ) -> anyhow::Result<Vec<&'f FoundDirective>> {
     let mut selected = match &only.chapter {
         Some(chapter) => super::book::chapter_directives(md, ws, found, chapter)?,
         None => found.iter().collect(),
     };
-    if !only.experiments.is_empty() {
+    if !only.experiment.is_empty() {
         selected.retain(|f| {
             f.parsed
                 .as_ref()
-                .is_ok_and(|(_, exp)| only.experiments.contains(&exp.name))
+                .is_ok_and(|(_, exp)| only.experiment.contains(&exp.name))
         });
     }
     Ok(selected)

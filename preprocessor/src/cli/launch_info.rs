@@ -13,6 +13,52 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
+/// `launch-info`'s arguments.
+#[derive(clap::Args)]
+pub(super) struct LaunchInfoArgs {
+    #[arg(required_unless_present = "points")]
+    experiment: Option<String>,
+    #[arg(required_unless_present = "points")]
+    variant: Option<String>,
+    /// Parameter values, `N=4096`.
+    assignments: Vec<String>,
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+    /// Also compile the kernel exactly as the engine does (NVRTC, its options, this machine's
+    /// GPU) and write the image here, so an independent timer runs the same machine code.
+    #[arg(long)]
+    image: Option<PathBuf>,
+    /// Many points: a JSON list of `{"experiment", "variant", "params", "image"}` read from
+    /// this file (`-`: stdin); prints a JSON list of their launches (or each one's `error`).
+    #[arg(long, conflicts_with_all = ["experiment", "image"])]
+    points: Option<PathBuf>,
+    /// Take the device variables (`SM_COUNT`, `L2_BYTES`, …) from this device's recording of
+    /// each point's experiment (`data/<slug>/`) rather than from this machine's GPU.
+    #[arg(long)]
+    pub device: Option<String>,
+}
+
+impl LaunchInfoArgs {
+    /// The points asked for (the arguments' one, or `--points`' list, `-`: stdin), and whether a list.
+    pub(super) fn requests(&self) -> anyhow::Result<(Vec<Request>, bool)> {
+        let Some(path) = &self.points else {
+            let request = Request {
+                experiment: self.experiment.clone().unwrap_or_default(),
+                variant: self.variant.clone().unwrap_or_default(),
+                params: parse_assignments(&self.assignments)?,
+                image: self.image.clone(),
+            };
+            return Ok((vec![request], false));
+        };
+        let text = if path == Path::new("-") {
+            std::io::read_to_string(std::io::stdin())?
+        } else {
+            std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+        };
+        Ok((serde_json::from_str(&text)?, true))
+    }
+}
+
 /// One point asked for: a variant at parameter values, and where to write its compiled image.
 #[derive(Debug, Clone, Deserialize)]
 pub(super) struct Request {
