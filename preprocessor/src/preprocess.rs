@@ -544,10 +544,8 @@ fn data_block(
         )?
     };
     Ok(Rendered {
-        html,
         unreadable,
-        problem: None,
-        status: None,
+        ..Rendered::plain(html)
     })
 }
 

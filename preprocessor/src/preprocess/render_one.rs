@@ -21,6 +21,18 @@ pub(super) struct Rendered {
     pub(super) status: Option<DirectiveStatus>,
 }
 
+impl Rendered {
+    /// Just `html`, with nothing to report.
+    pub(super) fn plain(html: String) -> Rendered {
+        Rendered {
+            html,
+            unreadable: Vec::new(),
+            problem: None,
+            status: None,
+        }
+    }
+}
+
 /// For each found directive, the code files an earlier one of its chapter lists, with that listing's `id`.
 pub(super) fn earlier_listings(found: &[FoundDirective]) -> Vec<HashMap<PathBuf, String>> {
     let mut listed: HashMap<&PathBuf, HashMap<PathBuf, String>> = HashMap::new();
@@ -59,12 +71,7 @@ pub(super) fn render_found(
         return Ok(Some(render_inline(b, recordings, default_device)));
     }
     let (f, points, preloaded, earlier) = (b.found, b.points.as_deref(), &b.preloaded, &b.earlier);
-    let plain = |html: String| Rendered {
-        html,
-        unreadable: Vec::new(),
-        problem: None,
-        status: None,
-    };
+    let plain = Rendered::plain;
     let (d, exp, points) = match (&f.parsed, points) {
         (Ok((d, exp)), Some(points)) => (d, exp, points),
         (Err(diags), _) if f.fence.kind == FenceKind::Experiment => {
@@ -133,10 +140,9 @@ pub(super) fn render_found(
         render_directive_html(&view, templates)
     }?;
     Ok(Some(Rendered {
-        html,
-        unreadable: Vec::new(),
         problem: problem.map(|p| (state.fails_strict(), format!("{where_}: {p}"))),
         status,
+        ..plain(html)
     }))
 }
 
@@ -150,12 +156,7 @@ fn render_inline(b: &Block, recordings: &Recordings, default_device: Option<&str
             crate::render::html::escape(detail).replace('\n', "&#10;")
         )
     };
-    let rendered = |html: String| Rendered {
-        html,
-        unreadable: Vec::new(),
-        problem: None,
-        status: None,
-    };
+    let rendered = Rendered::plain;
     let (d, exp, points) = match (&f.parsed, b.points.as_deref()) {
         (Ok((d, exp)), Some(points)) => (d, exp, points),
         (parsed, _) => {

@@ -86,6 +86,15 @@ pub(crate) fn field_value(
     })
 }
 
+/// The cell's values of `fields`; `None` when it lacks one.
+pub(crate) fn key_of(
+    view: &DirectiveView<'_>,
+    cell: &Cell<'_>,
+    fields: &[String],
+) -> Option<Vec<FieldValue>> {
+    fields.iter().map(|f| field_value(view, cell, f)).collect()
+}
+
 /// The display label of a variant name.
 pub(crate) fn variant_label(view: &DirectiveView<'_>, variant: &str) -> String {
     view.variant_labels

@@ -2,7 +2,7 @@
 
 use super::compare::{PaperValue, compare, paper_value};
 use super::fields::{
-    DEVICE, FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields,
+    DEVICE, FieldValue, MetricRef, VARIANT, distinct_values, field_value, key_of, varying_fields,
 };
 use super::outcome::CellState;
 use super::quality::{Concern, concerns, point_title};
@@ -191,10 +191,7 @@ fn grid<'c, 'v>(
 ) -> BTreeMap<Vec<FieldValue>, BTreeMap<usize, &'c Cell<'v>>> {
     let mut grid: BTreeMap<Vec<FieldValue>, BTreeMap<usize, &Cell<'_>>> = BTreeMap::new();
     for cell in cells {
-        let keys: Option<Vec<FieldValue>> = row_fields
-            .iter()
-            .map(|f| field_value(view, cell, f))
-            .collect();
+        let keys = key_of(view, cell, row_fields);
         let column = field_value(view, cell, column_field)
             .and_then(|value| columns.iter().position(|c| *c == value));
         if let (Some(keys), Some(column)) = (keys, column) {
