@@ -248,7 +248,9 @@ pub fn process_book(
             .iter()
             .filter(|f| f.fence.kind == FenceKind::Inline)
             .count(),
-        chapters: (found.iter().map(|f| &f.chapter_path))
+        chapters: found
+            .iter()
+            .map(|f| &f.chapter_path)
             .collect::<std::collections::HashSet<_>>()
             .len(),
         gpu: None,

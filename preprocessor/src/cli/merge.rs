@@ -86,13 +86,10 @@ fn warn_of_strangers(ws: &crate::workspace::Workspace, incoming: &[(PathBuf, Rec
     strangers.sort_unstable();
     strangers.dedup();
     if !strangers.is_empty() {
+        let named: Vec<String> = strangers.iter().map(|e| format!("`{e}`")).collect();
         eprintln!(
             "warning: this book has no experiment {}: merging their recordings anyway (no chapter shows them)",
-            strangers
-                .iter()
-                .map(|e| format!("`{e}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            named.join(", ")
         );
     }
 }
@@ -101,9 +98,8 @@ fn warn_of_strangers(ws: &crate::workspace::Workspace, incoming: &[(PathBuf, Rec
 fn data_folder(src: &Path) -> anyhow::Result<DataDir> {
     anyhow::ensure!(src.is_dir(), "{} is not a folder", src.display());
     let inner = src.join("data");
-    Ok(DataDir::new(if inner.is_dir() {
-        inner
-    } else {
-        src.to_path_buf()
+    Ok(DataDir::new(match inner.is_dir() {
+        true => inner,
+        false => src.to_path_buf(),
     }))
 }

@@ -56,16 +56,14 @@ pub(super) fn read_shard(data: &DataDir, slug: &str) -> anyhow::Result<Vec<Incom
             );
             continue;
         };
-        let log = match file.log {
-            Some(log) => {
-                let path = data.root().join(slug).join(log);
-                crate::confine::is_present(&path)
-                    .then(|| crate::confine::read_regular_file(&path))
-                    .transpose()
-                    .with_context(|| format!("reading {}", path.display()))?
-            }
-            None => None,
-        };
+        let log = file.log.map(|log| data.root().join(slug).join(log));
+        let log = log
+            .filter(|path| crate::confine::is_present(path))
+            .map(|path| {
+                crate::confine::read_regular_file(&path)
+                    .with_context(|| format!("reading {}", path.display()))
+            })
+            .transpose()?;
         out.push(Incoming {
             slug: slug.to_string(),
             file,

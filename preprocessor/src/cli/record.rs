@@ -196,7 +196,10 @@ pub(super) fn groups_to_run(
         if !only.is_empty() && !only.contains(&exp.name) {
             continue;
         }
-        let force = (args.rerun.as_ref()).is_some_and(|e| e.is_empty() || *e == exp.name);
+        let force = args
+            .rerun
+            .as_ref()
+            .is_some_and(|e| e.is_empty() || *e == exp.name);
         let planned = plan(d, exp, &ws.sources)?;
         recordings.preload(exp)?;
         let points = if force {

@@ -53,31 +53,25 @@ pub(super) fn run(
         return Ok(());
     }
     eprintln!("counters: profiling under {}", profiler.version);
-    let mut errors = Vec::new();
+    let mut first_error = None;
     for req in &requests {
         let started = std::time::Instant::now();
+        let groups: Vec<&str> = req.groups.iter().map(|g| g.name()).collect();
         match counters::profile(&ws, &recorder, profiler, req) {
             Ok(n) => eprintln!(
                 "counters: {n} of {} point(s) of `{}` recorded in {:.1} s ({})",
                 req.points.len(),
                 req.experiment,
                 started.elapsed().as_secs_f64(),
-                req.groups
-                    .iter()
-                    .map(|g| g.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                groups.join(", ")
             ),
             Err(e) => {
                 eprintln!("counters: {e}");
-                errors.push(e);
+                first_error.get_or_insert(e);
             }
         }
     }
-    match errors.into_iter().next() {
-        Some(e) => Err(e.into()),
-        None => Ok(()),
-    }
+    first_error.map_or(Ok(()), |e| Err(e.into()))
 }
 
 type Declaring<'a> = Vec<(&'a crate::directive::Directive, &'a crate::spec::Experiment)>;
@@ -112,37 +106,32 @@ fn requests(
             if !counters::wants(recorded, &p.key.on(device), &d.counters) {
                 continue;
             }
-            let i = match out.iter().position(|r| r.experiment == exp.name) {
-                Some(i) => i,
-                None => {
-                    out.push(Request {
-                        experiment: exp.name.clone(),
-                        groups: Vec::new(),
-                        points: Vec::new(),
-                    });
-                    out.len() - 1
-                }
-            };
-            let req = &mut out[i];
-            if !req
-                .points
+            let i = out.iter().position(|r| r.experiment == exp.name);
+            let i = i.unwrap_or_else(|| {
+                out.push(Request {
+                    experiment: exp.name.clone(),
+                    groups: Vec::new(),
+                    points: Vec::new(),
+                });
+                out.len() - 1
+            });
+            let points = &mut out[i].points;
+            if !points
                 .iter()
                 .any(|q| q.variant == p.variant && q.params == p.params)
             {
-                req.points
-                    .push(JobPoint::new(&p.variant, &p.params, &p.key));
+                points.push(JobPoint::new(&p.variant, &p.params, &p.key));
             }
         }
     }
     // A point profiled again gets every group (its stored counters are replaced as a whole).
     for req in &mut out {
-        for (d, exp) in declaring {
-            if exp.name == req.experiment {
-                for g in &d.counters {
-                    if !req.groups.contains(g) {
-                        req.groups.push(*g);
-                    }
-                }
+        let mine = declaring
+            .iter()
+            .filter(|(_, exp)| exp.name == req.experiment);
+        for g in mine.flat_map(|(d, _)| &d.counters) {
+            if !req.groups.contains(g) {
+                req.groups.push(*g);
             }
         }
     }
