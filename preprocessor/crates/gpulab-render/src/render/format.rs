@@ -12,11 +12,7 @@ pub fn format_value(value: f64, unit: Unit) -> String {
         return "n/a".into();
     }
     if value.is_infinite() {
-        return if value > 0.0 {
-            "∞".into()
-        } else {
-            "−∞".into()
-        };
+        return if value > 0.0 { "∞" } else { "−∞" }.into();
     }
     match unit {
         Unit::Percent => format!("{}\u{a0}%", significant(value, 3)),
@@ -35,12 +31,15 @@ pub(crate) fn format_tick(value: f64, unit: Unit) -> String {
         Some(at) => text.split_at(at),
         None => (text.as_str(), ""),
     };
-    let number = if number.contains('.') {
-        number.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        number
-    };
-    format!("{number}{suffix}")
+    format!("{}{suffix}", trim_zeros(number))
+}
+
+/// A decimal number without its trailing zeros (`1.50` → `1.5`, `2.0` → `2`).
+pub(crate) fn trim_zeros(number: &str) -> &str {
+    match number.contains('.') {
+        true => number.trim_end_matches('0').trim_end_matches('.'),
+        false => number,
+    }
 }
 
 /// A whole multiple of 1024, 1024², … in binary prefixes (`128 Mi`); `None` for other values.

@@ -1,6 +1,7 @@
 //! How good each number is: a timed point's samples and spread (tooltips), the concerns that mark it,
 //! and the per-output summary in the provenance line.
 
+use super::format::trim_zeros;
 use crate::record::{DeviceRecord, Outcome, Point, Timing};
 use crate::results::event_offset::{EventOffset, Shown, shown};
 use crate::stats::StopReason;
@@ -291,18 +292,11 @@ fn sig(x: f64) -> String {
         return "?".into();
     }
     let digits = (3 - x.abs().max(1e-12).log10().floor() as i32).max(0) as usize;
-    trim_str(format!("{x:.digits$}"))
+    trim_zeros(&format!("{x:.digits$}")).to_string()
 }
 
 fn trim(x: f64) -> String {
-    trim_str(format!("{x:.3}"))
-}
-
-fn trim_str(s: String) -> String {
-    match s.contains('.') {
-        true => s.trim_end_matches('0').trim_end_matches('.').to_string(),
-        false => s,
-    }
+    trim_zeros(&format!("{x:.3}")).to_string()
 }
 
 #[cfg(test)]

@@ -63,6 +63,15 @@ pub(crate) fn apply_dashes(svg: String, count: usize, color: impl Fn(usize) -> R
 }
 
 impl Marker {
+    /// The corners of a triangle or diamond marker around (0, 0).
+    fn corners(self) -> &'static [(i32, i32)] {
+        match self {
+            Marker::Triangle => &[(0, -5), (4, 3), (-4, 3)],
+            Marker::Diamond => &[(0, -5), (4, 0), (0, 5), (-4, 0)],
+            _ => &[],
+        }
+    }
+
     /// Draws the marker at each data point of `plot`, moved by `shift` pixels.
     pub(crate) fn draw_on(
         self,
@@ -80,12 +89,10 @@ impl Marker {
             Marker::Square => {
                 plot.draw_series(at.map(|a| a + Rectangle::new([s((-3, -3)), s((3, 3))], filled)))
             }
-            Marker::Triangle => plot.draw_series(
-                at.map(|a| a + Polygon::new(vec![s((0, -5)), s((4, 3)), s((-4, 3))], filled)),
-            ),
-            Marker::Diamond => plot.draw_series(at.map(|a| {
-                a + Polygon::new(vec![s((0, -5)), s((4, 0)), s((0, 5)), s((-4, 0))], filled)
-            })),
+            Marker::Triangle | Marker::Diamond => {
+                let corners: Vec<(i32, i32)> = self.corners().iter().map(|c| s(*c)).collect();
+                plot.draw_series(at.map(|a| a + Polygon::new(corners.clone(), filled)))
+            }
             Marker::Cross => plot.draw_series(at.map(|a| {
                 a + PathElement::new(vec![s((-4, -4)), s((4, 4))], stroke)
                     + PathElement::new(vec![s((-4, 4)), s((4, -4))], stroke)
@@ -115,8 +122,7 @@ impl Marker {
                 [shift((-3, -3)), shift((3, 3))],
                 color.filled(),
             )),
-            Marker::Triangle => area.draw(&polygon(&[(0, -5), (4, 3), (-4, 3)])),
-            Marker::Diamond => area.draw(&polygon(&[(0, -5), (4, 0), (0, 5), (-4, 0)])),
+            Marker::Triangle | Marker::Diamond => area.draw(&polygon(self.corners())),
             Marker::Cross => {
                 let stroke = color.stroke_width(2);
                 area.draw(&PathElement::new(
