@@ -398,8 +398,7 @@ pub(crate) fn device_results<'a>(
     let made: Vec<&PointProvenance> = shown.iter().filter_map(|p| p.provenance.as_ref()).collect();
     let cuda = distinct(made.iter().map(|m| Some(m.cuda_version.as_str())));
     let driver = distinct(made.iter().map(|m| m.driver_version.as_deref()));
-    let mut details = Vec::new();
-    for (label, values) in [
+    let details = [
         (
             "NVRTC",
             distinct(made.iter().map(|m| Some(m.nvrtc_version.as_str()))),
@@ -418,11 +417,10 @@ pub(crate) fn device_results<'a>(
                     .map(|c| c.profiler.as_str())
             })),
         ),
-    ] {
-        if let Some(v) = values {
-            details.push(format!("{label} {v}"));
-        }
-    }
+    ];
+    let details = details
+        .into_iter()
+        .filter_map(|(label, v)| Some(format!("{label} {}", v?)));
     let provenance = Provenance {
         device_name: rec.device.name.clone(),
         // The points' own versions when they name them (the file's device record is the last run's).
@@ -431,7 +429,7 @@ pub(crate) fn device_results<'a>(
         date: date_range(&shown),
         commit: commits(&shown),
         tool_version: newest.map(|p| p.tool_version.clone()).unwrap_or_default(),
-        details,
+        details: details.collect(),
         event_offset_us: event_offset_range(&shown, cal),
         calibration_unreadable: false,
     };
