@@ -1,5 +1,4 @@
-//! The mdBook preprocessor: replaces each `gpulab` directive with its rendered results, and each
-//! `gpulab-status` block with the book's reproduction table.
+//! The mdBook preprocessor: replaces each `gpulab` block of the book with its rendered HTML.
 
 use crate::config::{Config, Mode};
 use crate::diagnostic::Diagnostic;
@@ -360,8 +359,7 @@ fn plan_blocks(ws: &Workspace, blocks: &mut [Block]) -> Result<()> {
         .collect()
 }
 
-/// Runs the points whose recording on the live GPU is missing or stale and reloads the recordings;
-/// returns that GPU and how many ran. An unwritable data/ fails a live build, else shows the recordings.
+/// Runs the points missing or stale on the live GPU; returns that GPU and how many ran.
 fn run_stale(
     ws: &Workspace,
     live: &dyn LiveRunner,

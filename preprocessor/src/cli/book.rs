@@ -35,8 +35,7 @@ pub(super) fn open(dir: &Path) -> anyhow::Result<(mdbook_driver::MDBook, Workspa
     Ok((md, ws))
 }
 
-/// Chapters under src/ with a `gpulab` fence that `SUMMARY.md` does not list (so mdBook never builds
-/// them), sorted; compared canonically, hidden folders and the build folder not walked.
+/// Chapters under src/ with a `gpulab` fence that `SUMMARY.md` does not list, sorted.
 pub(super) fn unlisted_with_directives(
     md: &mdbook_driver::MDBook,
     ws: &Workspace,

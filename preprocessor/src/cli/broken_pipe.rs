@@ -1,5 +1,4 @@
-//! Output piped into a reader that stops early (`list | head`): a quiet exit with SIGPIPE's status,
-//! not a panic; SIGPIPE stays ignored so that writing to a dead worker is an error to handle.
+//! Output piped into a reader that stops early (`list | head`): a quiet exit, not a panic.
 
 /// The exit status of a process killed by SIGPIPE (128 + 13), as `yes | head` reports it.
 pub(crate) const STATUS: i32 = 141;

@@ -1,5 +1,4 @@
-//! `mdbook-gpulab calibrate`: the empty kernel timed as cold points are, printed as JSON for
-//! `scripts/event_offset.py` (`--launches 2`: what a second launch adds).
+//! `mdbook-gpulab calibrate`: the empty kernel timed as cold points are, as JSON for event_offset.py.
 
 use crate::engine::calibrate::time_null_kernel;
 use crate::gpu::{Gpu, NULL_KERNEL_NAME};

@@ -1,5 +1,4 @@
-//! `mdbook-gpulab check`: validates every directive, spec and recording, then hands the kernels to
-//! `check_kernels` (NVRTC, no GPU required).
+//! `mdbook-gpulab check`: validates every directive, spec and recording, then `check_kernels`.
 
 use crate::diagnostic::Diagnostic;
 use crate::plan::plan;
@@ -224,8 +223,7 @@ fn truncated_metrics(found: &[FoundDirective], ws: &Workspace) -> anyhow::Result
     Ok(out)
 }
 
-/// Parses each device's calibration, profiler check and library anchors, as a build would.
-/// Returns (files read, unreadable ones).
+/// (device files read, unreadable ones), each parsed as a build would.
 fn check_device_files(ws: &Workspace) -> (usize, usize) {
     use crate::results::device_files::DEVICE_FILES;
     let data = ws.data();
@@ -239,8 +237,7 @@ fn check_device_files(ws: &Workspace) -> (usize, usize) {
     tally(loads)
 }
 
-/// Parses every recording of the book's experiments, on every device, as a build would.
-/// Returns (recordings read, unreadable ones).
+/// (recordings read, unreadable ones) of the book's experiments, each parsed as a build would.
 fn check_recordings(ws: &Workspace, names: &[String]) -> (usize, usize) {
     let data = ws.data();
     let devices = data.devices().map_err(|e| eprintln!("error: {e}"));

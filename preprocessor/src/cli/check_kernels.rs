@@ -122,8 +122,7 @@ pub(super) fn run(
     Ok(failed || problems > 0)
 }
 
-/// Whether a build failed only for an instruction of a newer architecture than `arch` (said so):
-/// a GPU of this one cannot run it, which is no error of the book.
+/// Whether a build failed only for an instruction newer than `arch` (said so): no error of the book.
 fn not_applicable_here(e: &CompileError, users: &[String], arch: (u32, u32), sm: &str) -> bool {
     let needs = crate::limits::arch_required_by(&e.to_string()).filter(|min| *min > arch);
     let Some(why) = needs.and_then(|min| crate::limits::needs_arch(min, arch)) else {
@@ -155,8 +154,7 @@ fn compile_all<'b>(
         .collect()
 }
 
-/// Without NVRTC: every kernel variant's name against its source's `__global__` functions;
-/// returns whether one is not defined there (reported).
+/// Without NVRTC: whether a variant's kernel is not a `__global__` function of its source (reported).
 fn check_names(ws: &Workspace, builds: &BTreeMap<Build, Uses>) -> bool {
     let mut scans: BTreeMap<&PathBuf, SourceScan> = BTreeMap::new();
     let mut specs: BTreeMap<String, SpecText> = BTreeMap::new();

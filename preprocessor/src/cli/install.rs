@@ -1,5 +1,4 @@
-//! `mdbook-gpulab install [BOOK]`: registers `[preprocessor.gpulab]`, writes and lists the
-//! stylesheet, and creates `kernels/` and `data/`; a second run changes nothing.
+//! `mdbook-gpulab install [BOOK]`: sets up an mdBook for gpulab; a second run changes nothing.
 
 use anyhow::Context;
 use std::fs;

@@ -1,5 +1,4 @@
-//! `mdbook-gpulab list`: the rows of the ```` ```gpulab-status ```` table, for people or tools, then a
-//! row for each directive that cannot be listed (invalid, or its recording unreadable).
+//! `mdbook-gpulab list`: the status table's rows, then those of directives that cannot be listed.
 
 use crate::directive::fence::FenceKind;
 use crate::inventory::Inventory;

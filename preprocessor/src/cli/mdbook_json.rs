@@ -1,5 +1,4 @@
-//! mdBook's `[context, book]` JSON in the dialects of mdBook 0.4 (`sections`, a looser config) and
-//! 0.5 (`items`): read into the 0.5 types, and the processed book written back in the caller's dialect.
+//! mdBook's `[context, book]` JSON of mdBook 0.4 or 0.5, read as 0.5 and written back as it came.
 
 use anyhow::{Context, bail};
 use mdbook_preprocessor::PreprocessorContext;

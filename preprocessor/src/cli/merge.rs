@@ -1,5 +1,4 @@
-//! `mdbook-gpulab merge DIR…`: merges other `data/` folders into the book's under the data lock, the
-//! newer recording of a point (and the newer device file, `merge_files`) winning.
+//! `mdbook-gpulab merge DIR…`: merges other `data/` folders into the book's, the newer point winning.
 
 use crate::record::{DataDir, Recording};
 use anyhow::Context;

@@ -1,5 +1,4 @@
-//! The device files (anchors, calibration, ncu check, with logs) that `merge` brings from a shard:
-//! the newer by its own date wins, and a corrupt one is never written or overwritten.
+//! The device files `merge` brings from a shard: the newer by its date wins, a corrupt one never.
 
 use crate::record::DataDir;
 use crate::results::device_files::{DEVICE_FILES, DeviceFile};

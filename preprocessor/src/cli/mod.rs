@@ -1,5 +1,4 @@
-//! The `mdbook-gpulab` command line: mdBook's preprocessor protocol plus install, build, check, list,
-//! devices, run and record. `anyhow` lives here, at the edge.
+//! The `mdbook-gpulab` command line: mdBook's preprocessor protocol and the commands (`anyhow` here).
 
 mod book;
 mod broken_pipe;

@@ -1,5 +1,4 @@
-//! `mdbook-gpulab ncu-verdicts` (hidden): a Nsight Compute check's verdicts as the book computes
-//! them, as JSON for `scripts/ncu_check.py`.
+//! `mdbook-gpulab ncu-verdicts` (hidden): a check's verdicts as the book computes them, as JSON.
 
 use crate::results::ncu_check::NcuCheckFile;
 use serde_json::json;

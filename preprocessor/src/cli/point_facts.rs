@@ -1,5 +1,4 @@
-//! What the planner knows of each point to run, for the cost model and sharding: its recordings,
-//! buffers, reference and lane (`PointFacts`), and the bundles sharing a costly buffer set.
+//! What the cost model and sharding know of each point to run, and the bundles sharing a buffer set.
 
 use crate::engine::estimate::{Exec, PointFacts, RefWork};
 use crate::engine::job::JobPoint;

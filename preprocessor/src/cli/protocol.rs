@@ -1,5 +1,4 @@
-//! mdBook's preprocessor protocol: `supports <renderer>`, and `[context, book]` JSON on stdin
-//! answered on stdout in the caller's dialect (0.4 or 0.5); diagnostics go to stderr only.
+//! mdBook's preprocessor protocol: `supports`, and the book as JSON in and out (stderr for the rest).
 
 use super::mdbook_json;
 use crate::preprocess::GpuLab;

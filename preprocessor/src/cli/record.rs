@@ -1,5 +1,4 @@
-//! `mdbook-gpulab record`: runs every missing or stale point (`--rerun`: all) on this machine's GPU(s)
-//! and writes `data/`; `--shard K/N` runs one of N cost-balanced shards, `--gpus` a worker per GPU.
+//! `mdbook-gpulab record`: runs every missing or stale point on this machine's GPU(s) into `data/`.
 
 use super::point_facts::{recorded_points, set_bundles};
 use crate::engine::Work;

@@ -1,5 +1,4 @@
-//! `record --counters`: the profiled pass (`engine::counters`) for the verified points of directives
-//! that declare `counters` and lack them; skipped, said, without Nsight Compute.
+//! `record --counters`: the profiled pass for the points of directives that declare `counters`.
 
 use crate::engine::counters::{self, Request, ncu::Ncu};
 use crate::engine::job::JobPoint;

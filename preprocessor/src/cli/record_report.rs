@@ -1,5 +1,4 @@
-//! What `record` says about the points it just recorded: implausible ones by name, other concerns as
-//! counts, and whether the GPU's event overhead is calibrated (and this host's differs).
+//! What `record` says about the quality of the points it just recorded.
 
 use crate::record::{DataDir, Point};
 use crate::render::quality::{Concern, above_peak, concerns};

@@ -1,5 +1,4 @@
-//! `mdbook-gpulab run <chapter.md>[#n]`: runs a directive (or a chapter's) on the GPU, records it and
-//! prints its tables, like a notebook cell; without a GPU (or `--recorded`) it prints the recorded ones.
+//! `mdbook-gpulab run <chapter.md>[#n]`: runs and prints a directive like a notebook cell.
 
 use crate::directive::{DeviceSelection, Directive};
 use crate::engine::job::JobPoint;

@@ -1,5 +1,4 @@
-//! Figures typed into a chapter's prose that equal a value its page shows, which should be inline
-//! values that follow the recordings; a figure naming its source, or a size, is left alone.
+//! Figures typed into a chapter's prose that equal a value its page shows (they should be inline).
 
 use crate::diagnostic::Diagnostic;
 use crate::directive::inline::prose_ranges;

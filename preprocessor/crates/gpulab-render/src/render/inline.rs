@@ -1,5 +1,4 @@
-//! An inline value (`{{#gpulab …}}` in prose): a result, or an expression over results, shown as a
-//! table cell shows it, with its unit and, on hover, where each result comes from.
+//! An inline value (`{{#gpulab …}}` in prose): a result or an expression, shown as a cell shows it.
 
 use super::fields::{MetricRef, variant_label};
 use super::format::csv_number;

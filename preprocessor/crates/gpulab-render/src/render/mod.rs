@@ -1,5 +1,4 @@
-//! Rendering a directive's [`DirectiveView`] as one deterministic CommonMark HTML block: tables,
-//! SVG charts, provenance, status.
+//! Rendering a directive's [`DirectiveView`] as one deterministic CommonMark HTML block.
 
 pub mod anchors;
 pub mod chart;

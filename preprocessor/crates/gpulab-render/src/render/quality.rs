@@ -1,5 +1,4 @@
-//! How good each number is: a timed point's samples and spread (tooltips), the concerns that mark it,
-//! and the per-output summary in the provenance line.
+//! How good each number is: its samples and spread, the concerns that mark it, and their summary.
 
 use super::format::trim_zeros;
 use crate::record::{DeviceRecord, Outcome, Point, Timing};

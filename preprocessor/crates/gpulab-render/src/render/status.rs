@@ -1,5 +1,4 @@
-//! The book's reproduction status table: one row per item of each paper's inventory, with how the
-//! handbook treats it, links to what re-runs it, and its claims on each device.
+//! The book's reproduction status table: one row per item of each paper's inventory.
 
 use crate::inventory::{Inventory, ItemState};
 use serde::{Deserialize, Serialize};
@@ -104,7 +103,7 @@ pub struct StatusLink {
 }
 
 /// One row: one item of a paper (or a `reproduces` id of a paper without an inventory).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct ItemRow {
     /// The paper's key and citation (`widuch2010`, `Widuch (2010)`).
     pub paper: String,
@@ -196,13 +195,11 @@ impl StatusTable {
                 id: item.to_string(),
                 kind: "—",
                 title: id.clone(),
-                state: None,
                 state_label: "re-run (no inventory)",
-                why: None,
                 recording,
                 links,
                 claims,
-                same_as: None,
+                ..ItemRow::default()
             });
         }
         StatusTable { devices, rows }

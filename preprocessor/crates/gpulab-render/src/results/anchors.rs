@@ -1,5 +1,4 @@
-//! The library-anchors table (```` ```gpulab-anchors ````): per device, what PyTorch and cuBLAS
-//! reach (`anchors/library.json`) beside our best recorded kernel of the same operation.
+//! The library-anchors table (```` ```gpulab-anchors ````): PyTorch and cuBLAS beside our best kernel.
 
 use super::Recordings;
 use crate::key::{SourceCache, point_key};

@@ -1,5 +1,4 @@
-//! The event-overhead correction (`data/<slug>/checks/event_offset.json`), computed when a time is
-//! shown and never stored: every page, claim and derived metric takes a point's time from [`shown`].
+//! The event-overhead correction, computed when a time is [`shown`] and never stored.
 
 use crate::metrics::{Source, builtin};
 use crate::record::validate::DeviceSchema;

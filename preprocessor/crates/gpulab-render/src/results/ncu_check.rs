@@ -1,5 +1,4 @@
-//! The Nsight Compute check (```` ```gpulab-ncu-check ````): per device, `data/<slug>/checks/ncu.json`
-//! as `scripts/ncu_check.py` measured it, with the verdicts computed here with the book's correction.
+//! The Nsight Compute check (```` ```gpulab-ncu-check ````): `checks/ncu.json` and its verdicts.
 
 use super::event_offset::{self, EventOffset};
 use crate::record::validate::DeviceSchema;
@@ -156,20 +155,23 @@ pub struct Row<'a> {
 }
 
 impl Row<'_> {
-    /// Whether the point is within its target: against the same call's run if any, else the recording.
-    pub fn verdict(&self) -> bool {
+    /// What the point is judged on: the same call's run if the check made one (`None`: it failed),
+    /// else the recording.
+    fn judged(&self) -> Option<&Verdict> {
         match &self.point.same_run {
-            Some(_) => self.same_call.as_ref().is_some_and(|v| v.within),
-            None => self.recorded.within,
+            Some(_) => self.same_call.as_ref(),
+            None => Some(&self.recorded),
         }
     }
 
-    /// The engine ÷ ncu ratio the verdict is on (`None`: the same-call run failed).
+    /// Whether the point is within its target.
+    pub fn verdict(&self) -> bool {
+        self.judged().is_some_and(|v| v.within)
+    }
+
+    /// The engine ÷ ncu ratio the verdict is on.
     pub(crate) fn verdict_ratio(&self) -> Option<f64> {
-        match &self.point.same_run {
-            Some(_) => self.same_call.as_ref().map(|v| v.ratio),
-            None => Some(self.recorded.ratio),
-        }
+        self.judged().map(|v| v.ratio)
     }
 }
 

@@ -1,5 +1,4 @@
-//! SVG charts drawn with plotters and inlined into the page: [`SweepData`] adapts a device's cells to
-//! [`ChartData`], `line`, `bar` and `heatmap` draw it, and [`svg`] makes the output follow the theme.
+//! SVG charts drawn with plotters from [`ChartData`] (a device's cells: [`SweepData`]), inlined.
 
 mod axis;
 mod bar;

@@ -1,5 +1,4 @@
-//! Chart colours: the foreground sentinel [`FG`] (made `currentColor`), a series palette at least 3:1
-//! against every mdBook theme, and a heat-map scale.
+//! Chart colours: the foreground sentinel [`FG`], a series palette for every theme, a heat-map scale.
 
 use plotters::style::RGBColor;
 
