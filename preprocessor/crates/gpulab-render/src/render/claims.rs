@@ -7,8 +7,7 @@ use crate::results::view::{ClaimStatus, ClaimView, OtherDeviceClaims};
 use crate::results::{numeric_axes, verdict};
 use std::fmt::Write as _;
 
-/// The self-check: a claim evaluated on the paper's own tables, merged into one data set (rows with the
-/// same axis values form a group); two tables giving one cell different numbers leave it not evaluated.
+/// The self-check: a claim evaluated on the paper's own tables, merged into one data set.
 pub fn on_paper(claim: &Claim, tables: &[&PaperTable]) -> ClaimView {
     let mut groups: Vec<ClaimGroup> = Vec::new();
     for paper in tables {
@@ -78,8 +77,7 @@ pub fn status_parts(status: ClaimStatus) -> (&'static str, &'static str, &'stati
     }
 }
 
-/// The list as HTML (empty without claims): each claim's verdict on `device`, on each of `others`, and on
-/// each `self_check` data set ([`on_paper`]); `expect` holds the parsed claims, one per verdict.
+/// The list as HTML: each claim's verdict here, on `others` and on each `self_check` data set.
 pub(crate) fn claims_html(
     (device, claims): (&str, &[ClaimView]),
     others: &[OtherDeviceClaims],

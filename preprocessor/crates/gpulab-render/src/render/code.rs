@@ -4,8 +4,7 @@ use super::html::{escape, escape_pre};
 use crate::results::view::CodeFile;
 use std::fmt::Write as _;
 
-/// `<details id="{anchor}-code">` with one block per file (or a link to an earlier listing), as one
-/// HTML block (newlines written `&#10;`); empty without files.
+/// `<details id="{anchor}-code">` with one block (or link) per file, as one HTML block.
 pub fn code_html(anchor: &str, files: &[CodeFile]) -> String {
     if files.is_empty() {
         return String::new();

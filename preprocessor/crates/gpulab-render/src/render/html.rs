@@ -36,8 +36,7 @@ pub(crate) fn csv_data_uri(csv: &str) -> String {
     out
 }
 
-/// Folds rendered HTML into one CommonMark HTML block: lines trimmed at the start, no blank lines
-/// (`<pre>` content is kept on one line, [`escape_pre`]).
+/// Folds rendered HTML into one CommonMark HTML block (`<pre>` content is one line, [`escape_pre`]).
 pub(crate) fn one_block(html: &str) -> String {
     let mut out = String::with_capacity(html.len());
     for line in html.lines() {

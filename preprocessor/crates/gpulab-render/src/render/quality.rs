@@ -136,8 +136,7 @@ pub fn above_peak(point: &Point, device: &DeviceRecord) -> Option<String> {
     })
 }
 
-/// A tooltip's "median of 37 samples · IQR 1.02–1.05 ms · noise 0.31 % (target 0.5 %) · converged · …"
-/// of a timing as shown, less `overhead_ms` of event overhead per sample.
+/// A tooltip's "median of 37 samples · IQR 1.02–1.05 ms · noise 0.31 % (target 0.5 %) · …".
 pub(crate) fn sample_summary(t: &Timing, overhead_ms: Option<f64>) -> String {
     let mut parts = vec![format!(
         "median of {} sample{}",

@@ -6,8 +6,7 @@ use crate::spec::{Exec, Experiment};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// `experiment.toml`, the variants' sources (once each), then `includes`; a file in `earlier` is not
-/// read again (the page links there), one that cannot be read shows why.
+/// `experiment.toml`, the variants' sources, then `includes` (one in `earlier`: a link).
 pub fn code_files(
     exp: &Experiment,
     d: &Directive,

@@ -155,8 +155,7 @@ pub struct Row<'a> {
 }
 
 impl Row<'_> {
-    /// What the point is judged on: the same call's run if the check made one (`None`: it failed),
-    /// else the recording.
+    /// What the point is judged on: the same call's run if any (`None`: it failed), else the recording.
     fn judged(&self) -> Option<&Verdict> {
         match &self.point.same_run {
             Some(_) => self.same_call.as_ref(),

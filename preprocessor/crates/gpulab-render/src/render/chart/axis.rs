@@ -211,8 +211,7 @@ fn log_axis(min: f64, max: f64) -> AxisPlan {
     }
 }
 
-/// Turns every other labelled tick, then every third, … (the last kept) into grid lines until no two
-/// labels collide on an axis `axis_px` pixels long.
+/// Makes labelled ticks grid lines (every other, third, …) until no labels collide over `axis_px`.
 pub(crate) fn thin_labels(plan: &mut AxisPlan, fmt: &dyn Fn(&f64) -> String, axis_px: f64) {
     let span = plan.range.end - plan.range.start;
     if plan.ticks.len() < 2 || span <= 0.0 {

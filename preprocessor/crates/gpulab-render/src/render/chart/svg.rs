@@ -4,8 +4,7 @@ use super::palette::FG_HEX;
 use crate::render::RenderError;
 use crate::render::html::escape;
 
-/// Rewrites a plotters SVG to follow the theme (`currentColor`, the page's fonts), at 100 % width, on
-/// one line (it must sit inside one HTML block).
+/// Rewrites a plotters SVG to follow the theme, at 100 % width, on one line (one HTML block).
 pub(super) fn finish(raw: &str, label: &str) -> Result<String, RenderError> {
     let malformed = || RenderError::Chart("plotters produced no <svg> element".into());
     let start = raw.find("<svg").ok_or_else(malformed)?;

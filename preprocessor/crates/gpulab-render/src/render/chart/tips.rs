@@ -1,6 +1,4 @@
-//! Hover targets over chart points (a heat map's whole cell), ringed when flagged, collected in pixels
-//! while drawing and appended to the SVG. A tip is a `data-tip` attribute that [`TIPS_SCRIPT`] makes a
-//! `<title>`, so that mdBook's search does not index every tip as page text.
+//! Hover targets over chart points, ringed when flagged; [`TIPS_SCRIPT`] keeps them out of the search.
 
 use super::Tip;
 use crate::render::html::escape;
@@ -30,8 +28,7 @@ pub(crate) struct Area {
     pub tip: Tip,
 }
 
-/// Gives every hover target of the page its `<title>` from its `data-tip`; follows each chart (no
-/// script file to install) and is idempotent (several on a page do no harm).
+/// Gives every hover target its `<title>` from its `data-tip` (idempotent; follows each chart).
 pub const TIPS_SCRIPT: &str = "<script>for (const e of document.querySelectorAll(\".gpulab-tip[data-tip]\")) { const t = document.createElementNS(\"http://www.w3.org/2000/svg\", \"title\"); t.textContent = e.getAttribute(\"data-tip\"); e.removeAttribute(\"data-tip\"); e.prepend(t); }</script>";
 
 /// Inserts `extra` before the SVG's closing tag.
