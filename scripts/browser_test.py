@@ -1,26 +1,8 @@
 #!/usr/bin/env python3
-"""Opens every page of the built handbook in headless Chromium, in a light and a dark theme, and
-fails on what a reader would notice:
-
-- console errors, uncaught page errors, local resources that fail to load;
-- broken links and anchors (a local page that does not exist, a #fragment with no such id);
-- a chart (the SVG of a gpulab figure) of zero width or height;
-- a chart point whose hover tip the page's script did not make a `<title>` (tips are `data-tip`
-  attributes in the HTML, so that mdBook's search does not index them);
-- gpulab text whose contrast with its background is below 4.5:1 (WCAG AA), after opacity;
-- a "best" cell that is not its row's best by the unit in the table's header (ms, s, ps, ns:
-  lowest; GB/s, GFLOP/s, …/s, ×: highest), or a best cell under a unit without a direction;
-- chart text under 11 px on screen (at 1280 px and on a 390 px phone);
-- two legend entries of a chart drawn alike (same colour, marker and dash);
-- chart points beyond the axis labels by more than one label gap (an axis that stops labelling
-  short of the data), read from the drawn tick marks and the points' hover targets;
-- a key column (`gpulab-key`: the column a table is about) not in view without scrolling;
-- a ringed chart point or a `~`-style mark with no explanation beside it, and a status table
-  whose summary does not come first.
-
-It saves a full-page screenshot of every page in each theme (and phone-width ones of the pages
-with the widest tables) and prints a summary. Chromium is Debian's (`--chromium PATH`); playwright
-only drives it (no browser download).
+"""Opens every page of the built handbook in headless Chromium, light and dark, and fails on
+what a reader would notice (README.md lists the checks: console errors, broken links, zero-size
+charts, contrast, best cells, chart text size, series drawn alike, axes, key columns, marks). Saves
+screenshots and prints a summary. Chromium is Debian's (`--chromium PATH`); playwright only drives it.
 
 Usage: browser_test.py [BUILD_DIR] [--out DIR] [--chromium PATH] [--pages a.html,b.html]
        browser_test.py --self-test --chromium PATH   (the checker catches planted defects)

@@ -1,13 +1,11 @@
 #!/usr/bin/env bash
-# Builds the release binary and the GPU test executables here (where Rust is), and copies them
-# into .device-bin/ (git-ignored) for the `device` tool to carry to the GPU machine.
+# Builds the release binary and the GPU test executables into .device-bin/ for the GPU machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 cargo build --release
 rm -rf .device-bin && mkdir -p .device-bin/tests
 cp target/release/mdbook-gpulab .device-bin/
-# The GPU machine's copy of the tree has no git history: record which commit the binaries and
-# kernels come from, for the recordings' provenance (gpu-suite.sh exports it as GPULAB_COMMIT).
+# The GPU machine's copy has no git history: its recordings' commit (gpu-suite.sh exports it).
 commit=$(git rev-parse --short HEAD)
 git diff --quiet HEAD -- . ':!data' || commit="$commit+dirty"
 echo "$commit" > .device-bin/COMMIT

@@ -1,25 +1,11 @@
 #!/usr/bin/env python3
-"""The event-overhead calibration (issue 12): what a pair of CUDA events adds to a launch beyond the
+"""The event-overhead calibration: what a pair of CUDA events adds to a launch beyond the
 kernel's duration as Nsight Compute measures it (gpu__time_duration).
 
-The engine times a cold point as: L2 flush, blocking kernel, start event, the launch, stop event. For
-a kernel of a few microseconds the events' own work is a visible part of that time (about 0.9 us on an
-H100): kernels of 3-30 us read 3-30 % above ncu. This script measures that constant once per GPU on
-a kernel that does nothing, on both sides, with the engine's own binary:
-
-  1. `mdbook-gpulab calibrate` times the empty kernel `gpulab_null` exactly as cold points are timed
-     (events) and prints the statistics;
-  2. the same command runs under `ncu --metrics gpu__time_duration.sum --kernel-name gpulab_null`
-     (--clock-control none, --cache-control all: as the ncu check) for ncu's duration of the kernel;
-  3. offset = events median - ncu median, written with its provenance to
-     data/<slug>/checks/event_offset.json (and the output to event_offset.log);
-  4. `mdbook-gpulab calibrate --launches 2` (two launches back to back per sample): gap = its median
-     - the one-launch median - ncu's duration of one launch, the time between two launches that a
-     multi-launch point's events include and ncu's sum of durations does not.
-
-The book subtracts the offset from the event times of that GPU's points when it renders them (the
-recordings keep the raw times), and says so on every such number. The Nsight Compute check
-(scripts/ncu_check.py) then tests on 41 real kernels whether one constant explains the difference.
+`mdbook-gpulab calibrate` times the empty kernel `gpulab_null` as cold points are timed, alone and
+under ncu (the ncu check's settings); offset = events median - ncu median, and gap (from `calibrate
+--launches 2`) = the time between two launches that ncu's sum of durations does not count. Both go
+with their provenance to data/<slug>/checks/event_offset.json; the book subtracts them when it renders.
 
 Usage (on the GPU machine; the binary from $GPULAB_BIN or PATH, ncu from $NCU or PATH):
     python3 scripts/event_offset.py [--samples 400] [--ncu-runs 30]
@@ -126,9 +112,7 @@ def main():
         "ncu_ms": ncu_ms,
         "ncu_runs_ms": runs[1:],
         "offset_ms": t["median_ms"] - ncu_ms,
-        # Two launches back to back per sample: what the second adds beyond its own duration is the
-        # gap between launches, which the events of a multi-launch point include and ncu's sum of
-        # durations does not (the ncu check subtracts it per extra launch; the book does not).
+        # Two launches per sample: the gap between launches, which ncu's sum of durations does not count.
         "events_two_launches_ms": two["median_ms"],
         "events_two_launches": two,
         "gap_ms": two["median_ms"] - t["median_ms"] - ncu_ms,

@@ -1,26 +1,13 @@
 #!/usr/bin/env bash
-# Runs on the GPU machine (through the `device` tool), in one call:
-#   1. the GPU test suite (tests marked #[ignore] for needing a GPU),
-#   2. the recordings of the whole handbook (`mdbook-gpulab record`),
-#   3. the library anchors (PyTorch copy/sum/transpose, cuBLAS SGEMM) into data/<slug>/anchors/,
-#   and, on request (STEPS=counters), the hardware-counter pass (`record --counters`, Nsight Compute),
-#   and, on request (STEPS=offset), the event-overhead calibration (scripts/event_offset.py),
-#   and, on request (STEPS=ncu), the Nsight Compute check of the recordings
-#      (scripts/ncu_check.py: writes data/<slug>/checks/ncu.json and ncu.log),
-#   and (STEPS=features) the fixture books of issue 14's features (features-book, types) checked,
-#   recorded and built with --strict,
-# and writes an archive of data/ plus the logs to $OUT.
-# STEPS picks steps (default: tests,record,anchors).
-# Binaries are built on a machine with Rust by scripts/build-device-bin.sh into .device-bin/.
+# On the GPU machine: the GPU tests, `record`, the library anchors (STEPS, default tests,record,anchors;
+# also counters, features, offset, ncu); data/ and the logs go to $OUT. Binaries: build-device-bin.sh.
 set -uo pipefail
 OUT=${OUT:-/tmp/gpulab-out}
 mkdir -p "$OUT"
 BIN=$PWD/.device-bin
 export LD_LIBRARY_PATH="/usr/local/cuda/lib64:${LD_LIBRARY_PATH:-}"
-# Provenance: the commit the carried binaries were built from (written by build-device-bin.sh).
 [ -z "${GPULAB_COMMIT:-}" ] && [ -f "$BIN/COMMIT" ] && export GPULAB_COMMIT=$(cat "$BIN/COMMIT")
 export PATH="$BIN:$PATH"
-# tests/gpu/engine.rs runs this binary (its compile-time path does not exist on the GPU machine).
 export GPULAB_BIN="$BIN/mdbook-gpulab"
 STEPS=${STEPS:-tests,record,anchors}
 
@@ -42,14 +29,9 @@ if [[ $STEPS == *record* ]]; then
   echo "RECORD: $(( $(date +%s) - start )) s wall time for the whole handbook" | tee -a "$OUT/record.log"
 fi
 
-if [[ $STEPS == *anchors* ]]; then
-  PYTHONUNBUFFERED=1 python3 scripts/library_anchors.py --out data 2>&1 | tee "$OUT/anchors.log"
-fi
+[[ $STEPS != *anchors* ]] || PYTHONUNBUFFERED=1 python3 scripts/library_anchors.py --out data 2>&1 | tee "$OUT/anchors.log"
 
-# Not in the default steps (STEPS=counters): the profiled pass. `record --counters` first times any
-# stale point (normally none), then runs the points of the directives that declare `counters` once
-# each under Nsight Compute and stores their hardware counters on the recorded points. Set NCU when
-# ncu is not on PATH. ncu's output (<experiment>.ncu.txt) and the worker jobs go to $OUT/ncu-reports.
+# STEPS=counters: `record --counters` under Nsight Compute ($NCU or PATH); its reports go to $OUT/ncu-reports.
 if [[ $STEPS == *counters* ]]; then
   if [ -z "${NCU:-}" ] && ! command -v ncu >/dev/null; then
     for c in /usr/local/cuda/bin/ncu /opt/nvidia/nsight-compute/*/ncu; do
@@ -62,10 +44,7 @@ if [[ $STEPS == *counters* ]]; then
   cp -r .cache/gpulab/counters "$OUT/ncu-reports" 2>/dev/null || true
 fi
 
-# Not in the default steps (STEPS=features): the fixture books of issue 14's features (one
-# experiment per feature: features-book; the element types and `reset` of the types fixture),
-# each checked, recorded on this GPU and built with --strict. Every point must verify: look for
-# `FEATURES <book>: recorded N point(s), 0 failed … strict build: ok` for each book.
+# STEPS=features: the fixture books checked, recorded and built with --strict (look for `0 failed`, `ok`).
 if [[ $STEPS == *features* ]]; then
   : > "$OUT/features.log"
   for FB in preprocessor/tests/fixtures/features-book preprocessor/tests/fixtures/types; do
@@ -84,14 +63,10 @@ if [[ $STEPS == *features* ]]; then
   done
 fi
 
-# Not in the default steps: STEPS=offset, the event-overhead calibration (scripts/event_offset.py:
-# the empty kernel by the engine's events and by Nsight Compute, into data/<slug>/checks/
-# event_offset.json; the book applies it to the ncu check below).
-if [[ $STEPS == *offset* ]]; then
-  PYTHONUNBUFFERED=1 python3 scripts/event_offset.py 2>&1 | tee "$OUT/event_offset.log"
-fi
+# STEPS=offset: the event-overhead calibration, before the ncu check that uses it.
+[[ $STEPS != *offset* ]] || PYTHONUNBUFFERED=1 python3 scripts/event_offset.py 2>&1 | tee "$OUT/event_offset.log"
 
-# Not in the default steps (it checks the recordings, so it runs after them): STEPS=ncu.
+# STEPS=ncu: the Nsight Compute check of the recordings.
 if [[ $STEPS == *ncu* ]]; then
   start=$(date +%s)
   PYTHONUNBUFFERED=1 python3 scripts/ncu_check.py 2>&1 | tee "$OUT/ncu.log"

@@ -2,9 +2,7 @@
 """Library anchors: what PyTorch and cuBLAS reach on this GPU, for the handbook's table of our best
 kernels against them (book/part2/across-gpus.md, ```gpulab-anchors```).
 
-METHOD (the engine's, so both sides measure the same thing): before every sample a buffer of twice
-the L2 size is written (the L2 flush); the operation is timed with CUDA events on the default stream;
-the figure is the median of 20 samples after 3 warm-up runs. Bytes count what is read plus written.
+Timed as the engine times: L2 flush before each sample, CUDA events, median of 20 after 3 warm-ups.
   copy        y.copy_(x), x = 1 GiB of float32 (268435456 elements)      bytes 2 x 1 GiB
   sum         x.sum(), the same 1 GiB                                     bytes 1 GiB
   transpose   y.copy_(x.t()), 16384 x 16384 float32                       bytes 2 x 1 GiB
@@ -12,10 +10,7 @@ the figure is the median of 20 samples after 3 warm-up runs. Bytes count what is
   sgemm_8192  the same at N = 8192
 Each result is checked (copy/transpose exactly, sum and SGEMM against float64 references).
 
-Writes data/<device-slug>/anchors/library.json (the slug as mdbook-gpulab derives it from the GPU's
-name) with its provenance: commit (GPULAB_COMMIT or git), date, GPU name and UUID, driver, CUDA
-runtime, PyTorch and cuBLAS versions, host CPU. Run on the GPU machine, in the same device call as
-the recording (scripts/gpu-suite.sh, step `anchors`):
+Writes data/<device-slug>/anchors/library.json with its provenance (step `anchors` of gpu-suite.sh):
     python3 scripts/library_anchors.py [--out data]
 """
 import argparse

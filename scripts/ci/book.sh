@@ -1,9 +1,6 @@
 #!/usr/bin/env bash
-# CI's steps on the book, after the tests of scripts/ci/test.sh: the Nsight Compute check's dry run,
-# `check` for every architecture NVRTC supports (NVRTC required when GPULAB_REQUIRE_NVRTC is set, as scripts/ci/nvrtc.sh does) and an
-# offline `--strict` build into build-out/, for the book around this scripts/ folder, with
-# $GPULAB_BIN or else `cargo run --release`. tests/it/ci_book.rs runs it on a copy of the handbook
-# with a new experiment that has no recording: it must pass.
+# CI's steps on the book: the ncu check's dry run, `check` for every architecture and an offline
+# `--strict` build into build-out/, with $GPULAB_BIN or `cargo run --release` (tests/it/ci_book.rs).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 gpulab() {

@@ -1,8 +1,6 @@
 #!/usr/bin/env bash
-# The browser test (scripts/browser_test.py) on the built handbook in build-out/: Debian's
-# chromium driven headless by playwright from PyPI (in the virtual environment; playwright downloads
-# no browser). Installs chromium with apt-get when run as root. Skipped, LOUDLY, only when no
-# Chromium can be had. Screenshots go to target/browser-test/.
+# The browser test on build-out/ with Debian's Chromium, driven by playwright from PyPI; skipped
+# LOUDLY only when no Chromium can be had. Screenshots go to target/browser-test/.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 source scripts/ci/venv.sh

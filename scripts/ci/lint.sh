@@ -1,13 +1,9 @@
 #!/usr/bin/env bash
-# Formatting and lints, as the brief asks before every merge: `cargo fmt --check` and clippy with
-# every warning an error (all targets: library, binary, tests, benches).
+# `cargo fmt --check` and clippy with every warning an error, on all targets.
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-if command -v rustup >/dev/null; then
-    rustup component add rustfmt clippy >/dev/null 2>&1 || true
-fi
-
+! command -v rustup >/dev/null || rustup component add rustfmt clippy >/dev/null 2>&1 || true
 echo "== cargo fmt --check"
 cargo fmt --check
 

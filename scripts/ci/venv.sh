@@ -1,12 +1,9 @@
-# Sourced by the CI scripts: a Python virtual environment in .venv-ci/ (git-ignored) for every pip
-# install (Debian refuses pip into the system Python). `venv_pip PKG...` installs into it.
+# Sourced: a Python virtual environment in .venv-ci/ for every pip install; `venv_pip PKG...`.
 VENV=${GPULAB_VENV:-$PWD/.venv-ci}
-if [ ! -x "$VENV/bin/python" ]; then
-  python3 -m venv "$VENV" || {
-    echo "error: python3 -m venv failed (on Debian: apt-get install python3-venv)" >&2
-    exit 1
-  }
-fi
+[ -x "$VENV/bin/python" ] || python3 -m venv "$VENV" || {
+  echo "error: python3 -m venv failed (on Debian: apt-get install python3-venv)" >&2
+  exit 1
+}
 venv_pip() {
   "$VENV/bin/python" -m pip install --quiet --disable-pip-version-check "$@"
 }

@@ -1,10 +1,6 @@
 #!/usr/bin/env bash
-# Regenerates the handbook on a Slurm cluster: N array tasks, one GPU each, each recording one
-# cost-balanced shard (`mdbook-gpulab record --shard K/N`), then one merge job into data/.
-#   scripts/slurm/submit.sh N [OUT]        (OUT: where shards land; default $PWD/gpulab-shards)
-# Extra sbatch options (partition, account) go in SBATCH_* variables, e.g. SBATCH_PARTITION=gpu.
-# mdbook-gpulab must be on PATH on the nodes (or GPULAB_BIN), and the repository on a shared
-# file system. Prints the two job ids.
+# A Slurm job array of N one-GPU shards, then a merge job: scripts/slurm/submit.sh N [OUT]
+# (sbatch options in SBATCH_* variables; the repository on a shared file system).
 set -euo pipefail
 N=${1:?usage: $0 N [OUT]}
 REPO=$(cd "$(dirname "$0")/../.." && pwd)

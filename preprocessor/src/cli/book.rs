@@ -1,5 +1,4 @@
-//! Loading a book folder for the commands that work outside mdBook (check, list, run, record), and
-//! selecting its directives by chapter or experiment.
+//! Loading a book folder for the commands that work outside mdBook, and selecting its directives.
 
 use crate::config::Config;
 use crate::directive::fence::FenceKind;
@@ -8,7 +7,6 @@ use crate::workspace::{FoundDirective, Workspace};
 use anyhow::Context;
 use std::path::Path;
 
-/// The workspace and every directive of the book at `dir`.
 /// Fails with a clear message when `dir` is not a book's root folder.
 pub(super) fn require_book(dir: &Path) -> anyhow::Result<()> {
     if !dir.join("book.toml").is_file() {
@@ -20,6 +18,7 @@ pub(super) fn require_book(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
+/// The workspace and every directive of the book at `dir`.
 pub(super) fn load(dir: &Path) -> anyhow::Result<(Workspace, Vec<FoundDirective>)> {
     let (md, ws) = open(dir)?;
     let found = scan_book(&ws, &md.book);
@@ -36,10 +35,7 @@ pub(super) fn open(dir: &Path) -> anyhow::Result<(mdbook_driver::MDBook, Workspa
     Ok((md, ws))
 }
 
-/// Chapters under the book's src folder that have a `gpulab` fence but are not listed in
-/// `SUMMARY.md` (so mdBook never builds them, and no command sees their directives), relative to
-/// the src folder, sorted. Paths are compared canonically (`sub/../x.md`, a linked folder), and
-/// hidden folders and the build folder are not walked.
+/// Chapters under src/ with a `gpulab` fence that `SUMMARY.md` does not list, sorted.
 pub(super) fn unlisted_with_directives(
     md: &mdbook_driver::MDBook,
     ws: &Workspace,
@@ -92,8 +88,7 @@ pub(super) fn unlisted_with_directives(
     out
 }
 
-/// The chapter's `gpulab` directives, or why there are none: the chapter is not in SUMMARY.md,
-/// has no directive, or is not in the book (with a did-you-mean).
+/// The chapter's `gpulab` directives, or why there are none (with a did-you-mean).
 pub(super) fn chapter_directives<'f>(
     md: &mdbook_driver::MDBook,
     ws: &Workspace,

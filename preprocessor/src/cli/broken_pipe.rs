@@ -1,9 +1,4 @@
 //! Output piped into a reader that stops early (`list | head`): a quiet exit, not a panic.
-//!
-//! `println!` and `eprintln!` panic when the pipe they write to is closed. The process keeps
-//! SIGPIPE ignored (Rust's default), so a supervisor writing to a worker that died still gets an
-//! error it can handle; only a failed print of the command line's own output ends the process,
-//! with the status a shell gives a command killed by SIGPIPE.
 
 /// The exit status of a process killed by SIGPIPE (128 + 13), as `yes | head` reports it.
 pub(crate) const STATUS: i32 = 141;
@@ -15,8 +10,7 @@ pub(crate) fn is_broken_pipe_print(message: &str) -> bool {
         && message.contains("Broken pipe")
 }
 
-/// Installs the panic hook: a print to a closed pipe exits quietly with [`STATUS`]; every other
-/// panic goes to the default hook.
+/// Installs the panic hook: a print to a closed pipe exits quietly with [`STATUS`].
 pub(crate) fn install() {
     let default = std::panic::take_hook();
     std::panic::set_hook(Box::new(move |info| {

@@ -1,7 +1,4 @@
-//! `mdbook-gpulab calibrate`: the empty kernel timed as cold points are, printed as JSON.
-//! `scripts/event_offset.py` runs it, then runs it again under Nsight Compute, and stores the
-//! difference (what the event pair adds to a launch) in `data/<slug>/checks/`; with `--launches 2`,
-//! what a second launch adds (the gap between launches).
+//! `mdbook-gpulab calibrate`: the empty kernel timed as cold points are, as JSON for event_offset.py.
 
 use crate::engine::calibrate::time_null_kernel;
 use crate::gpu::{Gpu, NULL_KERNEL_NAME};

@@ -1,5 +1,4 @@
-//! `mdbook-gpulab check`: validates every directive, spec and recording, then hands the kernels to
-//! `check_kernels` (NVRTC, no GPU required).
+//! `mdbook-gpulab check`: validates every directive, spec and recording, then `check_kernels`.
 
 use crate::diagnostic::Diagnostic;
 use crate::plan::plan;
@@ -9,28 +8,36 @@ use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::ExitCode;
 
-/// The directives whose kernels `check` compiles: those of these experiments (all when empty) in
-/// this chapter (any when `None`). Everything else is validated for the whole book: it is quick.
-pub(super) struct Only {
-    pub(super) experiments: Vec<String>,
-    pub(super) chapter: Option<String>,
+/// `check`'s options.
+#[derive(clap::Args)]
+pub(super) struct CheckArgs {
+    /// Skip the NVRTC compile step.
+    #[arg(long)]
+    no_compile: bool,
+    /// Fail when libnvrtc is missing instead of skipping the compile step.
+    #[arg(long)]
+    require_nvrtc: bool,
+    /// The GPU architecture to compile and check for (`sm_90`, the default; `sm_80`, …), or
+    /// `all`: each one NVRTC can compile for, in turn.
+    #[arg(long, value_parser = super::parse_archs, default_value = "sm_90")]
+    arch: super::Archs,
+    /// Compile only the kernels of these experiments (repeat it, or separate names with commas).
+    #[arg(long, value_delimiter = ',')]
+    experiment: Vec<String>,
+    /// Compile only the kernels of this chapter's directives (relative to the book's src folder
+    /// or the book root).
+    #[arg(long)]
+    chapter: Option<String>,
 }
 
-/// Checks the book at `dir`; compiles the kernels `only` selects for each of `archs` (compute
-/// capabilities) unless `!compile`.
-pub(super) fn run(
-    dir: &Path,
-    compile: bool,
-    require_nvrtc: bool,
-    archs: &[(u32, u32)],
-    only: &Only,
-) -> anyhow::Result<ExitCode> {
+/// Checks the book at `dir`; compiles the kernels `only` selects for each architecture unless not to.
+pub(super) fn run(dir: &Path, only: &CheckArgs) -> anyhow::Result<ExitCode> {
     let (md, ws) = super::book::open(dir)?;
     if let Some(problem) = ws.device_problem() {
         anyhow::bail!("{problem}");
     }
     let found = crate::preprocess::scan_book(&ws, &md.book);
-    super::book::require_experiments(&found, &only.experiments)?;
+    super::book::require_experiments(&found, &only.experiment)?;
     let selected = selected(&md, &ws, &found, only)?;
     let mut diags: Vec<Diagnostic> = Vec::new();
     let (mut directives, mut inline) = (0, 0);
@@ -76,42 +83,36 @@ pub(super) fn run(
     unknown_devices(&ws, &found)?;
     report_prose_literals(&ws, &md);
     failed |= check_reproduces(&ws, &found)?;
-    if compile {
-        failed |= compile_for(&ws, &selected, archs, require_nvrtc)?;
+    if !only.no_compile {
+        failed |= compile_for(&ws, &selected, &only.arch.0, only.require_nvrtc)?;
     } else {
         eprintln!("skipped: NVRTC compile step (--no-compile)");
     }
-    Ok(if failed {
-        ExitCode::FAILURE
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(ExitCode::from(u8::from(failed)))
 }
 
-/// The directives whose kernels `check` compiles: those of `--chapter`, else all, narrowed to
-/// `--experiment`'s.
+/// The directives of `--chapter` (else all), narrowed to `--experiment`'s.
 fn selected<'f>(
     md: &mdbook_driver::MDBook,
     ws: &Workspace,
     found: &'f [FoundDirective],
-    only: &Only,
+    only: &CheckArgs,
 ) -> anyhow::Result<Vec<&'f FoundDirective>> {
     let mut selected = match &only.chapter {
         Some(chapter) => super::book::chapter_directives(md, ws, found, chapter)?,
         None => found.iter().collect(),
     };
-    if !only.experiments.is_empty() {
+    if !only.experiment.is_empty() {
         selected.retain(|f| {
             f.parsed
                 .as_ref()
-                .is_ok_and(|(_, exp)| only.experiments.contains(&exp.name))
+                .is_ok_and(|(_, exp)| only.experiment.contains(&exp.name))
         });
     }
     Ok(selected)
 }
 
-/// Warns of figures typed into the prose that equal a value their page shows, rendering the pages
-/// as a build that runs no kernels does.
+/// Warns of figures typed into the prose that equal a value their page shows.
 fn report_prose_literals(ws: &Workspace, md: &mdbook_driver::MDBook) {
     match crate::preprocess::process_book(ws, &mut md.book.clone(), None, true) {
         Ok(summary) => report(&summary.literals),
@@ -119,8 +120,7 @@ fn report_prose_literals(ws: &Workspace, md: &mdbook_driver::MDBook) {
     }
 }
 
-/// Every `reproduces` id names an item of its paper's inventory, and every re-run item is re-run;
-/// whether a problem was reported.
+/// Whether a `reproduces` id names no item of its inventory or a re-run item is not re-run (reported).
 fn check_reproduces(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<bool> {
     let inventory = crate::inventory::Inventory::load(&ws.config.data_dir(&ws.root))?;
     let ids = found
@@ -137,8 +137,7 @@ fn check_reproduces(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<
     Ok(!problems.is_empty())
 }
 
-/// Compiles and checks the kernels of `selected` for each of `archs`; returns whether anything
-/// failed, with a line of the architectures' verdicts when there are several.
+/// Compiles and checks the kernels of `selected` for each of `archs`; returns whether anything failed.
 fn compile_for(
     ws: &Workspace,
     selected: &[&FoundDirective],
@@ -158,8 +157,7 @@ fn compile_for(
     Ok(failed)
 }
 
-/// Warns about each device a directive or inline value names that data/ has no recordings of (a
-/// typo shows "awaiting a GPU run" although the data exist).
+/// Warns about each device a directive or inline value names that data/ has no recordings of.
 fn unknown_devices(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<()> {
     let known = ws.data().devices()?;
     for f in found {
@@ -195,8 +193,7 @@ fn unknown_devices(ws: &Workspace, found: &[FoundDirective]) -> anyhow::Result<(
     Ok(())
 }
 
-/// One line per (experiment, variant, metric, division) whose metric formula drops a remainder at a
-/// point the book plans: metric `/` is real division, so only an explicit `div(a, b)` can do that.
+/// One line per (experiment, variant, metric, division) whose `div(a, b)` drops a remainder at a planned point.
 fn truncated_metrics(found: &[FoundDirective], ws: &Workspace) -> anyhow::Result<Vec<String>> {
     let mut seen = BTreeSet::new();
     let mut out = Vec::new();
@@ -226,53 +223,41 @@ fn truncated_metrics(found: &[FoundDirective], ws: &Workspace) -> anyhow::Result
     Ok(out)
 }
 
-/// Parses each device's event-overhead calibration, Nsight Compute check and library anchors, as
-/// a build would; reports each one that cannot be read. Returns (files read, unreadable ones).
+/// (device files read, unreadable ones), each parsed as a build would.
 fn check_device_files(ws: &Workspace) -> (usize, usize) {
     use crate::results::device_files::DEVICE_FILES;
     let data = ws.data();
     let Ok(devices) = data.devices() else {
         return (0, 0); // check_recordings reported it
     };
-    let (mut read, mut bad) = (0, 0);
-    for dev in &devices {
-        let loads = DEVICE_FILES.iter().map(|f| (f.parse)(&data, dev));
-        for load in loads {
-            match load {
-                Ok(present) => read += usize::from(present),
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    bad += 1;
-                }
-            }
-        }
-    }
-    (read, bad)
+    let loads = devices.iter().flat_map(|dev| {
+        let data = &data;
+        DEVICE_FILES.iter().map(move |f| (f.parse)(data, dev))
+    });
+    tally(loads)
 }
 
-/// Parses every recording of the book's experiments, on every device, as a build would; reports
-/// each one that cannot be read. Returns (recordings read, unreadable ones).
+/// (recordings read, unreadable ones) of the book's experiments, each parsed as a build would.
 fn check_recordings(ws: &Workspace, names: &[String]) -> (usize, usize) {
     let data = ws.data();
-    let devices = match data.devices() {
-        Ok(d) => d,
+    let devices = data.devices().map_err(|e| eprintln!("error: {e}"));
+    let Ok(devices) = devices else { return (0, 1) };
+    let loads = devices.iter().flat_map(|dev| {
+        let data = &data;
+        names
+            .iter()
+            .map(move |n| data.load(dev, n).map(|r| r.is_some()))
+    });
+    tally(loads)
+}
+
+/// (files present, unreadable ones) of `loads`, each unreadable one reported.
+fn tally<E: std::fmt::Display>(loads: impl Iterator<Item = Result<bool, E>>) -> (usize, usize) {
+    loads.fold((0, 0), |(read, bad), load| match load {
+        Ok(present) => (read + usize::from(present), bad),
         Err(e) => {
             eprintln!("error: {e}");
-            return (0, 1);
+            (read, bad + 1)
         }
-    };
-    let (mut read, mut bad) = (0, 0);
-    for dev in &devices {
-        for name in names {
-            match data.load(dev, name) {
-                Ok(Some(_)) => read += 1,
-                Ok(None) => {}
-                Err(e) => {
-                    eprintln!("error: {e}");
-                    bad += 1;
-                }
-            }
-        }
-    }
-    (read, bad)
+    })
 }

@@ -1,8 +1,6 @@
-//! `check`'s kernel step: every kernel build the selected directives' points need, compiled with
-//! NVRTC for the target architecture (no GPU required; compile errors at the `.cu` file and line)
-//! in parallel, through the engine's compile cache (an unchanged build is not compiled again), and
-//! every kernel variant checked against the PTX of its build (`kernel_check`: kernel name,
-//! arguments, block shape, shared memory); without NVRTC, every kernel name against its source.
+//! `check`'s kernel step: every kernel build the selected points need, compiled with NVRTC in
+//! parallel through the compile cache, and each variant checked against its PTX (`kernel_check`);
+//! without NVRTC, every kernel name against its source.
 
 use crate::engine::ptx_cache::compile_cached;
 use crate::engine::resolve::kernel_builds;
@@ -26,8 +24,7 @@ type Build = (PathBuf, String, Vec<String>);
 /// Each module (a source with its options) compiled, or why it did not compile.
 type Compiled = HashMap<(PathBuf, Vec<String>), Result<Image, CompileError>>;
 
-/// The builds with their variants, the variants not applicable (with what they need), and whether
-/// a build could not be resolved.
+/// The builds with their variants, the variants not applicable, and whether a build did not resolve.
 type Builds = (BTreeMap<Build, Uses>, BTreeMap<String, String>, bool);
 
 /// The variants that use one build, each with its planned points.
@@ -41,6 +38,7 @@ pub(super) fn run(
     require_nvrtc: bool,
 ) -> anyhow::Result<bool> {
     let (builds, not_applicable, mut failed) = builds_of(ws, found, arch)?;
+    let sm = format!("sm_{}{}", arch.0, arch.1);
     match nvrtc_available() {
         Err(why) if require_nvrtc => {
             eprintln!("error: {why}");
@@ -54,10 +52,8 @@ pub(super) fn run(
             return Ok(check_names(ws, &builds) || failed);
         }
         Ok(version) => eprintln!(
-            "compiling {} kernel build(s) with NVRTC {version} for sm_{}{}",
-            builds.len(),
-            arch.0,
-            arch.1
+            "compiling {} kernel build(s) with NVRTC {version} for {sm}",
+            builds.len()
         ),
     }
     let target = Target {
@@ -65,13 +61,10 @@ pub(super) fn run(
         limits: crate::limits::arch_limits(arch),
     };
     if target.limits.is_none() {
-        eprintln!(
-            "warning: the per-block limits of sm_{}{} are not known: shared memory NOT checked",
-            arch.0, arch.1
-        );
+        eprintln!("warning: the per-block limits of {sm} are not known: shared memory NOT checked");
     }
     for (variant, why) in &not_applicable {
-        eprintln!("not applicable on sm_{}{}: {variant} {why}", arch.0, arch.1);
+        eprintln!("not applicable on {sm}: {variant} {why}");
     }
     let compiled = compile_all(ws, builds.keys(), arch)?;
     let mut specs: BTreeMap<String, SpecText> = BTreeMap::new();
@@ -82,7 +75,7 @@ pub(super) fn run(
             Ok(image) => image.ptx().map(crate::ptx::parse),
             Err(e) => {
                 let users: Vec<String> = uses.keys().map(|(e, v)| format!("{e}/{v}")).collect();
-                if not_applicable_here(e, &users, arch) {
+                if not_applicable_here(e, &users, arch, &sm) {
                     continue;
                 }
                 compile_errors += 1;
@@ -116,15 +109,12 @@ pub(super) fn run(
         problems += errors.count();
         report(&diags);
     }
-    if compile_errors > 0 {
-        eprintln!(
-            "{compile_errors} of {} kernel build(s) failed to compile",
-            builds.len()
-        );
-        failed = true;
-    } else {
-        eprintln!("all {} kernel build(s) compiled", builds.len());
+    let n = builds.len();
+    match compile_errors {
+        0 => eprintln!("all {n} kernel build(s) compiled"),
+        _ => eprintln!("{compile_errors} of {n} kernel build(s) failed to compile"),
     }
+    failed |= compile_errors > 0;
     eprintln!(
         "checked {} kernel variant(s) against their PTX (kernel name, arguments, block, shared memory): {problems} problem(s)",
         checked.len()
@@ -132,24 +122,18 @@ pub(super) fn run(
     Ok(failed || problems > 0)
 }
 
-/// Whether a build failed only for an instruction of a newer architecture than `arch` (said so):
-/// a GPU of this one cannot run it, which is no error of the book.
-fn not_applicable_here(e: &CompileError, users: &[String], arch: (u32, u32)) -> bool {
+/// Whether a build failed only for an instruction newer than `arch` (said so): no error of the book.
+fn not_applicable_here(e: &CompileError, users: &[String], arch: (u32, u32), sm: &str) -> bool {
     let needs = crate::limits::arch_required_by(&e.to_string()).filter(|min| *min > arch);
     let Some(why) = needs.and_then(|min| crate::limits::needs_arch(min, arch)) else {
         return false;
     };
-    eprintln!(
-        "not applicable on sm_{}{}: {} {why} (its compiler says so)",
-        arch.0,
-        arch.1,
-        users.join(", ")
-    );
+    let users = users.join(", ");
+    eprintln!("not applicable on {sm}: {users} {why} (its compiler says so)");
     true
 }
 
-/// Each module the builds need (a source with its options: a build's function does not change
-/// it), compiled once, in parallel, through the engine's compile cache.
+/// Each module (source and options) the builds need, compiled once, in parallel, through the cache.
 fn compile_all<'b>(
     ws: &Workspace,
     builds: impl Iterator<Item = &'b Build>,
@@ -170,8 +154,7 @@ fn compile_all<'b>(
         .collect()
 }
 
-/// Without NVRTC: every kernel variant's name against its source's `__global__` functions;
-/// returns whether one is not defined there (reported).
+/// Without NVRTC: whether a variant's kernel is not a `__global__` function of its source (reported).
 fn check_names(ws: &Workspace, builds: &BTreeMap<Build, Uses>) -> bool {
     let mut scans: BTreeMap<&PathBuf, SourceScan> = BTreeMap::new();
     let mut specs: BTreeMap<String, SpecText> = BTreeMap::new();
@@ -201,9 +184,8 @@ fn check_names(ws: &Workspace, builds: &BTreeMap<Build, Uses>) -> bool {
     !diags.is_empty()
 }
 
-/// Every kernel build the book's points need on `arch`, with the variants that use it; the
-/// variants whose `min_arch` is newer, with what they need; and whether a point's build could not
-/// be resolved (reported).
+/// Every kernel build the points need on `arch` with its variants, the variants whose `min_arch` is
+/// newer, and whether a point's build could not be resolved (reported).
 fn builds_of(
     ws: &Workspace,
     found: &[&FoundDirective],
@@ -244,17 +226,15 @@ fn builds_of(
     Ok((builds, not_applicable, failed))
 }
 
-/// Reports a build (`function` of `source`, with `options`) that failed to compile, for the
-/// variants `users`, with a help when the CUDA headers are missing.
+/// Reports a build that failed to compile for the variants `users`, with help for missing headers.
 fn report_compile_error(
     e: &crate::gpu::CompileError,
     (function, source, options): (&str, &std::path::Path, &[String]),
     users: &[String],
 ) {
-    let with = if options.is_empty() {
-        "no options".to_string()
-    } else {
-        options.join(" ")
+    let with = match options.is_empty() {
+        true => "no options".to_string(),
+        false => options.join(" "),
     };
     eprintln!(
         "error: compiling `{function}` from {} with {with} (for {}):\n{e}",

@@ -1,7 +1,4 @@
-//! `mdbook-gpulab install [BOOK]`: sets up an existing mdBook for the preprocessor, as
-//! `mdbook-admonish install` does: registers `[preprocessor.gpulab]`, writes the stylesheet where
-//! mdBook serves it and lists it in `additional-css`, and creates `kernels/` and `data/`.
-//! Idempotent: a second run changes nothing (an outdated stylesheet is replaced).
+//! `mdbook-gpulab install [BOOK]`: sets up an mdBook for gpulab; a second run changes nothing.
 
 use anyhow::Context;
 use std::fs;
@@ -15,12 +12,12 @@ pub(super) const CSS_PATH: &str = "theme/gpulab.css";
 pub(super) fn run(dir: &Path) -> anyhow::Result<ExitCode> {
     super::book::require_book(dir)?;
     let changes = install(dir)?;
+    for c in &changes {
+        eprintln!("{c}");
+    }
     if changes.is_empty() {
         eprintln!("{}: already set up for mdbook-gpulab", dir.display());
     } else {
-        for c in &changes {
-            eprintln!("{c}");
-        }
         eprintln!(
             "next: add a kernel and its spec under kernels/ (see \"Adding an experiment\"), a ```gpulab directive to a chapter, then `mdbook build`"
         );
@@ -28,10 +25,8 @@ pub(super) fn run(dir: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Sets up the book at `dir`; returns what it changed, one line each. Everything is checked
-/// (book.toml edited in memory, every path confined to the book) before anything is written,
-/// and book.toml is written last: a failure leaves no book.toml naming a stylesheet that is not
-/// there.
+/// Sets up the book at `dir`; returns what it changed, one line each. Everything is checked before
+/// anything is written, and book.toml last, so a failure leaves no dangling stylesheet entry.
 pub(super) fn install(dir: &Path) -> anyhow::Result<Vec<String>> {
     let toml_path = dir.join("book.toml");
     let text = fs::read_to_string(&toml_path)
@@ -55,8 +50,7 @@ pub(super) fn install(dir: &Path) -> anyhow::Result<Vec<String>> {
     for folder in folders {
         let path = dir.join(folder);
         fs::create_dir_all(&path).with_context(|| format!("creating {}", path.display()))?;
-        // git records no empty folder: a `.gitkeep` makes the new ones part of the book's
-        // repository from the first commit.
+        // git records no empty folder.
         let keep = path.join(".gitkeep");
         fs::write(&keep, "").with_context(|| format!("writing {}", keep.display()))?;
         changes.push(format!("created {folder}/"));
@@ -68,8 +62,7 @@ pub(super) fn install(dir: &Path) -> anyhow::Result<Vec<String>> {
     Ok(changes)
 }
 
-/// Refuses a path that resolves outside the book: a link (even one that leads nowhere yet) to
-/// elsewhere would have `install` write there.
+/// Refuses a path that resolves outside the book (a link would have `install` write there).
 fn confined(dir: &Path, path: &Path) -> anyhow::Result<()> {
     anyhow::ensure!(
         crate::confine::is_inside(path, &[dir]),
@@ -79,8 +72,7 @@ fn confined(dir: &Path, path: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// `text` (book.toml) with the preprocessor and the stylesheet added, in its own line endings
-/// and with its byte-order mark, and what changed.
+/// `text` (book.toml) with the preprocessor and the stylesheet added, keeping its line endings and BOM.
 fn edit_book_toml(text: &str) -> anyhow::Result<(String, Vec<String>)> {
     let (bom, body) = match text.strip_prefix('\u{feff}') {
         Some(body) => ("\u{feff}", body),
@@ -134,8 +126,7 @@ fn check_shapes(parsed: &toml_edit::Document<&str>, body: &str) -> anyhow::Resul
     Ok(())
 }
 
-/// Where a stylesheet that differs from this version's is kept before it is replaced (a user's
-/// edits, or an older version's rules).
+/// Where a stylesheet that differs from this version's is kept before it is replaced.
 pub(super) const CSS_BACKUP: &str = "theme/gpulab.css.bak";
 
 /// This version's stylesheet to write, and the one it replaces (kept as [`CSS_BACKUP`]).
@@ -143,8 +134,7 @@ struct Stylesheet {
     found: Option<String>,
 }
 
-/// Whether [`CSS_PATH`] needs this version's stylesheet; both it and [`CSS_BACKUP`] are checked
-/// to resolve inside the book (a link inside the book, as this repository's, is fine).
+/// Whether [`CSS_PATH`] needs this version's stylesheet (it and [`CSS_BACKUP`] confined to the book).
 fn plan_stylesheet(dir: &Path) -> anyhow::Result<Option<Stylesheet>> {
     let css = dir.join(CSS_PATH);
     confined(dir, &css)?;
@@ -159,8 +149,7 @@ fn plan_stylesheet(dir: &Path) -> anyhow::Result<Option<Stylesheet>> {
 }
 
 impl Stylesheet {
-    /// Writes this version's stylesheet to [`CSS_PATH`]; one that differs (edited, or an older
-    /// version's) is first copied to [`CSS_BACKUP`], so nobody's edits are lost silently.
+    /// Writes this version's stylesheet to [`CSS_PATH`], first copying one that differs to [`CSS_BACKUP`].
     fn write(self, dir: &Path) -> anyhow::Result<String> {
         let css = dir.join(CSS_PATH);
         fs::create_dir_all(css.parent().unwrap_or(dir))
@@ -178,10 +167,9 @@ impl Stylesheet {
         };
         fs::write(&css, crate::render::CSS)
             .with_context(|| format!("writing {}", css.display()))?;
-        let verb = if self.found.is_some() {
-            "updated"
-        } else {
-            "wrote"
+        let verb = match self.found {
+            Some(_) => "updated",
+            None => "wrote",
         };
         Ok(format!(
             "{verb} {CSS_PATH} (tables, charts and badges, light and dark themes){kept}"
@@ -189,8 +177,7 @@ impl Stylesheet {
     }
 }
 
-/// Adds `[preprocessor.gpulab]` and the stylesheet to `additional-css`, keeping everything else
-/// (comments included) as it was.
+/// Adds `[preprocessor.gpulab]` and the stylesheet to `additional-css`, keeping everything else.
 fn configure(doc: &mut DocumentMut) -> anyhow::Result<Vec<String>> {
     let mut changes = Vec::new();
     let preprocessors = table(doc.as_table_mut(), "preprocessor")?;

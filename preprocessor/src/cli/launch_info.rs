@@ -1,7 +1,5 @@
-//! `mdbook-gpulab launch-info` (hidden): the resolved launch of one variant at one point, as JSON.
-//! An independent timer (scripts/ncu_check.py) then runs exactly what the engine plans, from the
-//! engine's own evaluator and launch planner; with `--image`, the kernel compiled exactly as the
-//! engine compiles it, too; with `--points`, many points in one call.
+//! `mdbook-gpulab launch-info` (hidden): the resolved launch of a variant at a point (`--points`: many),
+//! as JSON, so that scripts/ncu_check.py runs what the engine plans (`--image`: its machine code too).
 
 use crate::engine::resolve::{self, Arg, Scalar};
 use crate::record::DeviceRecord;
@@ -15,8 +13,53 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-/// One point asked for: a variant at parameter values (the spec's defaults fill the rest), and
-/// where to write its compiled image, if anywhere.
+/// `launch-info`'s arguments.
+#[derive(clap::Args)]
+pub(super) struct LaunchInfoArgs {
+    #[arg(required_unless_present = "points")]
+    experiment: Option<String>,
+    #[arg(required_unless_present = "points")]
+    variant: Option<String>,
+    /// Parameter values, `N=4096`.
+    assignments: Vec<String>,
+    #[arg(long, default_value = ".")]
+    pub dir: PathBuf,
+    /// Also compile the kernel exactly as the engine does (NVRTC, its options, this machine's
+    /// GPU) and write the image here, so an independent timer runs the same machine code.
+    #[arg(long)]
+    image: Option<PathBuf>,
+    /// Many points: a JSON list of `{"experiment", "variant", "params", "image"}` read from
+    /// this file (`-`: stdin); prints a JSON list of their launches (or each one's `error`).
+    #[arg(long, conflicts_with_all = ["experiment", "image"])]
+    points: Option<PathBuf>,
+    /// Take the device variables (`SM_COUNT`, `L2_BYTES`, …) from this device's recording of
+    /// each point's experiment (`data/<slug>/`) rather than from this machine's GPU.
+    #[arg(long)]
+    pub device: Option<String>,
+}
+
+impl LaunchInfoArgs {
+    /// The points asked for (the arguments' one, or `--points`' list, `-`: stdin), and whether a list.
+    pub(super) fn requests(&self) -> anyhow::Result<(Vec<Request>, bool)> {
+        let Some(path) = &self.points else {
+            let request = Request {
+                experiment: self.experiment.clone().unwrap_or_default(),
+                variant: self.variant.clone().unwrap_or_default(),
+                params: parse_assignments(&self.assignments)?,
+                image: self.image.clone(),
+            };
+            return Ok((vec![request], false));
+        };
+        let text = if path == Path::new("-") {
+            std::io::read_to_string(std::io::stdin())?
+        } else {
+            std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
+        };
+        Ok((serde_json::from_str(&text)?, true))
+    }
+}
+
+/// One point asked for: a variant at parameter values, and where to write its compiled image.
 #[derive(Debug, Clone, Deserialize)]
 pub(super) struct Request {
     pub experiment: String,
@@ -27,8 +70,7 @@ pub(super) struct Request {
     pub image: Option<PathBuf>,
 }
 
-/// Prints one point's launch (`requests` of one, `many` false) or a JSON list of them, each the
-/// point's launch or its `"error"`.
+/// Prints one point's launch, or (`many`) a JSON list of each point's launch or `"error"`.
 pub(super) fn run(
     dir: &Path,
     requests: Vec<Request>,
@@ -89,9 +131,7 @@ pub(super) fn parse_assignments(
         .collect()
 }
 
-/// Where the device variables (`SM_COUNT`, `L2_BYTES`, …) come from: the device of
-/// `data/<recorded_on>/`'s recording of each point's experiment, else this machine's first GPU (none:
-/// no device variables).
+/// Where the device variables come from: `data/<recorded_on>/`'s recording, else this machine's GPU.
 struct Devices<'a> {
     recorded_on: Option<&'a str>,
     gpu: Option<&'a crate::gpu::DeviceInfo>,
@@ -170,8 +210,7 @@ fn info(
     }
     Ok(info)
 }
-/// Compiles `source` as the engine's worker does (the same NVRTC call, options and name) and
-/// writes the image to `path`; returns its description.
+/// Compiles `source` as the engine's worker does and writes the image to `path`; returns its description.
 fn write_image(
     ws: &crate::workspace::Workspace,
     source: &Path,

@@ -1,6 +1,4 @@
-//! `mdbook-gpulab list`: the book's status table (the papers' table of contents: one row per item of
-//! each paper's inventory), for people or tools; the same rows as the ```` ```gpulab-status ```` table,
-//! then a row for each directive that cannot be listed (invalid, or its recording unreadable).
+//! `mdbook-gpulab list`: the status table's rows, then those of directives that cannot be listed.
 
 use crate::directive::fence::FenceKind;
 use crate::inventory::Inventory;
@@ -90,8 +88,7 @@ fn error_row(
 /// The status table, the inventory's problems, the rows in error and the inline values.
 type Listing = (StatusTable, Vec<String>, Vec<ErrorRow>, Vec<InlineRow>);
 
-/// The book at `dir`: its status table, the inventory's cross-check problems, the directives that
-/// cannot be listed, and the inline values.
+/// The book at `dir`'s listing.
 pub(super) fn status_table(dir: &Path) -> anyhow::Result<Listing> {
     let (ws, found) = super::book::load(dir)?;
     let mut recordings = Recordings::new(ws.data())?;
@@ -199,7 +196,7 @@ pub(super) fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
     if json {
         let mut rows: Vec<serde_json::Value> = Vec::new();
         for r in &table.rows {
-            let row = JsonRow {
+            rows.push(serde_json::to_value(JsonRow {
                 id: r.full_id(),
                 kind: r.kind,
                 title: &r.title,
@@ -215,8 +212,7 @@ pub(super) fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                         c.map(|(holding, total)| (dev.as_str(), Claims { holding, total }))
                     })
                     .collect(),
-            };
-            rows.push(serde_json::to_value(row)?);
+            })?);
         }
         for e in &errors {
             rows.push(serde_json::to_value(e)?);
@@ -231,13 +227,8 @@ pub(super) fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             .iter()
             .map(|d| format!("claims on {d}"))
             .collect();
-        println!(
-            "{:<40} {:<11} {:<30} {}",
-            "item",
-            "kind",
-            "state",
-            devices.join("  ")
-        );
+        let devices = devices.join("  ");
+        println!("{:<40} {:<11} {:<30} {devices}", "item", "kind", "state");
         let mut last_paper = None;
         for r in &table.rows {
             if last_paper != Some(&r.paper) {
@@ -249,13 +240,8 @@ pub(super) fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
                 None => r.state_label.to_string(),
             };
             let claims: Vec<String> = r.claims.iter().map(|c| claims_text(*c)).collect();
-            println!(
-                "{:<40} {:<11} {:<30} {}",
-                r.full_id(),
-                r.kind,
-                state,
-                claims.join("  ")
-            );
+            let (id, claims) = (r.full_id(), claims.join("  "));
+            println!("{id:<40} {:<11} {state:<30} {claims}", r.kind);
             println!("    {}", r.title);
             if let Some(why) = &r.why {
                 println!("    why: {why}");
@@ -288,7 +274,6 @@ pub(super) fn run(dir: &Path, json: bool) -> anyhow::Result<ExitCode> {
             "{} invalid directive(s) or unreadable recording(s): run `mdbook-gpulab check`",
             errors.len()
         );
-        return Ok(ExitCode::FAILURE);
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(ExitCode::from(u8::from(!errors.is_empty())))
 }

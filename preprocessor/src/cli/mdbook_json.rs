@@ -1,5 +1,4 @@
-//! mdBook's `[context, book]` JSON in the dialects of mdBook 0.4 (`sections`, a looser config) and
-//! 0.5 (`items`): read into the 0.5 types, and the processed book written back in the caller's dialect.
+//! mdBook's `[context, book]` JSON of mdBook 0.4 or 0.5, read as 0.5 and written back as it came.
 
 use anyhow::{Context, bail};
 use mdbook_preprocessor::PreprocessorContext;
@@ -34,8 +33,7 @@ impl Dialect {
     }
 }
 
-/// Keys of the 0.5 config tables (which reject unknown keys); anything else in a 0.4 config is
-/// dropped (0.4 allowed arbitrary tables and e.g. `book.multilingual`).
+/// Keys of the 0.5 config tables (which reject unknown keys); anything else in a 0.4 config is dropped.
 const BOOK_KEYS: &[&str] = &[
     "title",
     "authors",

@@ -1,7 +1,4 @@
-//! `mdbook-gpulab merge DIR…`: merges the recordings of other `data/` folders (shards recorded
-//! on other machines or jobs) into the book's, point by point, the newer recording of a point
-//! winning, under the data lock; and each device's anchors and checks, the newer file winning
-//! (`merge_files`).
+//! `mdbook-gpulab merge DIR…`: merges other `data/` folders into the book's, the newer point winning.
 
 use crate::record::{DataDir, Recording};
 use anyhow::Context;
@@ -77,8 +74,7 @@ pub(super) fn run(dir: &Path, sources: &[PathBuf]) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Recordings of experiments this book does not have are merged (a shard may be ahead of the
-/// book), but said.
+/// Recordings of experiments this book does not have are merged, but said.
 fn warn_of_strangers(ws: &crate::workspace::Workspace, incoming: &[(PathBuf, Recording)]) {
     let known = ws.experiment_names();
     let mut strangers: Vec<&str> = incoming
@@ -89,13 +85,10 @@ fn warn_of_strangers(ws: &crate::workspace::Workspace, incoming: &[(PathBuf, Rec
     strangers.sort_unstable();
     strangers.dedup();
     if !strangers.is_empty() {
+        let named: Vec<String> = strangers.iter().map(|e| format!("`{e}`")).collect();
         eprintln!(
             "warning: this book has no experiment {}: merging their recordings anyway (no chapter shows them)",
-            strangers
-                .iter()
-                .map(|e| format!("`{e}`"))
-                .collect::<Vec<_>>()
-                .join(", ")
+            named.join(", ")
         );
     }
 }
@@ -104,9 +97,8 @@ fn warn_of_strangers(ws: &crate::workspace::Workspace, incoming: &[(PathBuf, Rec
 fn data_folder(src: &Path) -> anyhow::Result<DataDir> {
     anyhow::ensure!(src.is_dir(), "{} is not a folder", src.display());
     let inner = src.join("data");
-    Ok(DataDir::new(if inner.is_dir() {
-        inner
-    } else {
-        src.to_path_buf()
+    Ok(DataDir::new(match inner.is_dir() {
+        true => inner,
+        false => src.to_path_buf(),
     }))
 }

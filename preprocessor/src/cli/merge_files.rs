@@ -1,7 +1,4 @@
-//! The files beside a device's recordings that `merge` brings from a shard: the library anchors,
-//! the event-overhead calibration and the Nsight Compute check (each with its log). One file per
-//! device, not per point: the newer by its own date wins, and a corrupt one is never written or
-//! overwritten.
+//! The device files `merge` brings from a shard: the newer by its date wins, a corrupt one never.
 
 use crate::record::DataDir;
 use crate::results::device_files::{DEVICE_FILES, DeviceFile};
@@ -19,15 +16,13 @@ pub(super) struct Incoming {
     log: Option<String>,
 }
 
-/// The date a device file states (`None`: it states none), by the one check `check` and builds
-/// make of it.
+/// The date a device file states (`None`: it states none).
 fn date_of(text: &str, file: &DeviceFile) -> anyhow::Result<Option<DateTime<FixedOffset>>> {
     let value = file.schema.check(text).map_err(anyhow::Error::msg)?;
     file.schema.date(&value).map_err(anyhow::Error::msg)
 }
 
-/// The date of the book's own file of this kind; `None` when it has none (or states no date: then
-/// any dated file is newer). A corrupt one is an error, checked before anything is written.
+/// The date of the book's own file of this kind (`None`: none, or undated); a corrupt one is an error.
 fn book_date(
     target: &DataDir,
     slug: &str,
@@ -42,8 +37,7 @@ fn book_date(
     date_of(&text, file).with_context(|| path.display().to_string())
 }
 
-/// Every device file of the shard `data`, parsed as a build would (an unreadable one fails the
-/// merge before anything is written).
+/// Every device file of the shard `data`, parsed as a build would (an unreadable one fails the merge).
 pub(super) fn read_shard(data: &DataDir, slug: &str) -> anyhow::Result<Vec<Incoming>> {
     let mut out = Vec::new();
     for file in &DEVICE_FILES {
@@ -61,16 +55,14 @@ pub(super) fn read_shard(data: &DataDir, slug: &str) -> anyhow::Result<Vec<Incom
             );
             continue;
         };
-        let log = match file.log {
-            Some(log) => {
-                let path = data.root().join(slug).join(log);
-                crate::confine::is_present(&path)
-                    .then(|| crate::confine::read_regular_file(&path))
-                    .transpose()
-                    .with_context(|| format!("reading {}", path.display()))?
-            }
-            None => None,
-        };
+        let log = file.log.map(|log| data.root().join(slug).join(log));
+        let log = log
+            .filter(|path| crate::confine::is_present(path))
+            .map(|path| {
+                crate::confine::read_regular_file(&path)
+                    .with_context(|| format!("reading {}", path.display()))
+            })
+            .transpose()?;
         out.push(Incoming {
             slug: slug.to_string(),
             file,
@@ -94,9 +86,7 @@ pub(super) struct Planned {
     pub(super) said: Vec<String>,
 }
 
-/// For each device and kind, the newest incoming file, when it is newer than the book's own (or
-/// the book lacks one). The book's own files must be readable: a corrupt one stops the merge,
-/// never overwritten.
+/// For each device and kind, the newest incoming file when newer than the book's own (which must read).
 pub(super) fn plan(target: &DataDir, incoming: Vec<Incoming>) -> anyhow::Result<Planned> {
     let mut newest: std::collections::BTreeMap<(String, &str), Incoming> = Default::default();
     for inc in incoming {
@@ -131,8 +121,7 @@ pub(super) fn plan(target: &DataDir, incoming: Vec<Incoming>) -> anyhow::Result<
     Ok(planned)
 }
 
-/// `data/<slug>/<rel>` of the book, refused when it resolves outside `data/` (a symlink, even
-/// a dangling one: see `confine::is_inside`).
+/// `data/<slug>/<rel>` of the book, refused when it resolves outside `data/`.
 fn confined(target: &DataDir, slug: &str, rel: &str) -> anyhow::Result<PathBuf> {
     crate::confine::plain_name(slug)?;
     let path = target.root().join(slug).join(rel);

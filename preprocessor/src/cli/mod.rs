@@ -1,5 +1,4 @@
-//! The `mdbook-gpulab` command line: mdBook's preprocessor protocol plus install, build, check, list,
-//! devices, run and record. `anyhow` lives here, at the edge.
+//! The `mdbook-gpulab` command line: mdBook's preprocessor protocol and the commands (`anyhow` here).
 
 mod book;
 mod broken_pipe;
@@ -71,57 +70,16 @@ enum Command {
         /// The book's root folder (with book.toml).
         #[arg(default_value = ".")]
         dir: PathBuf,
-        /// Skip the NVRTC compile step.
-        #[arg(long)]
-        no_compile: bool,
-        /// Fail when libnvrtc is missing instead of skipping the compile step.
-        #[arg(long)]
-        require_nvrtc: bool,
-        /// The GPU architecture to compile and check for (`sm_90`, the default; `sm_80`, …), or
-        /// `all`: each one NVRTC can compile for, in turn.
-        #[arg(long, value_parser = parse_archs, default_value = "sm_90")]
-        arch: Archs,
-        /// Compile only the kernels of these experiments (repeat it, or separate names with commas).
-        #[arg(long, value_delimiter = ',')]
-        experiment: Vec<String>,
-        /// Compile only the kernels of this chapter's directives (relative to the book's src folder
-        /// or the book root).
-        #[arg(long)]
-        chapter: Option<String>,
+        #[command(flatten)]
+        args: check::CheckArgs,
     },
     /// Run every missing or stale point on this machine's GPU and write data/.
     Record {
         /// The book's root folder (with book.toml).
         #[arg(default_value = ".")]
         dir: PathBuf,
-        /// Run again even if current: every experiment, or the one named.
-        #[arg(long, num_args = 0..=1, default_missing_value = "", value_parser = parse_rerun)]
-        rerun: Option<String>,
-        /// Also run again every point that none of these commits recorded (after a change to how
-        /// points are measured: name the commits that measure the new way, e.g. this one).
-        #[arg(long, value_delimiter = ',', value_name = "COMMIT")]
-        rerun_unless_from: Vec<String>,
-        /// Only shard K of N (K/N): the points are dealt to N shards balanced by predicted
-        /// time, the same way on every machine (Slurm job arrays, CI matrices).
-        #[arg(long, value_parser = crate::engine::shard::Shard::parse)]
-        shard: Option<crate::engine::shard::Shard>,
-        /// Only these experiments (repeat it, or separate names with commas).
-        #[arg(long, value_delimiter = ',')]
-        experiment: Vec<String>,
-        /// Run a worker on each of these GPUs at once: `all`, or ordinals such as 0,1.
-        #[arg(long, value_parser = record::Gpus::parse)]
-        gpus: Option<record::Gpus>,
-        /// Then profile the points of directives that declare `counters` under Nsight Compute
-        /// (`ncu` on PATH or $NCU) and store their hardware counters; skipped without ncu.
-        #[arg(long)]
-        counters: bool,
-        /// Predict the run's wall time without a GPU (on the book's first recorded device, or the
-        /// device slug given), per experiment, from the recordings and the engine's cost model.
-        /// With --rerun: a regeneration on a cold cache.
-        /// `--estimate` alone, or `--estimate=DEVICE` (with `=`, so that a book folder after it is
-        /// not taken for a device).
-        #[arg(long, num_args = 0..=1, default_missing_value = "", require_equals = true, conflicts_with_all = ["gpus", "counters"])]
-        estimate: Option<String>,
+        #[command(flatten)]
+        args: record::RecordArgs,
     },
     /// Merge the recordings of other data/ folders (shards from other machines) into this
     /// book's, point by point: the newer recording of a point wins.
@@ -164,28 +122,7 @@ enum Command {
     /// Internal: print the resolved launch of a kernel variant at a point, or of many (for
     /// scripts/ncu_check.py).
     #[command(hide = true)]
-    LaunchInfo {
-        #[arg(required_unless_present = "points")]
-        experiment: Option<String>,
-        #[arg(required_unless_present = "points")]
-        variant: Option<String>,
-        /// Parameter values, `N=4096`.
-        assignments: Vec<String>,
-        #[arg(long, default_value = ".")]
-        dir: PathBuf,
-        /// Also compile the kernel exactly as the engine does (NVRTC, its options, this machine's
-        /// GPU) and write the image here, so an independent timer runs the same machine code.
-        #[arg(long)]
-        image: Option<PathBuf>,
-        /// Many points: a JSON list of `{"experiment", "variant", "params", "image"}` read from
-        /// this file (`-`: stdin); prints a JSON list of their launches (or each one's `error`).
-        #[arg(long, conflicts_with_all = ["experiment", "image"])]
-        points: Option<PathBuf>,
-        /// Take the device variables (`SM_COUNT`, `L2_BYTES`, …) from this device's recording of
-        /// each point's experiment (`data/<slug>/`) rather than from this machine's GPU.
-        #[arg(long)]
-        device: Option<String>,
-    },
+    LaunchInfo(launch_info::LaunchInfoArgs),
     /// Internal: print a Nsight Compute check's verdicts, as the book computes them (for
     /// scripts/ncu_check.py).
     #[command(hide = true)]
@@ -212,8 +149,7 @@ enum Command {
     },
 }
 
-/// `--rerun`'s optional experiment name: a path there is the book folder written after the flag
-/// (`record --rerun ../book`), which would otherwise be taken for an experiment.
+/// `--rerun`'s optional experiment name, refusing a book folder written after the flag.
 fn parse_rerun(s: &str) -> Result<String, String> {
     // `--rerun` alone: every experiment.
     if s.is_empty() {
@@ -272,46 +208,13 @@ pub fn main() -> ExitCode {
         None => protocol::run_preprocessor(),
         Some(Command::Supports { renderer }) => return protocol::supports(&renderer),
         Some(Command::Build { dir, strict, mode }) => build::run(&dir, strict, mode),
-        Some(Command::Check {
-            dir,
-            no_compile,
-            require_nvrtc,
-            arch,
-            experiment,
-            chapter,
-        }) => {
-            let only = check::Only {
-                experiments: experiment,
-                chapter,
-            };
-            check::run(&dir, !no_compile, require_nvrtc, &arch.0, &only)
-        }
+        Some(Command::Check { dir, args }) => check::run(&dir, &args),
         Some(Command::List { dir, json }) => list::run(&dir, json),
         Some(Command::Install { dir }) => install::run(&dir),
-        Some(Command::Record {
-            dir,
-            rerun,
-            rerun_unless_from,
-            shard,
-            experiment,
-            gpus,
-            counters,
-            estimate,
-        }) => {
-            let args = record::RecordArgs {
-                rerun: rerun.map(|r| (!r.is_empty()).then_some(r)),
-                rerun_unless_from,
-                shard,
-                only: experiment,
-                gpus,
-                counters,
-                estimate,
-            };
-            match args.estimate.clone() {
-                Some(device) => record_estimate::run(&dir, &device, &args),
-                None => record::run(&dir, args),
-            }
-        }
+        Some(Command::Record { dir, args }) => match args.estimate.clone() {
+            Some(device) => record_estimate::run(&dir, &device, &args),
+            None => record::run(&dir, args),
+        },
         Some(Command::Merge { sources, dir }) => merge::run(&dir, &sources),
         Some(Command::Run {
             target,
@@ -324,16 +227,9 @@ pub fn main() -> ExitCode {
             samples,
             launches,
         }) => calibrate::run(gpu, samples, launches as usize),
-        Some(Command::LaunchInfo {
-            experiment,
-            variant,
-            assignments,
-            dir,
-            image,
-            points,
-            device,
-        }) => launch_info_requests(experiment, variant, &assignments, image, points.as_deref())
-            .and_then(|(requests, many)| launch_info::run(&dir, requests, many, device.as_deref())),
+        Some(Command::LaunchInfo(args)) => args.requests().and_then(|(requests, many)| {
+            launch_info::run(&args.dir, requests, many, args.device.as_deref())
+        }),
         Some(Command::NcuVerdicts { file }) => ncu_verdicts::run(&file),
         Some(Command::Worker { job }) => {
             return crate::engine::worker::worker_main(job.as_deref());
@@ -342,8 +238,7 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(e) => {
-            // Invalid directives or specs: their diagnostics, each already an `error: …` with its
-            // source lines, without the contexts above them.
+            // Invalid directives or specs: their diagnostics, without the contexts above them.
             match invalid_input(&e) {
                 Some(diags) => crate::preprocess::report(diags),
                 None => eprintln!("error: {e:#}"),
@@ -368,30 +263,4 @@ fn invalid_input(e: &anyhow::Error) -> Option<&[crate::diagnostic::Diagnostic]> 
             _ => None,
         }
     })
-}
-
-/// What `launch-info` is asked for: the one point of its arguments, or the list `--points` names
-/// (`-`: stdin), with whether it was a list.
-fn launch_info_requests(
-    experiment: Option<String>,
-    variant: Option<String>,
-    assignments: &[String],
-    image: Option<PathBuf>,
-    points: Option<&std::path::Path>,
-) -> anyhow::Result<(Vec<launch_info::Request>, bool)> {
-    let Some(path) = points else {
-        let request = launch_info::Request {
-            experiment: experiment.unwrap_or_default(),
-            variant: variant.unwrap_or_default(),
-            params: launch_info::parse_assignments(assignments)?,
-            image,
-        };
-        return Ok((vec![request], false));
-    };
-    let text = if path == std::path::Path::new("-") {
-        std::io::read_to_string(std::io::stdin())?
-    } else {
-        std::fs::read_to_string(path).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?
-    };
-    Ok((serde_json::from_str(&text)?, true))
 }

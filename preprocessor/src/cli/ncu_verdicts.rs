@@ -1,6 +1,4 @@
-//! `mdbook-gpulab ncu-verdicts` (hidden): a Nsight Compute check's verdicts, computed as the book
-//! computes them (`results::ncu_check`), as JSON for `scripts/ncu_check.py`'s log and its choice of
-//! the points to profile again on the engine's own launches.
+//! `mdbook-gpulab ncu-verdicts` (hidden): a check's verdicts as the book computes them, as JSON.
 
 use crate::results::ncu_check::NcuCheckFile;
 use serde_json::json;

@@ -1,7 +1,4 @@
-//! What the planner knows of each point to run, for the cost model and for sharding: its
-//! recordings (on this kind of GPU first), its buffers, CPU reference and lane
-//! (`engine::estimate::PointFacts`), and the bundles of points that share a costly buffer set
-//! (`engine::shard::Bundles`).
+//! What the cost model and sharding know of each point to run, and the bundles sharing a buffer set.
 
 use crate::engine::estimate::{Exec, PointFacts, RefWork};
 use crate::engine::job::JobPoint;
@@ -30,8 +27,7 @@ pub(super) fn recorded_points(
         .collect()
 }
 
-/// Calls `f` with each point of `groups` whose spec loads: its experiment's spec and name, the
-/// point, and the device record its variables are read with (this kind of GPU's, else another's).
+/// Calls `f` with each point of `groups` whose spec loads, with the device record its variables use.
 fn each_point(
     ws: &Workspace,
     groups: &[JobGroup],
@@ -67,9 +63,7 @@ pub(super) fn point_facts(
     out
 }
 
-/// The bundles of `groups`' GPU points that share a costly buffer set (`shard::bundles`): one
-/// worker makes their inputs and CPU reference once. A `formula` reference depends on the point's
-/// variables as well as on its buffers, so its points are dealt one by one.
+/// The bundles of `groups`' GPU points that share a costly buffer set (`formula` references: none).
 pub(super) fn set_bundles(
     ws: &Workspace,
     groups: &[JobGroup],
@@ -91,9 +85,7 @@ pub(super) fn set_bundles(
     crate::engine::shard::bundles(sets)
 }
 
-/// What a worker makes once for all the points that have it (`engine::worker`'s buffer set and
-/// `expected_key`): the experiment, every buffer's length, and the point's reference with its
-/// inputs and dims (a variant may verify against another reference or other dims).
+/// What a worker makes once for all the points that have it: the experiment, buffer lengths, reference.
 fn shared_identity(exp: &Experiment, p: &JobPoint, device: Option<&DeviceRecord>) -> String {
     let vars = crate::spec::metrics::point_vars(&p.params, device);
     let lens = crate::engine::resolve::buffer_lens(exp, &vars).unwrap_or_default();

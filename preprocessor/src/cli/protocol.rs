@@ -1,6 +1,4 @@
-//! mdBook's preprocessor protocol: `supports <renderer>`, and `[context, book]` JSON on stdin
-//! answered by the processed book on stdout, in the calling mdBook's dialect (0.4 or 0.5).
-//! Diagnostics go to stderr only.
+//! mdBook's preprocessor protocol: `supports`, and the book as JSON in and out (stderr for the rest).
 
 use super::mdbook_json;
 use crate::preprocess::GpuLab;

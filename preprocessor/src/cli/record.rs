@@ -1,6 +1,4 @@
-//! `mdbook-gpulab record`: runs every directive's missing or stale points (or all of them with
-//! `--rerun`) on this machine's GPU(s) and writes `data/`; `--shard K/N` runs one of N
-//! cost-balanced shards of the points, `--gpus` one worker per GPU.
+//! `mdbook-gpulab record`: runs every missing or stale point on this machine's GPU(s) into `data/`.
 
 use super::point_facts::{recorded_points, set_bundles};
 use crate::engine::Work;
@@ -51,30 +49,48 @@ impl Gpus {
     }
 }
 
-/// What to record.
+/// What to record: `record`'s options.
+#[derive(clap::Args)]
 pub(super) struct RecordArgs {
-    pub rerun: Option<Option<String>>,
-    /// Also run every point none of these commits recorded (`--rerun-unless-from`).
+    /// Run again even if current: every experiment, or the one named.
+    #[arg(long, num_args = 0..=1, default_missing_value = "", value_parser = super::parse_rerun)]
+    pub rerun: Option<String>,
+    /// Also run again every point that none of these commits recorded (after a change to how
+    /// points are measured: name the commits that measure the new way, e.g. this one).
+    #[arg(long, value_delimiter = ',', value_name = "COMMIT")]
     pub rerun_unless_from: Vec<String>,
+    /// Only shard K of N (K/N): the points are dealt to N shards balanced by predicted
+    /// time, the same way on every machine (Slurm job arrays, CI matrices).
+    #[arg(long, value_parser = Shard::parse)]
     pub shard: Option<Shard>,
-    /// Only these experiments (all when empty).
-    pub only: Vec<String>,
+    /// Only these experiments (repeat it, or separate names with commas).
+    #[arg(long, value_delimiter = ',')]
+    pub experiment: Vec<String>,
+    /// Run a worker on each of these GPUs at once: `all`, or ordinals such as 0,1.
+    #[arg(long, value_parser = Gpus::parse)]
     pub gpus: Option<Gpus>,
-    /// Then the profiled pass (`record_counters`).
+    /// Then profile the points of directives that declare `counters` under Nsight Compute
+    /// (`ncu` on PATH or $NCU) and store their hardware counters; skipped without ncu.
+    #[arg(long)]
     pub counters: bool,
-    /// `--estimate[=DEVICE]`: predict the run's time instead (empty: the book's first device).
+    /// Predict the run's wall time without a GPU (on the book's first recorded device, or the
+    /// device slug given), per experiment, from the recordings and the engine's cost model.
+    /// With --rerun: a regeneration on a cold cache.
+    /// `--estimate` alone, or `--estimate=DEVICE` (with `=`, so that a book folder after it is
+    /// not taken for a device).
+    #[arg(long, num_args = 0..=1, default_missing_value = "", require_equals = true, conflicts_with_all = ["gpus", "counters"])]
     pub estimate: Option<String>,
 }
 
 impl RecordArgs {
     /// `record --rerun` of these experiments (all when empty).
     #[cfg(test)]
-    pub(super) fn rerun_of(only: Vec<String>) -> RecordArgs {
+    pub(super) fn rerun_of(experiment: Vec<String>) -> RecordArgs {
         RecordArgs {
-            rerun: Some(None),
+            rerun: Some(String::new()),
             rerun_unless_from: Vec::new(),
             shard: None,
-            only,
+            experiment,
             gpus: None,
             counters: false,
             estimate: None,
@@ -95,8 +111,7 @@ pub(super) fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
         crate::preprocess::report(&invalid);
         anyhow::bail!("fix the invalid directives first (`mdbook-gpulab check`)");
     }
-    // Before touching the GPU: every recording this run could merge into parses (a corrupt one
-    // is reported and never overwritten), and data/ accepts new files (nothing measured is lost).
+    // Before touching the GPU: every recording it could merge into parses, and data/ is writable.
     let mut experiments: Vec<String> = found
         .iter()
         .filter_map(|f| f.parsed.as_ref().ok())
@@ -153,15 +168,14 @@ pub(super) fn run(dir: &Path, args: RecordArgs) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `--counters`: the profiled pass after the timing pass, on the first GPU (once per sharded
-/// run: in shard 1).
+/// `--counters`: the profiled pass after the timing pass, on the first GPU (in shard 1 only).
 fn counters_pass(dir: &Path, args: &RecordArgs, recorders: &[Recorder]) -> anyhow::Result<()> {
     if !args.counters || args.shard.is_some_and(|s| s.index != 0) {
         return Ok(());
     }
     let gpu = recorders.first().and_then(|r| r.gpu.clone());
     let profiler = crate::engine::counters::ncu::find();
-    super::record_counters::run(dir, &args.only, gpu, &profiler)
+    super::record_counters::run(dir, &args.experiment, gpu, &profiler)
 }
 
 /// The job groups to run on `device`: missing or stale points (every point with `--rerun`).
@@ -172,22 +186,19 @@ pub(super) fn groups_to_run(
     device: &str,
     args: &RecordArgs,
 ) -> anyhow::Result<Vec<JobGroup>> {
-    let rerun_one = match &args.rerun {
-        Some(Some(e)) => Some(e),
-        _ => None,
-    };
-    super::book::require_experiments(found, args.only.iter().chain(rerun_one))?;
+    let rerun_one = args.rerun.as_ref().filter(|e| !e.is_empty());
+    let only = &args.experiment;
+    super::book::require_experiments(found, only.iter().chain(rerun_one))?;
     let mut work: Vec<Work> = Vec::new();
     for f in found {
         let Ok((d, exp)) = &f.parsed else { continue };
-        if !args.only.is_empty() && !args.only.contains(&exp.name) {
+        if !only.is_empty() && !only.contains(&exp.name) {
             continue;
         }
-        let force = match &args.rerun {
-            Some(None) => true,
-            Some(Some(e)) => e == &exp.name,
-            None => false,
-        };
+        let force = args
+            .rerun
+            .as_ref()
+            .is_some_and(|e| e.is_empty() || *e == exp.name);
         let planned = plan(d, exp, &ws.sources)?;
         recordings.preload(exp)?;
         let points = if force {
@@ -246,8 +257,7 @@ fn recorders(gpus: &Option<Gpus>) -> anyhow::Result<Vec<Recorder>> {
         .collect())
 }
 
-/// The device slug the recorders' workers open; every GPU of one run must be the same kind,
-/// since the points to run and the recording files are per kind of GPU.
+/// The device slug the recorders' workers open; every GPU of one run must be of one kind.
 fn device_of(ws: &Workspace, recorders: &[Recorder]) -> anyhow::Result<String> {
     let mut slug: Option<(String, String)> = None;
     for r in recorders {

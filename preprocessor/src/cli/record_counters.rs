@@ -1,6 +1,4 @@
-//! `record --counters`: after the timing pass, the profiled pass (`engine::counters`) for the
-//! points of every directive that declares `counters` and lacks them (verified, current points
-//! only); skipped with a message when Nsight Compute is not installed.
+//! `record --counters`: the profiled pass for the points of directives that declare `counters`.
 
 use crate::engine::counters::{self, Request, ncu::Ncu};
 use crate::engine::job::JobPoint;
@@ -11,8 +9,7 @@ use crate::results::point_index::PointIndex;
 use crate::workspace::{FoundDirective, Workspace};
 use std::path::Path;
 
-/// The profiled pass over the book at `dir` (`only`: these experiments, all when empty), on
-/// `gpu` (a CUDA ordinal) or the environment's GPU, with `profiler` or the reason there is none.
+/// The profiled pass over the book at `dir` (`only` these experiments) on `gpu`, with `profiler`.
 pub(super) fn run(
     dir: &Path,
     only: &[String],
@@ -55,31 +52,25 @@ pub(super) fn run(
         return Ok(());
     }
     eprintln!("counters: profiling under {}", profiler.version);
-    let mut errors = Vec::new();
+    let mut first_error = None;
     for req in &requests {
         let started = std::time::Instant::now();
+        let groups: Vec<&str> = req.groups.iter().map(|g| g.name()).collect();
         match counters::profile(&ws, &recorder, profiler, req) {
             Ok(n) => eprintln!(
                 "counters: {n} of {} point(s) of `{}` recorded in {:.1} s ({})",
                 req.points.len(),
                 req.experiment,
                 started.elapsed().as_secs_f64(),
-                req.groups
-                    .iter()
-                    .map(|g| g.name())
-                    .collect::<Vec<_>>()
-                    .join(", ")
+                groups.join(", ")
             ),
             Err(e) => {
                 eprintln!("counters: {e}");
-                errors.push(e);
+                first_error.get_or_insert(e);
             }
         }
     }
-    match errors.into_iter().next() {
-        Some(e) => Err(e.into()),
-        None => Ok(()),
-    }
+    first_error.map_or(Ok(()), |e| Err(e.into()))
 }
 
 type Declaring<'a> = Vec<(&'a crate::directive::Directive, &'a crate::spec::Experiment)>;
@@ -94,8 +85,7 @@ fn declaring<'a>(found: &'a [FoundDirective], only: &[String]) -> Declaring<'a> 
         .collect()
 }
 
-/// One request per experiment: the points of its declaring directives that want counters on
-/// `device` (`counters::wants`), each once, and the union of those directives' groups.
+/// One request per experiment: its points that want counters on `device`, and all their groups.
 fn requests(
     ws: &Workspace,
     declaring: &Declaring,
@@ -115,38 +105,32 @@ fn requests(
             if !counters::wants(recorded, &p.key.on(device), &d.counters) {
                 continue;
             }
-            let i = match out.iter().position(|r| r.experiment == exp.name) {
-                Some(i) => i,
-                None => {
-                    out.push(Request {
-                        experiment: exp.name.clone(),
-                        groups: Vec::new(),
-                        points: Vec::new(),
-                    });
-                    out.len() - 1
-                }
-            };
-            let req = &mut out[i];
-            if !req
-                .points
+            let i = out.iter().position(|r| r.experiment == exp.name);
+            let i = i.unwrap_or_else(|| {
+                out.push(Request {
+                    experiment: exp.name.clone(),
+                    groups: Vec::new(),
+                    points: Vec::new(),
+                });
+                out.len() - 1
+            });
+            let points = &mut out[i].points;
+            if !points
                 .iter()
                 .any(|q| q.variant == p.variant && q.params == p.params)
             {
-                req.points
-                    .push(JobPoint::new(&p.variant, &p.params, &p.key));
+                points.push(JobPoint::new(&p.variant, &p.params, &p.key));
             }
         }
     }
-    // Every group any declaring directive of the experiment wants: a point profiled again gets
-    // all of them (its stored counters are replaced as a whole).
+    // A point profiled again gets every group (its stored counters are replaced as a whole).
     for req in &mut out {
-        for (d, exp) in declaring {
-            if exp.name == req.experiment {
-                for g in &d.counters {
-                    if !req.groups.contains(g) {
-                        req.groups.push(*g);
-                    }
-                }
+        let mine = declaring
+            .iter()
+            .filter(|(_, exp)| exp.name == req.experiment);
+        for g in mine.flat_map(|(d, _)| &d.counters) {
+            if !req.groups.contains(g) {
+                req.groups.push(*g);
             }
         }
     }

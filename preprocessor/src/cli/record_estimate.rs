@@ -1,6 +1,4 @@
-//! `mdbook-gpulab record --estimate`: predicts the wall time of `record` on a kind of GPU without
-//! one, from the recordings (on that GPU, else another) and the cost model `engine::estimate`, per
-//! experiment.
+//! `mdbook-gpulab record --estimate`: predicts `record`'s wall time per experiment without a GPU.
 
 use super::point_facts::point_facts;
 use super::record::{RecordArgs, groups_to_run};

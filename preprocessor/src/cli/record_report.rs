@@ -1,7 +1,4 @@
-//! What `record` says about the quality of the points it just recorded: numbers that cannot be true
-//! (a rate above the device's theoretical peak) by name, the other concerns as counts, whether
-//! the GPU's event overhead is calibrated (the page shows short kernels' raw event times if not),
-//! and whether this host's events add more or less than the calibration's host did.
+//! What `record` says about the quality of the points it just recorded.
 
 use crate::record::{DataDir, Point};
 use crate::render::quality::{Concern, above_peak, concerns};
@@ -55,14 +52,10 @@ pub(super) fn report(
     out
 }
 
-/// The least difference (µs) between this run's empty kernel and the calibration's that `record`
-/// mentions: the spread of one host's calibrations is about 0.2 µs.
+/// The least difference (µs) from the calibration's empty kernel that `record` mentions (one host spreads 0.2 µs).
 const HOST_NOTE_US: f64 = 0.25;
 
-/// Said when this run's workers timed the empty kernel (median over the points recorded) at least
-/// [`HOST_NOTE_US`] away from the events side of `device`'s calibration: short kernels of this
-/// host and of the calibration's differ by about that much, and the page corrects these points by
-/// this run's own measurement.
+/// Said when this run's empty kernel is at least [`HOST_NOTE_US`] away from `device`'s calibration.
 fn host_note(
     device: &str,
     empty_kernel_ms: &mut [f64],

@@ -1,8 +1,6 @@
-//! `mdbook-gpulab run <chapter.md>[#n]`: runs one directive (or every directive of a chapter) on
-//! the GPU, records it, and prints its tables in the terminal, like running a notebook cell.
-//! Without a GPU (or with `--recorded`) it prints the recorded tables and runs nothing.
+//! `mdbook-gpulab run <chapter.md>[#n]`: runs and prints a directive like a notebook cell.
 
-use crate::directive::{DeviceSelection, Directive, TableSpec};
+use crate::directive::{DeviceSelection, Directive};
 use crate::engine::job::JobPoint;
 use crate::engine::recorder::{JobGroup, Recorder, rules_for};
 use crate::plan::plan;
@@ -47,8 +45,7 @@ pub(super) fn run(dir: &Path, target: &str, recorded_only: bool) -> anyhow::Resu
     };
     let mut shown = 0;
     for (i, f) in selected.into_iter().enumerate() {
-        // `#n` counts the chapter's directives from 1, valid or not: another one's error does
-        // not stop this one.
+        // `#n` counts the chapter's directives from 1, valid or not.
         if index.is_some_and(|n| n != i + 1) {
             continue;
         }
@@ -115,18 +112,13 @@ fn terminal_text(view: &DirectiveView<'_>) -> String {
         }
         return out;
     }
-    let default_table = [TableSpec::default()];
-    let tables: &[TableSpec] = if view.directive.tables.is_empty() {
-        &default_table
-    } else {
-        &view.directive.tables
-    };
+    let tables = crate::render::table_specs(view);
     for device in &view.devices {
         out.push_str(&format!(
             "  [{}]\n",
             crate::render::provenance::provenance_text(&device.provenance)
         ));
-        for t in tables {
+        for t in &tables {
             let mut spec = t.clone();
             spec.rows = crate::render::table::row_field(view, &device.cells, t);
             out.push_str(&text_table(&spec, device, &view.metrics));

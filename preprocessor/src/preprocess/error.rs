@@ -7,8 +7,7 @@ use crate::record::StoreError;
 use crate::render::RenderError;
 use std::path::PathBuf;
 
-/// Everything that stops `process_book` (a directive that cannot be shown becomes an error box
-/// instead, unless the build is strict).
+/// Everything that stops `process_book` (else a directive that cannot be shown is an error box).
 #[derive(Debug, thiserror::Error)]
 pub enum BuildError {
     #[error(transparent)]

@@ -1,15 +1,11 @@
-//! Figures typed into a chapter's prose that equal a value its page shows: each should be an inline
-//! value (`{{#gpulab …}}`), so that it follows the recordings instead of going stale. A figure whose
-//! clause names its source (the paper, thesis, article, report or lab) is the source's, and a
-//! power of two or a value after `=` is a size, not a measurement.
+//! Figures typed into a chapter's prose that equal a value its page shows (they should be inline).
 
 use crate::diagnostic::Diagnostic;
 use crate::directive::inline::prose_ranges;
 use crate::source::SourceFile;
 use std::ops::Range;
 
-/// A warning for each number of `file`'s prose that equals one of `shown` (the numbers its tables
-/// and inline values show, as shown).
+/// A warning for each number of `file`'s prose that equals one of `shown` (as its page shows them).
 pub(super) fn literal_warnings(file: &SourceFile, shown: &[String]) -> Vec<Diagnostic> {
     let values: Vec<(f64, &String)> = shown.iter().filter_map(|s| Some((number(s)?, s))).collect();
     let mut out = Vec::new();
@@ -73,9 +69,8 @@ fn number(text: &str) -> Option<f64> {
     digits.parse().ok()
 }
 
-/// Whether a literal is specific enough to have been copied from a value: three significant
-/// digits or more (a year, a round number and a power of two are not), or fewer before `×`, `%` or
-/// "times" (a ratio is shown with two); `after` is the prose that follows it.
+/// Whether a literal is specific enough to have been copied: three significant digits, or fewer
+/// before `×`, `%` or "times" (`after`); not a year, a round number or a power of two.
 fn significant(literal: &str, after: &str) -> bool {
     let decimal = literal.contains('.');
     let digits: String = literal.chars().filter(char::is_ascii_digit).collect();
@@ -111,8 +106,7 @@ fn cites_a_source(text: &str, at: usize) -> bool {
         .any(|w| clause.contains(w))
 }
 
-/// The numbers of a run of prose, with their ranges: digits with `,`- or space-separated groups of
-/// three and a decimal part, not part of a name (`H100`, `sm_90`, `2D`).
+/// The numbers of a run of prose with their ranges (groups of three, decimals), not within a name.
 fn numbers(text: &str) -> Vec<(Range<usize>, String)> {
     let bytes = text.as_bytes();
     let is_word = |b: u8| b.is_ascii_alphanumeric() || b == b'_';

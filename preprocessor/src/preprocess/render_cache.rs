@@ -1,14 +1,6 @@
-//! Rendered blocks kept between builds that run no kernels (`<cache>/render/`): a directive,
-//! library-anchors or profiler-check block whose text, place and inputs are unchanged reuses its
-//! HTML and what the build reports about it, instead of being planned, loaded and rendered again.
-//!
-//! The inputs are fingerprinted as build tools do (path, size, modification time, inode): every
-//! file under the data, kernels and `theme/` folders (and the folders of code a directive lists
-//! from elsewhere), and this binary (so a rebuilt tool re-renders); with the options of
-//! `[preprocessor.gpulab]`, the book's root and its `book.toml`.
-//! Chapter prose is not an input: editing it re-renders nothing. Each block has one slot file
-//! (its chapter and position), overwritten on a miss, so the cache does not grow with edits.
-//! An unreadable or mismatched slot is a miss; a slot that cannot be written is skipped.
+//! Rendered blocks kept between builds that run no kernels (`<cache>/render/`): a block whose text,
+//! place and inputs (fingerprinted as build tools do: data, kernels, theme, this binary, the options)
+//! are unchanged reuses its HTML and reports. One slot file per block's place, overwritten on a miss.
 
 use super::render_one::Rendered;
 use crate::directive::fence::FenceKind;
@@ -24,8 +16,7 @@ const FORMAT: &str = "gpulab-render-cache-1";
 /// Folders below this depth are not hashed (a symlink loop must not hang a build).
 const MAX_DEPTH: usize = 16;
 
-/// The cache of one build: where slots live, the digest of the inputs all blocks share, and the
-/// kernels folder that digest covers (resolved as code paths are).
+/// The cache of one build: where slots live, the digest of the shared inputs, and its kernels folder.
 pub(super) struct RenderCache {
     dir: PathBuf,
     shared: [u8; 32],
@@ -46,8 +37,7 @@ struct Stored {
 }
 
 impl RenderCache {
-    /// The cache of a build of `ws` that runs no kernels; `None` when this binary cannot be
-    /// identified (then nothing is reused, so a changed tool never shows old output).
+    /// The cache of a build of `ws`; `None` when this binary cannot be identified (nothing is reused).
     pub(super) fn open(ws: &Workspace) -> Option<RenderCache> {
         let exe = std::env::current_exe().ok()?;
         let meta = std::fs::metadata(&exe).ok()?;
@@ -58,12 +48,9 @@ impl RenderCache {
         field(&mut h, &format!("{} {}", exe.display(), fingerprint(&meta)));
         field(&mut h, &ws.root.display().to_string());
         field(&mut h, &format!("{:?}", ws.config));
-        // The whole of book.toml, not only the options above: conservative and cheap.
         let book_toml = std::fs::metadata(ws.root.join("book.toml"));
-        field(
-            &mut h,
-            &book_toml.map(|m| fingerprint(&m)).unwrap_or_default(),
-        );
+        let book_toml = book_toml.map(|m| fingerprint(&m)).unwrap_or_default();
+        field(&mut h, &book_toml);
         let dir = ws.config.cache_dir(&ws.root).join("render");
         let mut seen = HashSet::new();
         for tree in [
@@ -80,10 +67,8 @@ impl RenderCache {
         })
     }
 
-    /// The slot of the `nth` block (0-based, counting every block of its chapter) `f`; `earlier`
-    /// are the code files earlier results on its page list. `None` for a directive that did not
-    /// parse (its error box is cheap, and its text locates the error) and a status block (built
-    /// from every directive's row).
+    /// The slot of `f`, the `nth` block of its chapter, with its `earlier` listings; `None` for a
+    /// directive that did not parse and a status block (built from every directive's row).
     pub(super) fn slot(
         &self,
         f: &FoundDirective,
@@ -97,10 +82,8 @@ impl RenderCache {
         match f.fence.kind {
             FenceKind::Experiment | FenceKind::Inline => {
                 let (d, exp) = f.parsed.as_ref().ok()?;
-                field(
-                    &mut key,
-                    &format!("{:?} {}", f.fence.kind, d.location.index),
-                );
+                let kind = format!("{:?} {}", f.fence.kind, d.location.index);
+                field(&mut key, &kind);
                 let mut listed: Vec<_> = earlier.iter().collect();
                 listed.sort();
                 field(&mut key, &format!("{listed:?}"));
@@ -142,8 +125,7 @@ impl RenderCache {
         (stored.key == slot.key).then_some(stored.rendered)
     }
 
-    /// Stores `rendered` in `slot` (written whole, then renamed into place, so a concurrent build
-    /// never reads half a slot). A failure is ignored: the next build renders again.
+    /// Stores `rendered` in `slot` through a renamed temporary file; a failure is ignored.
     pub(super) fn put(&self, slot: &Slot, rendered: &Rendered) {
         let stored = Stored {
             key: slot.key.clone(),
@@ -165,8 +147,7 @@ impl RenderCache {
     }
 }
 
-/// Writes a `.gitignore` of `*` in the cache folder (the parent of `render/`), once, so that a
-/// book's repository never shows the cache as untracked files (as pytest and ruff do with theirs).
+/// Writes a `.gitignore` of `*` in the cache folder once, so git never shows the cache.
 fn ignore_for_git(render_dir: &Path) -> std::io::Result<()> {
     let Some(cache) = render_dir.parent() else {
         return Ok(());
@@ -187,12 +168,8 @@ fn field(h: &mut Sha256, s: &str) {
     h.update(s);
 }
 
-/// Adds every file under `dir` (its path relative to `root`, size and modification time, as build
-/// tools fingerprint their inputs), in name order, except those under `skip` (the cache itself,
-/// should it be configured inside a hashed folder). A missing folder adds nothing; a file whose
-/// metadata cannot be read adds its name and a marker. Each folder is walked once, by its canonical
-/// path (`seen`): a link to a folder already walked (a parent, say) adds only its name, so links
-/// cannot loop the walk, while a linked folder elsewhere is walked like any other.
+/// Adds the fingerprint of every file under `dir` in name order, except under `skip` (the cache);
+/// each folder is walked once by its canonical path (`seen`), so links cannot loop the walk.
 fn hash_tree(
     h: &mut Sha256,
     (root, dir, skip): (&Path, &Path, &Path),
@@ -212,11 +189,7 @@ fn hash_tree(
     let mut paths: Vec<PathBuf> = entries.flatten().map(|e| e.path()).collect();
     paths.sort();
     for path in paths.into_iter().filter(|p| !p.starts_with(skip)) {
-        let rel = path
-            .strip_prefix(root)
-            .unwrap_or(&path)
-            .display()
-            .to_string();
+        let rel = path.strip_prefix(root).unwrap_or(&path).display();
         match std::fs::metadata(&path) {
             Ok(meta) if meta.is_dir() => {
                 if depth < MAX_DEPTH {
@@ -230,8 +203,7 @@ fn hash_tree(
     }
 }
 
-/// A file's size and modification time (to the nanosecond where the file system keeps it), and on
-/// Unix its inode (a file replaced by a rename within one clock tick still differs).
+/// A file's size, modification time and (on Unix) inode, which a rename within one clock tick changes.
 fn fingerprint(meta: &std::fs::Metadata) -> String {
     let modified = meta
         .modified()

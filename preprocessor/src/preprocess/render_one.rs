@@ -1,5 +1,4 @@
-//! One directive's turn in a build: its recordings and paper tables loaded, its view built, its
-//! HTML rendered, and what the build reports about it (run in parallel over the book's directives).
+//! One directive's turn in a build: its view built and rendered, and what the build reports about it.
 
 use super::{Block, Result, directive_state, directive_status};
 use crate::directive::fence::FenceKind;
@@ -22,8 +21,19 @@ pub(super) struct Rendered {
     pub(super) status: Option<DirectiveStatus>,
 }
 
-/// For each found directive, the code files an earlier directive of the same chapter lists, with
-/// the `id` of that listing.
+impl Rendered {
+    /// Just `html`, with nothing to report.
+    pub(super) fn plain(html: String) -> Rendered {
+        Rendered {
+            html,
+            unreadable: Vec::new(),
+            problem: None,
+            status: None,
+        }
+    }
+}
+
+/// For each found directive, the code files an earlier one of its chapter lists, with that listing's `id`.
 pub(super) fn earlier_listings(found: &[FoundDirective]) -> Vec<HashMap<PathBuf, String>> {
     let mut listed: HashMap<&PathBuf, HashMap<PathBuf, String>> = HashMap::new();
     found
@@ -49,8 +59,7 @@ pub(super) fn earlier_listings(found: &[FoundDirective]) -> Vec<HashMap<PathBuf,
         .collect()
 }
 
-/// Renders one found directive (`None` for a status, anchors or ncu-check block: those are filled
-/// in once every directive is known).
+/// Renders one found directive (`None` for a status or data block, filled in later).
 pub(super) fn render_found(
     ws: &Workspace,
     b: &Block,
@@ -62,12 +71,7 @@ pub(super) fn render_found(
         return Ok(Some(render_inline(b, recordings, default_device)));
     }
     let (f, points, preloaded, earlier) = (b.found, b.points.as_deref(), &b.preloaded, &b.earlier);
-    let plain = |html: String| Rendered {
-        html,
-        unreadable: Vec::new(),
-        problem: None,
-        status: None,
-    };
+    let plain = Rendered::plain;
     let (d, exp, points) = match (&f.parsed, points) {
         (Ok((d, exp)), Some(points)) => (d, exp, points),
         (Err(diags), _) if f.fence.kind == FenceKind::Experiment => {
@@ -136,10 +140,9 @@ pub(super) fn render_found(
         render_directive_html(&view, templates)
     }?;
     Ok(Some(Rendered {
-        html,
-        unreadable: Vec::new(),
         problem: problem.map(|p| (state.fails_strict(), format!("{where_}: {p}"))),
         status,
+        ..plain(html)
     }))
 }
 
@@ -153,12 +156,7 @@ fn render_inline(b: &Block, recordings: &Recordings, default_device: Option<&str
             crate::render::html::escape(detail).replace('\n', "&#10;")
         )
     };
-    let rendered = |html: String| Rendered {
-        html,
-        unreadable: Vec::new(),
-        problem: None,
-        status: None,
-    };
+    let rendered = Rendered::plain;
     let (d, exp, points) = match (&f.parsed, b.points.as_deref()) {
         (Ok((d, exp)), Some(points)) => (d, exp, points),
         (parsed, _) => {
@@ -196,8 +194,7 @@ fn render_inline(b: &Block, recordings: &Recordings, default_device: Option<&str
     }
 }
 
-/// The tables of each `paper_check` entry of a directive, loaded (an entry's tables merge into one
-/// data set for the self-check).
+/// The tables of each `paper_check` entry of a directive, loaded.
 fn paper_check_tables(
     ws: &Workspace,
     d: &crate::directive::Directive,

@@ -1,5 +1,4 @@
-//! gpulab-render: recordings matched with planned points (the results) and rendered as HTML
-//! tables, SVG charts, provenance and claims.
+//! gpulab-render: recordings matched with planned points (the results), rendered as HTML and SVG.
 
 pub mod render;
 pub mod results;

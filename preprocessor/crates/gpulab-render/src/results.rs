@@ -1,5 +1,4 @@
-//! Matching a directive's planned points with recordings: cells per device, staleness,
-//! provenance and claim outcomes. Pure: reads recordings it is given.
+//! Matching a directive's planned points with recordings: cells, staleness, provenance, claims.
 
 use crate::claims::{Claim, ClaimData, ClaimGroup, ClaimOutcome};
 use crate::directive::{DeviceSelection, Directive};
@@ -25,14 +24,12 @@ pub mod ncu_check;
 pub mod point_index;
 pub mod view;
 
-/// Recordings loaded lazily, once per (device, experiment), as stored (raw times), with each
-/// device's event-overhead calibration, which a time shown subtracts ([`event_offset::shown`]).
+/// Recordings loaded lazily, once per (device, experiment), with each device's event-overhead calibration.
 pub struct Recordings {
     data: DataDir,
     devices: Vec<String>,
     offsets: HashMap<String, event_offset::EventOffset>,
-    /// (device, message) of each calibration file that could not be read: that device's times are
-    /// shown uncorrected.
+    /// (device, message) of each calibration that could not be read (its times are shown uncorrected).
     offset_errors: Vec<(String, String)>,
     loaded: HashMap<(String, String), Option<Recording>>,
 }
@@ -55,8 +52,7 @@ impl Recordings {
         self.offset_errors.iter().any(|(d, _)| d == device)
     }
 
-    /// The event-overhead calibrations that could not be read (each device's times are then shown
-    /// without the correction), one message each: a build reports them as unreadable data.
+    /// A message for each event-overhead calibration that could not be read.
     pub fn unreadable_calibrations(&self) -> impl Iterator<Item = &String> {
         self.offset_errors.iter().map(|(_, message)| message)
     }
@@ -78,8 +74,7 @@ impl Recordings {
         Ok(())
     }
 
-    /// Reads the recordings of `experiments` on every device in parallel, for [`Self::preload`] to
-    /// find; one that cannot be read is left for `preload` to report.
+    /// Reads the recordings of `experiments` in parallel; one that cannot be read is left for `preload`.
     pub fn preload_all<'e>(&mut self, experiments: impl Iterator<Item = &'e Experiment>) {
         use rayon::prelude::*;
         let mut wanted: Vec<(String, &Experiment)> = Vec::new();
@@ -112,8 +107,7 @@ impl Recordings {
         Ok(rec)
     }
 
-    /// Loads every device's recording of `exp` into the cache, with each point's derived metrics
-    /// computed from its stored timing by the spec's current formulas ([`derive_metrics`]).
+    /// Loads every device's recording of `exp` into the cache, with its derived metrics.
     pub fn preload(&mut self, exp: &Experiment) -> Result<(), StoreError> {
         for dev in self.devices.clone() {
             let key = (dev.clone(), exp.name.clone());
@@ -142,9 +136,7 @@ impl Recordings {
             .collect())
     }
 
-    /// The planned `points` whose recording on `device` none of `commits` made (a point naming no
-    /// commit counts as another's): `record --rerun-unless-from`, after a change to how points are
-    /// measured.
+    /// The planned `points` whose recording on `device` none of `commits` made (`--rerun-unless-from`).
     pub fn recorded_by_other_commits(
         &mut self,
         device: &str,
@@ -190,7 +182,6 @@ impl Recordings {
     }
 }
 
-/// Each device's event-overhead calibration, for the devices that have one.
 /// Every device's calibration, and (device, message) for each one that cannot be read.
 fn load_offsets(
     data: &DataDir,
@@ -202,10 +193,7 @@ fn load_offsets(
     let (mut out, mut errors) = (HashMap::new(), Vec::new());
     for d in devices {
         match event_offset::load(data, d) {
-            Ok(Some(c)) => {
-                out.insert(d.clone(), c);
-            }
-            Ok(None) => {}
+            Ok(c) => out.extend(c.map(|c| (d.clone(), c))),
             Err(e) => errors.push((
                 d.clone(),
                 format!("{e}; {d}'s times are shown without the event-overhead correction"),
@@ -215,10 +203,8 @@ fn load_offsets(
     (out, errors)
 }
 
-/// Replaces every point's `metrics` with those the spec's formulas give for its median time as
-/// shown (less the event overhead `cal` gives, [`event_offset::shown`]) on the recording's device:
-/// derived metrics are computed when the book renders, never taken from the file, so fixing a
-/// formula needs no GPU. Points without a verified timing get none.
+/// Replaces every point's `metrics` with the spec's formulas at its time as shown: computed when the
+/// book renders, never taken from the file, so fixing a formula needs no GPU.
 pub fn derive_metrics(rec: &mut Recording, exp: &Experiment, cal: Option<&EventOffset>) {
     let device = rec.device.clone();
     for p in &mut rec.points {
@@ -244,8 +230,7 @@ pub fn derive_metrics(rec: &mut Recording, exp: &Experiment, cal: Option<&EventO
     }
 }
 
-/// A directive's view: its planned points matched with the recordings of the devices it shows.
-/// Call `recordings.preload(exp)` first.
+/// A directive's view: its planned points matched with the recordings it shows (preload `exp` first).
 pub fn directive_view<'a>(
     d: &'a Directive,
     exp: &Experiment,
@@ -288,8 +273,7 @@ pub fn directive_view<'a>(
     }
 }
 
-/// The claims on every device with a recording of the directive's points that it does not show
-/// (`shown`), so that each claim is seen on every recorded GPU.
+/// The claims on every device with a recording that the directive does not show (`shown`).
 fn other_devices_claims(
     d: &Directive,
     exp: &Experiment,
@@ -317,8 +301,7 @@ fn other_devices_claims(
         .collect()
 }
 
-/// The data sets a directive's claims are also evaluated on (the self-check): its `paper` table,
-/// then each `paper_check` set; the `paper` table alone is left out when a set already merges it.
+/// The self-check's data sets: the `paper` table (unless a set merges it), then each `paper_check` set.
 pub fn self_check_sets<'a>(
     paper: Option<&'a PaperTable>,
     checks: Vec<Vec<&'a PaperTable>>,
@@ -341,11 +324,8 @@ pub(crate) fn made_by(point: &Point, commit: &str) -> bool {
         .is_some_and(|c| crate::record::schema::same_commit(c, commit))
 }
 
-/// Whether a planned point must run (again) on the device that holds `recorded`: nothing
-/// recorded, a re-keyed point (kernel, spec or values changed), or a timing in another mode than
-/// the directive asks (`hot` vs cold). A failed point with a current key is current: a wrong
-/// result, a crash or a hang is deterministic until the code changes, and retrying a hung kernel
-/// on every build would cost its watchdog each time (`record --rerun` tries again).
+/// Whether a planned point must run (again): nothing recorded, a new key, or another timing mode. A
+/// failed point with a current key is current: retrying a hung kernel would cost its watchdog each build.
 pub fn needs_run(
     recorded: Option<&Point>,
     planned: &PlannedPoint,
@@ -363,8 +343,7 @@ pub fn needs_run(
     }
 }
 
-/// Whether `name`, as a directive or an inline value writes a device, names the device `slug`:
-/// the slug itself, or a run of its `-`-separated parts (`h100` for `nvidia-h100-80gb-hbm3`).
+/// Whether `name` names the device `slug`: a run of its `-`-separated parts (`h100`).
 pub fn device_matches(name: &str, slug: &str) -> bool {
     format!("-{slug}-").contains(&format!("-{name}-"))
 }
@@ -406,8 +385,7 @@ pub(crate) fn select_devices<'a>(
     }
 }
 
-/// Builds one device's cells, provenance and claims for a directive; `cal` is the device's
-/// event-overhead calibration, which every time shown subtracts.
+/// One device's cells, provenance and claims for a directive, less its event overhead `cal`.
 pub(crate) fn device_results<'a>(
     rec: &'a Recording,
     directive: &Directive,
@@ -420,8 +398,7 @@ pub(crate) fn device_results<'a>(
     let made: Vec<&PointProvenance> = shown.iter().filter_map(|p| p.provenance.as_ref()).collect();
     let cuda = distinct(made.iter().map(|m| Some(m.cuda_version.as_str())));
     let driver = distinct(made.iter().map(|m| m.driver_version.as_deref()));
-    let mut details = Vec::new();
-    for (label, values) in [
+    let details = [
         (
             "NVRTC",
             distinct(made.iter().map(|m| Some(m.nvrtc_version.as_str()))),
@@ -440,11 +417,10 @@ pub(crate) fn device_results<'a>(
                     .map(|c| c.profiler.as_str())
             })),
         ),
-    ] {
-        if let Some(v) = values {
-            details.push(format!("{label} {v}"));
-        }
-    }
+    ];
+    let details = details
+        .into_iter()
+        .filter_map(|(label, v)| Some(format!("{label} {}", v?)));
     let provenance = Provenance {
         device_name: rec.device.name.clone(),
         // The points' own versions when they name them (the file's device record is the last run's).
@@ -453,7 +429,7 @@ pub(crate) fn device_results<'a>(
         date: date_range(&shown),
         commit: commits(&shown),
         tool_version: newest.map(|p| p.tool_version.clone()).unwrap_or_default(),
-        details,
+        details: details.collect(),
         event_offset_us: event_offset_range(&shown, cal),
         calibration_unreadable: false,
     };
@@ -466,8 +442,7 @@ pub(crate) fn device_results<'a>(
     }
 }
 
-/// A claim naming a variant that this GPU cannot run (its points not applicable, none measured):
-/// not evaluated, and the view says why.
+/// A claim naming a variant this GPU cannot run: not evaluated, and the view says why.
 fn not_applicable(claim: &Claim, cells: &[Cell<'_>]) -> Option<ClaimView> {
     let refs = claim.result_refs();
     let why = refs.iter().find_map(|(variant, _)| {
@@ -518,8 +493,7 @@ fn cells_of<'a>(
     cells
 }
 
-/// The verdict of each of the directive's claims on one device's cells. The claims' data is built
-/// once for all of them (it holds every metric of every cell), and not at all without claims.
+/// The verdict of each of the directive's claims on one device's cells.
 fn claims_of(cells: &[Cell], directive: &Directive) -> Vec<ClaimView> {
     if directive.expect.is_empty() {
         return Vec::new();
@@ -540,8 +514,7 @@ fn distinct<'v>(values: impl Iterator<Item = Option<&'v str>>) -> Option<String>
     (!v.is_empty()).then(|| v.join(", "))
 }
 
-/// The event overhead subtracted from `points`, per launch (µs), least and most: a hot batch of
-/// r runs lost 1/r of it on each sample; runs that timed their own empty kernel may differ.
+/// The event overhead subtracted from `points`, per launch (µs), least and most.
 fn event_offset_range(points: &[&Point], cal: Option<&EventOffset>) -> Option<(f64, f64)> {
     points
         .iter()
@@ -549,10 +522,13 @@ fn event_offset_range(points: &[&Point], cal: Option<&EventOffset>) -> Option<(f
             let s = event_offset::shown(p, cal)?;
             Some(s.overhead_ms? * s.timing.runs_per_sample.max(1) as f64 * 1e3)
         })
-        .fold(None, |range, us| match range {
-            None => Some((us, us)),
-            Some((lo, hi)) => Some((f64::min(lo, us), f64::max(hi, us))),
-        })
+        .fold(None, extend)
+}
+
+/// `span` widened to hold `x` (fold with `None` for the smallest and largest of some values).
+pub(crate) fn extend(span: Option<(f64, f64)>, x: f64) -> Option<(f64, f64)> {
+    let (lo, hi) = span.unwrap_or((x, x));
+    Some((lo.min(x), hi.max(x)))
 }
 
 /// "2026-11-19", or "2026-11-19 – 2026-11-21" when the points shown were recorded on several days.
@@ -565,26 +541,17 @@ fn date_range(points: &[&Point]) -> String {
     }
 }
 
-/// The commits the points shown were recorded from: one, several ("a1, b2"), and a note when
-/// some points name none; `None` when no point names one.
+/// The commits the points shown were recorded from ("a1, b2"), noting when some name none.
 fn commits(points: &[&Point]) -> Option<String> {
-    let mut known: Vec<&str> = points.iter().filter_map(|p| p.commit.as_deref()).collect();
-    known.sort_unstable();
-    known.dedup();
-    if known.is_empty() {
-        return None;
+    let known = distinct(points.iter().map(|p| p.commit.as_deref()))?;
+    match points.iter().any(|p| p.commit.is_none()) {
+        true => Some(format!("{known} (some points name none)")),
+        false => Some(known),
     }
-    let mut text = known.join(", ");
-    if points.iter().any(|p| p.commit.is_none()) {
-        text.push_str(" (some points name none)");
-    }
-    Some(text)
 }
 
-/// Fills each cell's relative metrics (`speedup:<variant>`, `speedup:previous`,
-/// `pct_of:<variant>`, as the directive's tables and charts name them) from the baseline cell at
-/// the same axis values. A value is stored only when both points are verified and timed; a
-/// missing, failed or skipped baseline leaves the metric out (shown as "no value").
+/// Fills each cell's relative metrics (`speedup:<variant>`, `pct_of:<variant>`, …) from the baseline
+/// cell at the same axis values, when both are verified and timed.
 pub(crate) fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive) {
     let wanted = crate::directive::metrics::relative_metrics(directive);
     if wanted.is_empty() {
@@ -611,8 +578,7 @@ pub(crate) fn add_relative_metrics(cells: &mut [Cell<'_>], directive: &Directive
     }
 }
 
-/// How the directive's relative metrics pair points: `(cells with a relative value, of which the
-/// baseline point comes from another recording run or an unknown one)`. `None` without relative metrics.
+/// (relative values, of which the baseline comes from another or an unknown run); `None` without any.
 pub(crate) fn relative_pairing(
     cells: &[Cell<'_>],
     directive: &Directive,
@@ -675,8 +641,7 @@ impl ClaimData for CellGroups<'_, '_> {
                 });
                 groups.len() - 1
             });
-            // A point measured the old way is left out: it would be compared with points measured
-            // the current way (a claim then has no data where it was the only one).
+            // A point measured the old way is not compared with points measured the current way.
             if let Some(point) = cell.point.filter(|p| p.measured_the_current_way()) {
                 for metric in metric_names(point) {
                     if let Some(v) = cell.metric(&metric) {
@@ -730,18 +695,16 @@ pub(crate) fn numeric_axes(axes: &BTreeMap<String, ParamValue>) -> BTreeMap<Stri
         .collect()
 }
 
-/// The verdict of a parsed claim on groups already built: our cells, or a paper's table (the
-/// self-check).
+/// The verdict of a parsed claim on groups already built (our cells, or a paper's table).
 pub fn verdict(claim: &Claim, groups: &[crate::claims::ClaimGroup]) -> ClaimView {
     let outcome = claim.evaluate_groups(groups);
-    let status = match outcome {
-        ClaimOutcome::Holds { .. } => ClaimStatus::Holds,
-        ClaimOutcome::Fails { .. } => ClaimStatus::Fails,
-        ClaimOutcome::NotEvaluated { .. } => ClaimStatus::NotEvaluated,
-    };
     ClaimView {
         text: claim.text().to_string(),
-        status,
+        status: match outcome {
+            ClaimOutcome::Holds { .. } => ClaimStatus::Holds,
+            ClaimOutcome::Fails { .. } => ClaimStatus::Fails,
+            ClaimOutcome::NotEvaluated { .. } => ClaimStatus::NotEvaluated,
+        },
         detail: crate::claims::describe(&outcome),
     }
 }

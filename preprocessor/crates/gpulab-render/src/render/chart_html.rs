@@ -8,8 +8,7 @@ use crate::directive::{ChartKind, ChartSpec};
 use crate::metrics::TIME_MS;
 use crate::results::view::{DeviceResults, DirectiveView};
 
-/// One `<figure>` per chart (a heat map split by extra fields gives several); a note when
-/// there is nothing to draw.
+/// One `<figure>` per chart; a note when there is nothing to draw.
 pub(crate) fn charts_html(
     view: &DirectiveView<'_>,
     device: &DeviceResults<'_>,

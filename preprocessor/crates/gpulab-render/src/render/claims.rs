@@ -7,22 +7,17 @@ use crate::results::view::{ClaimStatus, ClaimView, OtherDeviceClaims};
 use crate::results::{numeric_axes, verdict};
 use std::fmt::Write as _;
 
-/// The self-check: a claim evaluated on the paper's own numbers (its `data/papers` tables, merged
-/// into one data set), so a reader sees which claims even the paper's data supports. Rows with the
-/// same axis values form one group. Two tables giving one cell different numbers leave the claim
-/// not evaluated, saying where.
+/// The self-check: a claim evaluated on the paper's own tables, merged into one data set.
 pub fn on_paper(claim: &Claim, tables: &[&PaperTable]) -> ClaimView {
     let mut groups: Vec<ClaimGroup> = Vec::new();
     for paper in tables {
         for row in &paper.rows {
             let axes = numeric_axes(&row.axes);
-            let at = match groups.iter().position(|g| g.axes == axes) {
-                Some(i) => i,
-                None => {
-                    groups.push(ClaimGroup::new(axes));
-                    groups.len() - 1
-                }
-            };
+            let at = groups.iter().position(|g| g.axes == axes);
+            let at = at.unwrap_or_else(|| {
+                groups.push(ClaimGroup::new(axes));
+                groups.len() - 1
+            });
             for (metric, value) in &row.metrics {
                 let key = (row.variant.clone(), metric.clone());
                 match groups[at].values.get(&key) {
@@ -46,24 +41,19 @@ pub fn on_paper(claim: &Claim, tables: &[&PaperTable]) -> ClaimView {
     verdict(claim, &groups)
 }
 
-/// "widuch2010, Table 1 + widuch2010, Table 3, on the NVIDIA GeForce 9600M GT": the citation of a
-/// merged data set and the GPUs it was measured on (a table measured on none, a CPU's, names none).
+/// "widuch2010, Table 1 + widuch2010, Table 3, on the NVIDIA GeForce 9600M GT": a data set's citation.
 fn citations(tables: &[&PaperTable]) -> String {
-    let cited = tables
-        .iter()
-        .map(|t| t.citation())
-        .collect::<Vec<_>>()
-        .join(" + ");
+    let cited: Vec<String> = tables.iter().map(|t| t.citation()).collect();
+    let cited = cited.join(" + ");
     let mut gpus: Vec<&str> = Vec::new();
     for (name, named) in tables.iter().filter_map(|t| t.gpu_short()) {
         if named && !gpus.contains(&name) {
             gpus.push(name);
         }
     }
-    if gpus.is_empty() {
-        cited
-    } else {
-        format!("{cited}, on the {}", gpus.join(" and the "))
+    match gpus.is_empty() {
+        true => cited,
+        false => format!("{cited}, on the {}", gpus.join(" and the ")),
     }
 }
 
@@ -87,13 +77,7 @@ pub fn status_parts(status: ClaimStatus) -> (&'static str, &'static str, &'stati
     }
 }
 
-/// The list as HTML; empty when there are no claims. `(device, claims)` are the verdicts on the
-/// device shown; each claim also gives its verdict on every device of `others`, naming each device
-/// when there are several. Each claim also says whether the paper's own
-/// numbers support it ([`on_paper`]), once per data set of `self_check`; with none, a claim of a
-/// directive that reproduces a paper's item (`of_paper`) says that the paper prints no numbers for it.
-/// An `ours:` claim says instead, where a paper is involved, that it is the handbook's expectation.
-/// `expect` holds the directive's parsed claims, one per entry of `claims` and in its order.
+/// The list as HTML: each claim's verdict here, on `others` and on each `self_check` data set.
 pub(crate) fn claims_html(
     (device, claims): (&str, &[ClaimView]),
     others: &[OtherDeviceClaims],
@@ -132,11 +116,7 @@ pub(crate) fn claims_html(
                 detail_html(there)
             );
         }
-        let checked_on = if parsed.is_ours() {
-            &[][..]
-        } else {
-            self_check
-        };
+        let checked_on = if parsed.is_ours() { &[] } else { self_check };
         for tables in checked_on {
             let own = on_paper(parsed, tables);
             let (mark, class, _) = status_parts(own.status);

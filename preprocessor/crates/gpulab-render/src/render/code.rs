@@ -1,13 +1,10 @@
-//! The code beside a result: a collapsed `<details>` with the spec and kernel sources, as code
-//! blocks mdBook's highlighter colours (`language-cpp`, `language-toml`).
+//! The code beside a result: a collapsed `<details>` with the spec and kernel sources, highlighted.
 
 use super::html::{escape, escape_pre};
 use crate::results::view::CodeFile;
 use std::fmt::Write as _;
 
-/// `<details id="{anchor}-code">` with one block per file (a file an earlier result on the page
-/// lists is a link to that listing); empty when there are no files. One HTML block: newlines
-/// inside the code are written `&#10;`, so Markdown never splits it.
+/// `<details id="{anchor}-code">` with one block (or link) per file, as one HTML block.
 pub fn code_html(anchor: &str, files: &[CodeFile]) -> String {
     if files.is_empty() {
         return String::new();
@@ -46,8 +43,7 @@ pub fn code_html(anchor: &str, files: &[CodeFile]) -> String {
     out
 }
 
-/// The `id` of the `index`-th file listed in directive `anchor`'s code box (what a later result on
-/// the page links to: a browser opens the collapsed box when it follows the link).
+/// The `id` of the `index`-th file listed in directive `anchor`'s code box.
 pub fn file_id(anchor: &str, index: usize) -> String {
     format!("{anchor}-code-{}", index + 1)
 }

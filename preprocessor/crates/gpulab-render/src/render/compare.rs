@@ -11,14 +11,11 @@ use std::collections::BTreeMap;
 pub struct PaperValue {
     /// In our metric's unit.
     pub value: f64,
-    /// Speed-up vs the paper: paper ÷ ours for times, ours ÷ paper for rates (> 1: ours better).
-    /// `None` when ours is missing, either is zero, or the unit is not a speed (register counts,
-    /// occupancy, CGMA: a ratio of those is no speed-up).
+    /// Speed-up vs the paper (> 1: ours better); `None` without both values or for a unit not a speed.
     pub speedup: Option<f64>,
 }
 
-/// The paper's value for `metric` at (variant, axes), converted to our unit when it differs
-/// only by scale (s ↔ ms); `None` if the paper has no such number.
+/// The paper's value for `metric` at (variant, axes) in our unit (s ↔ ms), if it has one.
 pub(crate) fn paper_value(
     paper: &PaperTable,
     metric: &MetricRef,
@@ -34,8 +31,7 @@ pub(crate) fn paper_value(
     convert(value, paper_unit, metric.unit)
 }
 
-/// Compares our value with the paper's; `comparable` is false where the paper's table says a ratio
-/// is no speed-up ([`PaperTable::no_speedup`]).
+/// Compares our value with the paper's (`comparable`: unless [`PaperTable::no_speedup`]).
 pub fn compare(paper: f64, ours: Option<f64>, unit: Unit, comparable: bool) -> PaperValue {
     let speedup = ours
         .filter(|_| comparable && unit.is_speed())
@@ -62,8 +58,7 @@ fn convert(value: f64, from: Unit, to: Unit) -> Option<f64> {
     }
 }
 
-/// "paper: GeForce 9600M GT (widuch2010, Table 3)" with how to read the second line; the GPU's
-/// full description and the source are in the tooltip.
+/// "paper: GeForce 9600M GT (widuch2010, Table 3)" with how to read the second line.
 pub(crate) fn caption_html(paper: &PaperTable, unit: Unit, matched: usize) -> String {
     let head = paper_label_html(paper);
     if matched == 0 {
@@ -90,8 +85,7 @@ pub(crate) fn caption_html(paper: &PaperTable, unit: Unit, matched: usize) -> St
     )
 }
 
-/// "paper: GeForce 9600M GT (widuch2010, Table 3)", the GPU's full description and the source in
-/// the tooltip.
+/// "paper: GeForce 9600M GT (widuch2010, Table 3)", the GPU and the source in the tooltip.
 fn paper_label_html(paper: &PaperTable) -> String {
     let gpu = paper.gpu().unwrap_or("GPU not stated");
     let short_gpu = paper.gpu_short().map_or(gpu, |(name, _)| name);
@@ -108,9 +102,7 @@ fn paper_label_html(paper: &PaperTable) -> String {
     )
 }
 
-/// The caption of a table whose metric the paper's table has no numbers for: it says so (and
-/// whether it gives the metric in words), where "no value matches" would suggest the paper measured
-/// other cells.
+/// The caption of a table whose metric the paper's table has no numbers for (or gives in words).
 pub(crate) fn no_column_html(paper: &PaperTable, metric: &str, label: &str) -> String {
     let in_words = paper.info_columns.iter().any(|c| c == metric);
     format!(

@@ -22,8 +22,7 @@ pub struct DirectiveContext {
     pub title: String,
     pub experiment: String,
     pub experiment_title: String,
-    /// More than one device: one table or chart per comparison holds them side by side
-    /// (`tables`, `charts`), and each device gets a heading over its claims and provenance.
+    /// More than one device: `tables` and `charts` hold them side by side.
     pub multi_device: bool,
     /// The tables and charts of every device together (HTML), when there are several.
     pub tables: Vec<String>,
@@ -84,27 +83,23 @@ fn anchor(view: &DirectiveView<'_>) -> String {
 
 /// The `id` of a directive's rendered figure: `gpulab-<experiment>-<index in its chapter>`.
 pub fn directive_anchor(experiment: &str, index: usize) -> String {
+    let keep = |c: char| c.is_ascii_alphanumeric() || c == '-' || c == '_';
     let slug: String = experiment
         .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '-'
-            }
-        })
+        .map(|c| if keep(c) { c } else { '-' })
         .collect();
     format!("gpulab-{slug}-{index}")
 }
 
 fn title(view: &DirectiveView<'_>) -> String {
-    view.directive.title.clone().unwrap_or_else(|| {
-        if view.experiment_title.is_empty() {
-            view.directive.experiment.clone()
-        } else {
-            view.experiment_title.clone()
-        }
-    })
+    let fallback = match view.experiment_title.is_empty() {
+        true => &view.directive.experiment,
+        false => &view.experiment_title,
+    };
+    view.directive
+        .title
+        .clone()
+        .unwrap_or_else(|| fallback.clone())
 }
 
 impl DirectiveContext {
@@ -186,12 +181,7 @@ fn outputs(
     view: &DirectiveView<'_>,
     device: &DeviceResults<'_>,
 ) -> Result<(Vec<String>, Vec<String>), RenderError> {
-    let default_table = [TableSpec::default()];
-    let specs: &[TableSpec] = if view.directive.tables.is_empty() {
-        &default_table
-    } else {
-        &view.directive.tables
-    };
+    let specs = table_specs(view);
     let tables = specs
         .iter()
         .enumerate()
@@ -207,8 +197,15 @@ fn outputs(
     Ok((tables, charts))
 }
 
-/// The provenance line's quality part: the concerns' counts and, for relative metrics, whether they
-/// pair points of one recording run.
+/// The directive's tables, or the default one when it names none.
+pub fn table_specs(view: &DirectiveView<'_>) -> Vec<TableSpec> {
+    match view.directive.tables.is_empty() {
+        true => vec![TableSpec::default()],
+        false => view.directive.tables.clone(),
+    }
+}
+
+/// The provenance line's quality part: the concerns' counts, and relative values across runs.
 fn quality_line(view: &DirectiveView<'_>, device: &DeviceResults<'_>) -> Option<String> {
     let mut parts = Vec::new();
     // Timing marks only where a table or chart shows a value computed from the time.
@@ -259,13 +256,9 @@ fn csv_name(view: &DirectiveView<'_>, spec: &TableSpec, index: usize, tables: us
 
 impl MissingContext {
     pub fn new(view: &DirectiveView<'_>) -> MissingContext {
-        let variants = if view.directive.variants.is_empty() {
-            view.variant_labels
-                .iter()
-                .map(|(name, _)| name.clone())
-                .collect::<Vec<_>>()
-        } else {
-            view.directive.variants.clone()
+        let variants = match view.directive.variants.is_empty() {
+            true => view.variant_labels.iter().map(|(n, _)| n.clone()).collect(),
+            false => view.directive.variants.clone(),
         };
         MissingContext {
             anchor: anchor(view),
@@ -273,13 +266,9 @@ impl MissingContext {
             experiment: view.directive.experiment.clone(),
             variants: variants
                 .iter()
-                .map(|v| {
-                    let label = variant_label(view, v);
-                    if &label == v {
-                        v.clone()
-                    } else {
-                        format!("{v} ({label})")
-                    }
+                .map(|v| match variant_label(view, v) {
+                    label if &label == v => label,
+                    label => format!("{v} ({label})"),
                 })
                 .collect(),
             axes: view
@@ -292,10 +281,9 @@ impl MissingContext {
                 })
                 .collect(),
             expected_cells: view.expected_cells,
-            points_word: if view.expected_cells == 1 {
-                "point"
-            } else {
-                "points"
+            points_word: match view.expected_cells {
+                1 => "point",
+                _ => "points",
             },
             command: run_command(view),
             claims: view

@@ -6,8 +6,7 @@ use super::html::{csv_data_uri, escape};
 use super::outcome::CellState;
 use super::table::TableModel;
 
-/// The table in wide form: key columns, one column per table column (plus `<column> paper`
-/// columns when a paper matches); values at full precision.
+/// The table in wide form (with `<column> paper` columns), values at full precision.
 pub(crate) fn table_csv(model: &TableModel) -> String {
     let with_paper = model.paper_matches > 0;
     let mut header: Vec<String> = model.row_fields.clone();

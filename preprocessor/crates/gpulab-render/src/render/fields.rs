@@ -11,8 +11,7 @@ pub(crate) const VARIANT: &str = "variant";
 /// The pseudo-field naming a cell's device: the key that puts several GPUs side by side.
 pub(crate) const DEVICE: &str = "device";
 
-/// One value of a field, ordered for display: variants in display order, axis values by
-/// [`ParamValue::sort_key`].
+/// One value of a field, ordered for display (variants in display order, axis values by sort key).
 #[derive(Debug, Clone)]
 pub(crate) struct FieldValue {
     order: (u8, f64, String),
@@ -70,21 +69,13 @@ pub(crate) fn field_value(
         });
     }
     if field == VARIANT {
-        let position = view
-            .variant_labels
-            .iter()
-            .position(|(name, _)| name == &cell.variant);
-        let label = position
-            .map(|i| view.variant_labels[i].1.clone())
-            .unwrap_or_else(|| cell.variant.clone());
+        let mut labels = view.variant_labels.iter();
+        let position = labels.position(|(name, _)| name == &cell.variant);
+        let order = position.unwrap_or(usize::MAX) as f64;
         return Some(FieldValue {
-            order: (
-                0,
-                position.unwrap_or(usize::MAX) as f64,
-                cell.variant.clone(),
-            ),
+            order: (0, order, cell.variant.clone()),
             raw: ParamValue::Str(cell.variant.clone()),
-            label,
+            label: variant_label(view, &cell.variant),
         });
     }
     let value = cell.axes.get(field)?;
@@ -93,6 +84,15 @@ pub(crate) fn field_value(
         raw: value.clone(),
         label: value.to_string(),
     })
+}
+
+/// The cell's values of `fields`; `None` when it lacks one.
+pub(crate) fn key_of(
+    view: &DirectiveView<'_>,
+    cell: &Cell<'_>,
+    fields: &[String],
+) -> Option<Vec<FieldValue>> {
+    fields.iter().map(|f| field_value(view, cell, f)).collect()
 }
 
 /// The display label of a variant name.
@@ -119,22 +119,14 @@ pub(crate) fn distinct_values<'c, 'p: 'c>(
     values
 }
 
-/// Fields (directive axes in order, then `variant`, then `device`) taking more than one value over the cells,
-/// other than those in `exclude`: the extra keys a table row or chart series must carry.
+/// The axes, `variant` and `device` (not in `exclude`) with several values over the cells.
 pub(crate) fn varying_fields(
     view: &DirectiveView<'_>,
     cells: &[Cell<'_>],
     exclude: &[&str],
 ) -> Vec<String> {
-    let mut names: Vec<&str> = view
-        .directive
-        .axes
-        .iter()
-        .map(|a| a.name.as_str())
-        .collect();
-    names.extend([VARIANT, DEVICE]);
-    names
-        .into_iter()
+    let axes = view.directive.axes.iter().map(|a| a.name.as_str());
+    axes.chain([VARIANT, DEVICE])
         .filter(|name| !exclude.contains(name))
         .filter(|name| distinct_values(view, cells, name).len() > 1)
         .map(str::to_string)
@@ -159,8 +151,7 @@ impl MetricRef {
     /// Resolves a metric name against the view's metric table, then the built-in metrics.
     pub(crate) fn resolve(view: &DirectiveView<'_>, name: &str) -> MetricRef {
         let (base, suffix) = name.split_once('.').unwrap_or((name, ""));
-        // Relative metrics (`speedup:…`) are in `view.metrics` under their full name (see
-        // `directive::metrics::directive_metric_infos`); `.` never occurs in them.
+        // Relative metrics (`speedup:…`, never with a `.`) are in `view.metrics` by full name.
         let (label, unit, uses_time, better) = match view.metrics.get(base) {
             Some(info) => (info.label.clone(), info.unit, info.uses_time, info.better),
             None => {
@@ -190,8 +181,7 @@ impl MetricRef {
         }
     }
 
-    /// Whether the statistic is the default one (median), so a paper's plain number compares.
-    /// A relative metric (`speedup:…`) is computed from our own points and never compared.
+    /// Whether a paper's plain number compares: the median, and not a relative metric.
     pub(crate) fn is_plain(&self) -> bool {
         RelativeMetric::parse(&self.name).is_none()
             && matches!(self.name.split_once('.'), None | Some((_, "median")))
@@ -206,9 +196,4 @@ fn stat_label(suffix: &str) -> Option<&'static str> {
         "q3" => "3rd quartile",
         _ => return None,
     })
-}
-
-/// The display name of a field in headers (`N`, `variant`).
-pub(crate) fn field_header(field: &str) -> String {
-    field.to_string()
 }

@@ -5,21 +5,14 @@ use crate::value::Unit;
 /// Narrow no-break space between groups of thousands (`1 234`).
 pub(crate) const THOUSANDS_SEP: char = '\u{202f}';
 
-/// Formats a value for display in a table cell or chart label.
-///
-/// Three significant digits, never rounding away integer digits (`0.0123`, `1.23`, `12.3`,
-/// `123`, `1 234`); ratios get two (`4.3×`); percentages a unit suffix (`85.2 %`); counts and
-/// bytes print integers exactly.
+/// A value as a cell shows it: three significant digits, never rounding away integer digits
+/// (`1 234`); ratios two (`4.3×`); counts and bytes exactly.
 pub fn format_value(value: f64, unit: Unit) -> String {
     if value.is_nan() {
         return "n/a".into();
     }
     if value.is_infinite() {
-        return if value > 0.0 {
-            "∞".into()
-        } else {
-            "−∞".into()
-        };
+        return if value > 0.0 { "∞" } else { "−∞" }.into();
     }
     match unit {
         Unit::Percent => format!("{}\u{a0}%", significant(value, 3)),
@@ -29,8 +22,7 @@ pub fn format_value(value: f64, unit: Unit) -> String {
     }
 }
 
-/// A compact axis tick label: like [`format_value`] without trailing zeros (`0.1`, `1`, `10`,
-/// `1 000`, `50 %`).
+/// A compact axis tick label: like [`format_value`] without trailing zeros.
 pub(crate) fn format_tick(value: f64, unit: Unit) -> String {
     let text = format_value(value, unit);
     let (number, suffix) = match text
@@ -39,16 +31,18 @@ pub(crate) fn format_tick(value: f64, unit: Unit) -> String {
         Some(at) => text.split_at(at),
         None => (text.as_str(), ""),
     };
-    let number = if number.contains('.') {
-        number.trim_end_matches('0').trim_end_matches('.')
-    } else {
-        number
-    };
-    format!("{number}{suffix}")
+    format!("{}{suffix}", trim_zeros(number))
 }
 
-/// A whole multiple of 1024, 1024², … in binary prefixes (`128 Mi` for 2²⁷, `3 Ki`); `None` for
-/// other values. Power-of-two axes are labelled so: their long integers collide.
+/// A decimal number without its trailing zeros (`1.50` → `1.5`, `2.0` → `2`).
+pub(crate) fn trim_zeros(number: &str) -> &str {
+    match number.contains('.') {
+        true => number.trim_end_matches('0').trim_end_matches('.'),
+        false => number,
+    }
+}
+
+/// A whole multiple of 1024, 1024², … in binary prefixes (`128 Mi`); `None` for other values.
 pub(crate) fn binary_multiple(value: f64) -> Option<String> {
     // Ticks come back from log space: 2^20 as 1048576.0000000002.
     let rounded = value.round();

@@ -36,10 +36,7 @@ pub(crate) fn csv_data_uri(csv: &str) -> String {
     out
 }
 
-/// Folds rendered HTML into a single CommonMark HTML block: every line trimmed at the start
-/// (no 4-space indentation that could read as code) and no blank lines (which end the block).
-///
-/// Callers keep `<pre>` content on one line (see [`escape_pre`]), so trimming is safe.
+/// Folds rendered HTML into one CommonMark HTML block (`<pre>` content is one line, [`escape_pre`]).
 pub(crate) fn one_block(html: &str) -> String {
     let mut out = String::with_capacity(html.len());
     for line in html.lines() {

@@ -1,6 +1,4 @@
-//! An inline value (`{{#gpulab …}}` in prose): its result, or its expression over results, shown as
-//! a table cell shows it (rounding, marks, staleness), with its unit and, on hover, where each
-//! result comes from.
+//! An inline value (`{{#gpulab …}}` in prose): a result or an expression, shown as a cell shows it.
 
 use super::fields::{MetricRef, variant_label};
 use super::format::csv_number;
@@ -31,8 +29,7 @@ impl InlineValue {
         self.cell.state.value()
     }
 
-    /// Why it shows no current value: `pending` (awaiting a GPU run), `failed`, `skipped`,
-    /// `no value` or `stale`; `None` when it is current.
+    /// Why it shows no current value (`pending`, `failed`, `stale`, …); `None` when it is current.
     pub fn problem(&self) -> Option<&'static str> {
         match &self.cell.state {
             CellState::Missing | CellState::AwaitingCounters => Some("pending"),
@@ -73,8 +70,7 @@ impl InlineValue {
     }
 }
 
-/// The inline value `inline` of `view` (its directive); a result without a device of its own is
-/// read on `default` when the view shows it, else on the view's first device.
+/// The inline value `inline` of `view`; a result naming no device is read on `default`, else the first.
 pub fn inline_value(
     view: &DirectiveView<'_>,
     inline: &Inline,
@@ -143,21 +139,13 @@ fn operand(view: &DirectiveView<'_>, op: &Operand, default: Option<&str>) -> (Ta
         }
         None => {
             let on = op.device.as_deref().unwrap_or("any device");
-            let missing = TableCell {
-                state: CellState::Missing,
-                stale: false,
-                best: false,
-                paper: None,
-                concerns: Vec::new(),
-                quality: None,
-            };
+            let missing = TableCell::new(CellState::Missing);
             (missing, format!("{what} · not recorded on {on} yet"))
         }
     }
 }
 
-/// The expression's value over its results: the first result without a value says why there is
-/// none; the marks and staleness of every result carry over.
+/// The expression's value over its results (else the first one's reason), with all their marks.
 fn combine(inline: &Inline, results: &[(TableCell, String)]) -> TableCell {
     let mut concerns: Vec<_> = results
         .iter()
@@ -185,11 +173,9 @@ fn combine(inline: &Inline, results: &[(TableCell, String)]) -> TableCell {
         }
     };
     TableCell {
-        state,
         stale: results.iter().any(|(c, _)| c.stale),
-        best: false,
-        paper: None,
         concerns,
         quality: (!quality.is_empty()).then(|| quality.join("; ")),
+        ..TableCell::new(state)
     }
 }

@@ -1,7 +1,4 @@
-//! Rendering a directive's results: HTML tables, SVG charts, provenance, status.
-//!
-//! Input is a [`DirectiveView`]; output one CommonMark HTML block (no blank lines, no
-//! indentation). Rendering is deterministic: the same view gives the same bytes.
+//! Rendering a directive's [`DirectiveView`] as one deterministic CommonMark HTML block.
 
 pub mod anchors;
 pub mod chart;
@@ -33,7 +30,9 @@ pub use chart::{
     Chart, ChartData, ChartPoint, PointValue, Series, SweepData, ValueAxis, XAxis, XScale,
 };
 pub use context::directive_anchor;
-pub use context::{DeviceContext, DirectiveContext, ErrorContext, MissingContext, run_command};
+pub use context::{
+    DeviceContext, DirectiveContext, ErrorContext, MissingContext, run_command, table_specs,
+};
 pub use error::RenderError;
 pub use status::{DeviceClaims, DirectiveStatus, StatusState, StatusTable};
 pub use templates::Templates;

@@ -1,8 +1,8 @@
-//! HTML of the Nsight Compute check: per device, ncu's time of each checked point beside the engine's
-//! recorded median and its median in the check's own call, or "not run yet on this GPU".
+//! HTML of the Nsight Compute check: per device, ncu's time of each point beside the engine's.
 
 use super::html::escape;
 use crate::results::event_offset::EventOffset;
+use crate::results::extend;
 use crate::results::ncu_check::{DeviceCheck, NcuCheckFile, NcuPoint, Row, SameRunInfo, Verdict};
 
 /// The tables, one per device (a note for a device without a check, or when there is no device).
@@ -50,20 +50,18 @@ fn device_html(f: &NcuCheckFile) -> String {
     }
 }
 
-/// A millisecond cell less the event overhead (and the gaps between launches), with what was
-/// measured in its tooltip.
+/// A millisecond cell less the event overhead and gaps, with what was measured in its tooltip.
 fn corrected_cell(v: &Verdict) -> String {
     let (r, ms, gaps) = (v.engine_raw_ms, v.engine_ms, v.gaps_ms);
     if r == ms {
         return format!("<td>{ms:.4}</td>");
     }
-    let gaps_note = if gaps > 0.0 {
-        format!(
+    let gaps_note = match gaps > 0.0 {
+        true => format!(
             " and {:.3} µs of gaps between its launches, which ncu's sum does not count",
             gaps * 1e3
-        )
-    } else {
-        String::new()
+        ),
+        false => String::new(),
     };
     format!(
         "<td title=\"as measured {r:.4} ms, less {:.3} µs of event overhead{gaps_note}\">{ms:.4}</td>",
@@ -71,8 +69,7 @@ fn corrected_cell(v: &Verdict) -> String {
     )
 }
 
-/// The verdict on the same-call run, and for a point outside it, ncu's time of the engine's own
-/// launches beside the engine's.
+/// The verdict on the same-call run, with ncu's time of the engine's own launches for one outside.
 fn same_run_verdict_cell(row: &Row<'_>) -> String {
     let ms = row
         .point
@@ -104,8 +101,7 @@ fn verdict_cell(within: bool) -> &'static str {
     }
 }
 
-/// A check that also timed the points with the engine in its own call: the verdict is on that run
-/// (two timers, one machine, one time); the recordings' ratios stand beside it.
+/// A check that also timed the points with the engine in its own call: the verdict is on that run.
 fn same_run_html(f: &NcuCheckFile, rows: &[Row<'_>], run: &SameRunInfo) -> String {
     let n = rows.len();
     let within = rows.iter().filter(|r| r.verdict()).count();
@@ -125,26 +121,23 @@ fn same_run_html(f: &NcuCheckFile, rows: &[Row<'_>], run: &SameRunInfo) -> Strin
             .flat_map(|r| std::iter::once(&r.recorded).chain(&r.same_call));
         format!("; both less {}", overhead_phrase(o, timings))
     });
-    let failed = if failed > 0 {
-        format!(" ({failed} failed in the engine's run)")
-    } else {
-        String::new()
+    let failed = match failed {
+        0 => String::new(),
+        n => format!(" ({n} failed in the engine's run)"),
     };
-    // Of the points outside, those where ncu on the engine's own launches agrees with the engine:
-    // a difference of launch (the script's process and buffers), not of timing.
+    // Points outside where ncu on the engine's own launches agrees: a difference of launch, not timing.
     let outside = n - within;
     let agree = rows
         .iter()
         .filter(|r| !r.verdict() && r.engine_launches.is_some_and(|(_, w)| w))
         .count();
-    let on_engine = if agree > 0 {
-        format!(
+    let on_engine = match agree {
+        0 => String::new(),
+        _ => format!(
             " Of the {outside} outside, {agree} {} within target against ncu on the engine's own \
              launches (a run just after): on the same launches the two timers agree.",
             if agree == 1 { "is" } else { "are" }
-        )
-    } else {
-        String::new()
+        ),
     };
     let spread = overhead_spread(f, rows).unwrap_or_default();
     let mut out = format!(
@@ -201,10 +194,8 @@ fn same_run_html(f: &NcuCheckFile, rows: &[Row<'_>], run: &SameRunInfo) -> Strin
 /// Kernels under this time (ncu's, one launch) show how much the events' overhead varies by kernel.
 const SPREAD_BELOW_MS: f64 = 0.025;
 
-/// How much the events' overhead varies from kernel to kernel, which no correction of one value per
-/// run can remove: over the single-launch points under [`SPREAD_BELOW_MS`] timed in the same call,
-/// the engine's raw median less ncu's time, its range beside what was subtracted, and what half that
-/// range is at the short-kernel bound of the targets. `None` with fewer than three such points.
+/// How much the events' overhead varies over the single-launch kernels under [`SPREAD_BELOW_MS`],
+/// which no one value per run can remove; `None` with fewer than three such points.
 fn overhead_spread(f: &NcuCheckFile, rows: &[Row<'_>]) -> Option<String> {
     let (mut excess, mut subtracted) = (Vec::new(), Vec::new());
     for row in rows
@@ -219,8 +210,8 @@ fn overhead_spread(f: &NcuCheckFile, rows: &[Row<'_>]) -> Option<String> {
     if excess.len() < 3 {
         return None;
     }
-    let (lo, hi) = extent(excess.iter().copied())?;
-    let corrected = match extent(subtracted) {
+    let (lo, hi) = excess.iter().copied().fold(None, extend)?;
+    let corrected = match subtracted.into_iter().fold(None, extend) {
         Some((a, b)) if b - a >= 0.0005 => {
             format!(" (the correction subtracts one value per run, {a:.2}–{b:.2} µs)")
         }
@@ -240,18 +231,8 @@ fn overhead_spread(f: &NcuCheckFile, rows: &[Row<'_>]) -> Option<String> {
     ))
 }
 
-/// The smallest and the largest of `values`; `None` when there are none.
-fn extent(values: impl IntoIterator<Item = f64>) -> Option<(f64, f64)> {
-    values.into_iter().fold(None, |span, x| match span {
-        None => Some((x, x)),
-        Some((lo, hi)) => Some((lo.min(x), hi.max(x))),
-    })
-}
-
-/// What the check subtracted from the engine's medians as the events' overhead, as the book does:
-/// the calibrated offset, or, for the timings whose own run timed the empty kernel, that run's
-/// empty kernel less ncu's; the calibrated offset is named beside a per-run range only when some
-/// timing had it subtracted.
+/// What the check subtracted as the events' overhead: the calibrated offset, or each run's own empty
+/// kernel less ncu's (the offset then named only where some timing used it).
 fn overhead_phrase<'v>(o: &EventOffset, timings: impl Iterator<Item = &'v Verdict>) -> String {
     let date = escape(&o.date[..o.date.len().min(10)]);
     let calibrated = format!("the events' {:.3} µs, calibrated {date}", o.offset_ms * 1e3);
@@ -262,18 +243,16 @@ fn overhead_phrase<'v>(o: &EventOffset, timings: impl Iterator<Item = &'v Verdic
             None => calibrated_used |= t.overhead_ms > 0.0,
         }
     }
-    let Some((lo, hi)) = extent(own.iter().map(|e| (e - o.ncu_ms) * 1e3)) else {
+    let Some((lo, hi)) = own.iter().map(|e| (e - o.ncu_ms) * 1e3).fold(None, extend) else {
         return calibrated;
     };
-    let range = if hi - lo < 0.0005 {
-        format!("{lo:.3} µs")
-    } else {
-        format!("{lo:.3}–{hi:.3} µs")
+    let range = match hi - lo < 0.0005 {
+        true => format!("{lo:.3} µs"),
+        false => format!("{lo:.3}–{hi:.3} µs"),
     };
-    let fallback = if calibrated_used {
-        format!(", or {calibrated}, where a run timed none (or an implausible one)")
-    } else {
-        String::new()
+    let fallback = match calibrated_used {
+        true => format!(", or {calibrated}, where a run timed none (or an implausible one)"),
+        false => String::new(),
     };
     format!(
         "the events' overhead of each point's own run (its empty kernel less ncu's {:.3} µs: \
@@ -282,8 +261,7 @@ fn overhead_phrase<'v>(o: &EventOffset, timings: impl Iterator<Item = &'v Verdic
     )
 }
 
-/// The point's mode, with how ncu's caches were set in its tooltip (a multi-launch cold point is
-/// flushed by the script once per run of its sequence, as the engine flushes once per sample).
+/// The point's mode, with how ncu's caches were set in its tooltip.
 fn mode_cell(f: &NcuCheckFile, p: &NcuPoint) -> String {
     if p.flushed_by_script {
         return format!(
@@ -327,8 +305,7 @@ fn recordings_only_html(f: &NcuCheckFile, rows: &[Row<'_>]) -> String {
         .iter()
         .map(|r| (r.recorded.ratio - 1.0).abs())
         .fold(0.0f64, f64::max);
-    // With a calibration, the recorded median and its ratio come first, then the median as the book
-    // shows it (less the event overhead) with the ratio the verdict is on.
+    // With a calibration, the raw median and its ratio come before the corrected one.
     let offset = f.event_offset.as_ref();
     let (before, raw_heads) = match offset {
         Some(o) => (

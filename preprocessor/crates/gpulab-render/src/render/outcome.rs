@@ -19,22 +19,17 @@ pub(crate) enum CellState {
     NotApplicable(String),
     /// Nothing recorded.
     Missing,
-    /// No such point: this combination of values is not part of the sweep (a zipped axis, a
-    /// parameter only some variants have).
+    /// No such point: this combination of values is not part of the sweep.
     OutsideSweep,
     /// A textual attribute (the occupancy limiter).
     Text(String),
-    /// A metric of the hardware counters (`gips`, …) of a verified point whose counters are not
-    /// recorded yet (or were recorded on older code): the profiled pass has not run.
+    /// A hardware-counter metric of a point whose counters are not recorded (on its code) yet.
     AwaitingCounters,
 }
 
 impl CellState {
-    /// The state of `cell` (if any) for `metric` (`time_ms`, `time_ms.min`, `speedup:cpu`, …).
-    ///
-    /// A relative metric (`speedup:…`, `pct_of:…`) is this point's state when it failed, was
-    /// skipped or is missing, and otherwise the value computed against its baseline, or
-    /// [`CellState::NoValue`] when the baseline has no verified time.
+    /// The state of `cell` (if any) for `metric`; a verified point's relative metric is its value
+    /// against the baseline, or [`CellState::NoValue`].
     pub(crate) fn of(cell: Option<&Cell<'_>>, metric: &str) -> CellState {
         let Some(cell) = cell else {
             return CellState::OutsideSweep;
@@ -114,8 +109,7 @@ pub(crate) fn failure_text(point: &Point) -> String {
     text
 }
 
-/// "budget" for a point skipped by the time budget, else why it was not run ("an earlier point
-/// of this variant hung (8 s watchdog)").
+/// "budget" for a point skipped by the time budget, else why it was not run.
 fn skip_reason(point: &Point) -> String {
     match &point.failure {
         Some(f) if f.kind == FailureKind::Budget => "budget".into(),

@@ -3,8 +3,7 @@
 use super::html::escape;
 use crate::results::view::Provenance;
 
-/// "NVIDIA H100 80GB HBM3 · CUDA 13.0 · driver 580.159.04 · 2026-11-22 · commit abc1234", and
-/// "· event times less 0.96 µs" when the calibrated event overhead was subtracted.
+/// "NVIDIA H100 80GB HBM3 · CUDA 13.0 · driver 580.159.04 · 2026-11-22 · commit abc1234 · …".
 pub fn provenance_text(p: &Provenance) -> String {
     let mut parts = vec![p.device_name.clone(), format!("CUDA {}", p.cuda_version)];
     if let Some(driver) = &p.driver_version {
@@ -27,8 +26,7 @@ pub fn provenance_text(p: &Provenance) -> String {
     parts.join(" · ")
 }
 
-/// The provenance line as HTML; the tool version and the details are in its tooltip. `quality`:
-/// what marks some of the numbers shown (see `render::quality`), appended to the line.
+/// The provenance line as HTML, with `quality` appended and the details in its tooltip.
 pub(crate) fn provenance_html(p: &Provenance, quality: Option<&str>) -> String {
     let quality = quality
         .map(|q| format!(" · <span class=\"gpulab-quality\">{}</span>", escape(q)))

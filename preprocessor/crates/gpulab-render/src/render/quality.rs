@@ -1,7 +1,6 @@
-//! How good each number is: the sample count and spread of a timed point (for tooltips), the concerns
-//! that mark it on the page (noise above the target, sample cap, too few samples, throttled, a rate above
-//! the device's peak), and the per-output summary that goes in the provenance line.
+//! How good each number is: its samples and spread, the concerns that mark it, and their summary.
 
+use super::format::trim_zeros;
 use crate::record::{DeviceRecord, Outcome, Point, Timing};
 use crate::results::event_offset::{EventOffset, Shown, shown};
 use crate::stats::StopReason;
@@ -14,8 +13,7 @@ const OLD_SAMPLE_CAP: usize = 1000;
 /// Why a number is marked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub enum Concern {
-    /// The derived bandwidth or FLOP rate exceeds the device's theoretical peak: a wrong byte/FLOP count or
-    /// cache-resident data, not a real rate.
+    /// The derived bandwidth or FLOP rate exceeds the device's theoretical peak.
     AbovePeak,
     /// The median's 95 % interval ([`median_uncertainty`]) wider than the noise target.
     Noisy,
@@ -25,8 +23,7 @@ pub enum Concern {
     FewSamples,
     /// The SM clock fell below 75 % of its maximum, or NVML reported a thermal/hardware slowdown.
     Throttled,
-    /// Measured by an older method ([`crate::record::MEASURE_METHOD`]): left out of the claims,
-    /// measured again by the next `record`.
+    /// Measured by an older method ([`crate::record::MEASURE_METHOD`]).
     OlderMethod,
 }
 
@@ -106,9 +103,7 @@ pub fn concerns(point: &Point, device: &DeviceRecord) -> Vec<Concern> {
     out
 }
 
-/// The half-width of the median's 95 % confidence interval, relative (1.96 standard errors of a
-/// median, 1.2533 × noise ÷ √samples): it says whether a median shown can be trusted, where one
-/// sample's noise (1–3 % for a microsecond kernel, however long it is sampled) does not.
+/// The relative half-width of the median's 95 % confidence interval (1.96 × 1.2533 × noise ÷ √samples).
 pub(crate) fn median_uncertainty(t: &Timing) -> f64 {
     1.96 * 1.2533 * t.noise / (t.samples.max(1) as f64).sqrt()
 }
@@ -141,9 +136,7 @@ pub fn above_peak(point: &Point, device: &DeviceRecord) -> Option<String> {
     })
 }
 
-/// The sample count and spread of a timing, for a tooltip: "median of 37 samples · IQR 1.02–1.05 ms ·
-/// noise 0.31 % (target 0.5 %) · converged · behind the blocking kernel · SM 1980 MHz". `t` is the
-/// timing as shown, less `overhead_ms` of event overhead per sample.
+/// A tooltip's "median of 37 samples · IQR 1.02–1.05 ms · noise 0.31 % (target 0.5 %) · …".
 pub(crate) fn sample_summary(t: &Timing, overhead_ms: Option<f64>) -> String {
     let mut parts = vec![format!(
         "median of {} sample{}",
@@ -171,8 +164,7 @@ pub(crate) fn sample_summary(t: &Timing, overhead_ms: Option<f64>) -> String {
             match stop {
                 StopReason::Converged => "converged",
                 StopReason::MinTime => "complete by the min-time rule",
-                // The stability rule also stops a short kernel whose noise is within the target
-                // but whose samples have not yet reached the minimum time.
+                // The stability rule also stops a short kernel within the target short of the min time.
                 StopReason::NoiseStable if t.noise <= target => {
                     "stopped: noise settled within the target"
                 }
@@ -188,10 +180,9 @@ pub(crate) fn sample_summary(t: &Timing, overhead_ms: Option<f64>) -> String {
     }
     if let Some(c) = &t.clocks {
         let (lo, hi) = c.sm_mhz;
-        parts.push(if lo == hi {
-            format!("SM {lo} MHz")
-        } else {
-            format!("SM {lo}–{hi} MHz")
+        parts.push(match lo == hi {
+            true => format!("SM {lo} MHz"),
+            false => format!("SM {lo}–{hi} MHz"),
         });
     }
     if let Some(cpu) = &t.cpu {
@@ -200,8 +191,7 @@ pub(crate) fn sample_summary(t: &Timing, overhead_ms: Option<f64>) -> String {
     parts.join(" · ")
 }
 
-/// The tooltip of a table cell: its sample summary (times less the event overhead `cal` gives),
-/// then each concern's reason.
+/// The tooltip of a table cell: its sample summary, then each concern's reason.
 pub(crate) fn point_title(
     point: &Point,
     cal: Option<&EventOffset>,
@@ -211,9 +201,7 @@ pub(crate) fn point_title(
     Some(sample_summary(&s.timing, s.overhead_ms) + &concern_reasons(point, device))
 }
 
-/// The tooltip of a chart point, shorter than a cell's (a chart has one per point, and the table
-/// beside it has the rest): "37 samples · IQR 1.02–1.05 ms · noise 0.31 % (target 0.5 %)", then
-/// each concern's reason.
+/// The tooltip of a chart point, shorter than a cell's, then each concern's reason.
 pub(crate) fn point_tip(
     point: &Point,
     cal: Option<&EventOffset>,
@@ -268,8 +256,7 @@ pub(crate) fn marks_html(concerns: &[Concern]) -> String {
     )
 }
 
-/// The provenance line's quality part for the points shown: "quality: 3 of 40 points ~ noise above the
-/// target, 1 ‼ above the device's theoretical peak…", or `None` when every point is complete and plausible.
+/// The provenance line's "quality: of 40 timed points, 3 ~ …" for the points shown, or `None` when none is marked.
 pub(crate) fn quality_summary<'a>(
     points: impl Iterator<Item = &'a Point>,
     device: &DeviceRecord,
@@ -277,11 +264,9 @@ pub(crate) fn quality_summary<'a>(
     let mut counts = [0usize; Concern::ALL.len()];
     let mut timed = 0;
     for p in points {
-        if p.outcome == Outcome::Ok && p.timing.is_some() {
-            timed += 1;
-        }
+        timed += usize::from(p.outcome == Outcome::Ok && p.timing.is_some());
         for c in concerns(p, device) {
-            counts[Concern::ALL.iter().position(|x| *x == c).unwrap_or(0)] += 1;
+            counts[c as usize] += 1;
         }
     }
     let parts: Vec<String> = Concern::ALL
@@ -305,19 +290,11 @@ fn sig(x: f64) -> String {
         return "?".into();
     }
     let digits = (3 - x.abs().max(1e-12).log10().floor() as i32).max(0) as usize;
-    trim_str(format!("{x:.digits$}"))
+    trim_zeros(&format!("{x:.digits$}")).to_string()
 }
 
 fn trim(x: f64) -> String {
-    trim_str(format!("{x:.3}"))
-}
-
-fn trim_str(s: String) -> String {
-    if s.contains('.') {
-        s.trim_end_matches('0').trim_end_matches('.').to_string()
-    } else {
-        s
-    }
+    trim_zeros(&format!("{x:.3}")).to_string()
 }
 
 #[cfg(test)]

@@ -1,17 +1,10 @@
-//! The book's reproduction status table: the papers' table of contents, one row per item of each
-//! paper's inventory (`data/papers/<key>/items.toml`), with how the handbook treats it, links to the
-//! exact tables and charts that re-run it, and its claims on each device.
+//! The book's reproduction status table: one row per item of each paper's inventory.
 
 use crate::inventory::{Inventory, ItemState};
 use serde::{Deserialize, Serialize};
 use std::path::{Component, Path};
 
 /// Where a reproduction stands.
-///
-/// The strict rule (`build --strict`, CI): [`StatusState::Failed`] and [`StatusState::Stale`] fail
-/// the build, because the page would show a wrong or outdated result; [`StatusState::Pending`] and
-/// [`StatusState::Partial`] do not, because the page says plainly that points await a GPU run
-/// (a student without a GPU can land a new experiment).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum StatusState {
@@ -38,32 +31,24 @@ impl StatusState {
         }
     }
 
-    /// Whether `--strict` refuses a book with a directive in this state: only a stale recording
-    /// (the page shows numbers of code that is no longer the book's). A failed point is a recorded
-    /// outcome of the current code, shown as failed on the page with its reason, and warned about;
-    /// a pending or partial experiment awaits a GPU run. (Invalid directives fail strict elsewhere.)
+    /// Whether `--strict` refuses it: only a stale recording shows numbers of code no longer the book's.
     pub fn fails_strict(self) -> bool {
         matches!(self, StatusState::Stale)
     }
 
-    /// The state of several directives together: failed, else stale, else pending when all are,
-    /// else partial when any point awaits a run, else recorded.
+    /// The state of several directives together (`None` for none).
     pub fn combine(states: impl IntoIterator<Item = StatusState>) -> Option<StatusState> {
+        use StatusState::*;
         let states: Vec<StatusState> = states.into_iter().collect();
         let any = |s: StatusState| states.contains(&s);
-        if states.is_empty() {
-            None
-        } else if any(StatusState::Failed) {
-            Some(StatusState::Failed)
-        } else if any(StatusState::Stale) {
-            Some(StatusState::Stale)
-        } else if states.iter().all(|s| *s == StatusState::Pending) {
-            Some(StatusState::Pending)
-        } else if any(StatusState::Pending) || any(StatusState::Partial) {
-            Some(StatusState::Partial)
-        } else {
-            Some(StatusState::Recorded)
-        }
+        Some(match () {
+            _ if states.is_empty() => return None,
+            _ if any(Failed) => Failed,
+            _ if any(Stale) => Stale,
+            _ if states.iter().all(|s| *s == Pending) => Pending,
+            _ if any(Pending) || any(Partial) => Partial,
+            _ => Recorded,
+        })
     }
 }
 
@@ -118,7 +103,7 @@ pub struct StatusLink {
 }
 
 /// One row: one item of a paper (or a `reproduces` id of a paper without an inventory).
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Default, Serialize)]
 pub struct ItemRow {
     /// The paper's key and citation (`widuch2010`, `Widuch (2010)`).
     pub paper: String,
@@ -156,15 +141,12 @@ pub struct StatusTable {
 }
 
 impl StatusTable {
-    /// One row per inventory item, in the inventory's order, then one per `reproduces` id of a paper
-    /// without an inventory (in the book's order).
+    /// One row per inventory item, then one per `reproduces` id of a paper without an inventory.
     pub fn build(inventory: &Inventory, directives: &[DirectiveStatus]) -> StatusTable {
         let mut devices: Vec<String> = Vec::new();
-        for d in directives {
-            for c in &d.claims {
-                if !devices.contains(&c.device) {
-                    devices.push(c.device.clone());
-                }
+        for c in directives.iter().flat_map(|d| &d.claims) {
+            if !devices.contains(&c.device) {
+                devices.push(c.device.clone());
             }
         }
         let row_for = |paper: &str, run_by: &str| rerun_cells(directives, &devices, paper, run_by);
@@ -213,13 +195,11 @@ impl StatusTable {
                 id: item.to_string(),
                 kind: "—",
                 title: id.clone(),
-                state: None,
                 state_label: "re-run (no inventory)",
-                why: None,
                 recording,
                 links,
                 claims,
-                same_as: None,
+                ..ItemRow::default()
             });
         }
         StatusTable { devices, rows }
@@ -271,12 +251,10 @@ fn rerun_cells(
 /// The ids the directives reproduce whose paper has no inventory, each once, in book order.
 fn loose_ids(inventory: &Inventory, directives: &[DirectiveStatus]) -> Vec<String> {
     let mut loose: Vec<String> = Vec::new();
-    for d in directives {
-        for id in &d.ids {
-            let key = id.split_once(':').map_or(id.as_str(), |(k, _)| k);
-            if inventory.paper(key).is_none() && !loose.contains(id) {
-                loose.push(id.clone());
-            }
+    for id in directives.iter().flat_map(|d| &d.ids) {
+        let key = id.split_once(':').map_or(id.as_str(), |(k, _)| k);
+        if inventory.paper(key).is_none() && !loose.contains(id) {
+            loose.push(id.clone());
         }
     }
     loose
@@ -295,20 +273,17 @@ fn chapter_label(chapter: &str, directives: &[DirectiveStatus]) -> String {
 fn dedup_links(links: Vec<StatusLink>) -> Vec<StatusLink> {
     let mut out: Vec<StatusLink> = Vec::new();
     for mut link in links {
-        let same_chapter = out
-            .iter()
-            .filter(|l| l.chapter_path == link.chapter_path)
-            .count();
-        if same_chapter > 0 {
-            link.label = format!("{}", same_chapter + 1);
+        let same = out.iter().filter(|l| l.chapter_path == link.chapter_path);
+        match same.count() {
+            0 => {}
+            n => link.label = format!("{}", n + 1),
         }
         out.push(link);
     }
     out
 }
 
-/// A link from the chapter at `from` (relative to `src`; `None`: the book root) to `chapter`:
-/// `.md` becomes `.html`, `README.md` becomes `index.html`, as mdBook does.
+/// A link from the chapter at `from` (`None`: the book root) to `chapter`, as mdBook names pages.
 pub fn chapter_href(chapter: &str, from: Option<&Path>) -> String {
     let target = chapter.replace('\\', "/");
     let target = match target.rsplit_once('/') {
@@ -330,8 +305,7 @@ pub fn chapter_href(chapter: &str, from: Option<&Path>) -> String {
     format!("{}{target}", "../".repeat(depth))
 }
 
-/// The table's data for the `status.hbs` template: the summary first, then each paper's items
-/// folded under its citation.
+/// The table's data for the `status.hbs` template.
 #[derive(Debug, Clone, Serialize)]
 pub(crate) struct StatusContext {
     pub devices: Vec<String>,
@@ -401,22 +375,21 @@ pub fn claims_text(claims: Option<(usize, usize)>) -> String {
 
 impl StatusContext {
     pub(crate) fn new(table: &StatusTable, from: Option<&Path>) -> StatusContext {
-        let mut papers: Vec<PaperContext> = Vec::new();
-        for group in table.rows.chunk_by(|a, b| a.paper == b.paper) {
-            papers.push(PaperContext {
-                title: group[0].paper_title.clone(),
-                summary: summary(group),
-                rows: group
-                    .iter()
-                    .map(|r| StatusRowContext::new(r, from))
-                    .collect(),
-            });
-        }
+        let papers = table.rows.chunk_by(|a, b| a.paper == b.paper);
         StatusContext {
             devices: table.devices.clone(),
             summary: summary(&table.rows),
             claims_summary: claims_summary(table),
-            papers,
+            papers: papers
+                .map(|group| PaperContext {
+                    title: group[0].paper_title.clone(),
+                    summary: summary(group),
+                    rows: group
+                        .iter()
+                        .map(|r| StatusRowContext::new(r, from))
+                        .collect(),
+                })
+                .collect(),
         }
     }
 }
@@ -481,8 +454,7 @@ pub fn summary(rows: &[ItemRow]) -> String {
     format!("{} items: {}", rows.len(), parts.join(", "))
 }
 
-/// "claims holding on <device>: 40 of 45; …" (an item that shares another's directives is not
-/// counted again).
+/// "claims holding on <device>: 40 of 45; …" (items sharing directives counted once).
 pub fn claims_summary(table: &StatusTable) -> String {
     if table.devices.is_empty() {
         return "no claims evaluated yet".into();

@@ -1,10 +1,8 @@
 //! The data of a results table: rows × columns of cells for one metric, best per row, paper values.
-//!
-//! [`TableModel::build`] arranges a device's cells; `table_html` and `csv` turn the model into markup.
 
 use super::compare::{PaperValue, compare, paper_value};
 use super::fields::{
-    DEVICE, FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields,
+    DEVICE, FieldValue, MetricRef, VARIANT, distinct_values, field_value, key_of, varying_fields,
 };
 use super::outcome::CellState;
 use super::quality::{Concern, concerns, point_title};
@@ -48,16 +46,14 @@ pub(crate) struct TableModel {
     pub rows: Vec<TableRow>,
     /// Cells that have a paper value.
     pub paper_matches: usize,
-    /// Cells left without the paper's value because the same paper row (one that names fewer
-    /// axes than the table varies, e.g. a lab that states no N) is already shown in the table.
+    /// Cells left without the paper's value because its row (naming fewer axes) is shown already.
     pub paper_repeats: usize,
     /// The table's fields that those paper rows do not name (sorted, for the caption).
     pub paper_unnamed: Vec<String>,
 }
 
 impl TableModel {
-    /// Arranges `device`'s cells as `spec` asks. Cells of several devices are put side by side:
-    /// a column each when the columns field has one value, else a row each.
+    /// Arranges `device`'s cells as `spec` asks; several devices get a column each where they can.
     pub(crate) fn build(
         view: &DirectiveView<'_>,
         device: &DeviceResults<'_>,
@@ -92,9 +88,7 @@ impl TableModel {
         let metric = MetricRef::resolve(view, &spec.value);
         let (mut paper_matches, mut paper_repeats) = (0, 0);
         let mut paper_unnamed = std::collections::BTreeSet::new();
-        // The paper rows already shown on each device (by address): one that does not name an
-        // axis the table varies would otherwise repeat its one number in every row or column of
-        // that axis.
+        // The paper rows already shown on each device (by address), so that none repeats its number.
         let mut shown_rows: std::collections::HashSet<(*const crate::papers::PaperRow, &str)> =
             std::collections::HashSet::new();
         let table_fields: Vec<&String> = row_fields.iter().chain([&column_field]).collect();
@@ -156,6 +150,20 @@ impl TableModel {
     }
 }
 
+impl TableCell {
+    /// A cell in `state`, with no marks.
+    pub(crate) fn new(state: CellState) -> TableCell {
+        TableCell {
+            state,
+            stale: false,
+            best: false,
+            paper: None,
+            concerns: Vec::new(),
+            quality: None,
+        }
+    }
+}
+
 /// How a table shows `metric` of `cell` (without the paper's value).
 pub(crate) fn table_cell(cell: Option<&Cell<'_>>, metric: &MetricRef) -> TableCell {
     let state = CellState::of(cell, &metric.name);
@@ -166,18 +174,15 @@ pub(crate) fn table_cell(cell: Option<&Cell<'_>>, metric: &MetricRef) -> TableCe
         .filter(|_| matches!(state, CellState::Value(_)));
     TableCell {
         stale: cell.is_some_and(|c| c.stale),
-        state,
-        best: false,
-        paper: None,
         concerns: point
             .map(|(p, c)| concerns(p, c.device))
             .unwrap_or_default(),
         quality: point.and_then(|(p, c)| point_title(p, c.calibration, c.device)),
+        ..TableCell::new(state)
     }
 }
 
-/// The cells by row (their values of `row_fields`) and column (the index of their value of
-/// `column_field` in `columns`); the first cell of a place is kept.
+/// The cells by row (values of `row_fields`) and column index; the first cell of a place is kept.
 fn grid<'c, 'v>(
     view: &DirectiveView<'_>,
     cells: &'c [Cell<'v>],
@@ -186,10 +191,7 @@ fn grid<'c, 'v>(
 ) -> BTreeMap<Vec<FieldValue>, BTreeMap<usize, &'c Cell<'v>>> {
     let mut grid: BTreeMap<Vec<FieldValue>, BTreeMap<usize, &Cell<'_>>> = BTreeMap::new();
     for cell in cells {
-        let keys: Option<Vec<FieldValue>> = row_fields
-            .iter()
-            .map(|f| field_value(view, cell, f))
-            .collect();
+        let keys = key_of(view, cell, row_fields);
         let column = field_value(view, cell, column_field)
             .and_then(|value| columns.iter().position(|c| *c == value));
         if let (Some(keys), Some(column)) = (keys, column) {
@@ -215,13 +217,7 @@ pub fn row_field(view: &DirectiveView<'_>, cells: &[Cell<'_>], spec: &TableSpec)
         .into_iter()
         .find(|f| f != VARIANT)
         .or_else(|| axes.clone().next().map(str::to_string))
-        .unwrap_or_else(|| {
-            if spec.columns == VARIANT {
-                "".into()
-            } else {
-                VARIANT.into()
-            }
-        })
+        .unwrap_or_else(|| if spec.columns == VARIANT { "" } else { VARIANT }.into())
 }
 
 fn mark_best(cells: &mut [TableCell], better: Option<Better>) {

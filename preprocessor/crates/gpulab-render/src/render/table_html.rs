@@ -2,7 +2,7 @@
 
 use super::compare::{PaperValue, caption_html, no_column_html};
 use super::csv::{csv_download_html, table_csv};
-use super::fields::{DEVICE, VARIANT, field_header};
+use super::fields::{DEVICE, VARIANT};
 use super::format::format_value;
 use super::html::escape;
 use super::outcome::CellState;
@@ -57,7 +57,7 @@ fn write_head(out: &mut String, model: &TableModel) {
         let _ = write!(
             out,
             "<th rowspan=\"2\" scope=\"col\">{}</th>",
-            escape(&field_header(field))
+            escape(field)
         );
     }
     let _ = writeln!(
@@ -68,10 +68,9 @@ fn write_head(out: &mut String, model: &TableModel) {
     );
     out.push_str("<tr>");
     for (i, column) in model.columns.iter().enumerate() {
-        let label = if [VARIANT, DEVICE].contains(&model.column_field.as_str()) {
-            column.label.clone()
-        } else {
-            format!("{} = {}", field_header(&model.column_field), column.label)
+        let label = match [VARIANT, DEVICE].contains(&model.column_field.as_str()) {
+            true => column.label.clone(),
+            false => format!("{} = {}", model.column_field, column.label),
         };
         let _ = write!(
             out,
@@ -112,69 +111,56 @@ fn write_cell(out: &mut String, cell: &TableCell, unit: Unit, key: bool) {
     out.push_str("</td>");
 }
 
-/// What a cell shows (a table's, or an inline value's): its classes, its text as HTML and its
-/// tooltip.
+/// What a cell (a table's or an inline value's) shows: its classes, HTML text and tooltip.
 pub(crate) fn cell_parts(
     cell: &TableCell,
     unit: Unit,
 ) -> (Vec<&'static str>, String, Option<String>) {
-    let mut classes = Vec::new();
-    let (body, title) = match &cell.state {
+    let title = |t: &str| Some(t.to_string());
+    let (class, body, title) = match &cell.state {
         CellState::Value(v) => {
-            classes.push("gpulab-num");
-            if cell.best {
-                classes.push("gpulab-best");
-            }
-            (escape(&format_value(*v, unit)), cell.quality.clone())
+            let value = escape(&format_value(*v, unit));
+            (Some("gpulab-num"), value, cell.quality.clone())
         }
-        CellState::Text(t) => (escape(t), None),
-        CellState::NoValue => {
-            classes.push("gpulab-missing");
-            (
-                "—".to_string(),
-                Some("no value for this metric".to_string()),
-            )
-        }
-        CellState::Failed(reason) => {
-            classes.push("gpulab-failed");
-            ("✗ failed".to_string(), Some(reason.clone()))
-        }
-        CellState::Skipped(reason) => {
-            classes.push("gpulab-skipped");
-            (
-                format!("skipped ({})", escape(reason)),
-                Some(format!("not run: {reason}")),
-            )
-        }
-        CellState::NotApplicable(why) => {
-            classes.push("gpulab-skipped");
-            (
-                escape(why),
-                Some(format!("not applicable on this GPU: {why}")),
-            )
-        }
-        CellState::AwaitingCounters => {
-            classes.push("gpulab-pending");
-            (
-                "awaiting counters".to_string(),
-                Some(
-                    "hardware counters not recorded yet: awaiting a GPU run (mdbook-gpulab record --counters)"
-                        .to_string(),
-                ),
-            )
-        }
-        CellState::Missing => {
-            classes.push("gpulab-pending");
-            (
-                "pending".to_string(),
-                Some("not recorded yet: awaiting a GPU run".to_string()),
-            )
-        }
-        CellState::OutsideSweep => {
-            classes.push("gpulab-outside");
-            (String::new(), Some("not part of this sweep".to_string()))
-        }
+        CellState::Text(t) => (None, escape(t), None),
+        CellState::NoValue => (
+            Some("gpulab-missing"),
+            "—".to_string(),
+            title("no value for this metric"),
+        ),
+        CellState::Failed(reason) => (Some("gpulab-failed"), "✗ failed".into(), title(reason)),
+        CellState::Skipped(reason) => (
+            Some("gpulab-skipped"),
+            format!("skipped ({})", escape(reason)),
+            Some(format!("not run: {reason}")),
+        ),
+        CellState::NotApplicable(why) => (
+            Some("gpulab-skipped"),
+            escape(why),
+            Some(format!("not applicable on this GPU: {why}")),
+        ),
+        CellState::AwaitingCounters => (
+            Some("gpulab-pending"),
+            "awaiting counters".to_string(),
+            title(
+                "hardware counters not recorded yet: awaiting a GPU run (mdbook-gpulab record --counters)",
+            ),
+        ),
+        CellState::Missing => (
+            Some("gpulab-pending"),
+            "pending".to_string(),
+            title("not recorded yet: awaiting a GPU run"),
+        ),
+        CellState::OutsideSweep => (
+            Some("gpulab-outside"),
+            String::new(),
+            title("not part of this sweep"),
+        ),
     };
+    let mut classes: Vec<&'static str> = class.into_iter().collect();
+    if cell.best && matches!(cell.state, CellState::Value(_)) {
+        classes.push("gpulab-best");
+    }
     let mut title = title;
     if cell.stale {
         classes.push("gpulab-stale");
@@ -218,10 +204,9 @@ fn write_foot(out: &mut String, model: &TableModel, paper: Option<&PaperTable>) 
     if let Some(paper) = paper
         && model.metric.is_plain()
     {
-        notes.push(if paper.has_metric(&model.metric.base) {
-            caption_html(paper, model.metric.unit, model.paper_matches)
-        } else {
-            no_column_html(paper, &model.metric.base, &model.metric.label)
+        notes.push(match paper.has_metric(&model.metric.base) {
+            true => caption_html(paper, model.metric.unit, model.paper_matches),
+            false => no_column_html(paper, &model.metric.base, &model.metric.label),
         });
         if model.paper_repeats > 0 {
             notes.push(format!(

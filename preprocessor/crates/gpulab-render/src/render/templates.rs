@@ -1,5 +1,4 @@
-//! Handlebars templates for a directive, the "no recording" box, the status table and the
-//! error box: embedded defaults, overridable from `<book>/theme/gpulab/<name>.hbs`.
+//! Handlebars templates (directive, missing, status, error): built in, overridable from the theme.
 
 use super::RenderError;
 use super::context::{DirectiveContext, ErrorContext, MissingContext};
@@ -25,8 +24,7 @@ pub struct Templates {
 }
 
 impl Templates {
-    /// The embedded templates, each replaced by `<theme_dir>/gpulab/<name>.hbs` where that
-    /// file exists (`theme_dir` is the book's `theme` folder).
+    /// The embedded templates, each replaced by `<theme_dir>/gpulab/<name>.hbs` where it exists.
     pub fn load(theme_dir: Option<&Path>) -> Result<Templates, RenderError> {
         let mut registry = Handlebars::new();
         registry.set_strict_mode(false);

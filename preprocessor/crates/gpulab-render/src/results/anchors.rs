@@ -1,6 +1,4 @@
-//! The library-anchors table (```` ```gpulab-anchors ````): per device, what PyTorch and cuBLAS
-//! reach (`data/<slug>/anchors/library.json`, written by `scripts/library_anchors.py`) beside our
-//! best recorded kernel of the same operation, with its metric derived when the book renders.
+//! The library-anchors table (```` ```gpulab-anchors ````): PyTorch and cuBLAS beside our best kernel.
 
 use super::Recordings;
 use crate::key::{SourceCache, point_key};

@@ -1,5 +1,4 @@
-//! The code beside a result: the spec and the kernel sources a directive's variants compile, read
-//! from the kernels folder so the page can show exactly what produced its numbers.
+//! The code beside a result: the spec and kernel sources a directive's variants compile.
 
 use super::view::CodeFile;
 use crate::directive::Directive;
@@ -7,10 +6,7 @@ use crate::spec::{Exec, Experiment};
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-/// `experiment.toml`, then each source file of the variants shown (in variant order, once each),
-/// then the spec's `includes`. A file that cannot be read is shown with the reason instead. A file
-/// in `earlier` (listed by an earlier result on the same page, at that code box `id`) is not read
-/// again: the page links to that listing.
+/// `experiment.toml`, the variants' sources, then `includes` (one in `earlier`: a link).
 pub fn code_files(
     exp: &Experiment,
     d: &Directive,
@@ -28,8 +24,7 @@ pub fn code_files(
         .collect()
 }
 
-/// The files [`code_files`] shows for directive `d`, in order, each path with its `.` and `..`
-/// resolved (a source shared by two experiments is one file, however each spec names it).
+/// The files [`code_files`] shows for directive `d`, in order, with `.` and `..` resolved.
 pub fn code_paths(exp: &Experiment, d: &Directive) -> Vec<PathBuf> {
     let shown: Vec<&crate::spec::Variant> = if d.variants.is_empty() {
         exp.variants.iter().collect()
@@ -67,8 +62,7 @@ pub fn lexical(path: &Path) -> PathBuf {
     out
 }
 
-/// `kernels/<experiment>/<file>`: the kernels folder's own name, then the path inside it, for a
-/// file of the experiment in `dir` (both resolved the same way, as [`code_paths`] resolves them).
+/// `kernels/<experiment>/<file>`: the kernels folder's name, then the path inside it.
 fn shown_name(dir: &Path, path: &Path) -> String {
     let dir = lexical(dir);
     let root = dir.parent().unwrap_or(&dir);

@@ -1,13 +1,10 @@
-//! The files beside a device's recordings, one of each kind per device: the library anchors, the
-//! event-overhead calibration and the Nsight Compute check. `check` parses them and `merge` brings
-//! them from shards; this is the one list of them.
+//! The one list of the files beside a device's recordings (anchors, calibration, ncu check).
 
 use super::{anchors, event_offset, ncu_check};
 use crate::record::validate::DeviceSchema;
 use crate::record::{DataDir, StoreError};
 
-/// One kind of device file: where it lives under `data/<slug>/`, its log, and its schema (where
-/// its date is).
+/// One kind of device file: where it lives under `data/<slug>/`, its log, and its schema.
 pub struct DeviceFile {
     pub rel: &'static str,
     pub log: Option<&'static str>,

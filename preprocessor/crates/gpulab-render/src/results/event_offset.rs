@@ -1,17 +1,11 @@
-//! The event-overhead correction, computed when a time is shown and never stored.
-//! `data/<slug>/checks/event_offset.json`, written on the GPU by `scripts/event_offset.py`: how much
-//! longer the engine's events time an empty kernel than Nsight Compute's `gpu__time_duration`
-//! does; a point whose worker timed the empty kernel itself uses that events side instead (the
-//! overhead differs between hosts). The recordings keep the raw times: every page, claim, derived
-//! metric and the Nsight Compute check take a point's time from [`shown`].
+//! The event-overhead correction, computed when a time is [`shown`] and never stored.
 
 use crate::metrics::{Source, builtin};
 use crate::record::validate::DeviceSchema;
 use crate::record::{DataDir, Outcome, Point, StoreError, Timing, TimingMode};
 use serde::Deserialize;
 
-/// `event_offset.json`, as the script writes it (unknown fields ignored); also the copy the ncu
-/// check stores of the calibration it used.
+/// `event_offset.json`, as the script writes it (unknown fields ignored), or as the ncu check copies it.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct EventOffset {
     pub commit: Option<String>,
@@ -26,8 +20,7 @@ pub struct EventOffset {
     pub ncu_ms: f64,
     /// `events_ms - ncu_ms`: what the event pair adds to one launch.
     pub offset_ms: f64,
-    /// What a second back-to-back launch adds beyond its own duration (`calibrate --launches 2`):
-    /// the gap between launches that ncu's sum of durations does not count (the ncu check only).
+    /// The gap between back-to-back launches that ncu's sum of durations does not count.
     #[serde(default)]
     pub gap_ms: Option<f64>,
 }
@@ -74,12 +67,8 @@ pub struct Shown {
     pub overhead_ms: Option<f64>,
 }
 
-/// The one event-overhead correction: `t` less what `cal` says the events added to each of its
-/// samples, once per sample, so that a hot sample of `r` runs (a batch's time / `r`) loses
-/// `offset / r` ([`per_launch`]). Nothing is subtracted from a CPU baseline, a point that is not
-/// verified, a point whose median or fastest sample would fall to zero or below (nothing the
-/// engine launches is that short), or without a sane calibration (finite, and smaller than the
-/// empty kernel's own event time).
+/// The one event-overhead correction: `t` less what `cal` says the events added to each sample
+/// (nothing off a CPU baseline, an unverified point, or a time it would take to zero).
 pub fn correct(t: &Timing, outcome: Outcome, cal: Option<&EventOffset>) -> Shown {
     let overhead_ms = cal
         .filter(|c| c.is_sane() && outcome == Outcome::Ok && t.mode != TimingMode::Host)
@@ -108,8 +97,7 @@ pub fn shown(p: &Point, cal: Option<&EventOffset>) -> Option<Shown> {
     Some(correct(p.timing.as_ref()?, p.outcome, cal))
 }
 
-/// A metric of a verified point as the book shows it: a timing statistic (`time_ms`,
-/// `time_ms.min`, …) from [`shown`], anything else from [`Point::metric`].
+/// A metric of a verified point as the book shows it: a timing statistic from [`shown`], else stored.
 pub fn metric(p: &Point, cal: Option<&EventOffset>, name: &str) -> Option<f64> {
     let base = name.split_once('.').map_or(name, |(b, _)| b);
     if builtin(base).is_some_and(|b| b.source == Source::Timing) {
@@ -122,25 +110,19 @@ pub fn metric(p: &Point, cal: Option<&EventOffset>, name: &str) -> Option<f64> {
     p.metric(name)
 }
 
-/// The run's own empty kernel when it is a plausible measure of this host's overhead: longer than
-/// the device's Nsight Compute duration of it, and at most [`RUN_EMPTY_KERNEL_MAX`] times the
-/// calibration's.
+/// The run's own empty kernel when plausible: longer than ncu's, at most [`RUN_EMPTY_KERNEL_MAX`] times the calibration's.
 pub(crate) fn own_empty_kernel(cal: &EventOffset, empty_kernel_ms: Option<f64>) -> Option<f64> {
     empty_kernel_ms
         .filter(|e| e.is_finite() && *e > cal.ncu_ms && *e <= RUN_EMPTY_KERNEL_MAX * cal.events_ms)
 }
 
-/// What the events added to one launch of a point: its own run's empty kernel (`empty_kernel_ms`,
-/// timed by the worker on the point's host) less the device's Nsight Compute duration of it, when
-/// plausible ([`own_empty_kernel`]); else the device's calibrated offset (whose events side was
-/// timed on the calibration's host, which may add less or more per launch).
+/// What the events added to one launch: the run's own empty kernel less ncu's when plausible, else
+/// the calibrated offset (timed on another host, which may add less or more).
 pub fn per_launch(cal: &EventOffset, empty_kernel_ms: Option<f64>) -> f64 {
     own_empty_kernel(cal, empty_kernel_ms).map_or(cal.offset_ms, |e| e - cal.ncu_ms)
 }
 
-/// A run's empty kernel more than this many times the calibration's is taken for a disturbed
-/// measurement (a GPU still clocking up, another process's work), not for its host's overhead:
-/// the H200 host with the largest overhead seen read 1.6 times its calibration's.
+/// Beyond this many times the calibration's, a run's empty kernel is a disturbed measurement, not its host's overhead.
 pub(crate) const RUN_EMPTY_KERNEL_MAX: f64 = 3.0;
 
 #[cfg(test)]

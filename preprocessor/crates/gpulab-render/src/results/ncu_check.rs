@@ -1,7 +1,4 @@
-//! The Nsight Compute check (```` ```gpulab-ncu-check ````): per device, `data/<slug>/checks/ncu.json`
-//! (written on the GPU by `scripts/ncu_check.py`): ncu's time of each checked point beside the engine's
-//! recorded median and the engine's median in the check's own call, with the check's provenance. The
-//! script stores what was measured; the verdicts are computed here, with the book's correction.
+//! The Nsight Compute check (```` ```gpulab-ncu-check ````): `checks/ncu.json` and its verdicts.
 
 use super::event_offset::{self, EventOffset};
 use crate::record::validate::DeviceSchema;
@@ -10,8 +7,7 @@ use serde::{Deserialize, Serialize};
 use std::collections::BTreeMap;
 use std::path::Path;
 
-/// `data/<slug>/checks/ncu.json`, as the script writes it (unknown fields ignored: older checks also
-/// stored the verdicts, which are now computed from what they measured).
+/// `data/<slug>/checks/ncu.json`, as the script writes it (unknown fields, such as old verdicts, ignored).
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct NcuCheckFile {
     pub commit: Option<String>,
@@ -23,23 +19,19 @@ pub struct NcuCheckFile {
     pub runs_per_point: usize,
     pub targets: Targets,
     pub seconds: f64,
-    /// What compiled the kernels the check timed (the engine's own machine code, or the script's
-    /// CuPy compile); absent in older checks, which compiled them with CuPy.
+    /// What compiled the kernels the check timed (absent: CuPy, in older checks).
     #[serde(default)]
     pub code: Option<String>,
-    /// The GPU's event-overhead calibration when the check ran, if it had one: the engine's times
-    /// are corrected with it as the book corrects a recorded median, less the gaps between launches.
+    /// The GPU's event-overhead calibration when the check ran, if it had one.
     #[serde(default)]
     pub event_offset: Option<EventOffset>,
-    /// The engine's own run of the checked points in the same call, on the same GPU (checks since
-    /// the same-call comparison; older ones compared with the recordings only).
+    /// The engine's own run of the checked points in the same call (absent in older checks).
     #[serde(default)]
     pub same_run: Option<SameRunInfo>,
     pub points: Vec<NcuPoint>,
 }
 
-/// How the check timed the points with the engine in its own call (`mdbook-gpulab record` in a
-/// scratch copy of the book without those points).
+/// How the check timed the points with the engine in its own call.
 #[derive(Debug, Clone, PartialEq, Deserialize)]
 pub struct SameRunInfo {
     pub command: String,
@@ -47,8 +39,7 @@ pub struct SameRunInfo {
     pub seconds: f64,
 }
 
-/// What the engine measured of a checked point, as its timing holds it: the facts a verdict is
-/// computed from.
+/// What the engine measured of a checked point: the facts a verdict is computed from.
 #[derive(Debug, Clone, PartialEq, Default, Deserialize)]
 pub struct EngineTime {
     /// The engine's median as measured.
@@ -58,8 +49,7 @@ pub struct EngineTime {
     pub min_ms: Option<f64>,
     #[serde(default = "one")]
     pub runs_per_sample: usize,
-    /// The empty kernel its run timed (`timing.empty_kernel_ms`); older checks named it
-    /// `own_empty_kernel_ms`, and only where the correction used it.
+    /// The empty kernel its run timed (`own_empty_kernel_ms` in older checks).
     #[serde(default, alias = "own_empty_kernel_ms")]
     pub empty_kernel_ms: Option<f64>,
 }
@@ -79,8 +69,7 @@ pub struct SameRunPoint {
     /// What it measured (a point that failed: nothing).
     #[serde(flatten)]
     pub time: Option<EngineTime>,
-    /// For a point outside its target: ncu's median of the engine's own launches of it (a
-    /// difference of timing, not of launch, when the engine is outside against this too).
+    /// For a point outside its target: ncu's median of the engine's own launches of it.
     #[serde(default)]
     pub ncu_engine_launches_ms: Option<f64>,
 }
@@ -123,8 +112,7 @@ pub struct NcuPoint {
     /// The recording's timing of the point.
     #[serde(flatten)]
     pub recorded: EngineTime,
-    /// A cold point of several launches whose L2 the script flushed once per run of the sequence
-    /// (ncu's `--cache-control none`), as the engine does per sample.
+    /// A multi-launch cold point whose L2 the script flushed once per run, as the engine per sample.
     #[serde(default)]
     pub flushed_by_script: bool,
     /// The engine's time in the check's own call (the verdict when present).
@@ -136,8 +124,7 @@ pub struct NcuPoint {
 #[derive(Debug, Clone, PartialEq, Serialize)]
 pub struct Verdict {
     pub engine_raw_ms: f64,
-    /// The engine's median as the book shows it (less the event overhead), less the gaps between
-    /// the point's launches, which ncu's sum of durations does not count.
+    /// The engine's median less the event overhead and the gaps between launches.
     pub engine_ms: f64,
     /// What the correction subtracted per sample (0: nothing).
     pub overhead_ms: f64,
@@ -168,21 +155,22 @@ pub struct Row<'a> {
 }
 
 impl Row<'_> {
-    /// Whether the point is within its target: against the engine in the same call when the check
-    /// ran it (a failed run is not), else against the recording.
-    pub fn verdict(&self) -> bool {
+    /// What the point is judged on: the same call's run if any (`None`: it failed), else the recording.
+    fn judged(&self) -> Option<&Verdict> {
         match &self.point.same_run {
-            Some(_) => self.same_call.as_ref().is_some_and(|v| v.within),
-            None => self.recorded.within,
+            Some(_) => self.same_call.as_ref(),
+            None => Some(&self.recorded),
         }
     }
 
-    /// The engine ÷ ncu ratio the verdict is on (`None`: the same-call run failed).
+    /// Whether the point is within its target.
+    pub fn verdict(&self) -> bool {
+        self.judged().is_some_and(|v| v.within)
+    }
+
+    /// The engine ÷ ncu ratio the verdict is on.
     pub(crate) fn verdict_ratio(&self) -> Option<f64> {
-        match &self.point.same_run {
-            Some(_) => self.same_call.as_ref().map(|v| v.ratio),
-            None => Some(self.recorded.ratio),
-        }
+        self.judged().map(|v| v.ratio)
     }
 }
 
@@ -220,10 +208,8 @@ impl NcuCheckFile {
         }
     }
 
-    /// One timing `t` of `p` against ncu: its median corrected as the book corrects a recorded one
-    /// ([`event_offset::correct`], with the calibration the check ran with), less the calibrated gap
-    /// between launches once per launch after a sample's first (a sample of `r` runs of `n`
-    /// launches has `n·r − 1` of them, and the median is per run; a negative gap counts as none).
+    /// One timing `t` of `p` against ncu: corrected as the book corrects a recorded median, less the
+    /// calibrated gap once per launch after a sample's first (`n·r − 1` per sample of `r` runs).
     fn verdict(&self, p: &NcuPoint, t: &EngineTime, target: f64) -> Verdict {
         let raw = t.engine_raw_ms;
         let timing = Timing {
@@ -273,8 +259,7 @@ pub struct DeviceCheck {
     pub unreadable: Option<String>,
 }
 
-/// What `scripts/ncu_check.py` writes (schema 2), and its older checks (schema 1, with their
-/// verdicts and `cold_flush`).
+/// What `scripts/ncu_check.py` writes (schema 2; 1 in older checks).
 pub(crate) const SCHEMA: DeviceSchema = DeviceSchema {
     schemas: &[1, 2],
     keys: concat!(
@@ -298,17 +283,16 @@ pub fn device_checks(data: &DataDir) -> Result<Vec<DeviceCheck>, StoreError> {
     Ok(data
         .devices()?
         .into_iter()
-        .map(|slug| match load(data.root(), &slug) {
-            Ok(file) => DeviceCheck {
+        .map(|slug| {
+            let (file, unreadable) = match load(data.root(), &slug) {
+                Ok(file) => (file, None),
+                Err(e) => (None, Some(e.to_string())),
+            };
+            DeviceCheck {
                 slug,
                 file,
-                unreadable: None,
-            },
-            Err(e) => DeviceCheck {
-                slug,
-                file: None,
-                unreadable: Some(e.to_string()),
-            },
+                unreadable,
+            }
         })
         .collect())
 }

@@ -1,6 +1,4 @@
 //! A recording's points looked up by variant and parameter values in constant time.
-//! Building a directive's cells was a linear search per planned point: a directive of 20 000 points
-//! took 8.4 s to build, 0.9 s with the index.
 
 use crate::plan::PlannedPoint;
 use crate::record::{Point, Recording};
@@ -29,8 +27,7 @@ impl<'a> PointIndex<'a> {
         }
     }
 
-    /// The recorded point of a planned one: the first with the same variant and parameter values
-    /// (the hash only narrows the search; equality decides).
+    /// The first recorded point with the planned one's variant and parameter values.
     pub fn find(&self, planned: &PlannedPoint) -> Option<&'a Point> {
         let points = self.points;
         self.buckets

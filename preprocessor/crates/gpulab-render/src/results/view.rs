@@ -18,9 +18,7 @@ pub struct Cell<'a> {
     pub point: Option<&'a Point>,
     /// The recorded point's key no longer matches the current kernel/spec/axes.
     pub stale: bool,
-    /// Relative metrics the directive names (`speedup:cpu_naive`, `pct_of:cublas`, …), by name:
-    /// present only where this point and its baseline (same axis values) are both verified and
-    /// timed. Filled by [`crate::results::add_relative_metrics`].
+    /// Relative metrics the directive names, where point and baseline are verified and timed.
     pub relative: BTreeMap<String, f64>,
     /// The device's event-overhead calibration, which the times shown subtract.
     pub calibration: Option<&'a EventOffset>,
@@ -45,12 +43,9 @@ pub struct Provenance {
     pub date: String,
     pub commit: Option<String>,
     pub tool_version: String,
-    /// More of the points' provenance, for the line's tooltip: "NVRTC 13.0", "GPU GPU-…",
-    /// "compiled for sm_90" (each listing the distinct values of the points shown).
+    /// More of the points' provenance, for the line's tooltip ("NVRTC 13.0", …).
     pub details: Vec<String>,
-    /// The calibrated event overhead subtracted from the event times of the points shown (µs per
-    /// launch, least and most: points of runs that timed their own empty kernel may differ; see
-    /// `results::event_offset`), when any was.
+    /// The event overhead subtracted from the points shown (µs per launch, least and most).
     pub event_offset_us: Option<(f64, f64)>,
     /// The device has a calibration that cannot be read: its event times are shown uncorrected.
     pub calibration_unreadable: bool,
@@ -107,8 +102,7 @@ impl DeviceResults<'_> {
     pub fn missing_count(&self) -> usize {
         self.cells.iter().filter(|c| c.point.is_none()).count()
     }
-    /// Verified, current points without hardware counters of their code, when the directive
-    /// declares counters (`declares`): the profiled pass has not run on them.
+    /// Verified, current points without counters of their code, when the directive `declares` them.
     pub(crate) fn counters_awaiting_count(&self, declares: bool) -> usize {
         if !declares {
             return 0;
@@ -137,8 +131,7 @@ pub struct DirectiveView<'a> {
     /// The claims on every other recorded device (empty without claims or other recordings).
     pub other_devices: Vec<OtherDeviceClaims>,
     pub paper: Option<&'a PaperTable>,
-    /// The paper's own numbers the claims are also evaluated on (the self-check): `paper`, then each
-    /// `paper_check` entry (its tables merged). Empty: the paper prints none for this directive.
+    /// The paper's data sets the claims are also evaluated on (the self-check).
     pub self_check: Vec<Vec<&'a PaperTable>>,
     /// Cells the directive asks for (for the "no recording" box and counts).
     pub expected_cells: usize,
@@ -155,7 +148,6 @@ pub struct CodeFile {
     pub language: &'static str,
     /// The file's text (empty when `listed_at` names an earlier listing).
     pub text: String,
-    /// The `id` of the code box of an earlier result on the same page that lists this file: the
-    /// page then links there instead of repeating it.
+    /// The `id` of an earlier code box on the page that lists this file (linked, not repeated).
     pub listed_at: Option<String>,
 }

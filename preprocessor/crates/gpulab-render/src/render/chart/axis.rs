@@ -43,9 +43,7 @@ pub(crate) fn categorical(count: usize) -> AxisPlan {
     }
 }
 
-/// A numeric axis over `values` (data space). `zero_based` starts a linear axis at 0 when every
-/// value is ≥ 0; `data_ticks` puts ticks at the values themselves when there are few of them.
-/// `None` when no value can be shown.
+/// A numeric axis over `values`, from 0 if `zero_based`, ticked at the values if `data_ticks` and few.
 pub(super) fn numeric(
     values: &[f64],
     log: bool,
@@ -57,11 +55,7 @@ pub(super) fn numeric(
         .copied()
         .filter(|v| v.is_finite() && (!log || *v > 0.0))
         .collect();
-    let min = shown.iter().copied().fold(f64::INFINITY, f64::min);
-    let max = shown.iter().copied().fold(f64::NEG_INFINITY, f64::max);
-    if shown.is_empty() {
-        return None;
-    }
+    let (min, max) = shown.iter().copied().fold(None, crate::results::extend)?;
     if data_ticks && let Some(plan) = at_values(&shown, log) {
         return Some(plan);
     }
@@ -129,8 +123,7 @@ fn linear_axis(min: f64, max: f64, zero_based: bool) -> AxisPlan {
     }
 }
 
-/// Whether every value is a power of two (1, 2, 4, …), at least one of them ≥ 1024: such an axis
-/// is labelled in binary multiples (`128 Mi`).
+/// Whether every value is a power of two, one ≥ 1024 (labelled in binary multiples, `128 Mi`).
 pub(crate) fn all_powers_of_two(values: &[f64]) -> bool {
     !values.is_empty()
         && values.iter().any(|v| *v >= 1024.0)
@@ -170,8 +163,7 @@ fn pow2_axis(values: &[f64]) -> Option<AxisPlan> {
     })
 }
 
-/// A log axis over the data (padded by 5 %, at least a factor of 2 wide), not whole decades:
-/// ticks at the decades inside it, plus 2× and 5× (or every multiple) when it spans few decades.
+/// A log axis over the data (padded, at least 2× wide), ticked at decades and, over few, multiples.
 fn log_axis(min: f64, max: f64) -> AxisPlan {
     let (mut lo, mut hi) = (min.log10(), max.log10());
     if hi - lo < 0.3 {
@@ -186,8 +178,7 @@ fn log_axis(min: f64, max: f64) -> AxisPlan {
     let every = decades.len().div_ceil(8).max(1);
     let mut ticks: Vec<f64> = decades.iter().step_by(every).map(|d| *d as f64).collect();
     let mut minor = Vec::new();
-    // Multiples labelled: 2× and 5× over ≤ 2 decades; when that leaves < 3 ticks, 2× and 5×
-    // first, then every one (labelling every multiple of two decades stacks 16 labels).
+    // Multiples labelled: 2× and 5× over ≤ 2 decades; when that leaves < 3 ticks, 2× and 5×, then every one.
     let labelled: &[i32] = if span <= 2.0 { &[2, 5] } else { &[] };
     let (mut twos_fives, mut extra) = (Vec::new(), Vec::new());
     for d in (lo.floor() as i32)..(hi.ceil() as i32) {
@@ -220,9 +211,7 @@ fn log_axis(min: f64, max: f64) -> AxisPlan {
     }
 }
 
-/// Turns labelled ticks into unlabelled grid lines (every other one, then every third, …, the last
-/// always kept so that the labels reach the data's end) until no two labels collide on an axis
-/// `axis_px` pixels long.
+/// Makes labelled ticks grid lines (every other, third, …) until no labels collide over `axis_px`.
 pub(crate) fn thin_labels(plan: &mut AxisPlan, fmt: &dyn Fn(&f64) -> String, axis_px: f64) {
     let span = plan.range.end - plan.range.start;
     if plan.ticks.len() < 2 || span <= 0.0 {

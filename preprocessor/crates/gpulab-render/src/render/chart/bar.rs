@@ -29,28 +29,18 @@ pub(crate) fn draw(
     let values: Vec<f64> = series
         .iter()
         .flat_map(|s| &s.points)
-        .filter_map(|p| match p.value {
-            PointValue::Value(v) => Some(v),
-            _ => None,
-        })
+        .filter_map(|p| p.value.number())
         .collect();
     let Some(y_plan) = axis::numeric(&values, y.log, true, false) else {
         return Ok(None);
     };
     let x_plan = axis::categorical(labels.len());
-    let base = if y_plan.log {
-        y_plan.range.start
-    } else {
-        0f64.clamp(y_plan.range.start, y_plan.range.end)
+    let base = match y_plan.log {
+        true => y_plan.range.start,
+        false => 0f64.clamp(y_plan.range.start, y_plan.range.end),
     };
-
-    let entries: Vec<(String, RGBColor)> = series
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.name.clone(), series_color(i)))
-        .collect();
-    let names: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
-    let legend_height = legend::height(&names, note);
+    let entries = legend::entries(&series);
+    let legend_height = legend::height(&entries, note);
     let slot_chars = cartesian::chars_per_slot(labels.len());
     let x_fmt = |v: &f64| cartesian::category_label(&labels, *v, slot_chars);
     let y_fmt = |v: &f64| format_tick(y_plan.to_data(*v), y.unit);
@@ -95,12 +85,7 @@ pub(crate) fn draw(
                                 )?;
                             }
                             if let Some(tip) = &point.tip {
-                                let (x, y) = plot.backend_coord(&((l + r) / 2.0, top));
-                                spots.push(Spot {
-                                    x,
-                                    y,
-                                    tip: tip.clone(),
-                                });
+                                spots.push(Spot::new(plot.backend_coord(&(middle, top)), tip));
                             }
                         }
                     }

@@ -12,8 +12,7 @@ pub(crate) const WIDTH: u32 = 720;
 /// Font size passed to plotters (it writes `size / 1.24` px into the SVG: ≈ 12 px).
 pub(crate) const FONT: f64 = 15.0;
 
-/// The smallest text (≈ 11.3 px): at its full width a chart's text is at least 11 px on screen,
-/// and a phone scrolls a chart sideways rather than shrink it (`gpulab.css`).
+/// The smallest text (≈ 11.3 px), at least 11 px on screen (a phone scrolls a chart, `gpulab.css`).
 pub(crate) const SMALL_FONT: f64 = 14.0;
 
 /// Approximate width of one character at [`FONT`], for layout.

@@ -1,6 +1,4 @@
-//! Heat maps: x categories × rows (the series), coloured by value, the value printed in each
-//! cell, the best cell outlined; failed cells show ✗, missing ones —. Each value cell is a hover target
-//! (samples, spread, quality marks), ringed when it carries a concern.
+//! Heat maps: x categories × series rows, coloured and labelled by value, the best cell outlined.
 
 use super::axis;
 use super::cartesian::{self, Axes};
@@ -18,8 +16,7 @@ use plotters::style::text_anchor::{HPos, VPos};
 
 const ROW_PX: u32 = 34;
 
-/// Maps values to [0, 1] "goodness" (1 = best; the highest, for a metric without a direction), on
-/// a log scale when they span two decades.
+/// Maps values to [0, 1] "goodness" (1 = best, or highest), on a log scale over two decades.
 struct Scale {
     low: f64,
     high: f64,
@@ -43,24 +40,21 @@ impl Scale {
     fn goodness(&self, v: f64) -> f64 {
         let f = |x: f64| if self.log { x.log10() } else { x };
         let span = f(self.high) - f(self.low);
-        let t = if span > 0.0 {
-            (f(v) - f(self.low)) / span
-        } else {
-            1.0
+        let t = match span > 0.0 {
+            true => (f(v) - f(self.low)) / span,
+            false => 1.0,
         };
-        if self.better == Some(Better::Lower) {
-            1.0 - t
-        } else {
-            t
+        match self.better {
+            Some(Better::Lower) => 1.0 - t,
+            _ => t,
         }
     }
 
     /// The values at the dark and the bright end of the colours.
     fn ends(&self) -> (f64, f64) {
-        if self.better == Some(Better::Lower) {
-            (self.high, self.low)
-        } else {
-            (self.low, self.high)
+        match self.better {
+            Some(Better::Lower) => (self.high, self.low),
+            _ => (self.low, self.high),
         }
     }
 
@@ -82,7 +76,7 @@ pub(crate) fn draw(
     let values: Vec<f64> = series
         .iter()
         .flat_map(|s| &s.points)
-        .filter_map(|p| number(&p.value))
+        .filter_map(|p| p.value.number())
         .collect();
     if values.is_empty() || series.is_empty() {
         return Ok(None);
@@ -100,8 +94,7 @@ pub(crate) fn draw(
         None => (format!("lowest {dark}"), format!("highest {bright}")),
     };
     let entries = vec![(dark, heat_color(0.0)), (bright, heat_color(1.0))];
-    let names: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
-    let legend_height = legend::height(&names, note);
+    let legend_height = legend::height(&entries, note);
     let slot_chars = cartesian::chars_per_slot(labels.len());
     let x_fmt = |v: &f64| cartesian::category_label(&labels, *v, slot_chars);
     let y_fmt = |v: &f64| cartesian::category_label(&row_names, *v, 24);
@@ -185,13 +178,6 @@ fn draw_cell(
         _ => None,
     };
     Ok(area)
-}
-
-fn number(value: &PointValue) -> Option<f64> {
-    match value {
-        PointValue::Value(v) => Some(*v),
-        _ => None,
-    }
 }
 
 fn with_unit(v: f64, axis: &ValueAxis) -> String {

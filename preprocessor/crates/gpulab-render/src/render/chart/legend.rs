@@ -2,7 +2,7 @@
 
 use super::frame::{Area, FONT, SMALL_FONT, WIDTH, anchored, chart_err, text_px, text_style};
 use super::marker::{series_marker, stroke_color};
-use super::palette::text_on;
+use super::palette::{series_color, text_on};
 use crate::render::RenderError;
 use plotters::prelude::*;
 use plotters::style::text_anchor::{HPos, VPos};
@@ -42,9 +42,18 @@ fn layout(names: &[String]) -> Vec<(u32, u32)> {
         .collect()
 }
 
+/// Each series' legend entry: its name and colour.
+pub(crate) fn entries(series: &[super::Series]) -> Vec<(String, RGBColor)> {
+    let named = series.iter().enumerate();
+    named
+        .map(|(i, s)| (s.name.clone(), series_color(i)))
+        .collect()
+}
+
 /// Height of the legend strip for these entries and an optional note.
-pub(crate) fn height(names: &[String], note: Option<&str>) -> u32 {
-    let rows = layout(names).last().map_or(0, |(_, row)| row + 1);
+pub(crate) fn height(entries: &[(String, RGBColor)], note: Option<&str>) -> u32 {
+    let names: Vec<String> = entries.iter().map(|(n, _)| n.clone()).collect();
+    let rows = layout(&names).last().map_or(0, |(_, row)| row + 1);
     (rows + u32::from(note.is_some())) * ROW + 8
 }
 
@@ -112,6 +121,6 @@ mod tests {
         assert!(places.last().unwrap().1 >= 2);
         assert!(places.iter().all(|(x, _)| *x < WIDTH));
         assert_eq!(height(&[], None), 8);
-        assert_eq!(height(&["a".into()], Some("note")), 48);
+        assert_eq!(height(&[("a".into(), BLACK)], Some("note")), 48);
     }
 }

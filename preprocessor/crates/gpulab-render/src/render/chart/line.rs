@@ -1,5 +1,4 @@
-//! Line charts: one polyline per run of consecutive values of a series; failed or missing
-//! points leave gaps.
+//! Line charts: one polyline per run of consecutive values; failed or missing points leave gaps.
 
 use super::axis::{self, AxisPlan};
 use super::cartesian::{self, Axes};
@@ -8,7 +7,7 @@ use super::legend::{self, Swatch};
 use super::marker::{apply_dashes, series_marker, stroke_color};
 use super::palette::series_color;
 use super::tips::{self, Spot};
-use super::{PointValue, Series, ValueAxis, XAxis, XScale};
+use super::{ChartPoint, Series, ValueAxis, XAxis, XScale};
 use crate::render::RenderError;
 use crate::render::format::{binary_multiple, format_tick};
 use crate::value::Unit;
@@ -32,7 +31,7 @@ pub(crate) fn draw(
     let values: Vec<f64> = series
         .iter()
         .flat_map(|s| &s.points)
-        .filter_map(|p| value_of(&p.value))
+        .filter_map(|p| p.value.number())
         .collect();
     let (Some(mut x_plan), Some(y_plan)) = (x_plan, axis::numeric(&values, y.log, true, false))
     else {
@@ -46,21 +45,11 @@ pub(crate) fn draw(
         return Ok(None);
     }
 
-    let entries: Vec<(String, RGBColor)> = series
-        .iter()
-        .enumerate()
-        .map(|(i, s)| (s.name.clone(), series_color(i)))
-        .collect();
-    let names: Vec<String> = entries.iter().map(|e| e.0.clone()).collect();
-    let legend_height = legend::height(&names, note);
+    let entries = legend::entries(series);
+    let legend_height = legend::height(&entries, note);
     let slot_chars = cartesian::chars_per_slot(labels.len());
-    let to_data = |v: f64| {
-        if x_plan_log(&x.scale) {
-            10f64.powf(v)
-        } else {
-            v
-        }
-    };
+    let log = matches!(x.scale, XScale::Numeric { log: true });
+    let to_data = |v: f64| if log { 10f64.powf(v) } else { v };
     let x_fmt = |v: &f64| match &x.scale {
         XScale::Categorical(_) => cartesian::category_label(&labels, *v, slot_chars),
         XScale::Numeric { .. } => {
@@ -105,15 +94,8 @@ pub(crate) fn draw(
             }
         }
         for p in series.iter().flat_map(|s| &s.points) {
-            let drawn =
-                value_of(&p.value).and_then(|v| Some((x_plan.to_draw(p.x)?, y_plan.to_draw(v)?)));
-            if let (Some(at), Some(tip)) = (drawn, &p.tip) {
-                let (x, y) = plot.backend_coord(&at);
-                spots.push(Spot {
-                    x,
-                    y,
-                    tip: tip.clone(),
-                });
+            if let (Some(at), Some(tip)) = (drawn(p, &x_plan, &y_plan), &p.tip) {
+                spots.push(Spot::new(plot.backend_coord(&at), tip));
             }
         }
         Ok(())
@@ -122,15 +104,11 @@ pub(crate) fn draw(
     Ok(Some(tips::append(svg, &spots)))
 }
 
-fn x_plan_log(scale: &XScale) -> bool {
-    matches!(scale, XScale::Numeric { log: true })
-}
-
-fn value_of(value: &PointValue) -> Option<f64> {
-    match value {
-        PointValue::Value(v) => Some(*v),
-        _ => None,
-    }
+/// Where a point with a value is drawn, if it can be placed.
+fn drawn(p: &ChartPoint, x: &AxisPlan, y: &AxisPlan) -> Option<(f64, f64)> {
+    p.value
+        .number()
+        .and_then(|v| Some((x.to_draw(p.x)?, y.to_draw(v)?)))
 }
 
 /// Splits a series into runs of drawable points (in drawing space), breaking at gaps.
@@ -138,10 +116,7 @@ fn runs_of(series: &Series, x: &AxisPlan, y: &AxisPlan) -> Vec<Vec<(f64, f64)>> 
     let mut points: Vec<(f64, Option<(f64, f64)>)> = series
         .points
         .iter()
-        .map(|p| {
-            let drawn = value_of(&p.value).and_then(|v| Some((x.to_draw(p.x)?, y.to_draw(v)?)));
-            (p.x, drawn)
-        })
+        .map(|p| (p.x, drawn(p, x, y)))
         .collect();
     points.sort_by(|a, b| a.0.total_cmp(&b.0));
     let mut runs: Vec<Vec<(f64, f64)>> = vec![Vec::new()];
@@ -159,7 +134,7 @@ fn runs_of(series: &Series, x: &AxisPlan, y: &AxisPlan) -> Vec<Vec<(f64, f64)>> 
 
 #[cfg(test)]
 mod tests {
-    use super::super::ChartPoint;
+    use super::super::PointValue;
     use super::*;
 
     #[test]

@@ -1,5 +1,4 @@
-//! Per-series markers and line dashes, so series stay distinguishable without colour (and where
-//! two series have equal values and their lines overlap).
+//! Per-series markers and dashes, so series stay distinguishable without colour or when they overlap.
 
 use super::cartesian::Plot;
 use super::frame::{Area, chart_err};
@@ -39,9 +38,7 @@ pub(crate) fn series_dash(index: usize) -> Dash {
     DASHES[index % DASHES.len()]
 }
 
-/// The colour a dashed series' strokes are drawn in: one bit off its own, so that
-/// [`apply_dashes`] can find them and give them `stroke-dasharray` (one polyline per run, not one
-/// per dash).
+/// The colour a dashed series' strokes are drawn in: one bit off its own, for [`apply_dashes`] to find.
 pub(crate) fn stroke_color(index: usize, color: RGBColor) -> RGBColor {
     match series_dash(index) {
         Some(_) => RGBColor(color.0, color.1, color.2 ^ 1),
@@ -49,8 +46,7 @@ pub(crate) fn stroke_color(index: usize, color: RGBColor) -> RGBColor {
     }
 }
 
-/// Rewrites the strokes of the first `count` series drawn in [`stroke_color`] to their own colour
-/// with their dash pattern.
+/// Rewrites the first `count` series' [`stroke_color`] strokes to their colour and dash pattern.
 pub(crate) fn apply_dashes(svg: String, count: usize, color: impl Fn(usize) -> RGBColor) -> String {
     let hex = |c: RGBColor| format!("#{:02X}{:02X}{:02X}", c.0, c.1, c.2);
     let mut svg = svg;
@@ -67,8 +63,16 @@ pub(crate) fn apply_dashes(svg: String, count: usize, color: impl Fn(usize) -> R
 }
 
 impl Marker {
-    /// Draws the marker at each data point of `plot`, moved by `shift` pixels (a bar's marker sits
-    /// inside its top).
+    /// The corners of a triangle or diamond marker around (0, 0).
+    fn corners(self) -> &'static [(i32, i32)] {
+        match self {
+            Marker::Triangle => &[(0, -5), (4, 3), (-4, 3)],
+            Marker::Diamond => &[(0, -5), (4, 0), (0, 5), (-4, 0)],
+            _ => &[],
+        }
+    }
+
+    /// Draws the marker at each data point of `plot`, moved by `shift` pixels.
     pub(crate) fn draw_on(
         self,
         plot: &mut Plot<'_, '_>,
@@ -85,12 +89,10 @@ impl Marker {
             Marker::Square => {
                 plot.draw_series(at.map(|a| a + Rectangle::new([s((-3, -3)), s((3, 3))], filled)))
             }
-            Marker::Triangle => plot.draw_series(
-                at.map(|a| a + Polygon::new(vec![s((0, -5)), s((4, 3)), s((-4, 3))], filled)),
-            ),
-            Marker::Diamond => plot.draw_series(at.map(|a| {
-                a + Polygon::new(vec![s((0, -5)), s((4, 0)), s((0, 5)), s((-4, 0))], filled)
-            })),
+            Marker::Triangle | Marker::Diamond => {
+                let corners: Vec<(i32, i32)> = self.corners().iter().map(|c| s(*c)).collect();
+                plot.draw_series(at.map(|a| a + Polygon::new(corners.clone(), filled)))
+            }
             Marker::Cross => plot.draw_series(at.map(|a| {
                 a + PathElement::new(vec![s((-4, -4)), s((4, 4))], stroke)
                     + PathElement::new(vec![s((-4, 4)), s((4, -4))], stroke)
@@ -120,8 +122,7 @@ impl Marker {
                 [shift((-3, -3)), shift((3, 3))],
                 color.filled(),
             )),
-            Marker::Triangle => area.draw(&polygon(&[(0, -5), (4, 3), (-4, 3)])),
-            Marker::Diamond => area.draw(&polygon(&[(0, -5), (4, 0), (0, 5), (-4, 0)])),
+            Marker::Triangle | Marker::Diamond => area.draw(&polygon(self.corners())),
             Marker::Cross => {
                 let stroke = color.stroke_width(2);
                 area.draw(&PathElement::new(

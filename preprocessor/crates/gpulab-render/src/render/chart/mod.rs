@@ -1,8 +1,4 @@
-//! SVG charts drawn with plotters and inlined into the page.
-//!
-//! Data and drawing are split by the [`ChartData`] trait: [`SweepData`] adapts a device's
-//! cells to it; `line`, `bar` and `heatmap` draw any implementation. [`svg`] then rewrites the
-//! output to follow the mdBook theme (`currentColor`, transparent background, responsive size).
+//! SVG charts drawn with plotters from [`ChartData`] (a device's cells: [`SweepData`]), inlined.
 
 mod axis;
 mod bar;
@@ -65,6 +61,16 @@ pub enum PointValue {
     Missing,
 }
 
+impl PointValue {
+    /// The value, if there is one to draw.
+    pub(crate) fn number(&self) -> Option<f64> {
+        match self {
+            PointValue::Value(v) => Some(*v),
+            _ => None,
+        }
+    }
+}
+
 /// One point: `x` is the numeric value, or the category index on a categorical axis.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ChartPoint {
@@ -116,7 +122,7 @@ pub(crate) fn draw(
     if !series
         .iter()
         .flat_map(|s| &s.points)
-        .any(|p| matches!(p.value, PointValue::Value(_)))
+        .any(|p| p.value.number().is_some())
     {
         return Ok(None);
     }
@@ -146,25 +152,12 @@ const RINGED: &str = "Ringed: a number with a quality mark (its tip says which; 
 /// Which points are not drawn as values, and how they show instead.
 fn omitted_notes(series: &[Series], y: &ValueAxis, kind: ChartKind) -> Vec<String> {
     let points = series.iter().flat_map(|s| &s.points);
-    let failed = points
-        .clone()
-        .filter(|p| p.value == PointValue::Failed)
-        .count();
-    let skipped = points
-        .clone()
-        .filter(|p| p.value == PointValue::Skipped)
-        .count();
-    let missing = points
-        .clone()
-        .filter(|p| p.value == PointValue::Missing)
-        .count();
-    let non_positive = if y.log && kind != ChartKind::Heatmap {
-        points
-            .filter(|p| matches!(p.value, PointValue::Value(v) if v <= 0.0))
-            .count()
-    } else {
-        0
-    };
+    let count = |v: PointValue| points.clone().filter(|p| p.value == v).count();
+    let (failed, skipped) = (count(PointValue::Failed), count(PointValue::Skipped));
+    let missing = count(PointValue::Missing);
+    let log = y.log && kind != ChartKind::Heatmap;
+    let non_positive = points.filter(|p| log && p.value.number().is_some_and(|v| v <= 0.0));
+    let non_positive = non_positive.count();
     let plural =
         |n: usize, what: &str| format!("{n} {what} point{}", if n == 1 { "" } else { "s" });
     let (failed_shown, missing_shown, skipped_shown) = match kind {

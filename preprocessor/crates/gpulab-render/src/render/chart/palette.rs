@@ -1,8 +1,4 @@
-//! Chart colours: a theme-neutral foreground sentinel, a series palette, a heat-map scale.
-//!
-//! Text, axes and grid are drawn in [`FG`], a sentinel that [`super::svg`] rewrites to
-//! `currentColor`, so they follow the mdBook theme. Series use six hues of middle lightness, at
-//! least 3:1 against every mdBook theme's background, light (light, rust) or dark (coal, navy, ayu).
+//! Chart colours: the foreground sentinel [`FG`], a series palette for every theme, a heat-map scale.
 
 use plotters::style::RGBColor;
 
@@ -11,9 +7,8 @@ pub(crate) const FG: RGBColor = RGBColor(0x01, 0x02, 0x03);
 /// [`FG`] as plotters writes it into the SVG.
 pub(crate) const FG_HEX: &str = "#010203";
 
-/// Okabe and Ito's colours for readers with a colour-vision deficiency, less the ones too light or
-/// too dark for a theme, each brought to a luminance of 0.15–0.19 (3.4:1 or more on every theme);
-/// six, so that with five markers ([`super::marker`]) no colour and marker repeat within 30 series.
+/// Okabe and Ito's colours (for colour-vision deficiencies) at a luminance of 0.15–0.19; six, so that
+/// with five markers no colour and marker repeat within 30 series.
 pub(crate) const SERIES: [RGBColor; 6] = [
     RGBColor(0x00, 0x72, 0xB2), // blue
     RGBColor(0xC4, 0x57, 0x00), // vermillion

@@ -4,9 +4,7 @@ use super::palette::FG_HEX;
 use crate::render::RenderError;
 use crate::render::html::escape;
 
-/// Rewrites a plotters SVG: the foreground sentinel becomes `currentColor` (so text, axes and
-/// grid follow the mdBook theme), fonts inherit from the page, the fixed size becomes a
-/// `viewBox` at 100 % width, and newlines go (the SVG must sit inside one HTML block).
+/// Rewrites a plotters SVG to follow the theme, at 100 % width, on one line (one HTML block).
 pub(super) fn finish(raw: &str, label: &str) -> Result<String, RenderError> {
     let malformed = || RenderError::Chart("plotters produced no <svg> element".into());
     let start = raw.find("<svg").ok_or_else(malformed)?;
@@ -29,9 +27,7 @@ pub(super) fn finish(raw: &str, label: &str) -> Result<String, RenderError> {
     ))
 }
 
-/// Runs of `<line …/>` elements that differ only in their ends (a chart's grid: one element per
-/// grid line) become one `<path>` each, drawn the same: the page's HTML tree and search index are
-/// built from every element, and a grid is a third of a chart's.
+/// Runs of `<line …/>` elements that differ only in their ends (a grid) become one `<path>` each.
 fn merge_lines(body: &str) -> String {
     let mut out = String::with_capacity(body.len());
     // The style of the run being merged, and its path data.
@@ -76,8 +72,7 @@ fn merge_lines(body: &str) -> String {
     out
 }
 
-/// A `<line …/>` as its other attributes (` a="…"` each) and its ends as path data
-/// (`M x1 y1 L x2 y2 `); `None` when an end is missing.
+/// A `<line …/>` as its other attributes and its ends as path data; `None` when an end is missing.
 fn parse_line(tag: &str) -> Option<(String, String)> {
     let inner = tag.strip_prefix("<line")?.strip_suffix("/>")?;
     let mut style = String::new();

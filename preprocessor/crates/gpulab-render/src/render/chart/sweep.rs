@@ -4,7 +4,7 @@ use super::{ChartData, ChartPoint, PointValue, Series, Tip, ValueAxis, XAxis, XS
 use crate::directive::{ChartKind, ChartSpec};
 use crate::metrics::TIME_MS;
 use crate::render::fields::{
-    DEVICE, FieldValue, MetricRef, VARIANT, distinct_values, field_value, varying_fields,
+    DEVICE, FieldValue, MetricRef, VARIANT, distinct_values, field_value, key_of, varying_fields,
 };
 use crate::render::outcome::CellState;
 use crate::render::quality::{concerns, point_tip};
@@ -38,8 +38,7 @@ impl ChartData for SweepData {
 }
 
 impl SweepData {
-    /// The data of `spec` over `device`'s cells: one entry for a line or bar chart, one per
-    /// facet for a heat map.
+    /// The data of `spec` over `device`'s cells: one entry per chart (a heat map's facets: several).
     pub fn build(
         view: &DirectiveView<'_>,
         device: &DeviceResults<'_>,
@@ -71,11 +70,7 @@ impl SweepData {
                 let facet_fields = varying_fields(view, cells, &[&spec.x, &spec.y]);
                 let mut facets: BTreeMap<Vec<FieldValue>, Vec<&Cell<'_>>> = BTreeMap::new();
                 for cell in cells {
-                    let key: Option<Vec<FieldValue>> = facet_fields
-                        .iter()
-                        .map(|f| field_value(view, cell, f))
-                        .collect();
-                    if let Some(key) = key {
+                    if let Some(key) = key_of(view, cell, &facet_fields) {
                         facets.entry(key).or_default().push(cell);
                     }
                 }
@@ -106,25 +101,20 @@ impl SweepData {
         let numeric = spec.x != VARIANT
             && spec.kind == ChartKind::Line
             && xs.iter().all(|v| v.as_f64().is_some());
-        let scale = if numeric {
-            XScale::Numeric { log: spec.log_x }
-        } else {
-            XScale::Categorical(xs.iter().map(|v| v.label.clone()).collect())
+        let scale = match numeric {
+            true => XScale::Numeric { log: spec.log_x },
+            false => XScale::Categorical(xs.iter().map(|v| v.label.clone()).collect()),
         };
 
         let mut by_series: BTreeMap<Vec<FieldValue>, Vec<ChartPoint>> = BTreeMap::new();
         for cell in cells {
-            let key: Option<Vec<FieldValue>> = series_fields
-                .iter()
-                .map(|f| field_value(view, cell, f))
-                .collect();
+            let key = key_of(view, cell, series_fields);
             let (Some(key), Some(x)) = (key, field_value(view, cell, &spec.x)) else {
                 continue;
             };
-            let x = if numeric {
-                x.as_f64().unwrap_or(0.0)
-            } else {
-                xs.iter().position(|v| *v == x).unwrap_or(0) as f64
+            let x = match numeric {
+                true => x.as_f64().unwrap_or(0.0),
+                false => xs.iter().position(|v| *v == x).unwrap_or(0) as f64,
             };
             let value = match CellState::of(Some(cell), &metric.name) {
                 CellState::Value(v) => PointValue::Value(v),
@@ -175,8 +165,7 @@ impl SweepData {
     }
 }
 
-/// A series' name: its field values, an axis's with its name ("Shared memory", "pad = 16",
-/// "Shared memory, M = 16"), or the metric; a heat map's row (`rows`) is its axis's bare value.
+/// A series' name: its field values ("Shared memory, M = 16"), or the metric; a heat map's row: bare.
 fn series_name(fields: &[String], key: &[FieldValue], metric: &MetricRef, rows: bool) -> String {
     if fields.is_empty() {
         return metric.label.clone();

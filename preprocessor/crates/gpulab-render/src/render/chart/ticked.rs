@@ -5,8 +5,7 @@ use plotters::coord::ranged1d::{DefaultFormatting, KeyPointHint, Ranged};
 use plotters::coord::types::RangedCoordf64;
 use std::ops::Range;
 
-/// Maps like plotters' `RangedCoordf64`; key points are the plan's ticks (bold) and minor
-/// lines (light).
+/// Maps like plotters' `RangedCoordf64`, with the plan's ticks and minor lines as key points.
 pub(crate) struct Ticked {
     inner: RangedCoordf64,
     ticks: Vec<f64>,

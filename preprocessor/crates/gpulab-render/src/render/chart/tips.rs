@@ -1,11 +1,4 @@
-//! Hover targets over chart points: an invisible circle per drawn point (the whole cell of a heat map)
-//! whose tip gives the point's sample count, spread and quality marks, and a warning ring around
-//! points with a concern.
-//! plotters cannot write `<title>`, so the targets are collected in pixel space while drawing and
-//! appended to its SVG. A tip is a `data-tip` attribute that [`TIPS_SCRIPT`] turns into the SVG
-//! `<title>` browsers show on hover: as page text, mdBook's search would index every tip (each
-//! chart would match "samples", "noise" and "IQR", and its thousands of numbers made the search
-//! index a quarter larger and a cached build a tenth slower); the table cells keep the same figures.
+//! Hover targets over chart points, ringed when flagged; [`TIPS_SCRIPT`] keeps them out of the search.
 
 use super::Tip;
 use crate::render::html::escape;
@@ -18,6 +11,13 @@ pub(crate) struct Spot {
     pub tip: Tip,
 }
 
+impl Spot {
+    pub(crate) fn new((x, y): (i32, i32), tip: &Tip) -> Spot {
+        let tip = tip.clone();
+        Spot { x, y, tip }
+    }
+}
+
 /// A heat-map cell's hover target: its whole rectangle, in pixels of the SVG.
 #[derive(Debug, Clone, PartialEq)]
 pub(crate) struct Area {
@@ -28,9 +28,7 @@ pub(crate) struct Area {
     pub tip: Tip,
 }
 
-/// Gives every hover target of the page that has none yet its `<title>` from its `data-tip`. Follows
-/// each chart (so it works in any book, without a script file to install) and is idempotent, so
-/// several on a page, or the print page's copies, do no harm. mdBook's search skips scripts.
+/// Gives every hover target its `<title>` from its `data-tip` (idempotent; follows each chart).
 pub const TIPS_SCRIPT: &str = "<script>for (const e of document.querySelectorAll(\".gpulab-tip[data-tip]\")) { const t = document.createElementNS(\"http://www.w3.org/2000/svg\", \"title\"); t.textContent = e.getAttribute(\"data-tip\"); e.removeAttribute(\"data-tip\"); e.prepend(t); }</script>";
 
 /// Inserts `extra` before the SVG's closing tag.
