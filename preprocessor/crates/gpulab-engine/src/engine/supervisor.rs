@@ -1,8 +1,6 @@
-//! Runs a job in a worker subprocess so that an illegal address, a failed launch or a hung
-//! kernel costs only the point that caused it: the parent watches the stream of results,
-//! kills a silent worker, marks the point failed (and the rest of a hung variant's points not
-//! run) and restarts on the rest. The bookkeeping is
-//! the state machine in `supervisor/state.rs`; this file does the processes and the clock.
+//! Runs a job in worker subprocesses so that a fault or a hung kernel costs only its point: a
+//! silent worker is killed and restarted on the rest. The bookkeeping is the state machine in
+//! `supervisor/state.rs`; this file does the processes and the clock.
 
 mod state;
 #[cfg(test)]
@@ -48,11 +46,8 @@ pub(crate) const CPUS_ENV: &str = "GPULAB_WORKER_CPUS";
 /// Progress callback: (points done, points total, the point about to run with the failures so far).
 pub(crate) type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
 
-/// Runs `job` in worker subprocesses, returning the device, one point per job point, and where the
-/// workers' time went.
-/// `watchdog` is how long a point may run without a result before its worker is killed (while
-/// its kernel runs, less where a recording predicts its time: `Supervision::watchdog`).
-/// `place`: the workers' GPU (one of several) and CPUs, when given.
+/// Runs `job` in worker subprocesses at `place`: the device, one point per job point, and where the
+/// workers' time went; a point silent for `watchdog` (`Supervision::watchdog`) is killed.
 pub(crate) fn run_job(
     job: &Job,
     watchdog: Duration,
@@ -67,10 +62,7 @@ pub(crate) fn run_job(
         }
         let Some(sub) = state.next_run() else { break };
         let input = serde_json::to_string(&sub).map_err(WorkerError::Encode)?;
-        let mut child = spawn(place)?;
-        if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(input.as_bytes());
-        }
+        let mut child = spawn(place, &input)?;
         let stderr = child.stderr.take();
         let err_thread = std::thread::spawn(move || {
             let mut s = String::new();
@@ -143,7 +135,8 @@ pub(crate) fn run_job(
 /// (`compute-sanitizer mdbook-gpulab worker`) or a fake worker in tests. Split on whitespace.
 pub(crate) const WORKER_ENV: &str = "GPULAB_WORKER";
 
-fn spawn(place: &WorkerPlace) -> Result<Child, WorkerError> {
+/// Starts a worker at `place` and writes `input` (the job) to its stdin.
+fn spawn(place: &WorkerPlace, input: &str) -> Result<Child, WorkerError> {
     let mut cmd = match std::env::var(WORKER_ENV) {
         Ok(line) if !line.trim().is_empty() => {
             let mut words = line.split_whitespace();
@@ -163,23 +156,22 @@ fn spawn(place: &WorkerPlace) -> Result<Child, WorkerError> {
     if let Some(cpus) = &place.cpus {
         cmd.env(CPUS_ENV, cpus);
     }
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+    let mut child = (cmd.stdin(Stdio::piped()).stdout(Stdio::piped()))
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(WorkerError::Spawn)
+        .map_err(WorkerError::Spawn)?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    Ok(child)
 }
 
-/// The device a worker opens (at `place`): a job with no points, answered by the worker's first
-/// message.
+/// The device a worker opens at `place`: a job with no points, answered by its first message.
 pub(crate) fn probe_device(job: &Job, place: &WorkerPlace) -> Result<DeviceRecord, WorkerError> {
     let mut empty = job.clone();
     empty.points.clear();
     let input = serde_json::to_string(&empty).map_err(WorkerError::Encode)?;
-    let mut child = spawn(place)?;
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(input.as_bytes());
-    }
+    let child = spawn(place, &input)?;
     let out = child.wait_with_output().map_err(WorkerError::Spawn)?;
     let text = String::from_utf8_lossy(&out.stdout);
     for line in text.lines() {

@@ -50,44 +50,18 @@ pub fn dot(x: &HostData, y: &HostData) -> Result<HostData, ReferenceError> {
                 .map(|(&p, &q)| p.wrapping_mul(q))
                 .reduce(|| 0, u32::wrapping_add),
         ]),
-        (HostData::F32(a), HostData::F32(b)) => {
-            let pairs: Vec<(usize, usize)> = chunk_bounds(a.len());
-            let partials: Vec<f64> = pairs
-                .par_iter()
-                .map(|&(s, e)| {
-                    a[s..e]
-                        .iter()
-                        .zip(&b[s..e])
-                        .map(|(&p, &q)| p as f64 * q as f64)
-                        .sum()
-                })
-                .collect();
-            HostData::F32(vec![partials.iter().sum::<f64>() as f32])
-        }
-        (HostData::F64(a), HostData::F64(b)) => {
-            let pairs: Vec<(usize, usize)> = chunk_bounds(a.len());
-            let partials: Vec<f64> = pairs
-                .par_iter()
-                .map(|&(s, e)| a[s..e].iter().zip(&b[s..e]).map(|(&p, &q)| p * q).sum())
-                .collect();
-            HostData::F64(vec![partials.iter().sum()])
-        }
-        _ if x.elem_type() == y.elem_type() => return Err(unsupported("dot", x.elem_type())),
-        _ => {
-            return Err(ReferenceError::MixedTypes {
-                name: "dot".to_string(),
-                a: x.elem_type(),
-                b: y.elem_type(),
-            });
-        }
+        (HostData::F32(a), HostData::F32(b)) => HostData::F32(vec![dot_f64(a, b) as f32]),
+        (HostData::F64(a), HostData::F64(b)) => HostData::F64(vec![dot_f64(a, b)]),
+        _ => return Err(type_pair("dot", x, y)),
     })
 }
 
-fn chunk_bounds(len: usize) -> Vec<(usize, usize)> {
-    (0..len)
-        .step_by(SUM_CHUNK)
-        .map(|s| (s, (s + SUM_CHUNK).min(len)))
-        .collect()
+/// Deterministic f64 `Σ a[i]·b[i]`: fixed chunks in parallel, partials summed in order.
+fn dot_f64<T: Copy + Sync + Into<f64>>(a: &[T], b: &[T]) -> f64 {
+    let partials: Vec<f64> = (a.par_chunks(SUM_CHUNK).zip(b.par_chunks(SUM_CHUNK)))
+        .map(|(a, b)| a.iter().zip(b).map(|(&p, &q)| p.into() * q.into()).sum())
+        .collect();
+    partials.iter().sum()
 }
 
 /// Checks that `x` holds a matrix of `rows` rows of `cols` elements whose rows start `pitch`
@@ -184,14 +158,7 @@ pub fn matvec(
                 row.iter().zip(x).map(|(&p, &q)| p * q).sum()
             }))
         }
-        _ if a.elem_type() == x.elem_type() => return Err(unsupported(name, a.elem_type())),
-        _ => {
-            return Err(ReferenceError::MixedTypes {
-                name: name.to_string(),
-                a: a.elem_type(),
-                b: x.elem_type(),
-            });
-        }
+        _ => return Err(type_pair(name, a, x)),
     })
 }
 
