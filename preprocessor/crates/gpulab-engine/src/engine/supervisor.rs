@@ -63,14 +63,7 @@ pub(crate) fn run_job(
         let Some(sub) = state.next_run() else { break };
         let input = serde_json::to_string(&sub).map_err(WorkerError::Encode)?;
         let mut child = spawn(place, &input)?;
-        let stderr = child.stderr.take();
-        let err_thread = std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut e) = stderr {
-                let _ = e.read_to_string(&mut s);
-            }
-            s
-        });
+        let err_thread = read_in_thread(child.stderr.take());
         let (tx, rx) = mpsc::channel::<String>();
         let stdout = child.stdout.take();
         std::thread::spawn(move || {
@@ -185,6 +178,19 @@ pub(crate) fn probe_device(job: &Job, place: &WorkerPlace) -> Result<DeviceRecor
         "the worker reported no device: {}",
         String::from_utf8_lossy(&out.stderr).trim()
     )))
+}
+
+/// Reads `from` to its end in a thread of its own (so a full pipe never blocks the child).
+pub(crate) fn read_in_thread(
+    from: Option<impl Read + Send + 'static>,
+) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(mut r) = from {
+            let _ = r.read_to_string(&mut s);
+        }
+        s
+    })
 }
 
 fn kill(child: &mut Child) {
