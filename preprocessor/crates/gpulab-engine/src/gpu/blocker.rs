@@ -89,7 +89,7 @@ impl std::fmt::Debug for Blocker {
 impl Gpu {
     /// Loads the blocking kernel and allocates its flags.
     pub fn blocker(&self) -> Result<Blocker, GpuError> {
-        let (module, kernel) = self.load_own_ptx(PTX, "gpulab_block.ptx", "gpulab_block")?;
+        let (module, kernel) = self.load_own_ptx(PTX, "gpulab_block")?;
         let shared = self.shared().clone();
         shared.bind()?;
         let mut host: *mut std::ffi::c_void = std::ptr::null_mut();

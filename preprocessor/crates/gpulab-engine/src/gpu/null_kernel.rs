@@ -35,7 +35,7 @@ impl std::fmt::Debug for NullKernel {
 impl Gpu {
     /// Loads the empty kernel (JIT-compiled from PTX by the driver).
     pub(crate) fn null_kernel(&self) -> Result<NullKernel, GpuError> {
-        let (module, kernel) = self.load_own_ptx(PTX, "gpulab_null.ptx", NULL_KERNEL_NAME)?;
+        let (module, kernel) = self.load_own_ptx(PTX, NULL_KERNEL_NAME)?;
         Ok(NullKernel {
             kernel,
             _module: module,

@@ -77,20 +77,8 @@ impl Gpu {
 
     /// Loads the tool's own hand-written PTX (sm_70, JIT-compiled by the driver: no NVRTC needed)
     /// and looks up its kernel `entry`.
-    pub(crate) fn load_own_ptx(
-        &self,
-        ptx: &str,
-        file: &str,
-        entry: &str,
-    ) -> Result<(Module, Kernel), GpuError> {
-        let image = Image::from_cache(
-            ImageKind::Ptx,
-            ptx.as_bytes().to_vec(),
-            None,
-            (7, 0),
-            file,
-            &[],
-        );
+    pub(crate) fn load_own_ptx(&self, ptx: &str, entry: &str) -> Result<(Module, Kernel), GpuError> {
+        let image = Image::from_cache(ImageKind::Ptx, ptx.as_bytes().to_vec(), None, (7, 0));
         let module = self.load(&image)?;
         let kernel = module.function(entry)?;
         Ok((module, kernel))
