@@ -1,6 +1,5 @@
-//! The empty kernel timed exactly as a cold point is: the events' side of the calibration.
-//! (L2 flush, blocking kernel, start event, the launch, stop event.) The other side is Nsight
-//! Compute's duration of the same kernel (`scripts/event_offset.py`).
+//! The empty kernel timed exactly as a cold point is: the events' side of the event-overhead
+//! calibration (Nsight Compute's is `scripts/event_offset.py`).
 
 use super::job::MeasureRules;
 use super::measure::measure_gpu;

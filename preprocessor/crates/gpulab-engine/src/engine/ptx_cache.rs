@@ -1,7 +1,5 @@
-//! NVRTC compilation with an on-disk cache outside `book/` (key: source, the headers beside it,
-//! options, architecture and NVRTC version), shared by the engine and `check`, so that neither
-//! recompiles an unchanged kernel. An entry holds the image and, for a cubin, the PTX it was made
-//! from (`check` reads it); it is written atomically, and an unreadable entry is recompiled.
+//! NVRTC compilation with an on-disk cache (key: source, headers beside it, options, architecture,
+//! NVRTC version), shared by the engine and `check`; an unreadable entry is recompiled.
 
 use crate::gpu::{CompileError, Image, ImageKind, compile, nvrtc_version};
 use sha2::{Digest, Sha256};
@@ -10,8 +8,7 @@ use std::path::{Path, PathBuf};
 /// Bumped whenever what an entry holds, or what its key covers, changes.
 const FORMAT: &str = "gpulab-ptx-cache-2";
 
-/// The cache file for a compilation of a source in folder `dir`, or `None` when NVRTC's version
-/// cannot be read or a header in `dir` cannot be read (then the kernel is compiled without the cache).
+/// The cache file for a compilation of a source in `dir` (`None`: NVRTC's version or a header unreadable).
 pub(crate) fn cache_path(
     cache_dir: &Path,
     source: &str,
@@ -24,8 +21,7 @@ pub(crate) fn cache_path(
     Some(cache_dir.join(format!("{key}.bin")))
 }
 
-/// The cache key of a compilation; `None` when a header in `dir` cannot be read, since hashing it
-/// as empty would give it the key of an empty header.
+/// The cache key of a compilation; `None` when a header in `dir` cannot be read.
 fn cache_key(
     (major, minor): (u32, u32),
     source: &str,
@@ -69,8 +65,7 @@ fn cache_key(
     )
 }
 
-/// Compiles `source` (the text of the file at `path`, named `name` in NVRTC's messages), or
-/// returns the cached image.
+/// Compiles `source` (of the file `path`, `name` in NVRTC's messages), or returns the cached image.
 pub fn compile_cached(
     cache_dir: &Path,
     path: &Path,

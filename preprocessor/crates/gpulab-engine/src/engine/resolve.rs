@@ -23,9 +23,7 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    /// `v` as an argument of type `ty`: an integer type takes an integer value within its range
-    /// (anything else is an error: a kernel argument never wraps silently); a float type rounds to
-    /// nearest.
+    /// `v` as an argument of type `ty`: integers must be in range (never wrapped), floats round.
     pub fn of(ty: ScalarType, v: Num) -> Result<Scalar, String> {
         if let Some((lo, hi)) = ty.int_range() {
             let i = v.as_i64().ok_or_else(|| format!("{v} is not an integer"))?;

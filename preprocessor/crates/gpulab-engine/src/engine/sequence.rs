@@ -1,6 +1,5 @@
-//! The launch sequence of a kernel variant at one point: one launch, several launches of
-//! different kernels (`[[variant.launch]]`), a host loop of launches (one per block row or per
-//! block), or multi-pass ping-pong passes (reduction).
+//! The launch sequence of a kernel variant at one point: one launch, several (`[[variant.launch]]`),
+//! a host loop of launches, or multi-pass ping-pong passes (reduction).
 
 use super::resolve::{self, Arg, Scalar};
 use crate::expr::Num;

@@ -100,9 +100,8 @@ fn round_up(x: u64, unit: u64) -> u64 {
     }
 }
 
-/// Blocks per SM for a block of `block_threads` threads using `registers` registers per thread and
-/// `shared_bytes` (static + dynamic) shared memory, following the CUDA occupancy calculator.
-/// Ties go to the first of threads, blocks, registers, shared memory.
+/// Blocks per SM for a block's threads, registers and shared memory, as the CUDA occupancy
+/// calculator computes them (ties go to threads, blocks, registers, shared memory, in that order).
 pub fn estimate_occupancy(
     l: &SmLimits,
     block_threads: u32,

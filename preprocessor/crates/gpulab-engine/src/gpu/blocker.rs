@@ -1,11 +1,6 @@
-//! The blocking kernel (nvbench's method): a one-thread kernel that spins on a flag in host-mapped
-//! memory, queued before a sample's start event. The host queues the start event, the measured launches
-//! and the stop event behind it, then sets the flag: the GPU starts the sample with every launch
-//! already queued, so host launch overhead stays out of the measured time.
-//!
-//! If more work is queued than the driver's launch queue holds, queuing blocks on the host while the
-//! kernel spins: the kernel gives up after `TIMEOUT_NS` and says so through a second flag, and the
-//! caller discards that sample. The kernel is hand-written PTX (no NVRTC needed), JIT-compiled once.
+//! The blocking kernel (nvbench's method, hand-written PTX): it spins on a host-mapped flag while a
+//! sample's events and launches are queued behind it, so host launch overhead stays out of the
+//! sample; if queuing blocks, it gives up after `TIMEOUT_NS` and the sample is discarded.
 
 use super::error::GpuError;
 use super::module::{Kernel, Module};

@@ -100,12 +100,8 @@ pub fn supported_archs() -> Result<Vec<(u32, u32)>, CompileError> {
     })
 }
 
-/// Compiles `source` for the GPU architecture `arch` (compute capability).
-///
-/// `source_name` names the NVRTC program: pass the `.cu` file's path so that the log (and the parsed
-/// diagnostics) name it; its directory is added to the include path. `options` are passed as they are
-/// (`-DM=16`, …) after ours: `--gpu-architecture=sm_XY` (cubin; `compute_XY` PTX if NVRTC cannot emit that
-/// `sm_XY` but supports an older one), `-lineinfo`, `--std=c++17`.
+/// Compiles `source` (named `source_name`, the `.cu` path whose folder is included) for `arch`,
+/// with `options` after ours (the target, [`FIXED_COMPILE_OPTIONS`], include paths).
 pub fn compile(
     source: &str,
     source_name: &str,

@@ -1,6 +1,4 @@
-//! An empty kernel (hand-written PTX, no NVRTC), on which the event overhead is calibrated.
-//! Launched as one warp: what the event pair around a launch adds beyond a kernel's own duration
-//! is measured on it (`mdbook-gpulab calibrate`).
+//! An empty kernel (hand-written PTX, one warp) on which the event overhead is calibrated.
 
 use super::error::GpuError;
 use super::module::{Kernel, Module};

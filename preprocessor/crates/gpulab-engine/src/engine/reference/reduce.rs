@@ -110,9 +110,8 @@ fn rows_of<T: Sync, R: Send>(
         .collect()
 }
 
-/// The matrix-vector product `y[r] = Σ_c a[r·pitch + c]·x[c]` of `rows` rows of `cols` elements
-/// (see [`check_matrix`]) and a vector of at least `cols` elements, in their type (integers
-/// wrap); each row summed in column order, floats in f64.
+/// The matrix-vector product `y[r] = Σ_c a[r·pitch + c]·x[c]` in the inputs' type (integers
+/// wrap, floats summed in f64 in column order).
 pub fn matvec(
     a: &HostData,
     x: &HostData,

@@ -1,6 +1,5 @@
-//! The worker's side: opens the GPU, and for each job point builds inputs, compiles, verifies
-//! the output against its reference, then times it. A point never panics the worker: every
-//! failure becomes a failed point with its message.
+//! The worker's side: opens the GPU and, for each job point, builds inputs, compiles, verifies
+//! and times it; every failure becomes a failed point with its message.
 
 mod profile;
 
