@@ -116,7 +116,7 @@ impl Gpu {
     /// The current SM clock in MHz from `nvidia-smi`; `None` if unavailable. Costs a process spawn
     /// (tens of ms): the measurement loop uses [`Gpu::clocks`] (NVML, microseconds) instead.
     pub fn current_sm_clock_mhz(&self) -> Option<u32> {
-        smi::current_sm_clock_mhz(&self.info.pci_bus_id)
+        smi::clock_mhz("clocks.sm", &self.info.pci_bus_id)
     }
 
     /// The live SM and memory clocks through NVML; `None` without NVML.
