@@ -50,20 +50,6 @@ pub struct SmLimits {
 }
 
 impl SmLimits {
-    /// H100 (sm_90): 64 Ki registers, 228 KiB shared memory, 2048 threads and 32 blocks per SM.
-    pub const H100: SmLimits = SmLimits {
-        registers_per_sm: 65536,
-        max_registers_per_block: 65536,
-        register_alloc_unit: 256,
-        register_sub_partitions: 4,
-        shared_per_sm: 228 * 1024,
-        shared_alloc_unit: 128,
-        reserved_shared_per_block: 1024,
-        threads_per_sm: 2048,
-        blocks_per_sm: 32,
-        warp_size: 32,
-    };
-
     /// The limits of a device as the driver reports them.
     pub fn from_info(info: &DeviceInfo) -> SmLimits {
         SmLimits {
@@ -218,7 +204,19 @@ impl Gpu {
 mod tests {
     use super::*;
 
-    const H: SmLimits = SmLimits::H100;
+    /// H100 (sm_90): 64 Ki registers, 228 KiB shared memory, 2048 threads and 32 blocks per SM.
+    const H: SmLimits = SmLimits {
+        registers_per_sm: 65536,
+        max_registers_per_block: 65536,
+        register_alloc_unit: 256,
+        register_sub_partitions: 4,
+        shared_per_sm: 228 * 1024,
+        shared_alloc_unit: 128,
+        reserved_shared_per_block: 1024,
+        threads_per_sm: 2048,
+        blocks_per_sm: 32,
+        warp_size: 32,
+    };
 
     #[test]
     fn full_occupancy_is_limited_by_threads() {
