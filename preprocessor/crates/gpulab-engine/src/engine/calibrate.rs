@@ -6,8 +6,7 @@ use super::measure::measure_gpu;
 use crate::gpu::{Gpu, GpuError};
 use crate::record::{Timing, TimingMode};
 
-/// Times `launches` back-to-back launches of the empty kernel on `gpu` per sample, with `samples`
-/// samples (after one untimed launch).
+/// Times `samples` samples of `launches` back-to-back empty-kernel launches (after an untimed one).
 pub fn time_null_kernel(gpu: &Gpu, samples: usize, launches: usize) -> Result<Timing, GpuError> {
     let null = gpu.null_kernel()?;
     null.launch(gpu)?;

@@ -1,5 +1,4 @@
-//! Where a worker's time went, by phase: summed per job and printed by `record`, so a slow
-//! regeneration names its cause.
+//! Where a worker's time went, by phase: summed per job and printed by `record`.
 
 use serde::{Deserialize, Serialize};
 use std::time::Instant;

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 /// Bumped whenever what an entry holds, or what its key covers, changes.
 const FORMAT: &str = "gpulab-ptx-cache-2";
 
-/// The cache file for a compilation of a source in `dir` (`None`: NVRTC's version or a header unreadable).
+/// The cache file for a compilation of a source in `dir` (`None`: a version or header unreadable).
 pub(crate) fn cache_path(
     cache_dir: &Path,
     source: &str,
@@ -89,8 +89,7 @@ pub fn compile_cached(
     Ok(image)
 }
 
-/// An entry: `p` and the PTX, or `c`, the cubin's length (8 bytes, little-endian), the cubin and
-/// the PTX it was made from.
+/// An entry: `p` and the PTX, or `c`, the cubin's length (u64 LE), the cubin and its PTX.
 fn read_entry(p: &Path, arch: (u32, u32)) -> Option<Image> {
     let bytes = std::fs::read(p).ok()?;
     let (&tag, body) = bytes.split_first()?;

@@ -1,5 +1,4 @@
-//! The parent side of live runs: groups stale points by experiment and rules, runs each group in a worker,
-//! and merges the results into `data/` atomically under the lock.
+//! The parent side of live runs: stale points grouped into jobs, run, and merged into `data/`.
 
 use super::EngineError;
 use super::job::{BudgetHints, Job, JobPoint, MeasureRules};
@@ -41,8 +40,7 @@ pub fn rules_for(ws: &Workspace, o: &MeasureOverrides, budget_s: Option<f64>) ->
     r
 }
 
-/// The current commit (short), when the book is a git checkout.
-/// `GPULAB_COMMIT` overrides it (a copy of the tree without `.git`, e.g. on a lent GPU machine).
+/// The current commit (short): `GPULAB_COMMIT` (a tree without `.git`), else git's, if any.
 pub fn git_commit(root: &std::path::Path) -> Option<String> {
     if let Ok(c) = std::env::var("GPULAB_COMMIT")
         && !c.trim().is_empty()

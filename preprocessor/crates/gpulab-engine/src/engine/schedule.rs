@@ -25,16 +25,14 @@ pub struct Forecast<'a> {
 /// A worker's recorder and the job groups it records, each with its budget hints.
 type Worker = (Recorder, Vec<(JobGroup, BudgetHints)>);
 
-/// One run's workers: those that run at once (one per GPU, and the single-threaded CPU baselines'
-/// beside them), then the multi-threaded CPU baselines', alone.
+/// One run's workers: those that run at once (GPUs, baselines beside), then the one alone after.
 pub struct Schedule {
     together: Vec<Worker>,
     after: Worker,
 }
 
 impl Schedule {
-    /// Deals `all` (the run's job groups; of them, `shard`'s share) among `recorders` (one per GPU)
-    /// and the CPU-baseline workers, and prints each one's points and predicted seconds.
+    /// Deals `shard`'s share of `all` among `recorders` (one per GPU) and the CPU-baseline workers.
     pub fn new(
         ws: &Workspace,
         recorders: &[Recorder],
@@ -123,8 +121,7 @@ impl Schedule {
             .all(|(_, groups)| groups.is_empty())
     }
 
-    /// Runs the workers that run at once, each in a thread, then the one after them; returns the
-    /// points run and failed, and the first error (once every worker has finished).
+    /// Runs the workers (those at once in threads): points run and failed, and the first error.
     pub fn run(&self, ws: &Workspace) -> (usize, usize, Option<EngineError>) {
         let mut results: Vec<Result<(usize, usize), EngineError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
@@ -205,8 +202,7 @@ fn pin_gpu_workers(
     }
 }
 
-/// The GPU points dealt among the GPUs' `recorders` by predicted cost (each share printed); all of
-/// them to one GPU.
+/// The GPU points dealt among the GPUs' `recorders` by predicted cost (each share printed).
 fn per_gpu(
     recorders: &[Recorder],
     groups: Vec<JobGroup>,

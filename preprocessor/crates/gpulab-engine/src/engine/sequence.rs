@@ -101,8 +101,7 @@ impl Sequence {
             let mut v = vars.clone();
             let mut input = p.input.clone();
             let mut k = 0;
-            // Each pass reduces `count` elements to `next`; the pass that reaches one element
-            // writes straight into `result`.
+            // Each pass reduces `count` elements to `next`, the last straight into `result`.
             loop {
                 v.insert("count".into(), Num::Int(count));
                 let next = p

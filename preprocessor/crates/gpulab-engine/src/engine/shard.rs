@@ -137,8 +137,7 @@ pub fn set_predictions(groups: &mut [JobGroup], recorded: &dyn Fn(&str, &JobPoin
     }
 }
 
-/// [`predict`]'s cost of each point where a recording gives it (`cost` of the point's own, else of
-/// its variant's nearest recorded size, scaled by size).
+/// `cost` of each point's own recording, else of its variant's nearest recorded size, scaled.
 fn from_recordings(
     groups: &[JobGroup],
     recorded: &dyn Fn(&str, &JobPoint) -> Vec<Point>,
@@ -256,8 +255,7 @@ fn deal(
     (out, load)
 }
 
-/// Splits `groups` into `count` shards of groups (each keeps its rules and point order; empty
-/// groups dropped), with each shard's predicted seconds.
+/// Splits `groups` into `count` shards of non-empty groups, with each shard's predicted seconds.
 pub fn split(
     groups: &[JobGroup],
     costs: &[Vec<f64>],

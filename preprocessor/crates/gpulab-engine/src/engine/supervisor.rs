@@ -32,8 +32,7 @@ pub enum WorkerError {
     Interrupted,
 }
 
-/// Where a worker runs: its GPU (CUDA_VISIBLE_DEVICES) and the CPUs it may use
-/// ([`CPUS_ENV`]); `None`: the environment's.
+/// Where a worker runs: its GPU and the CPUs it may use ([`CPUS_ENV`]); `None`: the environment's.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct WorkerPlace {
     pub gpu: Option<String>,
@@ -124,8 +123,7 @@ pub(crate) fn run_job(
     state.finish()
 }
 
-/// Environment variable naming the worker command instead of `<this binary> worker`: a wrapper
-/// (`compute-sanitizer mdbook-gpulab worker`) or a fake worker in tests. Split on whitespace.
+/// Environment variable naming the worker command (a wrapper such as `compute-sanitizer`, a fake).
 pub(crate) const WORKER_ENV: &str = "GPULAB_WORKER";
 
 /// Starts a worker at `place` and writes `input` (the job) to its stdin.

@@ -144,8 +144,7 @@ pub fn estimate_occupancy(
 }
 
 impl Gpu {
-    /// Registers, shared/local memory and the occupancy of `kernel` launched with `block_threads` threads
-    /// per block and `dynamic_shared` bytes of dynamic shared memory.
+    /// Registers, memory and occupancy of `kernel` at `block_threads` and `dynamic_shared` bytes.
     pub fn attributes(
         &self,
         kernel: &Kernel,

@@ -12,8 +12,7 @@ use std::sync::Arc;
 /// How long the kernel spins before it gives up (1 s of GPU time).
 const TIMEOUT_NS: u64 = 1_000_000_000;
 
-/// At most this many launches are queued behind the blocking kernel per sample: well inside the
-/// driver's launch queue, so queuing never blocks on the host.
+/// The most launches queued behind the blocking kernel per sample, well inside the launch queue.
 pub const MAX_QUEUED_LAUNCHES: usize = 256;
 
 const PTX: &str = r#"
@@ -136,8 +135,7 @@ impl Blocker {
         unsafe { std::ptr::write_volatile(self.flags.host, 1) };
     }
 
-    /// Whether the last block gave up waiting (read after the sample's stop event completed): the
-    /// sample then includes queuing time and must be discarded.
+    /// Whether the last block gave up waiting: the sample includes queuing and is discarded.
     pub fn timed_out(&self) -> bool {
         // SAFETY: as above; the kernel writes this flag before it exits.
         unsafe { std::ptr::read_volatile(self.flags.host.add(1)) != 0 }

@@ -22,8 +22,7 @@ fn nvml() -> Option<&'static Nvml> {
     NVML.get_or_init(|| Nvml::init().ok()).as_ref()
 }
 
-/// The NVML handle of the GPU at `pci_bus_id`, looked up once (a lookup by bus id costs far more
-/// than a clock query, and clocks are read many times a second while sampling).
+/// The NVML handle of the GPU at `pci_bus_id`, looked up once (far dearer than a clock query).
 fn with_device<T>(
     pci_bus_id: &str,
     f: impl FnOnce(&nvml_wrapper::Device<'static>) -> Option<T>,

@@ -177,8 +177,7 @@ pub fn compile(
     })
 }
 
-/// `sm_XY` itself if NVRTC supports it, else PTX for the newest supported arch of the same major version
-/// or older; an error if NVRTC supports nothing that old.
+/// `sm_XY` itself if NVRTC supports it, else PTX for the newest supported arch below it.
 pub(crate) fn choose_target(
     arch: (u32, u32),
     supported: &[(u32, u32)],

@@ -122,11 +122,6 @@ impl Module {
         names
     }
 
-    /// Size in bytes of the `__constant__` (or `__device__`) symbol `name`.
-    pub fn constant_size(&self, name: &str) -> Result<usize, GpuError> {
-        self.symbol(name).map(|(_, size)| size)
-    }
-
     fn symbol(&self, name: &str) -> Result<(sys::CUdeviceptr, usize), GpuError> {
         let shared = &self.raw.shared;
         shared.bind()?;
@@ -161,21 +156,6 @@ impl Module {
         let r = unsafe { result::memcpy_htod_async(ptr, bytes, shared.stream.cu_stream()) };
         shared.call(&format!("copying to __constant__ {name}"), r)?;
         shared.sync()
-    }
-
-    /// Reads the whole `__constant__` symbol `name` back (for tests and checks).
-    pub fn get_constant(&self, name: &str) -> Result<Vec<u8>, GpuError> {
-        let (ptr, capacity) = self.symbol(name)?;
-        let mut out = vec![0u8; capacity];
-        if capacity > 0 {
-            let shared = &self.raw.shared;
-            // SAFETY: `out` has `capacity` bytes; completed by `sync` before it is read.
-            let r =
-                unsafe { result::memcpy_dtoh_async(&mut out[..], ptr, shared.stream.cu_stream()) };
-            shared.call(&format!("copying from __constant__ {name}"), r)?;
-            shared.sync()?;
-        }
-        Ok(out)
     }
 }
 

@@ -1,5 +1,4 @@
-//! What the driver API does not say: the NVIDIA driver version and live clocks, from
-//! `/proc/driver/nvidia/version` and `nvidia-smi` (both optional; every query may return `None`).
+//! The driver version and clocks the driver API does not give, from `/proc` and `nvidia-smi`.
 
 use std::io::Read;
 use std::process::{Command, Stdio};

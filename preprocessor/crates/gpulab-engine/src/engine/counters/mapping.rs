@@ -101,8 +101,7 @@ fn base_name(kernel: &str) -> &str {
     kernel.split('(').next().unwrap_or(kernel).trim()
 }
 
-/// One point's launches combined per metric ([`combine_of`]); a metric missing from any launch
-/// is left out (a partial sum would be a wrong count).
+/// One point's launches combined per metric ([`combine_of`]), metrics missing from any left out.
 fn combine(rows: &[&LaunchRow]) -> BTreeMap<String, f64> {
     let names: BTreeSet<&String> = rows.iter().flat_map(|r| r.values.keys()).collect();
     let weight = |r: &LaunchRow| r.values.get(GPU_TIME).copied().unwrap_or(1.0).max(0.0);

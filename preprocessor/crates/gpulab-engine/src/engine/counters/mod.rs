@@ -84,8 +84,7 @@ pub fn wants(p: Option<&Point>, key: &str, groups: &[Group]) -> bool {
 /// How long a profiled job may run before it is stopped (ncu replays every kernel several times).
 const TIMEOUT: Duration = Duration::from_secs(1800);
 
-/// Profiles `req`'s points on `recorder`'s GPU and stores their counters; returns how many points
-/// got counters. A point that cannot be matched with its launches gets none (and says why).
+/// Profiles `req`'s points on `recorder`'s GPU and stores their counters: how many got them.
 pub fn profile(
     ws: &Workspace,
     recorder: &Recorder,

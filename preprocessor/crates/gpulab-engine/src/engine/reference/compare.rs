@@ -1,5 +1,4 @@
-//! The comparison of a kernel's output with its reference: exact for integers, relative to the
-//! reference's scale for floats, with the first bad index and the element nearest its tolerance.
+//! The comparison of a kernel's output with its reference (integers exactly, floats relatively).
 
 use super::*;
 

@@ -1,5 +1,4 @@
-//! Matrix-product references (`matmul`, `matmul_aat`): a blocked, rayon-parallel GEMM whose
-//! per-element summation order is fixed, so results do not depend on the machine.
+//! Matrix-product references (`matmul`, `matmul_aat`): a blocked GEMM in a fixed summation order.
 
 use super::*;
 
@@ -49,8 +48,7 @@ unsafe fn gemm_block_avx2<T: Copy>(
     gemm_block(a, b, kn, i0, block, fma)
 }
 
-/// One block of rows of `C` (from row `i0`), cache-blocked over k and j; rows are updated four
-/// at a time so each row of `B` loaded serves four rows of `C`.
+/// Rows of `C` from `i0`, blocked over k and j, four rows per loaded row of `B`.
 #[inline(always)]
 fn gemm_block<T: Copy>(
     a: &[T],

@@ -1,5 +1,4 @@
-//! Reduction references: `sum`, `dot`, `matvec`, the row reductions and `col_mean`, summed over
-//! fixed-size chunks or in order per row, so that results do not depend on the number of threads.
+//! Reduction references, summed in fixed chunks or in row order, whatever the thread count.
 
 use super::*;
 
@@ -64,8 +63,7 @@ fn dot_f64<T: Copy + Sync + Into<f64>>(a: &[T], b: &[T]) -> f64 {
     partials.iter().sum()
 }
 
-/// Checks that `x` holds a matrix of `rows` rows of `cols` elements whose rows start `pitch`
-/// elements apart (`pitch >= cols`; the elements between are padding).
+/// Checks that `x` holds `rows` rows of `cols` elements starting `pitch >= cols` apart.
 fn check_matrix(
     name: &str,
     x: &HostData,
@@ -172,8 +170,7 @@ pub enum RowOp {
     SumSq,
 }
 
-/// Reduces each of `rows` rows of `cols` elements; rows start `pitch` elements apart (`pitch >= cols`,
-/// elements past `cols` are padding and ignored). The result has `rows` elements of the input's type.
+/// Reduces each row of a pitched matrix (see [`check_matrix`]) to one element of the input's type.
 pub fn row_reduce(
     x: &HostData,
     rows: usize,
@@ -236,8 +233,7 @@ fn float_row(row: impl Iterator<Item = f64>, cols: usize, op: RowOp) -> f64 {
     }
 }
 
-/// The mean of each of the `cols` columns of a matrix of `rows` rows stored `pitch` elements apart
-/// (lab 3, task 3 "(columns)"): `cols` results, accumulated in f64 (i64 for integers, truncated).
+/// The mean of each column of a pitched matrix, in f64 (integers: i64, truncated).
 pub fn col_mean(
     x: &HostData,
     rows: usize,

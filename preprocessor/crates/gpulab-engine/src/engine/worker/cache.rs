@@ -7,8 +7,7 @@ pub(crate) struct ByteLru<K, V> {
 }
 
 impl<K: PartialEq, V> ByteLru<K, V> {
-    /// A cache that evicts its oldest entries while it holds more than `cap_bytes` (the newest
-    /// entry is always kept, however large).
+    /// A cache that evicts its oldest entries above `cap_bytes` (always keeping the newest).
     pub(crate) fn new(cap_bytes: u64) -> Self {
         ByteLru {
             entries: Vec::new(),
