@@ -385,19 +385,7 @@ impl PointRunner {
         })?;
         let rules = jp.rules_in(&self.job).clone();
 
-        let (output, timing) = match &variant.exec {
-            Exec::Kernel { source } => {
-                self.run_kernel(variant, source, &vars, &verify.output, &rules, point)?
-            }
-            Exec::Cpu(name) => {
-                let started = std::time::Instant::now();
-                let ran = self.run_cpu(name, &verify, &vars, &rules);
-                self.phases
-                    .charge(Phase::CpuBaseline, started.elapsed().as_secs_f64());
-                ran?
-            }
-            Exec::Library(name) => self.run_library(name, &verify, &vars, &rules)?,
-        };
+        let (output, timing) = self.run_variant(variant, &verify.output, &vars, &rules, point)?;
         let after_samples = self.after_samples.take();
         // Verification (before trusting the timing).
         let started = std::time::Instant::now();
@@ -449,6 +437,29 @@ impl PointRunner {
             }
         }
         Ok(timing)
+    }
+
+    /// Runs `variant` (a kernel writing buffer `output`): its output and timing.
+    fn run_variant(
+        &mut self,
+        variant: &Variant,
+        output: &str,
+        vars: &HashMap<String, Num>,
+        rules: &MeasureRules,
+        point: &mut Point,
+    ) -> Result<(HostData, Timing), Failed> {
+        let exp = self.exp.clone();
+        match &variant.exec {
+            Exec::Kernel { source } => self.run_kernel(variant, source, vars, output, rules, point),
+            Exec::Cpu(name) => {
+                let started = std::time::Instant::now();
+                let ran = self.run_cpu(name, exp.verify_for(variant), vars, rules);
+                self.phases
+                    .charge(Phase::CpuBaseline, started.elapsed().as_secs_f64());
+                ran
+            }
+            Exec::Library(name) => self.run_library(name, exp.verify_for(variant), vars, rules),
+        }
     }
 
     /// The tolerance to verify with (derived from the arithmetic for accumulating references).
@@ -514,13 +525,7 @@ impl PointRunner {
                 };
                 // The reference variant's run is the caller's `Reference` time, not its phases.
                 let before = self.phases;
-                let ran = match &v.exec {
-                    Exec::Kernel { source } => {
-                        self.run_kernel(v, source, vars, &verify.output, &rules, &mut scratch)
-                    }
-                    Exec::Cpu(name) => self.run_cpu(name, exp.verify_for(v), vars, &rules),
-                    Exec::Library(name) => self.run_library(name, exp.verify_for(v), vars, &rules),
-                };
+                let ran = self.run_variant(v, &verify.output, vars, &rules, &mut scratch);
                 self.phases = before;
                 ran?.0
             }
