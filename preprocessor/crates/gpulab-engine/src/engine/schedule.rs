@@ -91,13 +91,16 @@ impl Schedule {
         let per_gpu = per_gpu(&recorders, mine, &f.costs, &bundles);
         // A job whose points were dealt among shards or GPUs learns the sizes run elsewhere.
         let hints = |g: &JobGroup| -> BudgetHints {
+            if !dealt {
+                return BudgetHints::new();
+            }
             let same = all.iter().filter(|a| a.experiment == g.experiment);
             let every: Vec<JobPoint> = same.flat_map(|a| a.points.iter().cloned()).collect();
             shard::budget_hints(g, f.recorded, &every)
         };
         let with_hints = |groups: Vec<JobGroup>| -> Vec<(JobGroup, BudgetHints)> {
             let hinted = |g: JobGroup| {
-                let h = dealt.then(|| hints(&g)).unwrap_or_default();
+                let h = hints(&g);
                 (g, h)
             };
             groups.into_iter().map(hinted).collect()

@@ -70,6 +70,16 @@ impl Gpu {
 }
 
 impl Blas {
+    /// The handle's math mode (`CUBLAS_DEFAULT_MATH` = 0: FP32, no TF32), for checks.
+    pub fn math_mode(&self) -> Result<u32, GpuError> {
+        let mut mode = sys::cublasMath_t::CUBLAS_DEFAULT_MATH;
+        // SAFETY: a live handle; `mode` is written by the call.
+        let r = unsafe { sys::cublasGetMathMode(*self.handle.handle(), &mut mode) };
+        r.result()
+            .map_err(|e| cublas_error("cublasGetMathMode", e))?;
+        Ok(mode as u32)
+    }
+
     /// Row-major `C = A·B` for `n×n` f32 matrices (asynchronous): column-major `Cᵀ = Bᵀ·Aᵀ`.
     pub fn sgemm(
         &self,
