@@ -26,6 +26,11 @@ impl ResetPlan {
     /// pass scratch) buffer is poisoned before the verification run only.
     pub(crate) fn new(exp: &Experiment, variant: &Variant) -> ResetPlan {
         let mut plan = ResetPlan::default();
+        // A multi-pass variant's scratch and result buffers are outputs too.
+        let is_scratch = |name: &str| {
+            let passes = variant.passes.as_ref();
+            passes.is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
+        };
         for b in exp.buffers.iter().filter(|b| !b.constant) {
             let every = match b.reset {
                 Reset::Init => Some(Prepare::Restore),
@@ -35,7 +40,7 @@ impl ResetPlan {
             if let Some(p) = every {
                 plan.verification.push((b.name.clone(), p));
                 plan.every_sample.push((b.name.clone(), p));
-            } else if b.output || is_scratch(variant, &b.name) {
+            } else if b.output || is_scratch(&b.name) {
                 plan.verification.push((b.name.clone(), Prepare::Poison));
             }
         }
@@ -54,14 +59,6 @@ impl ResetPlan {
     pub(crate) fn per_sample(&self) -> bool {
         !self.every_sample.is_empty()
     }
-}
-
-/// Whether `name` is one of the variant's multi-pass scratch or result buffers.
-pub(crate) fn is_scratch(variant: &Variant, name: &str) -> bool {
-    variant
-        .passes
-        .as_ref()
-        .is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
 }
 
 #[cfg(test)]

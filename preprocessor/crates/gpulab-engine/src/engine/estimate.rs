@@ -125,18 +125,13 @@ fn reference_s(r: RefWork) -> f64 {
     }
 }
 
-/// Predicts a regeneration of `points`: one job per experiment and lane (0 GPU, 1 beside, 2 alone).
+/// Predicts a regeneration of `points`: one job per experiment and lane ([`Exec`]).
 pub fn estimate(points: &[PointFacts]) -> Estimate {
     let mut out = Estimate::default();
     // Jobs: (experiment, lane) → the points in it, in order.
-    let mut jobs: Vec<((String, u8), Vec<&PointFacts>)> = Vec::new();
+    let mut jobs: Vec<((String, Exec), Vec<&PointFacts>)> = Vec::new();
     for f in points {
-        let lane = match f.exec {
-            Exec::CpuSingle => 1,
-            Exec::CpuMulti => 2,
-            Exec::Gpu => 0,
-        };
-        let key = (f.experiment.clone(), lane);
+        let key = (f.experiment.clone(), f.exec);
         match jobs.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => v.push(f),
             None => jobs.push((key, vec![f])),
@@ -145,7 +140,11 @@ pub fn estimate(points: &[PointFacts]) -> Estimate {
     for ((experiment, lane), mut pts) in jobs {
         // A job runs parameter-major (`Recorder`).
         pts.sort_by(|a, b| params_order(&a.params, &b.params));
-        let cores = if lane == 1 { HOST_CORES } else { 1.0 };
+        let cores = if lane == Exec::CpuSingle {
+            HOST_CORES
+        } else {
+            1.0
+        };
         let mut s = JOB_S;
         // Inputs and references are made once per buffer set.
         let mut seen: Vec<&[u64]> = Vec::new();
@@ -164,9 +163,9 @@ pub fn estimate(points: &[PointFacts]) -> Estimate {
             s += f.recorded.as_ref().map_or(0.0, runs_s);
         }
         let add = |l: &mut Lanes| match lane {
-            1 => l.beside += s,
-            2 => l.alone += s,
-            _ => l.gpu += s,
+            Exec::CpuSingle => l.beside += s,
+            Exec::CpuMulti => l.alone += s,
+            Exec::Gpu => l.gpu += s,
         };
         add(&mut out.lanes);
         match out
