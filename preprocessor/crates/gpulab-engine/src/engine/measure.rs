@@ -230,10 +230,7 @@ impl Measurement for GpuMeasurement<'_, '_> {
 
     fn prepare(&mut self) -> Result<(), GpuError> {
         // Queued before the L2 flush and the start event, so the reset is not part of the sample.
-        match self.prepare.as_mut() {
-            Some(p) => p(),
-            None => Ok(()),
-        }
+        self.prepare.as_mut().map_or(Ok(()), |p| p())
     }
 }
 

@@ -124,27 +124,19 @@ pub(crate) fn accumulation_length(
     }
 }
 
-/// A float buffer read as f64 without copying it.
-#[derive(Clone, Copy)]
-struct Floats<'a>(&'a HostData);
-
-impl Floats<'_> {
-    fn get(self, i: usize) -> Option<f64> {
-        self.0.get_f64(i)
-    }
-    fn iter(self) -> impl Iterator<Item = f64> {
-        (0..self.0.len()).filter_map(move |i| self.get(i))
-    }
+/// A float buffer (`None` for integers, which compare exactly), read as f64 without copying.
+fn floats(d: &HostData) -> Option<&HostData> {
+    d.elem_type().is_float().then_some(d)
 }
 
-/// The float values of a buffer (`None` for integers, which compare exactly).
-fn floats(d: &HostData) -> Option<Floats<'_>> {
-    d.elem_type().is_float().then_some(Floats(d))
+/// Every element of a float buffer, as f64.
+fn values(x: &HostData) -> impl Iterator<Item = f64> + '_ {
+    (0..x.len()).filter_map(move |i| x.get_f64(i))
 }
 
 /// (‖·‖₂, ‖·‖∞) of each of `count` vectors, vector `v` being `len` elements `x[start(v) + k·step]`.
 fn norms(
-    x: Floats<'_>,
+    x: &HostData,
     count: usize,
     len: usize,
     start: impl Fn(usize) -> usize + Sync,
@@ -155,7 +147,7 @@ fn norms(
         .map(|v| {
             let (mut sq, mut max) = (0.0f64, 0.0f64);
             for k in 0..len {
-                let t = x.get(start(v) + k * step)?;
+                let t = x.get_f64(start(v) + k * step)?;
                 sq += t * t;
                 max = max.max(t.abs());
             }
@@ -190,11 +182,11 @@ fn spread(
                 rows,
             })
         }
-        "sum" => Some(Spread::PerOutput(vec![root(&mut x.iter())])),
+        "sum" => Some(Spread::PerOutput(vec![root(&mut values(x))])),
         "dot" => {
             let y = floats(inputs.get(1)?)?;
             Some(Spread::PerOutput(vec![root(
-                &mut x.iter().zip(y.iter()).map(|(a, b)| a * b),
+                &mut values(x).zip(values(y)).map(|(a, b)| a * b),
             )]))
         }
         "row_sum" | "row_mean" | "row_sumsq" => {
@@ -203,7 +195,7 @@ fn spread(
             (0..rows)
                 .map(|r| {
                     let terms = (r * pitch..r * pitch + cols).map(|i| {
-                        x.get(i)
+                        x.get_f64(i)
                             .map(|t| if name == "row_sumsq" { t * t } else { t })
                     });
                     let terms: Option<Vec<f64>> = terms.collect();
@@ -218,7 +210,7 @@ fn spread(
             (0..rows)
                 .into_par_iter()
                 .map(|r| {
-                    let term = |c: usize| Some(x.get(r * pitch + c)? * y.get(c)?);
+                    let term = |c: usize| Some(x.get_f64(r * pitch + c)? * y.get_f64(c)?);
                     let terms: Option<Vec<f64>> = (0..cols).map(term).collect();
                     Some(root(&mut terms?.into_iter()))
                 })

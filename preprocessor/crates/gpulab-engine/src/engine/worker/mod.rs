@@ -685,12 +685,8 @@ impl PointRunner {
         );
         let sampling_started = std::time::Instant::now();
         let mut reset = || prepare(&mut buffers.borrow_mut(), &resets.every_sample, &pristine);
-        let per_sample: Option<&mut dyn FnMut() -> Result<(), crate::gpu::GpuError>> =
-            if resets.per_sample() {
-                Some(&mut reset)
-            } else {
-                None
-            };
+        let reset: &mut dyn FnMut() -> Result<(), crate::gpu::GpuError> = &mut reset;
+        let per_sample = resets.per_sample().then_some(reset);
         let timing = measure_gpu(
             &self.gpu,
             rules,
