@@ -288,10 +288,8 @@ fn kernel_lookup_errors_list_kernels() {
 #[ignore = "needs an NVIDIA GPU: run scripts/gpu-suite.sh on the device"]
 fn constant_memory_round_trip() {
     let (gpu, module) = open();
-    assert_eq!(module.constant_size("coef").unwrap(), 16);
     let values = HostData::F32(vec![1.5, -2.0, 3.25, 4.0]);
     module.set_constant("coef", &values.to_ne_bytes()).unwrap();
-    assert_eq!(module.get_constant("coef").unwrap(), values.to_ne_bytes());
     let k = module.function("read_coef").unwrap();
     let out = gpu.alloc(ElemType::F32, 4).unwrap();
     gpu.launch(&k, [1, 1, 1], [4, 1, 1], 0, &[KernelArg::Buffer(&out)])

@@ -1,5 +1,4 @@
-//! gpulab-engine: runs planned points on the GPU — NVRTC, the CUDA driver and cuBLAS through
-//! cudarc — verifies and times them, and records them.
+//! gpulab-engine: runs planned points on the GPU (cudarc), verifies and times them, records them.
 
 pub mod engine;
 pub mod gpu;

@@ -1,14 +1,12 @@
-//! What happens to each device buffer before a launch sequence runs: the verification run and
-//! every timed sample (`[[buffer]] reset`, see `spec::Reset` and DESIGN.md, "Buffers a kernel reads
-//! and writes").
+//! What happens to each device buffer before the verification run and each timed sample
+//! (`[[buffer]] reset`, see `spec::Reset`).
 
 use crate::spec::{Experiment, Reset, Variant};
 
 /// One buffer's preparation before a launch sequence.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum Prepare {
-    /// Every byte set to 0xFF (NaN for floats, all ones for integers), so unwritten elements fail
-    /// verification.
+    /// Every byte set to 0xFF, so unwritten elements fail verification.
     Poison,
     /// Copied back from a pristine device copy of its `init` contents.
     Restore,
@@ -16,8 +14,7 @@ pub(crate) enum Prepare {
     Zero,
 }
 
-/// Per buffer (in spec order): what precedes the verification run, and what precedes each timed
-/// sample.
+/// Per buffer (in spec order): what precedes the verification run, and each timed sample.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub(crate) struct ResetPlan {
     pub verification: Vec<(String, Prepare)>,
@@ -25,12 +22,15 @@ pub(crate) struct ResetPlan {
 }
 
 impl ResetPlan {
-    /// The plan for `variant`: a `reset` buffer is prepared identically before the verification
-    /// run and before every timed sample; an output (or pass scratch) buffer without `reset` is
-    /// poisoned before the verification run only; other buffers keep their contents. `__constant__`
-    /// buffers are written once (they cannot have a `reset`).
+    /// The plan for `variant`: a `reset` buffer is prepared before every run; another output (or
+    /// pass scratch) buffer is poisoned before the verification run only.
     pub(crate) fn new(exp: &Experiment, variant: &Variant) -> ResetPlan {
         let mut plan = ResetPlan::default();
+        // A multi-pass variant's scratch and result buffers are outputs too.
+        let is_scratch = |name: &str| {
+            let passes = variant.passes.as_ref();
+            passes.is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
+        };
         for b in exp.buffers.iter().filter(|b| !b.constant) {
             let every = match b.reset {
                 Reset::Init => Some(Prepare::Restore),
@@ -40,7 +40,7 @@ impl ResetPlan {
             if let Some(p) = every {
                 plan.verification.push((b.name.clone(), p));
                 plan.every_sample.push((b.name.clone(), p));
-            } else if b.output || is_scratch(variant, &b.name) {
+            } else if b.output || is_scratch(&b.name) {
                 plan.verification.push((b.name.clone(), Prepare::Poison));
             }
         }
@@ -55,19 +55,10 @@ impl ResetPlan {
             .map(|(n, _)| n.as_str())
     }
 
-    /// Whether timed samples must be prepared (then every sample is one run of the sequence, its
-    /// preparation outside the timed region).
+    /// Whether timed samples must be prepared (each then one run, prepared untimed).
     pub(crate) fn per_sample(&self) -> bool {
         !self.every_sample.is_empty()
     }
-}
-
-/// Whether `name` is one of the variant's multi-pass scratch or result buffers.
-pub(crate) fn is_scratch(variant: &Variant, name: &str) -> bool {
-    variant
-        .passes
-        .as_ref()
-        .is_some_and(|p| p.scratch.iter().any(|s| s == name) || p.result == name)
 }
 
 #[cfg(test)]

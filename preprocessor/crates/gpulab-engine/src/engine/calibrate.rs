@@ -1,14 +1,12 @@
-//! The empty kernel timed exactly as a cold point is: the events' side of the calibration.
-//! (L2 flush, blocking kernel, start event, the launch, stop event.) The other side is Nsight
-//! Compute's duration of the same kernel (`scripts/event_offset.py`).
+//! The empty kernel timed exactly as a cold point is: the events' side of the event-overhead
+//! calibration (Nsight Compute's is `scripts/event_offset.py`).
 
 use super::job::MeasureRules;
 use super::measure::measure_gpu;
 use crate::gpu::{Gpu, GpuError};
 use crate::record::{Timing, TimingMode};
 
-/// Times `launches` back-to-back launches of the empty kernel on `gpu` per sample, with `samples`
-/// samples (after one untimed launch).
+/// Times `samples` samples of `launches` back-to-back empty-kernel launches (after an untimed one).
 pub fn time_null_kernel(gpu: &Gpu, samples: usize, launches: usize) -> Result<Timing, GpuError> {
     let null = gpu.null_kernel()?;
     null.launch(gpu)?;

@@ -1,19 +1,14 @@
-//! CPU baselines that the papers timed (`cpu = "…"` variants); the caller times `run_into` into an
-//! output it allocated and wrote beforehand, so no timed run allocates or faults pages in.
-//!
-//! The `*_naive` baselines are single-threaded loops written like the papers' C code; the `*_threads`
-//! ones use every core through rayon. Integer arithmetic wraps, like C's on the usual targets.
+//! CPU baselines that the papers timed (`cpu = "…"` variants): `*_naive` single-threaded loops
+//! like the papers' C code, `*_threads` on every core; integers wrap, like C's.
 
 use super::reference::{Dims, ReferenceError, check_len, input_count};
-use crate::host_data::HostData;
+use crate::host_data::{ElemType, HostData};
 use crate::spec::builtins::CPU_BASELINES as NAMES;
 use rayon::prelude::*;
 use std::collections::BTreeMap;
 
-/// Runs the baseline `name` into `out`: when `out` already has the result's type and length (a previous
-/// run's output, or one the caller allocated) it is overwritten in place, without allocating; otherwise
-/// it is replaced. Matrix products take inputs `a, b` and the dim `n` (square `n×n`); transposes take
-/// `a` and `rows`, `cols` (either defaults to `n` when given).
+/// Runs the baseline `name` into `out`, in place when it already has the result's type and length;
+/// matrix products take `a, b` and `n`, transposes `a` and `rows`, `cols` (each defaulting to `n`).
 pub(crate) fn run_into(
     name: &str,
     inputs: &[&HostData],
@@ -63,9 +58,17 @@ fn matmul_into(
         check_len(name, i, x, nn, "n*n")?;
     }
     let threads = is_multithreaded(name);
-    match (name.contains("_i32_"), inputs[0], inputs[1]) {
-        (true, HostData::I32(a), HostData::I32(b)) => {
-            let c = reuse_i32(out, nn);
+    let want = if name.contains("_i32_") {
+        ElemType::I32
+    } else {
+        ElemType::F32
+    };
+    // Reused when it already has the result's type and length: no timed run allocates.
+    if out.elem_type() != want || out.len() != nn {
+        *out = HostData::zeros(want, nn);
+    }
+    match (inputs[0], inputs[1], out) {
+        (HostData::I32(a), HostData::I32(b), HostData::I32(c)) => {
             let fma = |c: i32, x: i32, y: i32| c.wrapping_add(x.wrapping_mul(y));
             if threads {
                 matmul_threads(a, b, n, 0, fma, c)
@@ -74,8 +77,7 @@ fn matmul_into(
             }
             Ok(())
         }
-        (false, HostData::F32(a), HostData::F32(b)) => {
-            let c = reuse_f32(out, nn);
+        (HostData::F32(a), HostData::F32(b), HostData::F32(c)) => {
             if threads {
                 matmul_threads(a, b, n, 0.0, |c, x, y| c + x * y, c)
             } else {
@@ -83,7 +85,7 @@ fn matmul_into(
             }
             Ok(())
         }
-        (_, a, b) => Err(ReferenceError::Type {
+        (a, b, _) => Err(ReferenceError::Type {
             name: name.to_string(),
             ty: if a.elem_type() == b.elem_type() {
                 a.elem_type()
@@ -132,28 +134,6 @@ fn transpose_into(
         }
     }
     Ok(())
-}
-
-/// `out`'s i32 vector of length `len`, reusing it when it already is one.
-fn reuse_i32(out: &mut HostData, len: usize) -> &mut [i32] {
-    if !matches!(out, HostData::I32(v) if v.len() == len) {
-        *out = HostData::I32(vec![0; len]);
-    }
-    match out {
-        HostData::I32(v) => v,
-        _ => unreachable!("set just above"),
-    }
-}
-
-/// `out`'s f32 vector of length `len`, reusing it when it already is one.
-fn reuse_f32(out: &mut HostData, len: usize) -> &mut [f32] {
-    if !matches!(out, HostData::F32(v) if v.len() == len) {
-        *out = HostData::F32(vec![0.0; len]);
-    }
-    match out {
-        HostData::F32(v) => v,
-        _ => unreachable!("set just above"),
-    }
 }
 
 /// The papers' triple loop, i-j-k, one thread: `c[i][j] = Σ_k a[i][k]·b[k][j]`.
@@ -228,8 +208,7 @@ fn transpose<T: Copy + Send + Sync + Default>(
     }
 }
 
-/// Whether the baseline `name` spreads over every core (the `*_threads` ones); the `*_naive`
-/// ones run on one thread.
+/// Whether the baseline `name` spreads over every core (the `*_threads` ones).
 pub fn is_multithreaded(name: &str) -> bool {
     name.ends_with("_threads")
 }

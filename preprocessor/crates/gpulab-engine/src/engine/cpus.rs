@@ -1,7 +1,5 @@
-//! CPU sets for workers: a Linux CPU list (`0-13,15`) parsed and written, this process's allowed
-//! CPUs, and pinning a worker to its set, so that a single-threaded CPU baseline can be timed on a
-//! core of its own while another worker drives the GPU from the others, and several GPU workers
-//! each have CPUs of their own (`cli::record`).
+//! CPU sets for workers (a Linux CPU list, `0-13,15`), this process's allowed CPUs, and pinning,
+//! so that a CPU baseline or each GPU worker has cores of its own.
 
 /// Parses a CPU list: comma-separated CPUs and inclusive ranges (`0-3,8,10-11`), sorted, deduplicated.
 pub(crate) fn parse_list(s: &str) -> Result<Vec<usize>, String> {
@@ -32,21 +30,13 @@ pub(crate) fn parse_list(s: &str) -> Result<Vec<usize>, String> {
 
 /// Writes a CPU list in the form [`parse_list`] reads, with runs as ranges.
 pub(crate) fn format_list(cpus: &[usize]) -> String {
-    let mut out: Vec<String> = Vec::new();
-    let mut i = 0;
-    while i < cpus.len() {
-        let mut j = i;
-        while j + 1 < cpus.len() && cpus[j + 1] == cpus[j] + 1 {
-            j += 1;
-        }
-        out.push(if j == i {
-            cpus[i].to_string()
-        } else {
-            format!("{}-{}", cpus[i], cpus[j])
-        });
-        i = j + 1;
-    }
-    out.join(",")
+    let runs = cpus.chunk_by(|a, b| b == &(a + 1));
+    let runs = runs.map(|r| match r {
+        [one] => one.to_string(),
+        [first, .., last] => format!("{first}-{last}"),
+        [] => String::new(),
+    });
+    runs.collect::<Vec<_>>().join(",")
 }
 
 /// The CPUs this process may run on (`None` where the platform cannot say).
@@ -106,8 +96,7 @@ pub(crate) fn core_of(cpu: usize) -> Option<(usize, usize)> {
     Some((read("physical_package_id")?, read("core_id")?))
 }
 
-/// `cpus` grouped by physical core (SMT siblings together), cores in the order of their first
-/// CPU; each CPU its own group when the topology cannot be read for every one of them.
+/// `cpus` grouped by physical core in order of first CPU (each CPU alone without a topology).
 fn cores(cpus: &[usize], core_of: CoreOf) -> Vec<Vec<usize>> {
     let Some(ids) = cpus.iter().map(|&c| core_of(c)).collect::<Option<Vec<_>>>() else {
         return cpus.iter().map(|&c| vec![c]).collect();
@@ -122,10 +111,8 @@ fn cores(cpus: &[usize], core_of: CoreOf) -> Vec<Vec<usize>> {
     groups.into_iter().map(|(_, members)| members).collect()
 }
 
-/// Splits `cpus` for a GPU worker and a single-threaded CPU baseline beside it: (GPU worker's
-/// CPUs, the baseline's one CPU), the baseline on the last CPU, whose SMT siblings are left idle
-/// so that its core is its own. `None` below 4 CPUs: a baseline would then share the GPU worker's
-/// cores (or starve them), so it runs alone instead.
+/// Splits `cpus` into (the GPU worker's, a single-threaded baseline's last CPU, its SMT siblings
+/// left idle); `None` below 4 CPUs, where the baseline runs alone instead.
 pub(crate) fn split_for_baseline(cpus: &[usize], core_of: CoreOf) -> Option<(Vec<usize>, usize)> {
     let &last = cpus.last()?;
     let siblings = cores(cpus, core_of)
@@ -140,15 +127,11 @@ pub(crate) fn split_for_baseline(cpus: &[usize], core_of: CoreOf) -> Option<(Vec
     (cpus.len() >= 4 && rest.len() >= 2).then_some((rest, last))
 }
 
-/// Fewest CPUs a GPU worker is given of its own when several share a host: its launch thread and
-/// at least one more for its references and comparisons.
+/// Fewest CPUs a GPU worker is given of its own: its launch thread and one for its CPU work.
 pub(crate) const MIN_PER_GPU_WORKER: usize = 2;
 
-/// Splits `cpus` into `n` sets of whole physical cores (SMT siblings stay together), contiguous in
-/// core order and of near-equal size (the first sets one core larger when they do not divide
-/// evenly), one per GPU worker, so that one worker's CPU references and comparisons never run on
-/// the cores another launches its kernels from. `None` for one worker (it keeps every CPU) or when
-/// a set would have fewer than [`MIN_PER_GPU_WORKER`] CPUs.
+/// Splits `cpus` into `n` contiguous near-equal sets of whole cores, one per GPU worker; `None`
+/// for one worker or when a set would have fewer than [`MIN_PER_GPU_WORKER`] CPUs.
 pub(crate) fn split_among(cpus: &[usize], n: usize, core_of: CoreOf) -> Option<Vec<Vec<usize>>> {
     let cores = cores(cpus, core_of);
     if n < 2 || cores.len() < n {

@@ -1,15 +1,11 @@
-//! The cost model of a regeneration: predicts the wall time of `record` from the points to run,
-//! their recordings (samples, median, why sampling stopped) and their buffers. Pure: it needs no
-//! GPU, so changes to the engine can be weighed before a GPU run. Its constants were fitted to the
-//! H100 regeneration of commit 16e018a (810 s logged, 810 s modelled), then adjusted for what this
-//! engine caches, overlaps and counts (issue 11).
+//! The cost model of a regeneration: predicts `record`'s wall time from the points, their
+//! recordings and buffers, without a GPU (constants fitted to an H100 regeneration).
 
 use crate::record::{Outcome, Point};
 use crate::value::{ParamValue, params_order};
 use std::collections::BTreeMap;
 
-/// How a point is executed, for the schedule: GPU points run in the GPU worker; CPU baselines
-/// run beside it (single-threaded, on a CPU of their own) or after it, alone (multi-threaded).
+/// How a point is executed: in the GPU worker, or a CPU baseline beside it or alone after it.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Exec {
     Gpu,
@@ -46,9 +42,6 @@ pub struct PointFacts {
     pub recorded: Option<Point>,
 }
 
-// This engine's constants (seconds). The output download into a reused buffer (~4 GB/s with its
-// comparison), the upload per buffer set and the AVX2 matrix products (measured 2.8× faster for
-// i32, 1.9× for f64 than 16e018a's on one core) are predictions until a GPU run measures them.
 /// Worker start, GPU context, spec load and compiles, per job (one job per experiment and lane).
 const JOB_S: f64 = 0.5;
 /// L2 flush, blocking kernel and event synchronisation per cold sample.
@@ -89,9 +82,8 @@ impl Estimate {
     }
 }
 
-/// Seconds of runs of a recorded point (samples, the warm-up run unless a cold verification run of
-/// at least 0.1 s is the first sample, sample overheads). A CPU baseline's long first run is also
-/// its first sample since 9a82b10; the model, fitted before, still charges it.
+/// Seconds of runs of a recorded point: samples, the warm-up run (unless a long cold run was the
+/// first sample) and sample overheads.
 pub(crate) fn runs_s(recorded: &Point) -> f64 {
     let Some(t) = recorded
         .timing
@@ -116,9 +108,8 @@ pub(crate) fn runs_s(recorded: &Point) -> f64 {
     n * batch + warm_up + overhead
 }
 
-/// Seconds a worker spends once per buffer set of `f` (input generation and upload, and its CPU
-/// reference), whichever of the set's points it runs first; `cores`: how many times longer the
-/// reference takes there (a worker pinned to one CPU).
+/// Seconds a worker spends once per buffer set of `f` (inputs, upload, CPU reference `cores` times
+/// longer on a pinned worker).
 pub fn set_s(f: &PointFacts, cores: f64) -> f64 {
     let bytes: u64 = f.set.iter().sum();
     bytes as f64 * SET_S_PER_BYTE + reference_s(f.reference) * cores
@@ -134,19 +125,13 @@ fn reference_s(r: RefWork) -> f64 {
     }
 }
 
-/// Predicts a regeneration of `points` (in the order `record` plans them): one job per experiment
-/// and lane (0 GPU, 1 single-threaded CPU baselines beside it, 2 multi-threaded ones alone after).
+/// Predicts a regeneration of `points`: one job per experiment and lane ([`Exec`]).
 pub fn estimate(points: &[PointFacts]) -> Estimate {
     let mut out = Estimate::default();
     // Jobs: (experiment, lane) → the points in it, in order.
-    let mut jobs: Vec<((String, u8), Vec<&PointFacts>)> = Vec::new();
+    let mut jobs: Vec<((String, Exec), Vec<&PointFacts>)> = Vec::new();
     for f in points {
-        let lane = match f.exec {
-            Exec::CpuSingle => 1,
-            Exec::CpuMulti => 2,
-            Exec::Gpu => 0,
-        };
-        let key = (f.experiment.clone(), lane);
+        let key = (f.experiment.clone(), f.exec);
         match jobs.iter_mut().find(|(k, _)| *k == key) {
             Some((_, v)) => v.push(f),
             None => jobs.push((key, vec![f])),
@@ -155,7 +140,11 @@ pub fn estimate(points: &[PointFacts]) -> Estimate {
     for ((experiment, lane), mut pts) in jobs {
         // A job runs parameter-major (`Recorder`).
         pts.sort_by(|a, b| params_order(&a.params, &b.params));
-        let cores = if lane == 1 { HOST_CORES } else { 1.0 };
+        let cores = if lane == Exec::CpuSingle {
+            HOST_CORES
+        } else {
+            1.0
+        };
         let mut s = JOB_S;
         // Inputs and references are made once per buffer set.
         let mut seen: Vec<&[u64]> = Vec::new();
@@ -174,9 +163,9 @@ pub fn estimate(points: &[PointFacts]) -> Estimate {
             s += f.recorded.as_ref().map_or(0.0, runs_s);
         }
         let add = |l: &mut Lanes| match lane {
-            1 => l.beside += s,
-            2 => l.alone += s,
-            _ => l.gpu += s,
+            Exec::CpuSingle => l.beside += s,
+            Exec::CpuMulti => l.alone += s,
+            Exec::Gpu => l.gpu += s,
         };
         add(&mut out.lanes);
         match out

@@ -1,5 +1,4 @@
-//! Expected outputs for verification: built-in CPU references and the `formula` reference,
-//! evaluated on the host inputs of a point.
+//! Expected outputs for verification: built-in CPU references and the `formula` reference.
 
 use super::reference;
 use crate::expr::{Arrays, Expr, Num};
@@ -26,8 +25,7 @@ pub fn dims(
         .collect()
 }
 
-/// Element `j` of the formula's own output so far (a recurrence's `ref[j]`, j < i), in the kind of
-/// number the output holds.
+/// Element `j` of the formula's own output so far (a recurrence's `ref[j]`), in the output's kind.
 fn earlier(done: &[Num], j: i64, float: bool) -> Option<Num> {
     let v = *done.get(usize::try_from(j).ok()?)?;
     Some(match (v, float) {
@@ -84,8 +82,7 @@ fn formula_values(
     n: usize,
     like: ElemType,
 ) -> Result<HostData, String> {
-    // Parameters and dims are the same for every element: substituted and folded once, so
-    // the per-element evaluation reads only `i` and the inputs.
+    // Parameters and dims are the same for every element: substituted and folded once.
     let formula = formula.specialized(&|name| {
         (name != "i" && name != SELF_NAME)
             .then(|| vars.get(name).copied())
@@ -128,14 +125,8 @@ fn formula_values(
         .into_par_iter()
         .map_init(|| slots.clone(), |slots, i| at(i, slots, &input))
         .collect();
-    // Converted per element by the output type's rules (integers exactly, wrapping; floats
-    // rounded to nearest): see `host_data::element`.
+    // Converted per element by the output type's rules (`host_data::element`).
     Ok(HostData::from_nums(like, &values?))
-}
-
-/// The first `n` elements of `data` (references of reductions produce fewer than the buffer).
-pub fn prefix(data: &HostData, n: usize) -> HostData {
-    data.prefix(n)
 }
 
 #[cfg(test)]

@@ -41,16 +41,12 @@ impl Default for MeasureRules {
 pub struct JobPoint {
     pub variant: String,
     pub params: BTreeMap<String, ParamValue>,
-    /// The key without the device: the recorder names the device the worker ran on
-    /// (`Recorder::record_groups`), so the worker's points carry `key.as_str()` until then.
+    /// The key without the device, which the recorder adds once the worker names it.
     pub key: PointKey,
-    /// This point's rules when they differ from the job's: one job runs every directive's
-    /// points of an experiment (`Recorder::record_groups`), so inputs and CPU references are
-    /// computed once, while each directive's `measure` and `budget_s` still apply to its own points.
+    /// This point's rules when they differ from the job's (another directive's `measure`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub rules: Option<MeasureRules>,
-    /// Seconds its kernel runs (verification run and samples), as a verified recording predicts
-    /// them (`shard::set_predictions`); the supervisor's watchdog scales with it. `None`: unknown.
+    /// Seconds its kernel runs, as a verified recording predicts (`shard::set_predictions`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub predicted_s: Option<f64>,
 }
@@ -73,8 +69,7 @@ impl JobPoint {
     }
 }
 
-/// The product of a point's numeric parameters: the size proxy of the budget rule (and of the
-/// shards' cost model).
+/// The product of a point's numeric parameters: the budget rule's and cost model's size proxy.
 pub fn size_of(params: &BTreeMap<String, ParamValue>) -> f64 {
     params
         .values()
@@ -99,12 +94,10 @@ pub struct Job {
     /// The recording run's id (one per `record` or live build), stamped on every point.
     #[serde(default)]
     pub run: Option<String>,
-    /// Per variant, a recorded (size, seconds per run) for the budget rule, when the variant's
-    /// smaller sizes run in another shard (see `shard::budget_hints`).
+    /// Per variant, a recorded (size, seconds per run) from other shards (`shard::budget_hints`).
     #[serde(default)]
     pub budget_hints: BudgetHints,
-    /// The profiled pass (`record --counters`): each point's launch sequence runs once, under the
-    /// profiler that started the worker, unverified and untimed; answered with `Profiled`.
+    /// The profiled pass (`record --counters`): each point's launches run once, untimed.
     #[serde(default)]
     pub profile: bool,
 }
@@ -117,13 +110,11 @@ pub(crate) enum Message {
     Device(DeviceRecord),
     /// A point is starting (the watchdog and the progress bar use it).
     Start { index: usize },
-    /// The running point's kernel starts (`true`, before its first launch) or stops (`false`,
-    /// after its last sample) running: in between, the watchdog scales with its predicted time.
+    /// The running point's kernel starts or stops running (the watchdog scales in between).
     Kernel { running: bool },
     /// A point finished (ok, failed or skipped).
     Point { index: usize, point: Box<Point> },
-    /// A point's launch sequence ran once for the profiler (`Job::profile`): the kernel of each
-    /// launch, in order, or why it could not run.
+    /// A point's launches ran once for the profiler: each launch's kernel, or why not.
     Profiled {
         index: usize,
         kernels: Vec<String>,

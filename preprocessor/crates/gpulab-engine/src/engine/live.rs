@@ -1,5 +1,4 @@
-//! The seam between a book build and the live engine: the work a build asks for and the
-//! runner that does it.
+//! The seam between a book build and the live engine: the work asked for and its runner.
 
 use super::EngineError;
 use crate::plan::PlannedPoint;

@@ -1,6 +1,5 @@
-//! Timing a launch sequence: the sampling loop (over a [`Measurement`], so it is tested with a fake
-//! clock), and its GPU (CUDA events, blocking kernel, L2 flush, NVML clocks) and host (wall clock)
-//! measurements.
+//! Timing: the sampling loop (over a [`Measurement`], tested with a fake clock) and its GPU
+//! (CUDA events, blocking kernel, L2 flush) and host (wall clock) measurements.
 
 use super::job::MeasureRules;
 use crate::gpu::{Blocker, ClockReading, Gpu, GpuError, MAX_QUEUED_LAUNCHES, Timer};
@@ -10,26 +9,21 @@ use std::time::Instant;
 
 /// A hot-mode sample lasts at least this long (ms): short kernels are run several times per sample.
 pub(crate) const HOT_SAMPLE_MS: f64 = 0.5;
-/// A cold verification run at least this long (ms) is its own warm-up and counts as the first
-/// sample: launch latency, lazy loading and clock ramps are far below 0.1 % of it, and a second run
-/// of a long kernel only to warm it up costs a tenth of a full regeneration (issue 11).
+/// A cold verification run at least this long (ms) is its own warm-up and the first sample.
 pub(crate) const FIRST_RUN_SAMPLE_MS: f64 = 100.0;
-/// Clocks are read at most this often during sampling (seconds of wall time), and always before the first
-/// and after the last sample.
+/// Clocks are read at most this often (s), and always before the first and after the last sample.
 const CLOCK_EVERY_S: f64 = 0.01;
 
 /// What the sampling loop drives.
 pub(crate) trait Measurement {
     type Error;
-    /// Times one sample of `runs` back-to-back runs of the measured sequence and returns the time of the
-    /// whole batch in milliseconds, or `None` when the sample must be discarded (the blocking kernel gave up).
+    /// Times `runs` back-to-back runs (ms of the batch), or `None` when the sample is discarded.
     fn sample(&mut self, runs: usize) -> Result<Option<f64>, Self::Error>;
     /// Seconds of wall time since an arbitrary origin.
     fn now_s(&self) -> f64;
     /// The live clocks, if they can be read.
     fn clocks(&mut self) -> Option<ClockReading>;
-    /// Prepares the next sample outside its timed region (resets the buffers a kernel reads and
-    /// writes); called before every sample.
+    /// Prepares the next sample outside its timed region (resets buffers).
     fn prepare(&mut self) -> Result<(), Self::Error> {
         Ok(())
     }
@@ -45,9 +39,7 @@ pub(crate) struct SamplePlan {
     pub max_runs: usize,
     /// Stop after a sample whose single run exceeds this (seconds).
     pub budget_s: f64,
-    /// The verification run (`first_ms`) counts as the first sample when it lasts at least
-    /// [`FIRST_RUN_SAMPLE_MS`] (cold GPU timing, and host timings whose first run wrote into an
-    /// output allocated and faulted in before it; never hot batches).
+    /// The verification run counts as the first sample when it lasts [`FIRST_RUN_SAMPLE_MS`].
     pub first_is_sample: bool,
 }
 
@@ -60,10 +52,8 @@ pub(crate) struct Sampled {
     pub clocks: Option<Clocks>,
 }
 
-/// The sampling loop. `first_ms`: the time of a cold run just made (the verification run); when it
-/// alone reaches the timeout it is the only sample (a second run would only repeat it past the timeout);
-/// when it lasts [`FIRST_RUN_SAMPLE_MS`] and the plan allows, it is the first sample (and the timeout
-/// counts from its start); otherwise it served as the warm-up and is not a sample.
+/// The sampling loop. `first_ms` (the verification run) is the only sample when it reaches the
+/// timeout, the first when it lasts [`FIRST_RUN_SAMPLE_MS`] and the plan allows, else the warm-up.
 pub(crate) fn sample_loop<M: Measurement>(
     m: &mut M,
     plan: &SamplePlan,
@@ -170,8 +160,7 @@ impl ClockLog {
     }
 }
 
-/// The GPU measurement: per sample, the L2 flush (cold mode), the blocking kernel (when the sample's
-/// launches fit the launch queue), the start event, `runs` runs of the sequence, the stop event.
+/// The GPU measurement: L2 flush (cold), blocking kernel (when the launches fit its queue), events.
 struct GpuMeasurement<'a, 'p> {
     gpu: &'a Gpu,
     timer: Timer,
@@ -240,20 +229,13 @@ impl Measurement for GpuMeasurement<'_, '_> {
     }
 
     fn prepare(&mut self) -> Result<(), GpuError> {
-        // Queued before the L2 flush and the start event, so neither the reset nor its traffic in
-        // L2 (cold mode) is part of the sample.
-        match self.prepare.as_mut() {
-            Some(p) => p(),
-            None => Ok(()),
-        }
+        // Queued before the L2 flush and the start event, so the reset is not part of the sample.
+        self.prepare.as_mut().map_or(Ok(()), |p| p())
     }
 }
 
-/// Times `run` (which queues the whole measured sequence, `launches_per_run` kernel launches) with CUDA
-/// events. The sequence has just run (the verification run), which serves as the warm-up; `first_ms` is
-/// that run's time when it was timed (see [`sample_loop`]). `prepare`, when given, runs before every
-/// sample, untimed; each sample is then a single run of the sequence (hot mode too), since a run
-/// must start from prepared buffers.
+/// Times `run` (`launches_per_run` launches) with CUDA events after the verification run
+/// (`first_ms`, see [`sample_loop`]); with `prepare`, each sample is one run after it, untimed.
 pub(crate) fn measure_gpu(
     gpu: &Gpu,
     rules: &MeasureRules,
@@ -321,10 +303,8 @@ impl Measurement for HostMeasurement<'_> {
     }
 }
 
-/// Times a host function (CPU baselines) with the wall clock. `first_ms`: the time of the run that
-/// produced the output (the warm-up; the only sample when it reached the timeout). `in_place`: that
-/// run wrote into an output allocated and faulted in before it, so when it lasts
-/// [`FIRST_RUN_SAMPLE_MS`] it is the first sample (its cold caches are far below 0.1 % of it).
+/// Times a host function (CPU baselines) with the wall clock; `first_ms` as in [`sample_loop`], a
+/// first sample only when `in_place` (it wrote into an output faulted in before it).
 pub(crate) fn measure_host(
     rules: &MeasureRules,
     first_ms: Option<f64>,

@@ -1,5 +1,4 @@
-//! The live engine: runs planned points on the GPU (in a worker subprocess), verifies and times
-//! them, and records the results.
+//! The live engine: runs planned points in GPU worker processes, verifies, times and records them.
 
 pub(crate) mod buffer_reset;
 pub mod calibrate;
@@ -33,8 +32,7 @@ pub fn gpu_present() -> bool {
         && crate::gpu::device_count().map(|n| n > 0).unwrap_or(false)
 }
 
-/// The live runner of a build that runs kernels ([`crate::config::Mode::runs_kernels`] decides
-/// whether it does): the recorder, with progress shown.
+/// The live runner of a build that runs kernels: the recorder, with progress shown.
 pub fn live_runner() -> Box<dyn LiveRunner> {
     Box::new(recorder::Recorder {
         verbose: true,

@@ -1,6 +1,4 @@
-//! Where a worker's time went, by phase (compile, inputs, references, verification runs, sampling,
-//! CPU baselines): summed per job and printed by `record`, so a slow regeneration names its cause
-//! (issue 11) instead of being guessed from a cost model.
+//! Where a worker's time went, by phase: summed per job and printed by `record`.
 
 use serde::{Deserialize, Serialize};
 use std::time::Instant;
@@ -20,8 +18,7 @@ pub struct PhaseTimes {
     pub compare_s: f64,
     /// The sampling loops of GPU points (flushes, blocking kernels, clock reads included).
     pub sampling_s: f64,
-    /// What the GPU samples measured (per-run time × runs, summed): `sampling_s` minus this is the
-    /// per-sample overhead.
+    /// What the GPU samples measured (`sampling_s` minus this is the overhead).
     pub measured_s: f64,
     /// Timed samples taken by GPU points.
     pub samples: u64,

@@ -1,5 +1,4 @@
-//! The parent side of live runs: groups stale points by experiment and rules, runs each group in a worker,
-//! and merges the results into `data/` atomically under the lock.
+//! The parent side of live runs: stale points grouped into jobs, run, and merged into `data/`.
 
 use super::EngineError;
 use super::job::{BudgetHints, Job, JobPoint, MeasureRules};
@@ -20,8 +19,7 @@ pub struct Recorder {
     pub gpu: Option<String>,
     /// Progress bars of several recorders at once (`record --gpus`).
     pub bars: Option<indicatif::MultiProgress>,
-    /// The CPUs its workers may use (`0-13`, `15`: a Linux CPU list), so that a CPU baseline timed
-    /// beside GPU work has cores of its own (`engine::schedule`); `None`: every CPU.
+    /// The CPUs its workers may use (a Linux CPU list, `0-13,15`); `None`: every CPU.
     pub cpus: Option<String>,
 }
 
@@ -42,8 +40,7 @@ pub fn rules_for(ws: &Workspace, o: &MeasureOverrides, budget_s: Option<f64>) ->
     r
 }
 
-/// The current commit (short), when the book is a git checkout.
-/// `GPULAB_COMMIT` overrides it (a copy of the tree without `.git`, e.g. on a lent GPU machine).
+/// The current commit (short): `GPULAB_COMMIT` (a tree without `.git`), else git's, if any.
 pub fn git_commit(root: &std::path::Path) -> Option<String> {
     if let Ok(c) = std::env::var("GPULAB_COMMIT")
         && !c.trim().is_empty()
@@ -77,10 +74,8 @@ fn progress_bar(total: usize) -> ProgressBar {
 }
 
 impl Recorder {
-    /// Runs and records job groups; returns (points run, points failed). The groups of one
-    /// experiment run as one job (each point with its own group's rules, see [`merge_groups`]),
-    /// so inputs and CPU references shared by several directives are computed once.
-    /// `budget_hints`: see `shard::budget_hints` (empty when a group is not sharded).
+    /// Runs and records job groups, each experiment's as one job ([`merge_groups`]), with their
+    /// budget hints (`shard::budget_hints`); returns (points run, points failed).
     pub fn record_groups(
         &self,
         ws: &Workspace,
@@ -96,7 +91,11 @@ impl Recorder {
     }
 
     /// Runs one experiment's job and merges its points into the recording.
-    fn record_job(&self, ws: &Workspace, merged: MergedJob) -> Result<(usize, usize), EngineError> {
+    fn record_job(
+        &self,
+        ws: &Workspace,
+        (merged, hints): (JobGroup, BudgetHints),
+    ) -> Result<(usize, usize), EngineError> {
         if merged.points.is_empty() {
             return Ok((0, 0));
         }
@@ -104,7 +103,7 @@ impl Recorder {
         let experiment = merged.experiment.as_str();
         let mut job = self.job(ws, experiment, merged.rules.clone());
         job.points = merged.points;
-        job.budget_hints = merged.budget_hints;
+        job.budget_hints = hints;
         let mut bar = progress_bar(job.points.len());
         if let Some(multi) = &self.bars {
             bar = multi.add(bar);
@@ -134,18 +133,13 @@ impl Recorder {
             device,
             mut points,
             phases,
-        } = match result {
-            Ok(r) => r,
-            Err(WorkerError::Interrupted) => {
-                return Err(EngineError::Interrupted);
-            }
-            Err(error) => {
-                return Err(EngineError::Worker {
-                    experiment: experiment.to_string(),
-                    error,
-                });
-            }
-        };
+        } = result.map_err(|error| match error {
+            WorkerError::Interrupted => EngineError::Interrupted,
+            error => EngineError::Worker {
+                experiment: experiment.to_string(),
+                error,
+            },
+        })?;
         name_device_in_keys(&job.points, &mut points, &device.slug);
         let count = |o: Outcome| points.iter().filter(|p| p.outcome == o).count();
         let (failed, skipped) = (count(Outcome::Failed), count(Outcome::Skipped));
@@ -162,16 +156,9 @@ impl Recorder {
             },
         )?;
         if self.verbose {
-            let on = self
-                .gpu
-                .as_ref()
-                .map(|g| format!(" on GPU {g}"))
-                .unwrap_or_default();
-            let cpus = self
-                .cpus
-                .as_ref()
-                .map(|c| format!(" (CPUs {c})"))
-                .unwrap_or_default();
+            let on = self.gpu.as_ref().map(|g| format!(" on GPU {g}"));
+            let cpus = self.cpus.as_ref().map(|c| format!(" (CPUs {c})"));
+            let (on, cpus) = (on.unwrap_or_default(), cpus.unwrap_or_default());
             eprintln!(
                 "recorded {ran} point(s) of `{experiment}` ({failed} failed, {skipped} not run){on}{cpus} in {} in {:.1} s\n    time: {}",
                 path.display(),
@@ -245,9 +232,8 @@ pub struct JobGroup {
     pub points: Vec<JobPoint>,
 }
 
-/// Groups `work` into jobs: one per experiment and distinct measurement rules (a directive's
-/// `measure` and `budget_s` apply to its own points, not to other directives of the experiment),
-/// each point once: the first directive that names a point decides its rules.
+/// Groups `work` into jobs, one per experiment and distinct measurement rules; the first
+/// directive that names a point decides its rules.
 pub fn job_groups(ws: &Workspace, work: &[Work]) -> Vec<JobGroup> {
     let mut groups: Vec<JobGroup> = Vec::new();
     for w in work {
@@ -293,46 +279,34 @@ impl LiveRunner for Recorder {
     }
 }
 
-/// One worker job: every point of an experiment from several job groups.
-#[derive(Debug, Clone, PartialEq)]
-pub(crate) struct MergedJob {
-    pub experiment: String,
-    /// The first group's rules; a point of another group carries its own (`JobPoint::rules`).
-    pub rules: MeasureRules,
-    pub points: Vec<JobPoint>,
-    pub budget_hints: BudgetHints,
-}
-
-/// The groups of each experiment merged into one job (experiments in their first group's
-/// order). Points are sorted parameter-major: every variant at the same values runs back to
-/// back, so inputs and the CPU reference are computed once per values, and sizes ascend for
-/// the budget rule. A variant's budget hint is the first group's that has one.
-pub(crate) fn merge_groups(groups: &[(JobGroup, BudgetHints)]) -> Vec<MergedJob> {
-    let mut jobs: Vec<MergedJob> = Vec::new();
+/// The groups of each experiment merged into one job with the first group's rules (a point of
+/// another group carries its own), sorted parameter-major so inputs and CPU references are made
+/// once per values and sizes ascend for the budget rule; a variant's first budget hint wins.
+pub(crate) fn merge_groups(groups: &[(JobGroup, BudgetHints)]) -> Vec<(JobGroup, BudgetHints)> {
+    let mut jobs: Vec<(JobGroup, BudgetHints)> = Vec::new();
     for (g, hints) in groups {
-        let i = match jobs.iter().position(|j| j.experiment == g.experiment) {
+        let i = match jobs.iter().position(|j| j.0.experiment == g.experiment) {
             Some(i) => i,
             None => {
-                jobs.push(MergedJob {
-                    experiment: g.experiment.clone(),
-                    rules: g.rules.clone(),
+                let first = JobGroup {
                     points: Vec::new(),
-                    budget_hints: BudgetHints::new(),
-                });
+                    ..g.clone()
+                };
+                jobs.push((first, BudgetHints::new()));
                 jobs.len() - 1
             }
         };
-        let job = &mut jobs[i];
+        let (job, job_hints) = &mut jobs[i];
         let own = (g.rules != job.rules).then(|| g.rules.clone());
         job.points.extend(g.points.iter().map(|p| JobPoint {
             rules: own.clone(),
             ..p.clone()
         }));
         for (variant, hint) in hints {
-            job.budget_hints.entry(variant.clone()).or_insert(*hint);
+            job_hints.entry(variant.clone()).or_insert(*hint);
         }
     }
-    for job in &mut jobs {
+    for (job, _) in &mut jobs {
         job.points
             .sort_by(|a, b| crate::value::params_order(&a.params, &b.params));
     }
@@ -378,7 +352,7 @@ mod tests {
         ];
         let jobs = merge_groups(&groups);
         assert_eq!(jobs.len(), 2, "one job per experiment");
-        let a = &jobs[0];
+        let (a, a_hints) = &jobs[0];
         assert_eq!((a.experiment.as_str(), a.rules.budget_s), ("a", 5.0));
         let order: Vec<(i64, Option<f64>)> = a
             .points
@@ -395,7 +369,7 @@ mod tests {
             vec![(160, None), (320, Some(10.0)), (640, None)],
             "parameter-major, the second directive's points keep their rules"
         );
-        assert_eq!(a.budget_hints.get("v10"), Some(&(1.0, 2.0)));
+        assert_eq!(a_hints.get("v10"), Some(&(1.0, 2.0)));
         let job = Job {
             root: "r".into(),
             kernels_dir: "k".into(),

@@ -1,5 +1,4 @@
-//! Resolving a variant at one point: its expressions evaluated into concrete NVRTC options,
-//! launch dimensions and arguments. Pure, so `check` and tests use it without a GPU.
+//! Resolving a variant at one point into NVRTC options, launch dimensions and arguments (pure).
 
 use crate::expr::{Expr, Num};
 use crate::spec::{ArgSpec, DefineValue, Exec, Experiment, Launch, ScalarType, Variant};
@@ -23,9 +22,7 @@ pub enum Scalar {
 }
 
 impl Scalar {
-    /// `v` as an argument of type `ty`: an integer type takes an integer value within its range
-    /// (anything else is an error: a kernel argument never wraps silently); a float type rounds to
-    /// nearest.
+    /// `v` as an argument of type `ty`: integers must be in range (never wrapped), floats round.
     pub fn of(ty: ScalarType, v: Num) -> Result<Scalar, String> {
         if let Some((lo, hi)) = ty.int_range() {
             let i = v.as_i64().ok_or_else(|| format!("{v} is not an integer"))?;
@@ -113,8 +110,7 @@ fn eval_u32(
     u32::try_from(i).map_err(|_| err(format!("{what} `{}` = {i} is out of range", e.source())))
 }
 
-/// Grid, block and dynamic shared memory of one of `variant`'s launches at a point (missing
-/// dimensions are 1).
+/// Grid, block (missing dimensions 1) and dynamic shared memory of one launch at a point.
 pub fn dims(
     variant: &str,
     launch: &Launch,

@@ -1,10 +1,6 @@
-//! How a `record` run deals its points among its workers, and runs them.
-//!
-//! Its shard's share of the points is balanced among one worker per GPU by predicted cost; points
-//! that share a costly buffer set stay together (`shard::Bundles`). CPU baselines are not timed
-//! beside another worker's CPU work (input generation, CPU references): a single-threaded one runs
-//! beside the GPU work on a CPU of its own, the GPU workers pinned to the others; a multi-threaded
-//! one runs after the GPU work, alone (DESIGN.md, "CPU baselines and several GPUs").
+//! How a `record` run deals its points among its workers (one per GPU, by predicted cost), and
+//! runs them; CPU baselines run on a CPU of their own or alone after the GPU work (DESIGN.md,
+//! "CPU baselines and several GPUs").
 
 use super::EngineError;
 use super::cpus::{self, CoreOf};
@@ -22,24 +18,21 @@ pub struct Forecast<'a> {
     pub costs: HashMap<String, f64>,
     /// A point's recordings, on this kind of GPU first.
     pub recorded: &'a dyn Fn(&str, &JobPoint) -> Vec<Point>,
-    /// The points that share a costly buffer set (asked for only when the points are dealt among
-    /// shards or GPUs).
+    /// The points that share a costly buffer set (asked for only when points are dealt).
     pub bundles: &'a dyn Fn() -> Bundles,
 }
 
 /// A worker's recorder and the job groups it records, each with its budget hints.
 type Worker = (Recorder, Vec<(JobGroup, BudgetHints)>);
 
-/// One run's workers: those that run at once (one per GPU, and the single-threaded CPU baselines'
-/// beside them), then the multi-threaded CPU baselines', alone.
+/// One run's workers: those that run at once (GPUs, baselines beside), then the one alone after.
 pub struct Schedule {
     together: Vec<Worker>,
     after: Worker,
 }
 
 impl Schedule {
-    /// Deals `all` (the run's job groups; of them, `shard`'s share) among `recorders` (one per GPU)
-    /// and the CPU-baseline workers, and prints each one's points and predicted seconds.
+    /// Deals `shard`'s share of `all` among `recorders` (one per GPU) and the CPU-baseline workers.
     pub fn new(
         ws: &Workspace,
         recorders: &[Recorder],
@@ -97,22 +90,20 @@ impl Schedule {
         }
         let per_gpu = per_gpu(&recorders, mine, &f.costs, &bundles);
         // A job whose points were dealt among shards or GPUs learns the sizes run elsewhere.
+        let hints = |g: &JobGroup| -> BudgetHints {
+            if !dealt {
+                return BudgetHints::new();
+            }
+            let same = all.iter().filter(|a| a.experiment == g.experiment);
+            let every: Vec<JobPoint> = same.flat_map(|a| a.points.iter().cloned()).collect();
+            shard::budget_hints(g, f.recorded, &every)
+        };
         let with_hints = |groups: Vec<JobGroup>| -> Vec<(JobGroup, BudgetHints)> {
-            let every = |g: &JobGroup| -> Vec<JobPoint> {
-                let same = all.iter().filter(|a| a.experiment == g.experiment);
-                same.flat_map(|a| a.points.iter().cloned()).collect()
+            let hinted = |g: JobGroup| {
+                let h = hints(&g);
+                (g, h)
             };
-            groups
-                .into_iter()
-                .map(|g| {
-                    let hints = if dealt {
-                        shard::budget_hints(&g, f.recorded, &every(&g))
-                    } else {
-                        BudgetHints::new()
-                    };
-                    (g, hints)
-                })
-                .collect()
+            groups.into_iter().map(hinted).collect()
         };
         let mut together: Vec<Worker> = recorders
             .into_iter()
@@ -133,8 +124,7 @@ impl Schedule {
             .all(|(_, groups)| groups.is_empty())
     }
 
-    /// Runs the workers that run at once, each in a thread, then the one after them; returns the
-    /// points run and failed, and the first error (once every worker has finished).
+    /// Runs the workers (those at once in threads): points run and failed, and the first error.
     pub fn run(&self, ws: &Workspace) -> (usize, usize, Option<EngineError>) {
         let mut results: Vec<Result<(usize, usize), EngineError>> = std::thread::scope(|scope| {
             let handles: Vec<_> = self
@@ -154,13 +144,8 @@ impl Schedule {
         let (mut ran, mut failed, mut error) = (0, 0, None);
         for r in results {
             match r {
-                Ok((r, f)) => {
-                    ran += r;
-                    failed += f;
-                }
-                Err(e) => {
-                    error.get_or_insert(e);
-                }
+                Ok((r, f)) => (ran, failed) = (ran + r, failed + f),
+                Err(e) => _ = error.get_or_insert(e),
             }
         }
         (ran, failed, error)
@@ -168,8 +153,7 @@ impl Schedule {
 }
 
 /// Pins the GPU workers to their CPUs and makes the CPU-baseline workers: one beside them on a
-/// CPU of its own (when a single-threaded baseline runs, `beside`, and the host can spare one),
-/// one after them on every CPU.
+/// CPU of its own (when `beside` and the host can spare one), one after them on every CPU.
 fn cpu_workers(recorders: &mut [Recorder], beside: bool) -> (Option<Recorder>, Recorder) {
     let split = cpus::allowed()
         .and_then(|c| cpus::split_for_baseline(&c, &cpus::core_of))
@@ -195,10 +179,8 @@ fn cpu_workers(recorders: &mut [Recorder], beside: bool) -> (Option<Recorder>, R
     (beside, alone)
 }
 
-/// Gives each GPU worker its CPUs: several workers get disjoint sets of `gpu_cpus`
-/// (`cpus::split_among`), so that one's CPU references and comparisons do not run on the cores
-/// another launches from; a single worker is pinned to `gpu_cpus` only when a baseline runs
-/// beside it (`pin_one`), and several that cannot each have two CPUs share them all.
+/// Gives each GPU worker a disjoint set of `gpu_cpus` (one's CPU work off another's launch cores);
+/// else, when `pin_one` (a baseline runs beside them), all of `gpu_cpus` to each.
 fn pin_gpu_workers(
     recorders: &mut [Recorder],
     gpu_cpus: Option<&[usize]>,
@@ -223,8 +205,7 @@ fn pin_gpu_workers(
     }
 }
 
-/// The GPU points dealt among the GPUs' `recorders` by predicted cost (each share printed); all of
-/// them to one GPU.
+/// The GPU points dealt among the GPUs' `recorders` by predicted cost (each share printed).
 fn per_gpu(
     recorders: &[Recorder],
     groups: Vec<JobGroup>,

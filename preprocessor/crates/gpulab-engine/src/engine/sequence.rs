@@ -1,6 +1,5 @@
-//! The launch sequence of a kernel variant at one point: one launch, several launches of
-//! different kernels (`[[variant.launch]]`), a host loop of launches (one per block row or per
-//! block), or multi-pass ping-pong passes (reduction).
+//! The launch sequence of a kernel variant at one point: one launch, several (`[[variant.launch]]`),
+//! a host loop of launches, or multi-pass ping-pong passes (reduction).
 
 use super::resolve::{self, Arg, Scalar};
 use crate::expr::Num;
@@ -102,8 +101,7 @@ impl Sequence {
             let mut v = vars.clone();
             let mut input = p.input.clone();
             let mut k = 0;
-            // Each pass reduces `count` elements to `next`; the pass that reaches one element
-            // writes straight into `result`.
+            // Each pass reduces `count` elements to `next`, the last straight into `result`.
             loop {
                 v.insert("count".into(), Num::Int(count));
                 let next = p

@@ -1,8 +1,5 @@
-//! Sharding a run over N GPUs or machines by point: each point's wall time is predicted from its
-//! recording (or a size model), points are dealt longest first to the least-loaded shard, so the
-//! shards finish together; points that share a costly buffer set (inputs, CPU reference) go
-//! together, so that no two shards make it. Pure and deterministic: the same groups and
-//! recordings give the same assignment on every machine.
+//! Sharding a run over N GPUs or machines: points (bundled where they share a costly buffer set)
+//! dealt longest first to the least-loaded shard, by predicted wall time; deterministic.
 
 use super::job::{BudgetHints, JobPoint, size_of};
 use super::recorder::JobGroup;
@@ -16,15 +13,13 @@ pub(crate) const FLUSH_S: f64 = 0.0002;
 /// A point of a variant with no recording at any size: a guess scaled by size within the variant.
 pub(crate) const UNRECORDED_S: f64 = 0.1;
 
-/// A buffer set whose making (inputs, upload, CPU reference) is predicted to cost less than this
-/// is not worth keeping together: its points are dealt one by one, which balances finer.
+/// A buffer set cheaper than this to make is not kept together: its points are dealt one by one.
 pub(crate) const BUNDLE_MIN_S: f64 = 0.5;
 
 /// Points dealt together, by [`point_id`]: (their bundle, the seconds its buffer set costs once).
 pub type Bundles = HashMap<String, (String, f64)>;
 
-/// The bundles of points that share a buffer set worth keeping together, from each point's
-/// (id, set identity, seconds the set costs once); a set under [`BUNDLE_MIN_S`] bundles nothing.
+/// The bundles of points that share a buffer set, from each point's (id, set, seconds the set costs).
 pub fn bundles(points: impl IntoIterator<Item = (String, String, f64)>) -> Bundles {
     points
         .into_iter()
@@ -64,9 +59,8 @@ impl Shard {
     }
 }
 
-/// The predicted wall time (s) of running a point whose last recording is `recorded`: its samples
-/// (plus the verification run that serves as warm-up), an L2 flush per cold sample and the
-/// per-point setup. `None` when the recording says nothing about its time.
+/// The predicted wall time (s) of a point from its last recording: samples, the verification run,
+/// flushes and setup; `None` when the recording says nothing about its time.
 pub(crate) fn recorded_cost(recorded: &Point) -> Option<f64> {
     match recorded.outcome {
         // A point skipped by the budget is skipped again after a prediction: setup only.
@@ -89,8 +83,7 @@ pub(crate) fn recorded_cost(recorded: &Point) -> Option<f64> {
     }
 }
 
-/// A point's identity across machines: experiment, variant and parameter values (typed, in name
-/// order).
+/// A point's identity across machines: experiment, variant and typed parameter values.
 pub fn point_id(experiment: &str, p: &JobPoint) -> String {
     let mut id = format!("{experiment}\u{1f}{}", p.variant);
     for (name, value) in &p.params {
@@ -102,10 +95,8 @@ pub fn point_id(experiment: &str, p: &JobPoint) -> String {
     id
 }
 
-/// Predicted cost of each point of `groups` (same order, group by group). `recorded(experiment,
-/// point)` gives the point's recording on this kind of GPU, else on any. Without one, the nearest
-/// recorded size of the same variant is scaled by size; a variant never recorded gets
-/// [`UNRECORDED_S`] scaled by its size over the variant's smallest planned size.
+/// Predicted cost of each point of `groups` from its recordings (`recorded`, this kind of GPU
+/// first), else [`UNRECORDED_S`] scaled by size within its variant.
 pub fn predict(
     groups: &[JobGroup],
     recorded: &dyn Fn(&str, &JobPoint) -> Vec<Point>,
@@ -135,8 +126,7 @@ pub fn predict(
         .collect()
 }
 
-/// Sets each point's `predicted_s`, which its watchdog scales with, where a verified recording
-/// predicts it (see [`predict`]); a skipped or failed one says nothing about its kernel's time.
+/// Sets each point's `predicted_s` (its watchdog's scale) where a verified recording predicts it.
 pub fn set_predictions(groups: &mut [JobGroup], recorded: &dyn Fn(&str, &JobPoint) -> Vec<Point>) {
     let verified = |p: &Point| recorded_cost(p).filter(|_| p.outcome == Outcome::Ok);
     let known = from_recordings(groups, recorded, &verified);
@@ -147,8 +137,7 @@ pub fn set_predictions(groups: &mut [JobGroup], recorded: &dyn Fn(&str, &JobPoin
     }
 }
 
-/// [`predict`]'s cost of each point where a recording gives it (`cost` of the point's own, else of
-/// its variant's nearest recorded size, scaled by size).
+/// `cost` of each point's own recording, else of its variant's nearest recorded size, scaled.
 fn from_recordings(
     groups: &[JobGroup],
     recorded: &dyn Fn(&str, &JobPoint) -> Vec<Point>,
@@ -266,8 +255,7 @@ fn deal(
     (out, load)
 }
 
-/// Splits `groups` into `count` shards of groups (each keeps its rules and point order; empty
-/// groups dropped), with each shard's predicted seconds.
+/// Splits `groups` into `count` shards of non-empty groups, with each shard's predicted seconds.
 pub fn split(
     groups: &[JobGroup],
     costs: &[Vec<f64>],
@@ -299,9 +287,8 @@ pub fn split(
         .collect()
 }
 
-/// For a job whose points were dealt among shards: each variant's largest recorded single-run
-/// time below the sizes it will run, so the budget rule still skips a point whose smaller
-/// sizes ran on another shard. (variant → (size, seconds per run))
+/// Per variant of a dealt job, the largest recorded (size, seconds per run), so the budget rule
+/// still sees sizes run on another shard.
 pub(crate) fn budget_hints(
     group: &JobGroup,
     recorded: &dyn Fn(&str, &JobPoint) -> Vec<Point>,

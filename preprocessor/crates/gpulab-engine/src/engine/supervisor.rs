@@ -1,8 +1,6 @@
-//! Runs a job in a worker subprocess so that an illegal address, a failed launch or a hung
-//! kernel costs only the point that caused it: the parent watches the stream of results,
-//! kills a silent worker, marks the point failed (and the rest of a hung variant's points not
-//! run) and restarts on the rest. The bookkeeping is
-//! the state machine in `supervisor/state.rs`; this file does the processes and the clock.
+//! Runs a job in worker subprocesses so that a fault or a hung kernel costs only its point: a
+//! silent worker is killed and restarted on the rest. The bookkeeping is the state machine in
+//! `supervisor/state.rs`; this file does the processes and the clock.
 
 mod state;
 #[cfg(test)]
@@ -34,8 +32,7 @@ pub enum WorkerError {
     Interrupted,
 }
 
-/// Where a worker runs: its GPU (CUDA_VISIBLE_DEVICES) and the CPUs it may use
-/// ([`CPUS_ENV`]); `None`: the environment's.
+/// Where a worker runs: its GPU and the CPUs it may use ([`CPUS_ENV`]); `None`: the environment's.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub(crate) struct WorkerPlace {
     pub gpu: Option<String>,
@@ -48,11 +45,8 @@ pub(crate) const CPUS_ENV: &str = "GPULAB_WORKER_CPUS";
 /// Progress callback: (points done, points total, the point about to run with the failures so far).
 pub(crate) type Progress<'a> = &'a mut dyn FnMut(usize, usize, &str);
 
-/// Runs `job` in worker subprocesses, returning the device, one point per job point, and where the
-/// workers' time went.
-/// `watchdog` is how long a point may run without a result before its worker is killed (while
-/// its kernel runs, less where a recording predicts its time: `Supervision::watchdog`).
-/// `place`: the workers' GPU (one of several) and CPUs, when given.
+/// Runs `job` in worker subprocesses at `place`: the device, one point per job point, and where the
+/// workers' time went; a point silent for `watchdog` (`Supervision::watchdog`) is killed.
 pub(crate) fn run_job(
     job: &Job,
     watchdog: Duration,
@@ -67,18 +61,8 @@ pub(crate) fn run_job(
         }
         let Some(sub) = state.next_run() else { break };
         let input = serde_json::to_string(&sub).map_err(WorkerError::Encode)?;
-        let mut child = spawn(place)?;
-        if let Some(mut stdin) = child.stdin.take() {
-            let _ = stdin.write_all(input.as_bytes());
-        }
-        let stderr = child.stderr.take();
-        let err_thread = std::thread::spawn(move || {
-            let mut s = String::new();
-            if let Some(mut e) = stderr {
-                let _ = e.read_to_string(&mut s);
-            }
-            s
-        });
+        let mut child = spawn(place, &input)?;
+        let err_thread = read_in_thread(child.stderr.take());
         let (tx, rx) = mpsc::channel::<String>();
         let stdout = child.stdout.take();
         std::thread::spawn(move || {
@@ -139,11 +123,11 @@ pub(crate) fn run_job(
     state.finish()
 }
 
-/// Environment variable naming the worker command instead of `<this binary> worker`: a wrapper
-/// (`compute-sanitizer mdbook-gpulab worker`) or a fake worker in tests. Split on whitespace.
+/// Environment variable naming the worker command (a wrapper such as `compute-sanitizer`, a fake).
 pub(crate) const WORKER_ENV: &str = "GPULAB_WORKER";
 
-fn spawn(place: &WorkerPlace) -> Result<Child, WorkerError> {
+/// Starts a worker at `place` and writes `input` (the job) to its stdin.
+fn spawn(place: &WorkerPlace, input: &str) -> Result<Child, WorkerError> {
     let mut cmd = match std::env::var(WORKER_ENV) {
         Ok(line) if !line.trim().is_empty() => {
             let mut words = line.split_whitespace();
@@ -163,23 +147,22 @@ fn spawn(place: &WorkerPlace) -> Result<Child, WorkerError> {
     if let Some(cpus) = &place.cpus {
         cmd.env(CPUS_ENV, cpus);
     }
-    cmd.stdin(Stdio::piped())
-        .stdout(Stdio::piped())
+    let mut child = (cmd.stdin(Stdio::piped()).stdout(Stdio::piped()))
         .stderr(Stdio::piped())
         .spawn()
-        .map_err(WorkerError::Spawn)
+        .map_err(WorkerError::Spawn)?;
+    if let Some(mut stdin) = child.stdin.take() {
+        let _ = stdin.write_all(input.as_bytes());
+    }
+    Ok(child)
 }
 
-/// The device a worker opens (at `place`): a job with no points, answered by the worker's first
-/// message.
+/// The device a worker opens at `place`: a job with no points, answered by its first message.
 pub(crate) fn probe_device(job: &Job, place: &WorkerPlace) -> Result<DeviceRecord, WorkerError> {
     let mut empty = job.clone();
     empty.points.clear();
     let input = serde_json::to_string(&empty).map_err(WorkerError::Encode)?;
-    let mut child = spawn(place)?;
-    if let Some(mut stdin) = child.stdin.take() {
-        let _ = stdin.write_all(input.as_bytes());
-    }
+    let child = spawn(place, &input)?;
     let out = child.wait_with_output().map_err(WorkerError::Spawn)?;
     let text = String::from_utf8_lossy(&out.stdout);
     for line in text.lines() {
@@ -193,6 +176,19 @@ pub(crate) fn probe_device(job: &Job, place: &WorkerPlace) -> Result<DeviceRecor
         "the worker reported no device: {}",
         String::from_utf8_lossy(&out.stderr).trim()
     )))
+}
+
+/// Reads `from` to its end in a thread of its own (so a full pipe never blocks the child).
+pub(crate) fn read_in_thread(
+    from: Option<impl Read + Send + 'static>,
+) -> std::thread::JoinHandle<String> {
+    std::thread::spawn(move || {
+        let mut s = String::new();
+        if let Some(mut r) = from {
+            let _ = r.read_to_string(&mut s);
+        }
+        s
+    })
 }
 
 fn kill(child: &mut Child) {

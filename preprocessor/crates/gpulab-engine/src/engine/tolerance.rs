@@ -1,35 +1,13 @@
 //! Verification tolerances derived from the arithmetic, one bound per output element, for references
-//! that accumulate K-long sums (`spec::builtins::ACCUMULATING`: `matmul`, `matmul_aat`, `matvec`,
-//! `dot`, `sum`, `row_sum`, `row_mean`, `row_sumsq`, `col_mean`).
+//! that accumulate K-long sums (`spec::builtins::ACCUMULATING`).
 //!
-//! The model (Higham & Mary's probabilistic analysis): a kernel adds the K terms `t_k` of an output in
-//! floating point (unit roundoff `u` of the output's type, the accumulator: 2⁻²⁴ for f32; f16 or bf16
-//! inputs into an f32 output are exact products summed in f32, and the reference is then the f32
-//! rounding of the exact sum, see `reference::run`). Each operation rounds with a relative error of at
-//! most `u`, of independent sign from one operation to the next, so the error of the output is a sum of
-//! independent terms bounded by `u·|s_k|` (the partial sums) and `u·|t_k|` (the products), and exceeds
-//! `λ·u·√(Σ s_k² + Σ t_k²)` with probability at most `2·exp(−λ²/2)` (Azuma).
-//!
-//! The partial sums of any order a kernel uses (sequential, tiled, split-K, a tree, atomics in any order)
-//! are a drift towards the result `r` plus a random walk of the terms: `|s_k| ≲ (k/K)·|r| + |W_k|`, with
-//! `Σ W_k² ≈ K·Σ t_k²/2`. So `√(Σ s_k²) ≤ √K·(|r| + ρ)` with `ρ ≥ √(Σ t_k²)`, and each element must satisfy
-//!
-//! `|out − ref| ≤ λ·u·√K·(|r| + ρ) + 2u·|r|`,   λ = [`LAMBDA`] = 10,
-//!
-//! the last term for the final rounding of both sides. The drift term `|r|` is what a bound from the
-//! spread of the results alone misses: a sum of same-sign terms (the diagonal of A·Aᵀ, a row sum of
-//! positive numbers) has partial sums growing linearly, and its error grows as `u·√K·|r|`. `ρ` is
-//! `√(Σ t_k²)` computed exactly for the vector references and bounded by Cauchy–Schwarz for the matrix
-//! products (`√(Σ a_k² b_k²) ≤ min(‖a‖₂·‖b‖∞, ‖a‖∞·‖b‖₂)`, O(n²) instead of a second product).
-//!
-//! λ = 10 makes a false failure practically impossible (`2·e⁻⁵⁰` per element), while a TF32-precision
-//! result (inputs rounded to 10 mantissa bits, u = 2⁻¹¹) errs by about `0.8·2⁻¹¹·√(Σ t_k²)` on every
-//! element: `8192·0.8/(λ·√K)` times the bound's random-walk part. In the tests, FP32 in every order stays
-//! within about a tenth of the bound; TF32 exceeds it 59× at K = 384, 7× at K = 8192 and 5× at K = 16384. A bound
-//! that also held for orders that sort terms by sign (the deterministic `γ_K·Σ|t_k|`) lets TF32 through
-//! at K = 8192: see the tests. The comparison measures errors relative to `max(1, max|ref|)`
-//! (see `reference::compare_within`), so each bound is divided by that too. A spec's explicit
-//! `tolerance` can only tighten it.
+//! Higham & Mary's probabilistic model: each rounding errs by at most `u` (the output type's unit
+//! roundoff) with independent signs, and the partial sums of any summation order are a drift towards
+//! the result `r` plus a random walk, so each element must satisfy
+//! `|out − ref| ≤ λ·u·√K·(|r| + ρ) + 2u·|r|` with `ρ ≥ √(Σ t_k²)` (exact for vectors, Cauchy–Schwarz
+//! for matrix products) and λ = [`LAMBDA`]: a false failure has probability `2·e⁻⁵⁰` per element,
+//! while TF32-precision results fail (see the tests). Bounds are relative to `max(1, max|ref|)`, like
+//! the comparison's errors; a spec's explicit `tolerance` can only tighten them.
 
 use super::reference::{Dims, scale};
 use crate::host_data::HostData;
@@ -98,8 +76,7 @@ pub struct Bounds {
 enum Spread {
     /// One value per output element.
     PerOutput(Vec<f64>),
-    /// Element `(i, j)` of an `n`-column product: `min(row[i].0·col[j].1, row[i].1·col[j].0)` from the
-    /// (‖·‖₂, ‖·‖∞) of row `i` of the left and column `j` of the right factor.
+    /// Element `(i, j)` of a product, from the (‖·‖₂, ‖·‖∞) of row `i` and column `j` of its factors.
     Product {
         rows: Vec<(f64, f64)>,
         cols: Vec<(f64, f64)>,
@@ -147,56 +124,19 @@ pub(crate) fn accumulation_length(
     }
 }
 
-/// A float buffer read as f64 without copying it.
-#[derive(Clone, Copy)]
-enum Floats<'a> {
-    F16(&'a [half::f16]),
-    BF16(&'a [half::bf16]),
-    F32(&'a [f32]),
-    F64(&'a [f64]),
+/// A float buffer (`None` for integers, which compare exactly), read as f64 without copying.
+fn floats(d: &HostData) -> Option<&HostData> {
+    d.elem_type().is_float().then_some(d)
 }
 
-impl Floats<'_> {
-    fn get(self, i: usize) -> Option<f64> {
-        match self {
-            Floats::F16(v) => v.get(i).map(|x| x.to_f64()),
-            Floats::BF16(v) => v.get(i).map(|x| x.to_f64()),
-            Floats::F32(v) => v.get(i).map(|&x| f64::from(x)),
-            Floats::F64(v) => v.get(i).copied(),
-        }
-    }
-    fn len(self) -> usize {
-        match self {
-            Floats::F16(v) => v.len(),
-            Floats::BF16(v) => v.len(),
-            Floats::F32(v) => v.len(),
-            Floats::F64(v) => v.len(),
-        }
-    }
-    fn iter(self) -> impl Iterator<Item = f64> {
-        (0..self.len()).filter_map(move |i| self.get(i))
-    }
-}
-
-/// The float values of a buffer (`None` for integers, which compare exactly).
-fn floats(d: &HostData) -> Option<Floats<'_>> {
-    match d {
-        HostData::F16(v) => Some(Floats::F16(v)),
-        HostData::BF16(v) => Some(Floats::BF16(v)),
-        HostData::F32(v) => Some(Floats::F32(v)),
-        HostData::F64(v) => Some(Floats::F64(v)),
-        _ => None,
-    }
-}
-
-/// Unit roundoff of a float buffer's type (2⁻¹¹ f16, 2⁻⁸ bf16, 2⁻²⁴ f32, 2⁻⁵³ f64; `None` for integers).
-fn unit_roundoff(d: &HostData) -> Option<f64> {
-    d.elem_type().unit_roundoff()
+/// Every element of a float buffer, as f64.
+fn values(x: &HostData) -> impl Iterator<Item = f64> + '_ {
+    (0..x.len()).filter_map(move |i| x.get_f64(i))
 }
 
 /// (‖·‖₂, ‖·‖∞) of each of `count` vectors, vector `v` being `len` elements `x[start(v) + k·step]`.
 fn norms(
-    x: Floats<'_>,
+    x: &HostData,
     count: usize,
     len: usize,
     start: impl Fn(usize) -> usize + Sync,
@@ -207,7 +147,7 @@ fn norms(
         .map(|v| {
             let (mut sq, mut max) = (0.0f64, 0.0f64);
             for k in 0..len {
-                let t = x.get(start(v) + k * step)?;
+                let t = x.get_f64(start(v) + k * step)?;
                 sq += t * t;
                 max = max.max(t.abs());
             }
@@ -226,14 +166,6 @@ fn spread(
     let d = Dims { name, dims };
     let x = floats(inputs.first()?)?;
     let root = |it: &mut dyn Iterator<Item = f64>| it.map(|t| t * t).sum::<f64>().sqrt();
-    let rows_layout = || -> Option<(usize, usize, usize)> {
-        let (rows, cols) = (d.usize("rows").ok()?, d.usize("cols").ok()?);
-        let pitch = match dims.get("pitch") {
-            Some(_) => d.usize("pitch").ok()?,
-            None => cols,
-        };
-        Some((rows, cols, pitch))
-    };
     match name {
         "matmul" => {
             let b = floats(inputs.get(1)?)?;
@@ -250,20 +182,20 @@ fn spread(
                 rows,
             })
         }
-        "sum" => Some(Spread::PerOutput(vec![root(&mut x.iter())])),
+        "sum" => Some(Spread::PerOutput(vec![root(&mut values(x))])),
         "dot" => {
             let y = floats(inputs.get(1)?)?;
             Some(Spread::PerOutput(vec![root(
-                &mut x.iter().zip(y.iter()).map(|(a, b)| a * b),
+                &mut values(x).zip(values(y)).map(|(a, b)| a * b),
             )]))
         }
         "row_sum" | "row_mean" | "row_sumsq" => {
-            let (rows, cols, pitch) = rows_layout()?;
+            let (rows, cols, pitch) = d.matrix().ok()?;
             let per_term = if name == "row_mean" { cols as f64 } else { 1.0 };
             (0..rows)
                 .map(|r| {
                     let terms = (r * pitch..r * pitch + cols).map(|i| {
-                        x.get(i)
+                        x.get_f64(i)
                             .map(|t| if name == "row_sumsq" { t * t } else { t })
                     });
                     let terms: Option<Vec<f64>> = terms.collect();
@@ -273,12 +205,12 @@ fn spread(
                 .map(Spread::PerOutput)
         }
         "matvec" => {
-            let (rows, cols, pitch) = rows_layout()?;
+            let (rows, cols, pitch) = d.matrix().ok()?;
             let y = floats(inputs.get(1)?)?;
             (0..rows)
                 .into_par_iter()
                 .map(|r| {
-                    let term = |c: usize| Some(x.get(r * pitch + c)? * y.get(c)?);
+                    let term = |c: usize| Some(x.get_f64(r * pitch + c)? * y.get_f64(c)?);
                     let terms: Option<Vec<f64>> = (0..cols).map(term).collect();
                     Some(root(&mut terms?.into_iter()))
                 })
@@ -286,7 +218,7 @@ fn spread(
                 .map(Spread::PerOutput)
         }
         "col_mean" => {
-            let (rows, cols, pitch) = rows_layout()?;
+            let (rows, cols, pitch) = d.matrix().ok()?;
             norms(x, cols, rows, |c| c, pitch)
                 .map(|v| Spread::PerOutput(v.iter().map(|n| n.0 / rows as f64).collect()))
         }
@@ -294,8 +226,8 @@ fn spread(
     }
 }
 
-/// The per-element bounds of an accumulation of `k` terms whose exact results are `expected` (f32 or f64
-/// outputs; `None` for integers, which compare exactly, and for inputs the model does not cover).
+/// The per-element bounds of an accumulation of `k` terms whose exact results are `expected`
+/// (`None` for integers and for inputs the model does not cover).
 pub fn accumulation(
     name: &str,
     inputs: &[&HostData],
@@ -303,7 +235,7 @@ pub fn accumulation(
     k: usize,
     expected: &HostData,
 ) -> Option<Bounds> {
-    let u = unit_roundoff(expected)?;
+    let u = expected.elem_type().unit_roundoff()?;
     Some(Bounds {
         walk: LAMBDA * u * (k as f64).sqrt(),
         last: 2.0 * u,
@@ -312,9 +244,8 @@ pub fn accumulation(
     })
 }
 
-/// The tolerance to verify with: the derived per-element bound for an accumulating reference (capped by
-/// the spec's `tolerance` where that is smaller; the spec's alone when it is smaller everywhere), else
-/// the spec's.
+/// The tolerance to verify with: an accumulating reference's derived bound capped by the spec's
+/// `tolerance`, else (or when the spec's is smaller everywhere) the spec's.
 pub fn effective(
     reference: Option<&str>,
     inputs: &[&HostData],

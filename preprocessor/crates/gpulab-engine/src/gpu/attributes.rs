@@ -50,20 +50,6 @@ pub struct SmLimits {
 }
 
 impl SmLimits {
-    /// H100 (sm_90): 64 Ki registers, 228 KiB shared memory, 2048 threads and 32 blocks per SM.
-    pub const H100: SmLimits = SmLimits {
-        registers_per_sm: 65536,
-        max_registers_per_block: 65536,
-        register_alloc_unit: 256,
-        register_sub_partitions: 4,
-        shared_per_sm: 228 * 1024,
-        shared_alloc_unit: 128,
-        reserved_shared_per_block: 1024,
-        threads_per_sm: 2048,
-        blocks_per_sm: 32,
-        warp_size: 32,
-    };
-
     /// The limits of a device as the driver reports them.
     pub fn from_info(info: &DeviceInfo) -> SmLimits {
         SmLimits {
@@ -100,9 +86,8 @@ fn round_up(x: u64, unit: u64) -> u64 {
     }
 }
 
-/// Blocks per SM for a block of `block_threads` threads using `registers` registers per thread and
-/// `shared_bytes` (static + dynamic) shared memory, following the CUDA occupancy calculator.
-/// Ties go to the first of threads, blocks, registers, shared memory.
+/// Blocks per SM for a block's threads, registers and shared memory, as the CUDA occupancy
+/// calculator computes them (ties go to threads, blocks, registers, shared memory, in that order).
 pub fn estimate_occupancy(
     l: &SmLimits,
     block_threads: u32,
@@ -159,8 +144,7 @@ pub fn estimate_occupancy(
 }
 
 impl Gpu {
-    /// Registers, shared/local memory and the occupancy of `kernel` launched with `block_threads` threads
-    /// per block and `dynamic_shared` bytes of dynamic shared memory.
+    /// Registers, memory and occupancy of `kernel` at `block_threads` and `dynamic_shared` bytes.
     pub fn attributes(
         &self,
         kernel: &Kernel,
@@ -219,7 +203,19 @@ impl Gpu {
 mod tests {
     use super::*;
 
-    const H: SmLimits = SmLimits::H100;
+    /// H100 (sm_90): 64 Ki registers, 228 KiB shared memory, 2048 threads and 32 blocks per SM.
+    const H: SmLimits = SmLimits {
+        registers_per_sm: 65536,
+        max_registers_per_block: 65536,
+        register_alloc_unit: 256,
+        register_sub_partitions: 4,
+        shared_per_sm: 228 * 1024,
+        shared_alloc_unit: 128,
+        reserved_shared_per_block: 1024,
+        threads_per_sm: 2048,
+        blocks_per_sm: 32,
+        warp_size: 32,
+    };
 
     #[test]
     fn full_occupancy_is_limited_by_threads() {

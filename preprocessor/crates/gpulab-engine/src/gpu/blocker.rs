@@ -1,11 +1,6 @@
-//! The blocking kernel (nvbench's method): a one-thread kernel that spins on a flag in host-mapped
-//! memory, queued before a sample's start event. The host queues the start event, the measured launches
-//! and the stop event behind it, then sets the flag: the GPU starts the sample with every launch
-//! already queued, so host launch overhead stays out of the measured time.
-//!
-//! If more work is queued than the driver's launch queue holds, queuing blocks on the host while the
-//! kernel spins: the kernel gives up after `TIMEOUT_NS` and says so through a second flag, and the
-//! caller discards that sample. The kernel is hand-written PTX (no NVRTC needed), JIT-compiled once.
+//! The blocking kernel (nvbench's method, hand-written PTX): it spins on a host-mapped flag while a
+//! sample's events and launches are queued behind it, so host launch overhead stays out of the
+//! sample; if queuing blocks, it gives up after `TIMEOUT_NS` and the sample is discarded.
 
 use super::error::GpuError;
 use super::module::{Kernel, Module};
@@ -17,8 +12,7 @@ use std::sync::Arc;
 /// How long the kernel spins before it gives up (1 s of GPU time).
 const TIMEOUT_NS: u64 = 1_000_000_000;
 
-/// At most this many launches are queued behind the blocking kernel per sample: well inside the
-/// driver's launch queue, so queuing never blocks on the host.
+/// The most launches queued behind the blocking kernel per sample, well inside the launch queue.
 pub const MAX_QUEUED_LAUNCHES: usize = 256;
 
 const PTX: &str = r#"
@@ -89,7 +83,7 @@ impl std::fmt::Debug for Blocker {
 impl Gpu {
     /// Loads the blocking kernel and allocates its flags.
     pub fn blocker(&self) -> Result<Blocker, GpuError> {
-        let (module, kernel) = self.load_own_ptx(PTX, "gpulab_block.ptx", "gpulab_block")?;
+        let (module, kernel) = self.load_own_ptx(PTX, "gpulab_block")?;
         let shared = self.shared().clone();
         shared.bind()?;
         let mut host: *mut std::ffi::c_void = std::ptr::null_mut();
@@ -141,8 +135,7 @@ impl Blocker {
         unsafe { std::ptr::write_volatile(self.flags.host, 1) };
     }
 
-    /// Whether the last block gave up waiting (read after the sample's stop event completed): the
-    /// sample then includes queuing time and must be discarded.
+    /// Whether the last block gave up waiting: the sample includes queuing and is discarded.
     pub fn timed_out(&self) -> bool {
         // SAFETY: as above; the kernel writes this flag before it exits.
         unsafe { std::ptr::read_volatile(self.flags.host.add(1)) != 0 }

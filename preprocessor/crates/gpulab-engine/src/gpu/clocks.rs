@@ -1,9 +1,5 @@
-//! Live SM and memory clocks through NVML (the `nvml-wrapper` crate), read around every measured point.
-//!
-//! NVML rather than `nvidia-smi`: a query costs microseconds instead of a process spawn (tens of
-//! milliseconds), so clocks can be read between samples of every point without slowing a full
-//! regeneration; it also reports why the clocks are held down (power cap, thermal, hardware slowdown).
-//! `libnvidia-ml.so` is loaded at run time: without it every read is `None`, never a panic.
+//! Live SM and memory clocks and slowdown reasons through NVML (microseconds a query, where
+//! `nvidia-smi` spawns a process); without `libnvidia-ml.so` every read is `None`.
 
 use nvml_wrapper::Nvml;
 use nvml_wrapper::enum_wrappers::device::Clock;
@@ -16,9 +12,7 @@ pub struct ClockReading {
     pub sm_mhz: u32,
     /// Current memory clock, MHz.
     pub memory_mhz: Option<u32>,
-    /// NVML reports a thermal or hardware slowdown (hardware slowdown, software or hardware thermal
-    /// slowdown, power brake). The software power cap is left out: it is how a busy GPU normally runs, and
-    /// its effect shows in `sm_mhz`.
+    /// NVML reports a thermal or hardware slowdown (not the power cap, a busy GPU's normal state).
     pub slowdown: bool,
 }
 
@@ -28,8 +22,7 @@ fn nvml() -> Option<&'static Nvml> {
     NVML.get_or_init(|| Nvml::init().ok()).as_ref()
 }
 
-/// The NVML handle of the GPU at `pci_bus_id`, looked up once (a lookup by bus id costs far more
-/// than a clock query, and clocks are read many times a second while sampling).
+/// The NVML handle of the GPU at `pci_bus_id`, looked up once (far dearer than a clock query).
 fn with_device<T>(
     pci_bus_id: &str,
     f: impl FnOnce(&nvml_wrapper::Device<'static>) -> Option<T>,

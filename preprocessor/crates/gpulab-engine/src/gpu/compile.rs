@@ -22,30 +22,22 @@ pub struct Image {
     kind: ImageKind,
     bytes: Vec<u8>,
     arch: (u32, u32),
-    log: String,
-    source_name: String,
-    options: Vec<String>,
     /// The PTX NVRTC wrote on the way to a cubin (or the image itself), for `check`'s signature checks.
     ptx: Option<String>,
 }
 
 impl Image {
-    /// An image read back from the on-disk compile cache, with a cubin's PTX (the log is not kept).
+    /// An image read back from the on-disk compile cache, with a cubin's PTX.
     pub(crate) fn from_cache(
         kind: ImageKind,
         bytes: Vec<u8>,
         ptx: Option<String>,
         arch: (u32, u32),
-        source_name: &str,
-        options: &[String],
     ) -> Image {
         Image {
             kind,
             bytes,
             arch,
-            log: String::new(),
-            source_name: source_name.to_string(),
-            options: options.to_vec(),
             ptx,
         }
     }
@@ -60,21 +52,6 @@ impl Image {
     /// The architecture compiled for (`(9, 0)` → `sm_90` / `compute_90`).
     pub fn arch(&self) -> (u32, u32) {
         self.arch
-    }
-    /// NVRTC's log (warnings), empty when clean.
-    pub fn log(&self) -> &str {
-        &self.log
-    }
-    /// Parsed warnings of a successful compile.
-    pub fn warnings(&self) -> Vec<Diagnostic> {
-        parse_log(&self.log)
-    }
-    pub fn source_name(&self) -> &str {
-        &self.source_name
-    }
-    /// Every option NVRTC was given.
-    pub fn options(&self) -> &[String] {
-        &self.options
     }
     /// The PTX text: the image itself, or the PTX a cubin was made from.
     pub fn ptx(&self) -> Option<&str> {
@@ -123,12 +100,8 @@ pub fn supported_archs() -> Result<Vec<(u32, u32)>, CompileError> {
     })
 }
 
-/// Compiles `source` for the GPU architecture `arch` (compute capability).
-///
-/// `source_name` names the NVRTC program: pass the `.cu` file's path so that the log (and the parsed
-/// diagnostics) name it; its directory is added to the include path. `options` are passed as they are
-/// (`-DM=16`, …) after ours: `--gpu-architecture=sm_XY` (cubin; `compute_XY` PTX if NVRTC cannot emit that
-/// `sm_XY` but supports an older one), `-lineinfo`, `--std=c++17`.
+/// Compiles `source` (named `source_name`, the `.cu` path whose folder is included) for `arch`,
+/// with `options` after ours (the target, [`FIXED_COMPILE_OPTIONS`], include paths).
 pub fn compile(
     source: &str,
     source_name: &str,
@@ -199,16 +172,12 @@ pub fn compile(
             kind,
             bytes,
             arch: target,
-            log,
-            source_name: source_name.to_string(),
-            options: opts.clone(),
             ptx,
         })
     })
 }
 
-/// `sm_XY` itself if NVRTC supports it, else PTX for the newest supported arch of the same major version
-/// or older; an error if NVRTC supports nothing that old.
+/// `sm_XY` itself if NVRTC supports it, else PTX for the newest supported arch below it.
 pub(crate) fn choose_target(
     arch: (u32, u32),
     supported: &[(u32, u32)],
@@ -456,19 +425,6 @@ extern "C" __global__ void vector_add(const float* a, const float* b, float* c, 
         .unwrap();
         assert_eq!(image.kind(), ImageKind::Cubin);
         assert_eq!(&image.bytes()[..4], b"\x7fELF");
-        assert!(
-            image
-                .options()
-                .iter()
-                .any(|o| o == "--gpu-architecture=sm_90")
-        );
-        assert!(
-            image
-                .options()
-                .iter()
-                .any(|o| o == "--include-path=kernels/va")
-        );
-        assert!(image.warnings().is_empty(), "{}", image.log());
         // The PTX the cubin was made from comes with it (for `check`'s signature checks).
         assert!(image.ptx().unwrap().contains(".entry vector_add"));
     }

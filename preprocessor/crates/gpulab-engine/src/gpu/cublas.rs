@@ -55,9 +55,7 @@ impl Gpu {
             shared,
             handle: ManuallyDrop::new(handle),
         };
-        // The math mode is pinned, not left to the library's default or the environment: plain FP32
-        // (CUBLAS_DEFAULT_MATH: no TF32 tensor-core math). The derived verification tolerance rejects a
-        // TF32 result should anything still switch it on.
+        // The math mode is pinned to plain FP32 (no TF32), whatever the environment says.
         // SAFETY: a live handle.
         let r = unsafe {
             sys::cublasSetMathMode(
@@ -82,10 +80,7 @@ impl Blas {
         Ok(mode as u32)
     }
 
-    /// Row-major `C = A·B` for `n×n` f32 matrices (asynchronous, on the session's stream).
-    ///
-    /// cuBLAS is column-major, and a row-major matrix read column-major is its transpose, so this computes
-    /// `Cᵀ = Bᵀ·Aᵀ` by passing `B` as cuBLAS's first operand and `A` as its second.
+    /// Row-major `C = A·B` for `n×n` f32 matrices (asynchronous): column-major `Cᵀ = Bᵀ·Aᵀ`.
     pub fn sgemm(
         &self,
         n: usize,

@@ -164,13 +164,13 @@ fn query(ordinal: usize) -> Result<DeviceInfo, GpuError> {
     let clock_mhz = if clock_khz > 0 {
         clock_khz / 1000
     } else {
-        smi::max_sm_clock_mhz(&pci_bus_id).unwrap_or(0)
+        smi::clock_mhz("clocks.max.sm", &pci_bus_id).unwrap_or(0)
     };
     let mem_khz = attr(CU_DEVICE_ATTRIBUTE_MEMORY_CLOCK_RATE).unwrap_or(0);
     let memory_clock_mhz = if mem_khz > 0 {
         Some(mem_khz / 1000)
     } else {
-        smi::max_memory_clock_mhz(&pci_bus_id)
+        smi::clock_mhz("clocks.max.memory", &pci_bus_id)
     };
     let bus_width_bits =
         Some(attr(CU_DEVICE_ATTRIBUTE_GLOBAL_MEMORY_BUS_WIDTH).unwrap_or(0)).filter(|&w| w > 0);

@@ -1,9 +1,5 @@
-//! A clean L2 after the flush: the flush (a memset of twice the L2 size, as nvbench's) leaves the cache
-//! full of dirty lines of the flush buffer, which the measured kernel then writes back to DRAM as it
-//! evicts them — up to the L2 size at DRAM bandwidth, about 17 µs on an H100, a cost of the flush and
-//! not of the kernel (Nsight Compute's `--cache-control all` flushes and invalidates, so its kernels do
-//! not pay it). PTX's `discard.global.L2` (sm_80 and newer) drops those lines without writing them
-//! back: a sample then starts with no useful and no dirty line in L2.
+//! A clean L2 after the flush: the flush's dirty lines would be written back during the measured
+//! kernel (~17 µs on an H100), so PTX's `discard.global.L2` (sm_80+) drops them unwritten.
 
 use super::compile::compile;
 use super::error::GpuError;
@@ -49,9 +45,7 @@ fn load(gpu: &Gpu) -> Result<(Module, Kernel), String> {
 }
 
 impl Gpu {
-    /// Evicts the L2 cache by writing a buffer of twice its size, then (sm_80 and newer) drops the
-    /// buffer's dirty lines without writing them back, so the next kernel starts with a clean L2
-    /// (call outside the timed region).
+    /// Evicts the L2 by writing twice its size, then (sm_80+) drops the dirty lines (untimed).
     pub fn flush_l2(&self) -> Result<(), GpuError> {
         let shared = self.shared();
         shared.bind()?;

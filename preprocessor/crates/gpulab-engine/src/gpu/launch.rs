@@ -57,11 +57,8 @@ impl Slot {
 const DEFAULT_DYNAMIC_SHARED: u32 = 48 * 1024;
 
 impl Gpu {
-    /// Queues `kernel<<<grid, block, shared_bytes>>>(args…)` on the stream (asynchronous).
-    ///
-    /// Immediate failures (bad configuration, too many threads or registers) are returned here;
-    /// faults while the kernel runs (illegal address, …) surface at the next `synchronize`/download/timer
-    /// read as `GpuError::Launch` with `is_fatal()`.
+    /// Queues `kernel<<<grid, block, shared_bytes>>>(args…)`; faults while it runs surface at the
+    /// next synchronisation as a fatal `GpuError::Launch`.
     pub fn launch(
         &self,
         kernel: &Kernel,
@@ -105,9 +102,8 @@ impl Gpu {
             })
             .collect();
         let mut params: Vec<*mut c_void> = slots.iter_mut().map(Slot::ptr).collect();
-        // SAFETY: `params` points at `slots`, alive for the call (the driver copies the values). Argument
-        // types and counts must match the kernel's signature: that is the spec author's contract, and a
-        // mismatch produces wrong results or a fault, which the verification step reports.
+        // SAFETY: `params` points at `slots`, alive for the call; argument types are the spec's
+        // contract (`check` tests them), a mismatch faults or fails verification.
         let r = unsafe {
             result::launch_kernel(
                 kernel.raw(),

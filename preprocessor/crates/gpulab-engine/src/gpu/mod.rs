@@ -1,13 +1,5 @@
-//! The CUDA layer: the only module that imports `cudarc`, and nothing cudarc-typed leaves it.
-//!
-//! Layered like cudarc itself: `probe` (can the libraries load? cudarc panics if not; `nvrtc_venv`: pip's NVRTC) → `error` (typed errors,
-//! sticky-error classification) → `device` / `compile` (no context needed) → `session` (`Gpu`: context + one
-//! stream) → `module`, `buffer`, `launch`, `timer`, `blocker`, `null_kernel`, `attributes`, `cublas` (all through a `Gpu`);
-//! `clocks` reads live clocks through NVML.
-//!
-//! All work goes to one stream, in order. A fatal (sticky) fault such as an illegal address poisons the
-//! context: the error's `is_fatal()` is true, every later call returns `GpuError::ContextLost`, and the
-//! worker process should exit.
+//! The CUDA layer: the only module that imports `cudarc`, and nothing cudarc-typed leaves it. All
+//! work goes to one stream; a fatal fault poisons the context (`GpuError::ContextLost` after it).
 
 mod attributes;
 mod blocker;

@@ -66,10 +66,7 @@ impl Module {
         // SAFETY: the module is loaded.
         match unsafe { result::module::get_function(self.raw.module, c_name) } {
             Ok(func) => {
-                // Without an opt-in a block gets 48 KiB of shared memory in all, static and
-                // dynamic: the limit starts at the lower of that remainder and the driver's
-                // default, so that a launch needing more opts in (0, forcing an opt-in for any
-                // dynamic shared memory, when the attributes cannot be read).
+                // Without an opt-in, static and dynamic share 48 KiB (0 when unreadable: opt in).
                 use sys::CUfunction_attribute::*;
                 // SAFETY: `func` was just returned by the driver for a loaded module.
                 let attr = |a| unsafe { result::function::get_function_attribute(func, a) };
@@ -125,11 +122,6 @@ impl Module {
         names
     }
 
-    /// Size in bytes of the `__constant__` (or `__device__`) symbol `name`.
-    pub fn constant_size(&self, name: &str) -> Result<usize, GpuError> {
-        self.symbol(name).map(|(_, size)| size)
-    }
-
     fn symbol(&self, name: &str) -> Result<(sys::CUdeviceptr, usize), GpuError> {
         let shared = &self.raw.shared;
         shared.bind()?;
@@ -165,21 +157,6 @@ impl Module {
         shared.call(&format!("copying to __constant__ {name}"), r)?;
         shared.sync()
     }
-
-    /// Reads the whole `__constant__` symbol `name` back (for tests and checks).
-    pub fn get_constant(&self, name: &str) -> Result<Vec<u8>, GpuError> {
-        let (ptr, capacity) = self.symbol(name)?;
-        let mut out = vec![0u8; capacity];
-        if capacity > 0 {
-            let shared = &self.raw.shared;
-            // SAFETY: `out` has `capacity` bytes; completed by `sync` before it is read.
-            let r =
-                unsafe { result::memcpy_dtoh_async(&mut out[..], ptr, shared.stream.cu_stream()) };
-            shared.call(&format!("copying from __constant__ {name}"), r)?;
-            shared.sync()?;
-        }
-        Ok(out)
-    }
 }
 
 impl Kernel {
@@ -195,9 +172,7 @@ impl Kernel {
         self.func
     }
 
-    /// Allows `bytes` of dynamic shared memory: sets `CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES`
-    /// only when `bytes` exceeds the current limit (the driver refuses it when `bytes` plus the
-    /// kernel's static shared memory exceed the device's opt-in maximum).
+    /// Allows `bytes` of dynamic shared memory, opting in only above the current limit.
     pub(crate) fn allow_dynamic_shared(&self, bytes: u32) -> Result<(), GpuError> {
         if bytes <= self.dynamic_shared_limit.load(Ordering::Relaxed) {
             return Ok(());

@@ -1,6 +1,4 @@
-//! An empty kernel (hand-written PTX, no NVRTC), on which the event overhead is calibrated.
-//! Launched as one warp: what the event pair around a launch adds beyond a kernel's own duration
-//! is measured on it (`mdbook-gpulab calibrate`).
+//! An empty kernel (hand-written PTX, one warp) on which the event overhead is calibrated.
 
 use super::error::GpuError;
 use super::module::{Kernel, Module};
@@ -35,7 +33,7 @@ impl std::fmt::Debug for NullKernel {
 impl Gpu {
     /// Loads the empty kernel (JIT-compiled from PTX by the driver).
     pub(crate) fn null_kernel(&self) -> Result<NullKernel, GpuError> {
-        let (module, kernel) = self.load_own_ptx(PTX, "gpulab_null.ptx", NULL_KERNEL_NAME)?;
+        let (module, kernel) = self.load_own_ptx(PTX, NULL_KERNEL_NAME)?;
         Ok(NullKernel {
             kernel,
             _module: module,

@@ -1,8 +1,5 @@
-//! NVRTC from pip in a Python virtual environment, found without `LD_LIBRARY_PATH`: the active one
-//! (`$VIRTUAL_ENV`), else a `.venv*` folder in the current directory, the executable's, or one above
-//! either. pip puts `libnvrtc.so.13` (`nvidia-cuda-nvrtc` 13) in `site-packages/nvidia/cu13/lib/`
-//! and `libnvrtc.so.12` (`nvidia-cuda-nvrtc-cu12`) in `site-packages/nvidia/cuda_nvrtc/lib/`.
-//! Used only when the loader finds no NVRTC by its name.
+//! NVRTC from pip in a Python virtual environment (`$VIRTUAL_ENV`, else a `.venv*` here, beside the
+//! executable or above either), when the loader finds none by its name.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

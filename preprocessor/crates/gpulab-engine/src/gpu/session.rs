@@ -75,22 +75,9 @@ impl Gpu {
         self.shared.sync()
     }
 
-    /// Loads the tool's own hand-written PTX (sm_70, JIT-compiled by the driver: no NVRTC needed)
-    /// and looks up its kernel `entry`.
-    pub(crate) fn load_own_ptx(
-        &self,
-        ptx: &str,
-        file: &str,
-        entry: &str,
-    ) -> Result<(Module, Kernel), GpuError> {
-        let image = Image::from_cache(
-            ImageKind::Ptx,
-            ptx.as_bytes().to_vec(),
-            None,
-            (7, 0),
-            file,
-            &[],
-        );
+    /// Loads the tool's own hand-written PTX (sm_70, no NVRTC needed) and its kernel `entry`.
+    pub(crate) fn load_own_ptx(&self, ptx: &str, entry: &str) -> Result<(Module, Kernel), GpuError> {
+        let image = Image::from_cache(ImageKind::Ptx, ptx.as_bytes().to_vec(), None, (7, 0));
         let module = self.load(&image)?;
         let kernel = module.function(entry)?;
         Ok((module, kernel))
@@ -125,10 +112,9 @@ impl Gpu {
         })))
     }
 
-    /// The current SM clock in MHz from `nvidia-smi`; `None` if unavailable. Costs a process spawn
-    /// (tens of ms): the measurement loop uses [`Gpu::clocks`] (NVML, microseconds) instead.
+    /// The current SM clock in MHz from `nvidia-smi` (a process spawn; sampling uses [`Gpu::clocks`]).
     pub fn current_sm_clock_mhz(&self) -> Option<u32> {
-        smi::current_sm_clock_mhz(&self.info.pci_bus_id)
+        smi::clock_mhz("clocks.sm", &self.info.pci_bus_id)
     }
 
     /// The live SM and memory clocks through NVML; `None` without NVML.

@@ -1,5 +1,4 @@
-//! What the driver API does not say: the NVIDIA driver version and live clocks, from
-//! `/proc/driver/nvidia/version` and `nvidia-smi` (both optional; every query may return `None`).
+//! The driver version and clocks the driver API does not give, from `/proc` and `nvidia-smi`.
 
 use std::io::Read;
 use std::process::{Command, Stdio};
@@ -82,25 +81,9 @@ pub(crate) fn driver_version(pci_bus_id: Option<&str>) -> Option<String> {
         .filter(|s| !s.is_empty())
 }
 
-/// The maximum memory clock in MHz (`clocks.max.memory`).
-pub(crate) fn max_memory_clock_mhz(pci_bus_id: &str) -> Option<u32> {
-    let v = query("clocks.max.memory", Some(pci_bus_id))?;
-    parse_number(v.first()?)
-        .map(|x| x as u32)
-        .filter(|&x| x > 0)
-}
-
-/// The maximum SM clock in MHz (`clocks.max.sm`).
-pub(crate) fn max_sm_clock_mhz(pci_bus_id: &str) -> Option<u32> {
-    let v = query("clocks.max.sm", Some(pci_bus_id))?;
-    parse_number(v.first()?)
-        .map(|x| x as u32)
-        .filter(|&x| x > 0)
-}
-
-/// The current SM clock in MHz (`clocks.sm`), for throttling checks.
-pub(crate) fn current_sm_clock_mhz(pci_bus_id: &str) -> Option<u32> {
-    let v = query("clocks.sm", Some(pci_bus_id))?;
+/// A clock in MHz: `clocks.max.memory`, `clocks.max.sm` or `clocks.sm` (current, for throttling).
+pub(crate) fn clock_mhz(field: &str, pci_bus_id: &str) -> Option<u32> {
+    let v = query(field, Some(pci_bus_id))?;
     parse_number(v.first()?)
         .map(|x| x as u32)
         .filter(|&x| x > 0)

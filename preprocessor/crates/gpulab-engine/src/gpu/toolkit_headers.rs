@@ -1,13 +1,5 @@
-//! Where the CUDA toolkit's headers (`<cuda_fp16.h>`, `<cuda_bf16.h>`, …) are, for NVRTC, which
-//! has no default include path: a kernel that includes them compiles on a GPU machine with the
-//! toolkit installed and on a CPU-only machine with NVRTC and the runtime headers from PyPI.
-//!
-//! Searched in order, the first directory holding `cuda_fp16.h` wins:
-//! 1. `$GPULAB_CUDA_INCLUDE` (set it to point at any other location);
-//! 2. `$CUDA_HOME/include`, `$CUDA_PATH/include`, `/usr/local/cuda/include` (a toolkit install);
-//! 3. `../include` beside a `libnvrtc.so*` on `$LD_LIBRARY_PATH` or in a virtual environment
-//!    (`nvrtc_venv`): the PyPI wheels `nvidia-cuda-nvrtc` and `nvidia-cuda-runtime` share
-//!    `nvidia/cu13/{lib,include}`; their `-cu12` wheels have `nvidia/cuda_runtime/include` beside it.
+//! Where the CUDA toolkit's headers (`<cuda_fp16.h>`…) are, for NVRTC, which has no default
+//! include path: `$GPULAB_CUDA_INCLUDE`, a toolkit install, or PyPI's headers beside `libnvrtc.so*`.
 
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;

@@ -1,11 +1,6 @@
-//! Nsight Compute's CSV (`ncu --csv --metrics …`) read into one row per profiled launch: its ID
-//! (launch order), kernel name and metric values in base units (bytes, nanoseconds,
-//! instructions, %). Both of ncu's layouts are read: the details page (one line per launch and
-//! metric, with `Metric Name`, `Metric Unit`, `Metric Value`; what `ncu --csv` prints) and the raw
-//! page (one line per launch, a column per metric, units on the second line). Columns are found by
-//! their header, so versions that add or reorder columns read the same. Only lines that start
-//! with a quote are CSV: ncu quotes every field, and its `==PROF==` lines and the profiled
-//! program's own output (the worker's JSON messages) share the stream.
+//! Nsight Compute's CSV (`ncu --csv --metrics …`) read into one row per profiled launch (ID, kernel,
+//! metric values in base units), from the details page or the raw page, columns found by header.
+//! Only lines starting with a quote are CSV: ncu's own lines and the worker's share the stream.
 
 use std::collections::BTreeMap;
 
@@ -15,8 +10,7 @@ pub struct LaunchRow {
     /// ncu's launch ID: the order in which the process launched the kernels it profiled.
     pub id: u64,
     pub kernel: String,
-    /// Metric values by ncu name, in base units; a metric ncu printed as `n/a` or left empty is
-    /// absent.
+    /// Metric values by ncu name, in base units (`n/a` or empty: absent).
     pub values: BTreeMap<String, f64>,
 }
 
@@ -157,9 +151,7 @@ fn number(field: &str) -> Option<f64> {
         .filter(|v| v.is_finite())
 }
 
-/// The factor from a unit ncu printed to its base unit: durations to nanoseconds (`ns`, `us`,
-/// `usecond`, `ms`, …), sizes to bytes (`Kbyte`, `KB`, …); `byte`, `inst`, `%`, `hz` and the
-/// empty unit of a plain count are 1.
+/// The factor from a unit ncu printed to its base unit (nanoseconds, bytes; any other unit is 1).
 fn scale(unit: &str) -> f64 {
     const DURATIONS: &[(&str, f64)] = &[
         ("ns", 1.0),
@@ -191,39 +183,26 @@ fn split(line: &str) -> Result<Vec<String>, String> {
     let mut chars = line.trim_end_matches('\r').chars().peekable();
     loop {
         let mut field = String::new();
-        if chars.peek() == Some(&'"') {
-            chars.next();
+        if chars.next_if_eq(&'"').is_some() {
             loop {
                 match chars.next() {
-                    Some('"') if chars.peek() == Some(&'"') => {
-                        chars.next();
-                        field.push('"');
-                    }
+                    Some('"') if chars.next_if_eq(&'"').is_some() => field.push('"'),
                     Some('"') => break,
                     Some(c) => field.push(c),
                     None => return Err("a quoted field is not closed".into()),
                 }
             }
-            match chars.next() {
-                None => {
-                    fields.push(field);
-                    return Ok(fields);
-                }
-                Some(',') => fields.push(field),
-                Some(c) => return Err(format!("`{c}` after a closing quote")),
+            if let Some(c) = chars.peek().filter(|c| **c != ',') {
+                return Err(format!("`{c}` after a closing quote"));
             }
         } else {
-            loop {
-                match chars.next() {
-                    None => {
-                        fields.push(field);
-                        return Ok(fields);
-                    }
-                    Some(',') => break,
-                    Some(c) => field.push(c),
-                }
+            while let Some(c) = chars.next_if(|c| *c != ',') {
+                field.push(c);
             }
-            fields.push(field);
+        }
+        fields.push(field);
+        if chars.next().is_none() {
+            return Ok(fields);
         }
     }
 }

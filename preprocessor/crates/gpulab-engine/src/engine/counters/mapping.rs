@@ -1,7 +1,5 @@
-//! ncu's launches matched with the job's points: the worker ran the points in job order, each
-//! reporting the kernel of each of its launches, so the profiled launches (in ncu's ID order, the
-//! engine's own helper kernels left out) are dealt to the points in that order, and every
-//! launch's kernel name must be the one its point reported for it.
+//! ncu's launches (in ID order, the engine's helper kernels left out) dealt to the job's points in
+//! job order, each launch's kernel checked against the one its point reported.
 
 use super::csv::LaunchRow;
 use crate::metrics::counters::{Combine, GPU_TIME, combine_of};
@@ -49,9 +47,8 @@ pub enum MappingError {
     Extra(usize, u64),
 }
 
-/// Deals `rows` to the points of `ran` (in job order). Rows of kernels that no point launched
-/// (the engine's helpers) are ignored. Points after the first that failed to run are left out:
-/// a failed sequence may have launched part of its kernels.
+/// Deals `rows` to the points of `ran`, up to the first point that failed to run (its launches
+/// are ambiguous); rows of kernels no point launched are ignored.
 pub fn map(rows: &[LaunchRow], ran: &[Ran]) -> Result<Vec<Mapped>, MappingError> {
     let ours: BTreeSet<&str> = ran
         .iter()
@@ -104,8 +101,7 @@ fn base_name(kernel: &str) -> &str {
     kernel.split('(').next().unwrap_or(kernel).trim()
 }
 
-/// One point's launches combined per metric ([`combine_of`]); a metric missing from any launch
-/// is left out (a partial sum would be a wrong count).
+/// One point's launches combined per metric ([`combine_of`]), metrics missing from any left out.
 fn combine(rows: &[&LaunchRow]) -> BTreeMap<String, f64> {
     let names: BTreeSet<&String> = rows.iter().flat_map(|r| r.values.keys()).collect();
     let weight = |r: &LaunchRow| r.values.get(GPU_TIME).copied().unwrap_or(1.0).max(0.0);

@@ -1,8 +1,6 @@
 //! The profiled pass (`record --counters`): the points of directives that declare `counters` run
-//! once more, one launch sequence each, in a worker started under Nsight Compute; the report's
-//! launches are matched with the points (`mapping`) and their counters stored on the recorded
-//! points with their provenance. Timings are never touched: the profiler replays kernels under its
-//! own conditions, so its numbers are counts beside the timing, not a timing.
+//! once more in a worker under Nsight Compute; the report's launches are matched with the points
+//! (`mapping`) and their counters stored beside (never instead of) their timings.
 
 pub mod csv;
 pub mod mapping;
@@ -10,13 +8,13 @@ pub mod ncu;
 
 use super::job::{JobPoint, MeasureRules, Message};
 use super::recorder::Recorder;
+use super::supervisor::read_in_thread;
 use crate::metrics::counters::{Group, ncu_metrics};
 use crate::record::StoreError;
 use crate::record::{Counters, Outcome, Point, Recording, SCHEMA_VERSION};
 use crate::spec::Exec;
 use crate::workspace::Workspace;
 use mapping::Ran;
-use std::io::Read;
 use std::process::Stdio;
 use std::time::{Duration, Instant};
 
@@ -67,9 +65,8 @@ pub struct Request {
     pub points: Vec<JobPoint>,
 }
 
-/// Whether the recorded point `p` (at its current key `key`) needs the profiled pass for
-/// `groups`: it is recorded, verified and current, and lacks counters of this code or one of the
-/// groups' metrics.
+/// Whether the recorded point `p` (verified, at its current `key`) lacks counters of this code or
+/// one of `groups`' metrics.
 pub fn wants(p: Option<&Point>, key: &str, groups: &[Group]) -> bool {
     let Some(p) = p else { return false };
     if p.outcome != Outcome::Ok || p.key != key {
@@ -87,8 +84,7 @@ pub fn wants(p: Option<&Point>, key: &str, groups: &[Group]) -> bool {
 /// How long a profiled job may run before it is stopped (ncu replays every kernel several times).
 const TIMEOUT: Duration = Duration::from_secs(1800);
 
-/// Profiles `req`'s points on `recorder`'s GPU and stores their counters; returns how many points
-/// got counters. A point that cannot be matched with its launches gets none (and says why).
+/// Profiles `req`'s points on `recorder`'s GPU and stores their counters: how many got them.
 pub fn profile(
     ws: &Workspace,
     recorder: &Recorder,
@@ -175,22 +171,8 @@ fn run_with_timeout(
         .stderr(Stdio::piped())
         .spawn()
         .map_err(|e| CountersError::Start(e.to_string()))?;
-    let mut out = child.stdout.take();
-    let mut err = child.stderr.take();
-    let out_thread = std::thread::spawn(move || {
-        let mut s = String::new();
-        if let Some(o) = out.as_mut() {
-            let _ = o.read_to_string(&mut s);
-        }
-        s
-    });
-    let err_thread = std::thread::spawn(move || {
-        let mut s = String::new();
-        if let Some(e) = err.as_mut() {
-            let _ = e.read_to_string(&mut s);
-        }
-        s
-    });
+    let out_thread = read_in_thread(child.stdout.take());
+    let err_thread = read_in_thread(child.stderr.take());
     let started = Instant::now();
     let status = loop {
         if let Some(status) = child
@@ -245,8 +227,7 @@ fn worker_messages(stdout: &str) -> Result<(String, Vec<Ran>)> {
     Ok((device, ran))
 }
 
-/// Stores the mapped counters on the recorded points (under the data lock), each only if the
-/// point is still the one profiled (same key).
+/// Stores the mapped counters on the recorded points still at the profiled key (under the lock).
 fn store(
     ws: &Workspace,
     job: &[JobPoint],

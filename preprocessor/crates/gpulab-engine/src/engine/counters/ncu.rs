@@ -7,9 +7,8 @@ use std::process::Command;
 /// Environment variable naming the `ncu` binary to use.
 pub(crate) const NCU_ENV: &str = "NCU";
 
-/// The profiler's cache and clock settings, recorded with every point's counters. Caches are
-/// flushed before each replay pass (the timing pass measures cold too: DRAM bytes are a cold
-/// run's); clocks are left to the driver, as in the timing pass (counts do not depend on them).
+/// The profiler's cache and clock settings, recorded with the counters: caches flushed per replay
+/// (cold, like the timing pass), clocks left to the driver.
 pub(crate) const SETTINGS: &[&str] = &["--cache-control", "all", "--clock-control", "none"];
 
 /// A usable `ncu`.
@@ -57,9 +56,8 @@ fn on_path(name: &str) -> Option<PathBuf> {
 }
 
 impl Ncu {
-    /// `ncu … --csv <worker…>`: profiles `kernels` (by exact function name; other kernels run
-    /// unprofiled) of the worker, collecting `metrics`, and prints the results as CSV on its
-    /// standard output after the worker's own lines (read by `csv::parse`).
+    /// `ncu … --csv <worker…>`: profiles the worker's `kernels` (by exact name) for `metrics`,
+    /// printing CSV after the worker's own lines (read by `csv::parse`).
     pub(crate) fn profile_command(
         &self,
         kernels: &[String],

@@ -1,5 +1,4 @@
-//! The comparison of a kernel's output with its reference: exact for integers, relative to the
-//! reference's scale for floats, with the first bad index and the element nearest its tolerance.
+//! The comparison of a kernel's output with its reference (integers exactly, floats relatively).
 
 use super::*;
 
@@ -69,11 +68,11 @@ fn ratio(d: f64, tol: f64) -> f64 {
     }
 }
 
-fn scan<T: Copy + Sync>(
-    out: &[T],
-    exp: &[T],
-    err: impl Fn(T, T) -> f64 + Sync,
-    tolerance: impl Fn(usize, T) -> f64 + Sync,
+fn scan<A: Copy + Sync, B: Copy + Sync>(
+    out: &[A],
+    exp: &[B],
+    err: impl Fn(A, B) -> f64 + Sync,
+    tolerance: impl Fn(usize, B) -> f64 + Sync,
 ) -> Partial {
     out.par_chunks(SUM_CHUNK)
         .zip(exp.par_chunks(SUM_CHUNK))
@@ -104,37 +103,13 @@ fn scan<T: Copy + Sync>(
         .reduce(|| Partial::EMPTY, merge)
 }
 
-/// Exact comparison of two integer arrays (of any integer types, 64-bit values beyond 2⁵³
-/// included: never through f64).
+/// Exact comparison of two integer arrays of any integer types, never through f64.
 fn int_scan<A: Element, B: Element>(o: &[A], e: &[B]) -> Partial {
-    o.par_chunks(SUM_CHUNK)
-        .zip(e.par_chunks(SUM_CHUNK))
-        .enumerate()
-        .map(|(c, (o, e))| {
-            let mut p = Partial::EMPTY;
-            for (j, (&x, &y)) in o.iter().zip(e).enumerate() {
-                let i = c * SUM_CHUNK + j;
-                let d = match (x.to_i128(), y.to_i128()) {
-                    (Some(a), Some(b)) => (a - b).unsigned_abs() as f64,
-                    _ => f64::NAN,
-                };
-                if d.is_nan() || d > 0.0 {
-                    p.first_bad.get_or_insert(i);
-                    p.bad += 1;
-                }
-                p.max_error = if d.is_nan() {
-                    f64::INFINITY
-                } else {
-                    p.max_error.max(d)
-                };
-                let r = ratio(d, 0.0);
-                if r > p.worst.0 || p.worst.2.is_nan() {
-                    p.worst = (r, i, 0.0);
-                }
-            }
-            p
-        })
-        .reduce(|| Partial::EMPTY, merge)
+    let err = |x: A, y: B| match (x.to_i128(), y.to_i128()) {
+        (Some(a), Some(b)) => (a - b).unsigned_abs() as f64,
+        _ => f64::NAN,
+    };
+    scan(o, e, err, |_, _| 0.0)
 }
 
 /// `max(1, max|ref|)`: float errors are measured relative to it (non-finite references ignored).
@@ -157,10 +132,8 @@ pub fn scale(expected: &HostData) -> f64 {
     max_ref.max(1.0)
 }
 
-/// Compares a kernel's `output` with the reference's `expected` values under one `tolerance`.
-///
-/// Integers (both sides integer-typed) must match exactly. Otherwise the error of each element is
-/// `|out - ref| / max(1, max|ref|)` and must not exceed `tolerance`; a NaN or infinity never passes.
+/// Compares `output` with `expected` under one `tolerance`: integers exactly, floats by
+/// `|out - ref| / max(1, max|ref|)`; a NaN or infinity never passes.
 pub fn compare(output: &HostData, expected: &HostData, tolerance: f64) -> Comparison {
     compare_within(output, expected, &|_, _| tolerance)
 }
@@ -177,8 +150,7 @@ pub fn compare_within(
     compare_first(output, expected, tolerance)
 }
 
-/// [`compare_within`] on the first `expected.len()` elements of `output`, which may be longer (a
-/// reduction's output buffer holds more than its result), without copying them.
+/// [`compare_within`] on the first `expected.len()` elements of `output`, which may be longer.
 pub fn compare_prefix_within(
     output: &HostData,
     expected: &HostData,
@@ -213,16 +185,7 @@ fn compare_first(
     let n = expected.len();
     let integer = !output.elem_type().is_float() && !expected.elem_type().is_float();
     let (partial, scale) = if integer {
-        let p = match (output, expected) {
-            (HostData::I32(o), HostData::I32(e)) => {
-                scan(&o[..n], e, |x, y| (x as f64 - y as f64).abs(), |_, _| 0.0)
-            }
-            (HostData::U32(o), HostData::U32(e)) => {
-                scan(&o[..n], e, |x, y| (x as f64 - y as f64).abs(), |_, _| 0.0)
-            }
-            // Other integer types exactly (64-bit values beyond 2^53 included), never through f64.
-            _ => each!(output, o => each!(expected, e => int_scan(&o[..n], e))),
-        };
+        let p = each!(output, o => each!(expected, e => int_scan(&o[..n], e)));
         (p, 1.0)
     } else {
         let scale = scale(expected);

@@ -1,5 +1,4 @@
-//! Matrix-product references (`matmul`, `matmul_aat`): a blocked, rayon-parallel GEMM whose
-//! per-element summation order is fixed, so results do not depend on the machine.
+//! Matrix-product references (`matmul`, `matmul_aat`): a blocked GEMM in a fixed summation order.
 
 use super::*;
 
@@ -7,10 +6,8 @@ const GEMM_BI: usize = 32;
 const GEMM_BK: usize = 256;
 const GEMM_BJ: usize = 512;
 
-/// Row-major `C (m×n) = A (m×k) · B (k×n)`, blocked for cache reuse, parallel over row blocks.
-/// `fma(a, b, c)` returns `c + a·b` in the element arithmetic. Each element sums its products in
-/// the same order (k ascending) whatever the blocking, the threads or the instruction set, so the
-/// result does not depend on the machine.
+/// Row-major `C (m×n) = A (m×k) · B (k×n)` with `fma(a, b, c) = c + a·b`; each element sums in
+/// k order whatever the blocking, threads or instruction set.
 fn gemm<T: Copy + Send + Sync>(
     a: &[T],
     b: &[T],
@@ -37,8 +34,7 @@ fn gemm<T: Copy + Send + Sync>(
     c
 }
 
-/// [`gemm_block`] compiled for AVX2 (issue 11: the matmul references of a full regeneration took
-/// about a minute on the GPU machine with SSE2 code).
+/// [`gemm_block`] compiled for AVX2, several times faster than SSE2 code.
 #[cfg(target_arch = "x86_64")]
 #[target_feature(enable = "avx2")]
 unsafe fn gemm_block_avx2<T: Copy>(
@@ -52,8 +48,7 @@ unsafe fn gemm_block_avx2<T: Copy>(
     gemm_block(a, b, kn, i0, block, fma)
 }
 
-/// One block of rows of `C` (from row `i0`), cache-blocked over k and j; rows are updated four
-/// at a time so each row of `B` loaded serves four rows of `C`.
+/// Rows of `C` from `i0`, blocked over k and j, four rows per loaded row of `B`.
 #[inline(always)]
 fn gemm_block<T: Copy>(
     a: &[T],
@@ -138,14 +133,7 @@ fn gemm_data(
                 gemm(&a64, &b64, dims, 0.0, |x, y, c: f64| c + x * y),
             )
         }
-        _ if a.elem_type() == b.elem_type() => return Err(unsupported(name, a.elem_type())),
-        _ => {
-            return Err(ReferenceError::MixedTypes {
-                name: name.to_string(),
-                a: a.elem_type(),
-                b: b.elem_type(),
-            });
-        }
+        _ => return Err(type_pair(name, a, b)),
     })
 }
 

@@ -1,10 +1,6 @@
-//! Built-in CPU references (rayon-parallel) and the comparison of a kernel's output with them.
-//!
-//! Floats are computed in `f64` and returned in the input's element type; integers use wrapping
-//! arithmetic in their own type, like the kernels they check. Reductions over floats sum fixed-size
-//! chunks, so results do not depend on the number of threads.
+//! Built-in CPU references (rayon-parallel; floats in `f64`, integers wrapping in their own type)
+//! and the comparison of a kernel's output with them.
 
-use crate::host_data::init::random_word;
 use crate::host_data::{ElemType, Element, HostData, each, map_same, of_type};
 use crate::spec::builtins::REFERENCES as NAMES;
 use rayon::prelude::*;
@@ -63,11 +59,8 @@ pub enum ReferenceError {
     },
 }
 
-/// Runs the reference `name` on `inputs` with the scalar `dims` (names per reference, see DESIGN.md),
-/// its result in `out`, the type of the buffer it is compared with. Arithmetic references compute
-/// narrow types in wider ones, and f32 inputs in f64 for an f64 output, rounding once into `out`:
-/// an f16 dot product into an f32 output is the f32 rounding of the exact sum, as a kernel that
-/// accumulates in f32 computes it.
+/// Runs the reference `name` on `inputs` with the scalar `dims`, its result in `out`'s type;
+/// narrow types (and f32 into an f64 output) are computed wider and rounded once into `out`.
 pub fn run(
     name: &str,
     inputs: &[&HostData],
@@ -105,14 +98,8 @@ fn run_typed(
     let d = Dims { name, dims };
     let want = |n: usize| input_count(name, inputs.len(), n);
     match name {
-        "matmul" => {
-            want(2)?;
-            matmul(inputs[0], inputs[1], d.usize("n")?)
-        }
-        "matmul_aat" => {
-            want(1)?;
-            matmul_aat(inputs[0], d.usize("n")?)
-        }
+        "matmul" => want(2).and_then(|()| matmul(inputs[0], inputs[1], d.usize("n")?)),
+        "matmul_aat" => want(1).and_then(|()| matmul_aat(inputs[0], d.usize("n")?)),
         "transpose" => {
             want(1)?;
             transpose(inputs[0], d.usize("rows")?, d.usize("cols")?)
@@ -121,14 +108,8 @@ fn run_typed(
             want(1)?;
             gather(inputs[0], d.usize("n")?, d.int("offset")?, d.int("stride")?)
         }
-        "sum" => {
-            want(1)?;
-            sum(inputs[0])
-        }
-        "dot" => {
-            want(2)?;
-            dot(inputs[0], inputs[1])
-        }
+        "sum" => want(1).and_then(|()| sum(inputs[0])),
+        "dot" => want(2).and_then(|()| dot(inputs[0], inputs[1])),
         "matvec" => {
             want(2)?;
             let (rows, cols, pitch) = d.matrix()?;
@@ -151,10 +132,7 @@ fn run_typed(
             let (rows, cols, pitch) = d.matrix()?;
             col_mean(inputs[0], rows, cols, pitch)
         }
-        "sin_sqrt" => {
-            want(1)?;
-            sin_sqrt(inputs[0])
-        }
+        "sin_sqrt" => want(1).and_then(|()| sin_sqrt(inputs[0])),
         _ => Err(ReferenceError::Unknown {
             kind: "reference",
             name: name.to_string(),
@@ -192,8 +170,7 @@ impl Dims<'_> {
                 dim: dim.to_string(),
             })
     }
-    /// `rows`, `cols` and `pitch` (the row stride in elements; `cols` when not given) of a matrix
-    /// reference.
+    /// `rows`, `cols` and `pitch` (the row stride in elements; `cols` when not given).
     pub(crate) fn matrix(&self) -> Result<(usize, usize, usize), ReferenceError> {
         let (rows, cols) = (self.usize("rows")?, self.usize("cols")?);
         let pitch = if self.dims.contains_key("pitch") {
@@ -215,8 +192,7 @@ impl Dims<'_> {
     }
 }
 
-/// The chunk of elements that parallel sums and comparisons work on: fixed, so that results and
-/// the first bad index do not depend on the number of threads.
+/// The fixed chunk of parallel sums and comparisons, so results do not depend on the thread count.
 pub(super) const SUM_CHUNK: usize = 1 << 14;
 
 pub(super) fn check_len(
@@ -257,9 +233,7 @@ pub(super) fn from_f64_vec(ty: ElemType, v: Vec<f64>) -> HostData {
     of_type!(ty, T => v.par_iter().map(|&x| T::from_f64(x)).collect())
 }
 
-/// The type a built-in reference computes a narrow type in: 8- and 16-bit integers in i32/u32
-/// (wrapping arithmetic modulo 2^32 agrees with wrapping modulo 2^8 or 2^16 once narrowed back),
-/// f16/bf16 in f64 (rounded back to nearest once, like f32 results). `None`: computed as is.
+/// The type a narrow type is computed in: wrapping i32/u32 agrees once narrowed back; f16/bf16 in f64.
 pub(super) fn computing_type(ty: ElemType) -> Option<ElemType> {
     match ty {
         ElemType::I8 | ElemType::I16 => Some(ElemType::I32),
@@ -280,16 +254,26 @@ pub(super) fn unsupported(name: &str, ty: ElemType) -> ReferenceError {
     }
 }
 
+/// A pair of inputs no arithmetic reference takes: of one unsupported type, or of two types.
+pub(super) fn type_pair(name: &str, a: &HostData, b: &HostData) -> ReferenceError {
+    if a.elem_type() == b.elem_type() {
+        return unsupported(name, a.elem_type());
+    }
+    ReferenceError::MixedTypes {
+        name: name.to_string(),
+        a: a.elem_type(),
+        b: b.elem_type(),
+    }
+}
+
 mod compare;
 mod elementwise;
-mod freivalds;
 mod gemm;
 mod movement;
 mod reduce;
 
 pub use compare::{Comparison, Worst, compare, compare_prefix_within, compare_within, scale};
 pub use elementwise::sin_sqrt;
-pub use freivalds::freivalds;
 pub use gemm::{matmul, matmul_aat};
 pub use movement::{gather, transpose};
 pub use reduce::{RowOp, col_mean, dot, matvec, row_reduce, sum};

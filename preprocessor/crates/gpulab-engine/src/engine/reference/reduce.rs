@@ -1,5 +1,4 @@
-//! Reduction references: `sum`, `dot`, `matvec`, the row reductions and `col_mean`, summed over
-//! fixed-size chunks or in order per row, so that results do not depend on the number of threads.
+//! Reduction references, summed in fixed chunks or in row order, whatever the thread count.
 
 use super::*;
 
@@ -50,48 +49,21 @@ pub fn dot(x: &HostData, y: &HostData) -> Result<HostData, ReferenceError> {
                 .map(|(&p, &q)| p.wrapping_mul(q))
                 .reduce(|| 0, u32::wrapping_add),
         ]),
-        (HostData::F32(a), HostData::F32(b)) => {
-            let pairs: Vec<(usize, usize)> = chunk_bounds(a.len());
-            let partials: Vec<f64> = pairs
-                .par_iter()
-                .map(|&(s, e)| {
-                    a[s..e]
-                        .iter()
-                        .zip(&b[s..e])
-                        .map(|(&p, &q)| p as f64 * q as f64)
-                        .sum()
-                })
-                .collect();
-            HostData::F32(vec![partials.iter().sum::<f64>() as f32])
-        }
-        (HostData::F64(a), HostData::F64(b)) => {
-            let pairs: Vec<(usize, usize)> = chunk_bounds(a.len());
-            let partials: Vec<f64> = pairs
-                .par_iter()
-                .map(|&(s, e)| a[s..e].iter().zip(&b[s..e]).map(|(&p, &q)| p * q).sum())
-                .collect();
-            HostData::F64(vec![partials.iter().sum()])
-        }
-        _ if x.elem_type() == y.elem_type() => return Err(unsupported("dot", x.elem_type())),
-        _ => {
-            return Err(ReferenceError::MixedTypes {
-                name: "dot".to_string(),
-                a: x.elem_type(),
-                b: y.elem_type(),
-            });
-        }
+        (HostData::F32(a), HostData::F32(b)) => HostData::F32(vec![dot_f64(a, b) as f32]),
+        (HostData::F64(a), HostData::F64(b)) => HostData::F64(vec![dot_f64(a, b)]),
+        _ => return Err(type_pair("dot", x, y)),
     })
 }
 
-fn chunk_bounds(len: usize) -> Vec<(usize, usize)> {
-    (0..len)
-        .step_by(SUM_CHUNK)
-        .map(|s| (s, (s + SUM_CHUNK).min(len)))
-        .collect()
+/// Deterministic f64 `Σ a[i]·b[i]`: fixed chunks in parallel, partials summed in order.
+fn dot_f64<T: Copy + Sync + Into<f64>>(a: &[T], b: &[T]) -> f64 {
+    let partials: Vec<f64> = (a.par_chunks(SUM_CHUNK).zip(b.par_chunks(SUM_CHUNK)))
+        .map(|(a, b)| a.iter().zip(b).map(|(&p, &q)| p.into() * q.into()).sum())
+        .collect();
+    partials.iter().sum()
 }
 
-/// Checks that `x` holds a matrix of `rows` rows of `cols` elements whose rows start `pitch`
-/// elements apart (`pitch >= cols`; the elements between are padding).
+/// Checks that `x` holds `rows` rows of `cols` elements starting `pitch >= cols` apart.
 fn check_matrix(
     name: &str,
     x: &HostData,
@@ -136,9 +108,8 @@ fn rows_of<T: Sync, R: Send>(
         .collect()
 }
 
-/// The matrix-vector product `y[r] = Σ_c a[r·pitch + c]·x[c]` of `rows` rows of `cols` elements
-/// (see [`check_matrix`]) and a vector of at least `cols` elements, in their type (integers
-/// wrap); each row summed in column order, floats in f64.
+/// The matrix-vector product `y[r] = Σ_c a[r·pitch + c]·x[c]` in the inputs' type (integers
+/// wrap, floats summed in f64 in column order).
 pub fn matvec(
     a: &HostData,
     x: &HostData,
@@ -184,14 +155,7 @@ pub fn matvec(
                 row.iter().zip(x).map(|(&p, &q)| p * q).sum()
             }))
         }
-        _ if a.elem_type() == x.elem_type() => return Err(unsupported(name, a.elem_type())),
-        _ => {
-            return Err(ReferenceError::MixedTypes {
-                name: name.to_string(),
-                a: a.elem_type(),
-                b: x.elem_type(),
-            });
-        }
+        _ => return Err(type_pair(name, a, x)),
     })
 }
 
@@ -206,8 +170,7 @@ pub enum RowOp {
     SumSq,
 }
 
-/// Reduces each of `rows` rows of `cols` elements; rows start `pitch` elements apart (`pitch >= cols`,
-/// elements past `cols` are padding and ignored). The result has `rows` elements of the input's type.
+/// Reduces each row of a pitched matrix (see [`check_matrix`]) to one element of the input's type.
 pub fn row_reduce(
     x: &HostData,
     rows: usize,
@@ -270,8 +233,7 @@ fn float_row(row: impl Iterator<Item = f64>, cols: usize, op: RowOp) -> f64 {
     }
 }
 
-/// The mean of each of the `cols` columns of a matrix of `rows` rows stored `pitch` elements apart
-/// (lab 3, task 3 "(columns)"): `cols` results, accumulated in f64 (i64 for integers, truncated).
+/// The mean of each column of a pitched matrix, in f64 (integers: i64, truncated).
 pub fn col_mean(
     x: &HostData,
     rows: usize,

@@ -286,27 +286,6 @@ fn compare_floats_relative_and_nan_never_passes() {
 }
 
 #[test]
-fn freivalds_accepts_right_and_rejects_wrong_products() {
-    let n = 40;
-    for ty in [ElemType::I32, ElemType::F32] {
-        let a = generate(ty, n * n, &Init::Random { lo: -5.0, hi: 5.0 }, 1).unwrap();
-        let b = generate(ty, n * n, &Init::Random { lo: -5.0, hi: 5.0 }, 2).unwrap();
-        let c = matmul(&a, &b, n).unwrap();
-        let ok = freivalds(&a, &b, &c, n, 1e-5, 4, 7).unwrap();
-        assert!(ok.ok, "{ty}: {}", ok.message);
-        let mut bad = c.clone();
-        match &mut bad {
-            HostData::I32(v) => v[n * 7 + 3] += 1,
-            HostData::F32(v) => v[n * 7 + 3] += 10.0,
-            _ => unreachable!(),
-        }
-        let r = freivalds(&a, &b, &bad, n, 1e-5, 8, 7).unwrap();
-        assert!(!r.ok, "{ty}");
-        assert_eq!(r.first_bad_index, Some(7 * n));
-    }
-}
-
-#[test]
 #[ignore = "timing check: run with --release --ignored"]
 fn matmul_4096_f32_is_fast() {
     let n = 4096;

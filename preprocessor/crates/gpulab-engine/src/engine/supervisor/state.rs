@@ -1,6 +1,5 @@
 //! The supervisor's bookkeeping as a state machine, free of processes and clocks: which points
-//! have a result, which one a worker is running, what a worker's end means for that point, and
-//! where the next worker resumes. `run_job` feeds it the worker's messages and ends.
+//! have a result, which one runs, and where the next worker resumes.
 
 use super::WorkerError;
 use crate::engine::job::{Job, Message};
@@ -28,11 +27,9 @@ pub(super) enum Next {
     Abort(WorkerError),
 }
 
-/// The least a scaled watchdog allows besides the point's measurement timeout (s): uploads,
-/// launches and the download around the samples.
+/// The least a scaled watchdog allows besides the point's measurement timeout (s).
 const WATCHDOG_FLOOR_S: f64 = 10.0;
-/// How many times its predicted time a kernel may run before it counts as hung: a changed kernel
-/// may well be slower than its recording.
+/// How many times its predicted time a (possibly changed) kernel may run before it counts as hung.
 const WATCHDOG_SLACK: f64 = 10.0;
 
 /// The results of one job so far, and which worker run is under way.
@@ -75,8 +72,7 @@ impl<'j> Supervision<'j> {
         }
     }
 
-    /// The points a new worker must run (those without a result), or `None` when every point
-    /// has one.
+    /// The points a new worker must run (those without a result), if any.
     pub(crate) fn next_run(&mut self) -> Option<Job> {
         self.order = (0..self.done.len())
             .filter(|&i| self.done[i].is_none())
@@ -87,10 +83,8 @@ impl<'j> Supervision<'j> {
         (!sub.points.is_empty()).then_some(sub)
     }
 
-    /// How long the running point may stay silent: while its kernel runs, [`WATCHDOG_SLACK`]
-    /// times its predicted time, at least [`WATCHDOG_FLOOR_S`] beyond its measurement timeout;
-    /// otherwise (no prediction; inputs, compile, CPU reference) the job's watchdog, which also
-    /// caps the scaled one.
+    /// How long the running point may stay silent: while its kernel runs, scaled from its
+    /// predicted time; otherwise the job's watchdog, which also caps the scaled one.
     pub(crate) fn watchdog(&self) -> Duration {
         let Some(point) = self.running.map(|i| &self.job.points[i]) else {
             return self.watchdog;
@@ -114,20 +108,15 @@ impl<'j> Supervision<'j> {
         self.running.is_some()
     }
 
-    /// The progress bar's message for the running point: `shared_2d N=640 M=16`, then the
-    /// failures so far (`· 2 failed`).
+    /// The progress bar's message for the running point: `shared_2d N=640 M=16 · 2 failed`.
     pub(crate) fn running_label(&self) -> Option<String> {
         let point = &self.job.points[self.running?];
         let mut label = point.variant.clone();
         for (name, value) in &point.params {
             label.push_str(&format!(" {name}={value}"));
         }
-        let failed = self
-            .done
-            .iter()
-            .flatten()
-            .filter(|p| p.outcome == crate::record::Outcome::Failed)
-            .count();
+        let failed = self.done.iter().flatten();
+        let failed = failed.filter(|p| p.outcome == Outcome::Failed).count();
         if failed > 0 {
             label.push_str(&format!(" · {failed} failed"));
         }
@@ -162,10 +151,8 @@ impl<'j> Supervision<'j> {
         Next::Read
     }
 
-    /// The current worker ended: the point it was running (if any) fails with the reason and
-    /// the tail of its stderr; a worker that returns nothing at all fails the job; a clean end
-    /// before every point reported fails the first point without a result, so that the next
-    /// run moves on.
+    /// The current worker ended: its running point fails with the reason and its stderr's tail; a
+    /// worker that returned nothing fails the job; a clean end fails the first point left.
     pub(crate) fn on_end(&mut self, ending: Ending, stderr: &str) -> Result<(), WorkerError> {
         let failure = match &ending {
             Ending::Clean => None,
@@ -215,9 +202,8 @@ impl<'j> Supervision<'j> {
         Ok(())
     }
 
-    /// A hung kernel costs one watchdog, not one per point: the hung point's variant's points
-    /// without a result are not run. Each is recorded as skipped with the reason, under its key,
-    /// so that it stays so until its code changes (`results::needs_run`).
+    /// A hung kernel costs one watchdog: its variant's points left are recorded skipped, under
+    /// their keys, until its code changes.
     fn skip_after_hang(&mut self, hung: usize, watchdog_s: u64) {
         let variant = &self.job.points[hung].variant;
         let reason = format!("an earlier point of this variant hung ({watchdog_s} s watchdog)");

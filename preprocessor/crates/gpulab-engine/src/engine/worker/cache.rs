@@ -1,6 +1,4 @@
-//! A small least-recently-used cache bounded by bytes: the worker keeps host inputs and CPU
-//! references of recent buffer sets, so points in any order share them (issue 11: a
-//! transposition's reference was recomputed for every block shape at the same size).
+//! A least-recently-used cache bounded by bytes, for the worker's host inputs and CPU references.
 
 /// Entries with their size in bytes, most recently used last.
 pub(crate) struct ByteLru<K, V> {
@@ -9,8 +7,7 @@ pub(crate) struct ByteLru<K, V> {
 }
 
 impl<K: PartialEq, V> ByteLru<K, V> {
-    /// A cache that evicts its oldest entries while it holds more than `cap_bytes` (the newest
-    /// entry is always kept, however large).
+    /// A cache that evicts its oldest entries above `cap_bytes` (always keeping the newest).
     pub(crate) fn new(cap_bytes: u64) -> Self {
         ByteLru {
             entries: Vec::new(),

@@ -1,6 +1,5 @@
-//! The worker's side: opens the GPU, and for each job point builds inputs, compiles, verifies
-//! the output against its reference, then times it. A point never panics the worker: every
-//! failure becomes a failed point with its message.
+//! The worker's side: opens the GPU and, for each job point, builds inputs, compiles, verifies
+//! and times it; every failure becomes a failed point with its message.
 
 mod profile;
 
@@ -34,9 +33,7 @@ use cache::ByteLru;
 /// Host inputs and CPU references kept for later points (each cache; bytes).
 const HOST_CACHE_BYTES: u64 = 8 << 30;
 
-/// Samples of the empty kernel a job times inside its first cold kernel point
-/// (`PointRunner::empty_kernel_ms`): at ~0.1 ms a sample (the L2 flush included), a few tens of
-/// milliseconds per job.
+/// Samples of the empty kernel a job times inside its first cold kernel point (~0.1 ms each).
 const EMPTY_KERNEL_SAMPLES: usize = 200;
 
 /// Seed of every generated input: the same inputs on every machine and run.
@@ -62,9 +59,7 @@ pub fn device_record(d: &DeviceInfo) -> DeviceRecord {
     }
 }
 
-/// Writes one message to the supervisor as a JSON line. A message that cannot be serialised is
-/// replaced by a `Fatal` saying why (the supervisor reports it, where an empty line would read as
-/// a protocol error); an error writing stdout (the supervisor is gone) ends the worker.
+/// Writes one message to the supervisor as a JSON line (an unserialisable one as a `Fatal` saying why).
 fn emit(msg: &Message) -> Result<(), Stopped> {
     let line = serde_json::to_string(msg).or_else(|e| {
         serde_json::to_string(&Message::Fatal {
@@ -81,6 +76,12 @@ fn emit(msg: &Message) -> Result<(), Stopped> {
 
 /// The supervisor stopped reading: nothing more can be reported.
 struct Stopped;
+
+/// Tells the supervisor the whole job fails, with why.
+fn fatal(message: String) -> Result<ExitCode, Stopped> {
+    emit(&Message::Fatal { message })?;
+    Ok(ExitCode::FAILURE)
+}
 
 /// `mdbook-gpulab worker`: reads a job on stdin (or from `job_file`), streams messages on stdout.
 pub fn worker_main(job_file: Option<&std::path::Path>) -> ExitCode {
@@ -103,21 +104,11 @@ fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
     };
     let job: Job = match read {
         Ok(j) => j,
-        Err(e) => {
-            emit(&Message::Fatal {
-                message: format!("bad job: {e}"),
-            })?;
-            return Ok(ExitCode::FAILURE);
-        }
+        Err(e) => return fatal(format!("bad job: {e}")),
     };
     let gpu = match Gpu::open(0) {
         Ok(g) => g,
-        Err(e) => {
-            emit(&Message::Fatal {
-                message: e.to_string(),
-            })?;
-            return Ok(ExitCode::FAILURE);
-        }
+        Err(e) => return fatal(e.to_string()),
     };
     let device = device_record(gpu.info());
     emit(&Message::Device(device.clone()))?;
@@ -128,13 +119,8 @@ fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
     let exp = match crate::spec::load(&job.root, &job.kernels_dir, &job.experiment) {
         Ok(e) => Arc::new(e),
         Err(diags) => {
-            let message = diags
-                .iter()
-                .map(|d| d.render(false))
-                .collect::<Vec<_>>()
-                .join("\n");
-            emit(&Message::Fatal { message })?;
-            return Ok(ExitCode::FAILURE);
+            let rendered: Vec<String> = diags.iter().map(|d| d.render(false)).collect();
+            return fatal(rendered.join("\n"));
         }
     };
     let mut runner = PointRunner {
@@ -173,8 +159,7 @@ fn run_job(job_file: Option<&std::path::Path>) -> Result<ExitCode, Stopped> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// What a point's buffers hold: each buffer's name and length (the spec fixes its type and
-/// initialiser). Points whose parameters differ only in launch shape (a block size) share it.
+/// Each buffer's name and length: points differing only in launch shape share their inputs.
 type BufferSet = Vec<(String, usize)>;
 
 /// The host inputs of one buffer set.
@@ -183,8 +168,7 @@ struct HostInputs {
     data: Arc<BTreeMap<String, HostData>>,
 }
 
-/// The current buffer set on the device, uploaded once: each point's buffers are copied from it
-/// on the device (as fresh as an upload, without a host-to-device copy per point).
+/// The current buffer set on the device, uploaded once and copied on the device for each point.
 struct DeviceInputs {
     set: BufferSet,
     pristine: BTreeMap<String, DeviceBuffer>,
@@ -204,8 +188,7 @@ struct PointRunner {
     /// Expected outputs by reference identity (`expected_key`).
     expected: ByteLru<String, Arc<HostData>>,
     device_inputs: Option<DeviceInputs>,
-    /// The last verified output's host buffer, reused by the next download of its type and
-    /// length (a fresh allocation of hundreds of MiB costs its page faults on every point).
+    /// The last verified output's host buffer, reused so a large download faults no new pages.
     out_host: Option<HostData>,
     /// Where this job's time went.
     phases: PhaseTimes,
@@ -213,9 +196,8 @@ struct PointRunner {
     slowest: HashMap<String, (f64, f64)>,
     /// The output after the timed samples of the last kernel run with `reset` buffers.
     after_samples: Option<HostData>,
-    /// The empty kernel timed by this worker's events as a cold point (`Timing::empty_kernel_ms`),
-    /// once, inside the job's first cold kernel point (under that point's watchdog); `None` until
-    /// then, `Some(None)` when it could not be timed by events.
+    /// The empty kernel timed as a cold point (`Timing::empty_kernel_ms`), once per job; `None`
+    /// until then, `Some(None)` when it could not be timed.
     empty_kernel_ms: Option<Option<f64>>,
 }
 
@@ -287,9 +269,7 @@ impl PointRunner {
         point
     }
 
-    /// The events' side of the event-overhead calibration on this host, in this run, for a cold
-    /// kernel point: the empty kernel timed as a cold point is (`engine::calibrate`), the first
-    /// time a point needs it. `None` for other points, or when it could not be timed.
+    /// For a cold kernel point, the empty kernel's cold time (`engine::calibrate`), timed once.
     fn empty_kernel_ms(&mut self, jp: &JobPoint) -> Option<f64> {
         let kernel = self
             .exp
@@ -323,8 +303,7 @@ impl PointRunner {
             self.host = Some(HostInputs { set, data });
             return Ok(());
         }
-        // Buffers the device cannot hold fail here, before their host copies are made (a host
-        // allocation of that size could take the machine's memory down with it).
+        // Fail before making host copies the device could not hold anyway.
         let bytes = self.set_bytes(&set);
         let has = self.device.memory_bytes;
         if let Some(why) =
@@ -344,6 +323,12 @@ impl PointRunner {
         Ok(())
     }
 
+    /// The current point's host inputs.
+    fn host_data(&self, kind: FailureKind) -> Result<&BTreeMap<String, HostData>, Failed> {
+        let host = self.host.as_ref().map(|h| &*h.data);
+        host.ok_or_else(|| Failed(kind, "no inputs".into()))
+    }
+
     /// Bytes of a buffer set's buffers.
     fn set_bytes(&self, set: &BufferSet) -> u64 {
         self.exp
@@ -355,8 +340,7 @@ impl PointRunner {
             })
     }
 
-    /// Why a point is not run: its variant needs a newer GPU, or a smaller point of it already
-    /// predicts a run longer than the budget.
+    /// Why a point is not run: its variant needs a newer GPU, or a smaller point predicts it over budget.
     fn not_run(&self, jp: &JobPoint, variant: &Variant) -> Option<Failed> {
         let cc = self.device.compute_capability;
         if let Some(why) = variant
@@ -401,19 +385,7 @@ impl PointRunner {
         })?;
         let rules = jp.rules_in(&self.job).clone();
 
-        let (output, timing) = match &variant.exec {
-            Exec::Kernel { source } => {
-                self.run_kernel(variant, source, &vars, &verify.output, &rules, point)?
-            }
-            Exec::Cpu(name) => {
-                let started = std::time::Instant::now();
-                let ran = self.run_cpu(name, &verify, &vars, &rules);
-                self.phases
-                    .charge(Phase::CpuBaseline, started.elapsed().as_secs_f64());
-                ran?
-            }
-            Exec::Library(name) => self.run_library(name, &verify, &vars, &rules)?,
-        };
+        let (output, timing) = self.run_variant(variant, &verify.output, &vars, &rules, point)?;
         let after_samples = self.after_samples.take();
         // Verification (before trusting the timing).
         let started = std::time::Instant::now();
@@ -449,8 +421,7 @@ impl PointRunner {
         if !cmp.ok {
             return Err(Failed(FailureKind::Verification, cmp.message));
         }
-        // With `reset` buffers, the last timed sample started from the same contents as the verified
-        // run, so its output must verify too: this checks that every sample was reset.
+        // With `reset` buffers the last sample's output must verify too: every sample was reset.
         if let Some(after) = after_samples {
             let again = self.phases.time(Phase::Compare, || {
                 compare_prefix_within(&after, &want, &|i, r| tolerance.at(i, r))
@@ -466,6 +437,29 @@ impl PointRunner {
             }
         }
         Ok(timing)
+    }
+
+    /// Runs `variant` (a kernel writing buffer `output`): its output and timing.
+    fn run_variant(
+        &mut self,
+        variant: &Variant,
+        output: &str,
+        vars: &HashMap<String, Num>,
+        rules: &MeasureRules,
+        point: &mut Point,
+    ) -> Result<(HostData, Timing), Failed> {
+        let exp = self.exp.clone();
+        match &variant.exec {
+            Exec::Kernel { source } => self.run_kernel(variant, source, vars, output, rules, point),
+            Exec::Cpu(name) => {
+                let started = std::time::Instant::now();
+                let ran = self.run_cpu(name, exp.verify_for(variant), vars, rules);
+                self.phases
+                    .charge(Phase::CpuBaseline, started.elapsed().as_secs_f64());
+                ran
+            }
+            Exec::Library(name) => self.run_library(name, exp.verify_for(variant), vars, rules),
+        }
     }
 
     /// The tolerance to verify with (derived from the arithmetic for accumulating references).
@@ -504,11 +498,7 @@ impl PointRunner {
         }
         let e = match &verify.reference {
             Reference::Builtin(_) => {
-                let host = &*self
-                    .host
-                    .as_ref()
-                    .ok_or_else(|| Failed(FailureKind::Verification, "no inputs".into()))?
-                    .data;
+                let host = self.host_data(FailureKind::Verification)?;
                 expected(verify, vars, host, len, like)
                     .map_err(|m| Failed(FailureKind::Verification, format!("reference: {m}")))?
             }
@@ -535,13 +525,7 @@ impl PointRunner {
                 };
                 // The reference variant's run is the caller's `Reference` time, not its phases.
                 let before = self.phases;
-                let ran = match &v.exec {
-                    Exec::Kernel { source } => {
-                        self.run_kernel(v, source, vars, &verify.output, &rules, &mut scratch)
-                    }
-                    Exec::Cpu(name) => self.run_cpu(name, exp.verify_for(v), vars, &rules),
-                    Exec::Library(name) => self.run_library(name, exp.verify_for(v), vars, &rules),
-                };
+                let ran = self.run_variant(v, &verify.output, vars, &rules, &mut scratch);
                 self.phases = before;
                 ran?.0
             }
@@ -552,9 +536,7 @@ impl PointRunner {
         Ok(e)
     }
 
-    /// What an expected output depends on: the reference, its inputs (buffer set), its dims'
-    /// values, the output's length and type, and for a formula the values of its variables;
-    /// a variant reference runs a kernel whose launch depends on every parameter.
+    /// What an expected output depends on (a variant reference: every parameter, its launch's too).
     fn expected_key(
         &self,
         verify: &crate::spec::VerifySpec,
@@ -668,12 +650,10 @@ impl PointRunner {
         let verification_started = std::time::Instant::now();
         let buffers = RefCell::new(self.device_buffers(&module)?);
         let pristine = self.pristine(&resets)?;
-        // Verification run: `reset` buffers prepared as before every sample; other outputs (and
-        // scratch) poisoned, so unwritten elements are caught.
+        // Verification run: `reset` buffers prepared as for a sample, other outputs poisoned.
         prepare(&mut buffers.borrow_mut(), &resets.verification, &pristine)
             .map_err(|e| launch_err(e.to_string()))?;
-        // Timed, after an L2 flush: a run longer than the measurement's timeout is its only sample.
-        // From here to the last sample the supervisor's watchdog may scale with the predicted time.
+        // Timed after an L2 flush (a run past the timeout is the only sample); watchdog scales from here.
         let _ = emit(&Message::Kernel { running: true });
         let first_ms = (|| -> Result<f64, String> {
             let gpu_err = |e: crate::gpu::GpuError| e.to_string();
@@ -705,12 +685,8 @@ impl PointRunner {
         );
         let sampling_started = std::time::Instant::now();
         let mut reset = || prepare(&mut buffers.borrow_mut(), &resets.every_sample, &pristine);
-        let per_sample: Option<&mut dyn FnMut() -> Result<(), crate::gpu::GpuError>> =
-            if resets.per_sample() {
-                Some(&mut reset)
-            } else {
-                None
-            };
+        let reset: &mut dyn FnMut() -> Result<(), crate::gpu::GpuError> = &mut reset;
+        let per_sample = resets.per_sample().then_some(reset);
         let timing = measure_gpu(
             &self.gpu,
             rules,
@@ -738,7 +714,6 @@ impl PointRunner {
         Ok((out, timing))
     }
 
-    /// The kernel's registers, memory and occupancy at the sequence's first launch shape.
     /// What a launch needs of shared memory beyond what this GPU gives a block, if it does.
     fn needs_shared(&self, point: &Point, seq: &Sequence) -> Option<String> {
         let optin = u64::from(self.gpu.info().max_shared_per_block_optin);
@@ -750,6 +725,7 @@ impl PointRunner {
         crate::limits::needs_bytes(shared, optin, "shared memory per block").filter(|_| optin > 0)
     }
 
+    /// The kernel's registers, memory and occupancy at the sequence's first launch shape.
     fn attributes(&self, kernel: &Kernel, seq: &Sequence) -> Option<Attributes> {
         let (block, shared) = seq.first_config();
         let a = self
@@ -771,11 +747,7 @@ impl PointRunner {
 
     /// Device copies of the initial contents of the buffers restored before every run.
     fn pristine(&self, resets: &ResetPlan) -> Result<BTreeMap<String, DeviceBuffer>, Failed> {
-        let host = &self
-            .host
-            .as_ref()
-            .ok_or_else(|| Failed(FailureKind::Launch, "no inputs".into()))?
-            .data;
+        let host = self.host_data(FailureKind::Launch)?;
         resets
             .restored()
             .map(|name| {
@@ -790,9 +762,8 @@ impl PointRunner {
             .collect()
     }
 
-    /// The point's device buffers, as fresh as an upload of its host inputs: copied on the
-    /// device from the buffer set's pristine copy (uploaded once per set) when twice the set fits
-    /// in half the device's memory, else uploaded. Constants are set in `module`.
+    /// The point's device buffers: copied from the set's pristine copy when twice the set fits in
+    /// half the device's memory, else uploaded; constants are set in `module`.
     fn device_buffers(
         &mut self,
         module: &Module,
@@ -855,11 +826,7 @@ impl PointRunner {
         verify: &crate::spec::VerifySpec,
         vars: &HashMap<String, Num>,
     ) -> Result<(Vec<&HostData>, BTreeMap<String, i64>), Failed> {
-        let host = &*self
-            .host
-            .as_ref()
-            .ok_or_else(|| Failed(FailureKind::Launch, "no inputs".into()))?
-            .data;
+        let host = self.host_data(FailureKind::Launch)?;
         let inputs = verify
             .inputs
             .iter()
@@ -881,9 +848,7 @@ impl PointRunner {
         rules: &MeasureRules,
     ) -> Result<(HostData, Timing), Failed> {
         let (inputs, dims) = self.cpu_inputs(verify, vars)?;
-        // The output is allocated and written once outside any timed run (its pages faulted in),
-        // with the verified buffer's type and length; every run writes into it, allocating nothing.
-        // The first run is timed: a long one is the first sample, a short one the warm-up.
+        // Runs write into an output faulted in beforehand; the first run is a sample or the warm-up.
         let mut out = self.faulted_output(verify, vars)?;
         let shape = (out.elem_type(), out.len());
         let started = std::time::Instant::now();

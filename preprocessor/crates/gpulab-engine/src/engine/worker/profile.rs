@@ -1,8 +1,5 @@
-//! The worker's profiled run (`Job::profile`, `record --counters`): each point's launch sequence
-//! runs exactly once, for the profiler that started this worker to count. No L2 flush, no
-//! blocking kernel, no reference: the point's own kernel is the only thing launched (the profiler
-//! flushes caches itself), and nothing is verified or timed (the timing pass did both, on the
-//! same code: its key).
+//! The worker's profiled run (`record --counters`): each point's launches run exactly once for the
+//! profiler, with no flush, blocking kernel, reference, verification or timing.
 
 use super::{Failed, PointRunner, Stopped, emit};
 use crate::engine::job::{JobPoint, Message};
