@@ -93,19 +93,6 @@ impl Diagnostic {
         }
     }
 
-    /// A warning diagnostic with an empty label and no help.
-    pub fn warning(
-        message: impl Into<String>,
-        path: impl Into<PathBuf>,
-        source: impl Into<String>,
-        span: Range<usize>,
-    ) -> Self {
-        Diagnostic {
-            level: Level::Warning,
-            ..Diagnostic::error(message, path, source, span)
-        }
-    }
-
     #[cfg(test)]
     /// Sets the label shown beside the caret.
     pub(crate) fn with_label(mut self, label: impl Into<String>) -> Self {
@@ -236,11 +223,9 @@ pub fn cap(mut diags: Vec<Diagnostic>) -> Vec<Diagnostic> {
             "and {} more {kind} here, not shown (fix the ones above, then check again)",
             rest.len()
         ),
-        path: rest[0].path.clone(),
-        source: Arc::clone(&rest[0].source),
-        span: rest[0].span.clone(),
         label: "the next one".into(),
         help: None,
+        ..rest[0].clone()
     });
     diags
 }
@@ -335,7 +320,10 @@ mod tests {
 
     #[test]
     fn render_warning_and_no_help() {
-        let d = Diagnostic::warning("slow point", "x.md", "a\nbb\n", 2..4).with_label("here");
+        let d = Diagnostic {
+            level: Level::Warning,
+            ..Diagnostic::error("slow point", "x.md", "a\nbb\n", 2..4).with_label("here")
+        };
         let out = d.render(false);
         assert!(out.starts_with("warning: slow point"), "{out}");
         assert!(out.contains("x.md:2:1"), "{out}");

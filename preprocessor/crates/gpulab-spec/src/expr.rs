@@ -101,7 +101,8 @@ impl From<f64> for Num {
 }
 
 /// A parse or evaluation error, located by a byte range of the expression's source.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq, Eq, thiserror::Error)]
+#[error("{message}")]
 pub struct ExprError {
     pub message: String,
     /// Byte offset of the offending part in the source.
@@ -131,14 +132,6 @@ impl ExprError {
         self.offset..self.offset.saturating_add(self.len)
     }
 }
-
-impl fmt::Display for ExprError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(&self.message)
-    }
-}
-
-impl std::error::Error for ExprError {}
 
 /// Variable values for evaluation.
 pub trait Env {
@@ -303,18 +296,6 @@ impl Expr {
         let mut out = Vec::new();
         truncations(&self.root, env, self.division, &self.source, &mut out);
         out
-    }
-
-    /// Evaluates to an integer; an integral float is accepted, anything else is an error.
-    pub fn eval_i64(&self, env: &dyn Env) -> Result<i64, ExprError> {
-        let v = self.eval(env)?;
-        v.as_i64().ok_or_else(|| {
-            ExprError::new(
-                format!("expected an integer, got {v}"),
-                self.root.off,
-                self.root.len,
-            )
-        })
     }
 
     #[cfg(test)]
@@ -1850,15 +1831,7 @@ mod tests {
             d.eval(&env(&[("a.b.c", Num::Int(1))])).unwrap(),
             Num::Int(2)
         );
-        assert_eq!(e.eval_i64(&b).unwrap(), 100);
         assert_eq!(e.eval_f64(&h).unwrap(), 100.0);
-        let half = Expr::parse("N / 4.0").unwrap();
-        let ei = half.eval_i64(&h).unwrap_err();
-        assert!(
-            ei.message.contains("expected an integer, got 2.5"),
-            "{}",
-            ei.message
-        );
     }
 
     #[test]

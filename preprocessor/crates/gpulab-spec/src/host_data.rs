@@ -10,23 +10,88 @@ use serde::{Deserialize, Serialize};
 use std::fmt;
 use std::str::FromStr;
 
-/// The element type of a buffer (`[[buffer]] type`) or of a scalar kernel argument.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum ElemType {
-    I8,
-    U8,
-    I16,
-    U16,
-    I32,
-    U32,
-    I64,
-    U64,
-    F16,
-    BF16,
-    F32,
-    F64,
+/// Calls the macro `[$cb]` with the table of element types (variant, Rust type, spec name, CUDA C
+/// name) and `$args`, so that each fact about a type is stated once.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __elem_types {
+    ([$($cb:tt)*] $($args:tt)*) => {
+        $($cb)*! { [
+            (I8, i8, "i8", "signed char"),
+            (U8, u8, "u8", "unsigned char"),
+            (I16, i16, "i16", "short"),
+            (U16, u16, "u16", "unsigned short"),
+            (I32, i32, "i32", "int"),
+            (U32, u32, "u32", "unsigned int"),
+            (I64, i64, "i64", "long long"),
+            (U64, u64, "u64", "unsigned long long"),
+            (F16, $crate::host_data::f16, "f16", "__half"),
+            (BF16, $crate::host_data::bf16, "bf16", "__nv_bfloat16"),
+            (F32, f32, "f32", "float"),
+            (F64, f64, "f64", "double")
+        ] $($args)* }
+    };
 }
+
+/// `ElemType`, `HostData` and what each says of its types, from `__elem_types`'s table.
+macro_rules! define_types {
+    ([$(($V:ident, $T:ty, $name:literal, $c:literal)),*]) => {
+        /// The element type of a buffer (`[[buffer]] type`) or of a scalar kernel argument.
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+        #[serde(rename_all = "lowercase")]
+        pub enum ElemType {
+            $($V,)*
+        }
+
+        /// A host array of one element type.
+        #[derive(Debug, Clone, PartialEq)]
+        pub enum HostData {
+            $($V(Vec<$T>),)*
+        }
+
+        impl ElemType {
+            /// Every element type, in a fixed order.
+            pub const ALL: [ElemType; 12] = [$(ElemType::$V),*];
+
+            /// The name used in specs (`"f32"`).
+            pub fn name(self) -> &'static str {
+                match self {
+                    $(ElemType::$V => $name,)*
+                }
+            }
+
+            /// The CUDA C type a kernel declares for it (`unsigned char`, `__half`, …).
+            pub fn c_name(self) -> &'static str {
+                match self {
+                    $(ElemType::$V => $c,)*
+                }
+            }
+
+            /// Size of one element in bytes.
+            pub fn size_of(self) -> usize {
+                match self {
+                    $(ElemType::$V => std::mem::size_of::<$T>(),)*
+                }
+            }
+        }
+
+        impl HostData {
+            /// The element type.
+            pub fn elem_type(&self) -> ElemType {
+                match self {
+                    $(HostData::$V(_) => ElemType::$V,)*
+                }
+            }
+        }
+
+        $(impl From<Vec<$T>> for HostData {
+            fn from(v: Vec<$T>) -> Self {
+                HostData::$V(v)
+            }
+        })*
+    };
+}
+__elem_types!([define_types]);
 
 /// A type name that is not one of [`ElemType::ALL`].
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -34,22 +99,6 @@ pub enum ElemType {
 pub struct UnknownElemType(pub String);
 
 impl ElemType {
-    /// Every element type, in a fixed order.
-    pub const ALL: [ElemType; 12] = [
-        ElemType::I8,
-        ElemType::U8,
-        ElemType::I16,
-        ElemType::U16,
-        ElemType::I32,
-        ElemType::U32,
-        ElemType::I64,
-        ElemType::U64,
-        ElemType::F16,
-        ElemType::BF16,
-        ElemType::F32,
-        ElemType::F64,
-    ];
-
     /// Every type's name, in [`ElemType::ALL`]'s order (for messages and did-you-mean).
     pub fn names() -> Vec<&'static str> {
         ElemType::ALL.iter().map(|t| t.name()).collect()
@@ -62,52 +111,6 @@ impl ElemType {
             .into_iter()
             .find(|t| t.name() == name)
             .ok_or_else(|| UnknownElemType(name.to_string()))
-    }
-
-    /// The name used in specs (`"f32"`).
-    pub fn name(self) -> &'static str {
-        match self {
-            ElemType::I8 => "i8",
-            ElemType::U8 => "u8",
-            ElemType::I16 => "i16",
-            ElemType::U16 => "u16",
-            ElemType::I32 => "i32",
-            ElemType::U32 => "u32",
-            ElemType::I64 => "i64",
-            ElemType::U64 => "u64",
-            ElemType::F16 => "f16",
-            ElemType::BF16 => "bf16",
-            ElemType::F32 => "f32",
-            ElemType::F64 => "f64",
-        }
-    }
-
-    /// The CUDA C type a kernel declares for it (`unsigned char`, `__half`, …).
-    pub fn c_name(self) -> &'static str {
-        match self {
-            ElemType::I8 => "signed char",
-            ElemType::U8 => "unsigned char",
-            ElemType::I16 => "short",
-            ElemType::U16 => "unsigned short",
-            ElemType::I32 => "int",
-            ElemType::U32 => "unsigned int",
-            ElemType::I64 => "long long",
-            ElemType::U64 => "unsigned long long",
-            ElemType::F16 => "__half",
-            ElemType::BF16 => "__nv_bfloat16",
-            ElemType::F32 => "float",
-            ElemType::F64 => "double",
-        }
-    }
-
-    /// Size of one element in bytes.
-    pub fn size_of(self) -> usize {
-        match self {
-            ElemType::I8 | ElemType::U8 => 1,
-            ElemType::I16 | ElemType::U16 | ElemType::F16 | ElemType::BF16 => 2,
-            ElemType::I32 | ElemType::U32 | ElemType::F32 => 4,
-            ElemType::I64 | ElemType::U64 | ElemType::F64 => 8,
-        }
     }
 
     /// Whether this is a floating-point type (compared with a tolerance).
@@ -179,41 +182,16 @@ impl fmt::Display for ElemType {
     }
 }
 
-/// A host array of one element type.
-#[derive(Debug, Clone, PartialEq)]
-pub enum HostData {
-    I8(Vec<i8>),
-    U8(Vec<u8>),
-    I16(Vec<i16>),
-    U16(Vec<u16>),
-    I32(Vec<i32>),
-    U32(Vec<u32>),
-    I64(Vec<i64>),
-    U64(Vec<u64>),
-    F16(Vec<f16>),
-    BF16(Vec<bf16>),
-    F32(Vec<f32>),
-    F64(Vec<f64>),
-}
-
 /// `each!(data, v => body)`: `body` with `v` bound to the typed vector, whatever the element type.
 #[macro_export]
 macro_rules! each {
-    ($data:expr, $v:ident => $body:expr) => {
+    ([$(($V:ident, $T:ty, $n:literal, $c:literal)),*] $data:expr, $v:ident => $body:expr) => {
         match $data {
-            $crate::host_data::HostData::I8($v) => $body,
-            $crate::host_data::HostData::U8($v) => $body,
-            $crate::host_data::HostData::I16($v) => $body,
-            $crate::host_data::HostData::U16($v) => $body,
-            $crate::host_data::HostData::I32($v) => $body,
-            $crate::host_data::HostData::U32($v) => $body,
-            $crate::host_data::HostData::I64($v) => $body,
-            $crate::host_data::HostData::U64($v) => $body,
-            $crate::host_data::HostData::F16($v) => $body,
-            $crate::host_data::HostData::BF16($v) => $body,
-            $crate::host_data::HostData::F32($v) => $body,
-            $crate::host_data::HostData::F64($v) => $body,
+            $($crate::host_data::HostData::$V($v) => $body,)*
         }
+    };
+    ($data:expr, $v:ident => $body:expr) => {
+        $crate::__elem_types!([$crate::each] $data, $v => $body)
     };
 }
 pub use crate::each;
@@ -221,21 +199,13 @@ pub use crate::each;
 /// `map_same!(data, v => body)`: a new `HostData` of the same element type from `body`, a `Vec`.
 #[macro_export]
 macro_rules! map_same {
-    ($data:expr, $v:ident => $body:expr) => {
+    ([$(($V:ident, $T:ty, $n:literal, $c:literal)),*] $data:expr, $v:ident => $body:expr) => {
         match $data {
-            $crate::host_data::HostData::I8($v) => $crate::host_data::HostData::I8($body),
-            $crate::host_data::HostData::U8($v) => $crate::host_data::HostData::U8($body),
-            $crate::host_data::HostData::I16($v) => $crate::host_data::HostData::I16($body),
-            $crate::host_data::HostData::U16($v) => $crate::host_data::HostData::U16($body),
-            $crate::host_data::HostData::I32($v) => $crate::host_data::HostData::I32($body),
-            $crate::host_data::HostData::U32($v) => $crate::host_data::HostData::U32($body),
-            $crate::host_data::HostData::I64($v) => $crate::host_data::HostData::I64($body),
-            $crate::host_data::HostData::U64($v) => $crate::host_data::HostData::U64($body),
-            $crate::host_data::HostData::F16($v) => $crate::host_data::HostData::F16($body),
-            $crate::host_data::HostData::BF16($v) => $crate::host_data::HostData::BF16($body),
-            $crate::host_data::HostData::F32($v) => $crate::host_data::HostData::F32($body),
-            $crate::host_data::HostData::F64($v) => $crate::host_data::HostData::F64($body),
+            $($crate::host_data::HostData::$V($v) => $crate::host_data::HostData::$V($body),)*
         }
+    };
+    ($data:expr, $v:ident => $body:expr) => {
+        $crate::__elem_types!([$crate::map_same] $data, $v => $body)
     };
 }
 pub use crate::map_same;
@@ -244,57 +214,16 @@ pub use crate::map_same;
 /// wrapped into the matching `HostData`.
 #[macro_export]
 macro_rules! of_type {
-    ($ty:expr, $t:ident => $body:expr) => {
+    ([$(($V:ident, $T:ty, $n:literal, $c:literal)),*] $ty:expr, $t:ident => $body:expr) => {
         match $ty {
-            $crate::host_data::ElemType::I8 => $crate::host_data::HostData::I8({
-                type $t = i8;
+            $($crate::host_data::ElemType::$V => $crate::host_data::HostData::$V({
+                type $t = $T;
                 $body
-            }),
-            $crate::host_data::ElemType::U8 => $crate::host_data::HostData::U8({
-                type $t = u8;
-                $body
-            }),
-            $crate::host_data::ElemType::I16 => $crate::host_data::HostData::I16({
-                type $t = i16;
-                $body
-            }),
-            $crate::host_data::ElemType::U16 => $crate::host_data::HostData::U16({
-                type $t = u16;
-                $body
-            }),
-            $crate::host_data::ElemType::I32 => $crate::host_data::HostData::I32({
-                type $t = i32;
-                $body
-            }),
-            $crate::host_data::ElemType::U32 => $crate::host_data::HostData::U32({
-                type $t = u32;
-                $body
-            }),
-            $crate::host_data::ElemType::I64 => $crate::host_data::HostData::I64({
-                type $t = i64;
-                $body
-            }),
-            $crate::host_data::ElemType::U64 => $crate::host_data::HostData::U64({
-                type $t = u64;
-                $body
-            }),
-            $crate::host_data::ElemType::F16 => $crate::host_data::HostData::F16({
-                type $t = ::half::f16;
-                $body
-            }),
-            $crate::host_data::ElemType::BF16 => $crate::host_data::HostData::BF16({
-                type $t = ::half::bf16;
-                $body
-            }),
-            $crate::host_data::ElemType::F32 => $crate::host_data::HostData::F32({
-                type $t = f32;
-                $body
-            }),
-            $crate::host_data::ElemType::F64 => $crate::host_data::HostData::F64({
-                type $t = f64;
-                $body
-            }),
+            }),)*
         }
+    };
+    ($ty:expr, $t:ident => $body:expr) => {
+        $crate::__elem_types!([$crate::of_type] $ty, $t => $body)
     };
 }
 pub use crate::of_type;
@@ -308,24 +237,6 @@ impl HostData {
     /// `values` converted to `ty` by the element rules ([`Element::from_num`]).
     pub fn from_nums(ty: ElemType, values: &[Num]) -> Self {
         of_type!(ty, T => values.iter().map(|&n| T::from_num(n)).collect())
-    }
-
-    /// The element type.
-    pub fn elem_type(&self) -> ElemType {
-        match self {
-            HostData::I8(_) => ElemType::I8,
-            HostData::U8(_) => ElemType::U8,
-            HostData::I16(_) => ElemType::I16,
-            HostData::U16(_) => ElemType::U16,
-            HostData::I32(_) => ElemType::I32,
-            HostData::U32(_) => ElemType::U32,
-            HostData::I64(_) => ElemType::I64,
-            HostData::U64(_) => ElemType::U64,
-            HostData::F16(_) => ElemType::F16,
-            HostData::BF16(_) => ElemType::BF16,
-            HostData::F32(_) => ElemType::F32,
-            HostData::F64(_) => ElemType::F64,
-        }
     }
 
     /// Number of elements.
@@ -377,20 +288,7 @@ impl HostData {
 
     /// The raw bytes of the array (native endianness), e.g. to fill a `__constant__` symbol.
     pub fn to_ne_bytes(&self) -> Vec<u8> {
-        match self {
-            HostData::I8(v) => v.iter().map(|&x| x as u8).collect(),
-            HostData::U8(v) => v.clone(),
-            HostData::I16(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            HostData::U16(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            HostData::I32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            HostData::U32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            HostData::I64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            HostData::U64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            HostData::F16(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            HostData::BF16(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            HostData::F32(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-            HostData::F64(v) => v.iter().flat_map(|x| x.to_ne_bytes()).collect(),
-        }
+        each!(self, v => v.iter().flat_map(|x| x.to_ne_bytes()).collect())
     }
 
     #[cfg(test)]
@@ -406,18 +304,6 @@ impl HostData {
         map_same!(self, v => v[..n.min(v.len())].to_vec())
     }
 }
-
-macro_rules! from_vec {
-    ($($t:ty => $variant:ident),*) => {$(
-        impl From<Vec<$t>> for HostData {
-            fn from(v: Vec<$t>) -> Self {
-                HostData::$variant(v)
-            }
-        }
-    )*};
-}
-from_vec!(i8 => I8, u8 => U8, i16 => I16, u16 => U16, i32 => I32, u32 => U32, i64 => I64,
-    u64 => U64, f16 => F16, bf16 => BF16, f32 => F32, f64 => F64);
 
 #[cfg(test)]
 mod tests {

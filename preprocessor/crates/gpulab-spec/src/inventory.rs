@@ -2,6 +2,7 @@
 //! listings, lab tasks and stated conclusions, each with how the handbook treats it. The book's status
 //! table is rendered from it, one row per item (DESIGN.md, "Papers' numbers and inventory").
 
+use crate::diagnostic::line_col;
 use crate::record::store::PAPERS_DIR;
 use serde::{Deserialize, Serialize};
 use std::collections::{BTreeMap, BTreeSet};
@@ -256,7 +257,7 @@ impl PaperItems {
     fn parse(key: &str, text: &str) -> Result<PaperItems, (usize, String)> {
         let mut paper: PaperItems = toml::from_str(text).map_err(|e| {
             let at = e.span().map_or(0, |s| s.start.min(text.len()));
-            (line_at(text, at), e.message().trim().to_string())
+            (line_col(text, at).0, e.message().trim().to_string())
         })?;
         paper.key = key.to_string();
         let tables = toml::de::DeTable::parse(text).ok();
@@ -265,7 +266,7 @@ impl PaperItems {
             .and_then(|t| t.get_ref().iter().find(|(k, _)| k.get_ref() == "item"))
             .and_then(|(_, v)| v.get_ref().as_array());
         for (item, table) in paper.items.iter_mut().zip(items.into_iter().flatten()) {
-            item.line = line_at(text, table.span().start);
+            item.line = line_col(text, table.span().start).0;
         }
         paper.check()?;
         Ok(paper)
@@ -352,14 +353,6 @@ impl PaperItems {
         }
         Ok(())
     }
-}
-
-/// The 1-based line of byte `at` of `text`.
-fn line_at(text: &str, at: usize) -> usize {
-    1 + text.as_bytes()[..at.min(text.len())]
-        .iter()
-        .filter(|&&b| b == b'\n')
-        .count()
 }
 
 #[cfg(test)]

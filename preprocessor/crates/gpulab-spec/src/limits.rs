@@ -26,8 +26,6 @@ pub(crate) const DEFAULT_CHECK_ARCH: (u32, u32) = (9, 0);
 /// device's own).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ArchLimits {
-    /// Threads per block (every architecture since compute capability 2.0).
-    pub threads_per_block: u64,
     /// Static `__shared__` bytes per block: 48 KiB everywhere (ptxas refuses more).
     pub static_shared: u64,
     /// Static + dynamic shared bytes per block once a kernel opts in
@@ -59,7 +57,6 @@ pub fn arch_limits(arch: (u32, u32)) -> Option<ArchLimits> {
         _ => return None,
     };
     Some(ArchLimits {
-        threads_per_block: MAX_THREADS_PER_BLOCK,
         static_shared: kib(48),
         shared_optin: kib(shared_optin),
         warps_per_sm,
@@ -229,7 +226,6 @@ mod tests {
         let l = arch_limits(DEFAULT_CHECK_ARCH).unwrap();
         assert_eq!(l.shared_optin, MAX_SHARED_BYTES);
         assert_eq!(l.static_shared, 49_152);
-        assert_eq!(l.threads_per_block, 1024);
         assert_eq!(arch_limits((8, 6)).unwrap().shared_optin, 101_376);
         assert_eq!(arch_limits((6, 1)), None);
     }

@@ -298,7 +298,6 @@ fn paper_path(data_dir: &Path, id: &str) -> Result<PathBuf, PaperError> {
         .join(format!("{table}.csv")))
 }
 
-/// Integers and floats compare numerically (`160` equals `160.0`); strings exactly.
 /// A row's variant and axes, numbers written as floats (`4194304` and `4194304.0` are one value).
 fn row_key(row: &PaperRow) -> String {
     let mut key = row.variant.clone();
@@ -328,6 +327,7 @@ fn overlaps(a: &PaperRow, b: &PaperRow) -> bool {
         .all(|(k, v)| long.axes.get(k).is_some_and(|w| same_value(v, w)))
 }
 
+/// Integers and floats compare numerically (`160` equals `160.0`); strings exactly.
 fn same_value(a: &ParamValue, b: &ParamValue) -> bool {
     match (a.as_f64(), b.as_f64()) {
         (Some(x), Some(y)) => x == y,

@@ -126,13 +126,7 @@ fn open_arrays(toml: &str) -> Vec<usize> {
             }
             b'"' | b'\'' => {
                 let triple = toml[i..].starts_with(if b == b'"' { "\"\"\"" } else { "\'\'\'" });
-                let close: &[u8] = if triple {
-                    if b == b'"' { b"\"\"\"" } else { b"\'\'\'" }
-                } else if b == b'"' {
-                    b"\""
-                } else {
-                    b"\'"
-                };
+                let close = &bytes[i..i + if triple { 3 } else { 1 }];
                 i += close.len();
                 while i < bytes.len() && !bytes[i..].starts_with(close) {
                     // A basic string's backslash escapes the next character; a one-line string

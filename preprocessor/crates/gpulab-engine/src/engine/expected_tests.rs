@@ -53,7 +53,9 @@ args = ["x", "out"]
         .collect();
     let out_len = crate::expr::Expr::parse(out_len)
         .unwrap()
-        .eval_i64(&vars)
+        .eval(&vars)
+        .ok()
+        .and_then(Num::as_i64)
         .unwrap() as usize;
     let host = BTreeMap::from([("x".to_string(), HostData::I32(x.to_vec()))]);
     match expected(&exp.verify, &vars, &host, out_len, ElemType::I32) {

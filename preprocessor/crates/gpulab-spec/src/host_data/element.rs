@@ -70,47 +70,31 @@ macro_rules! integer_element {
 }
 integer_element!(u8, i8, u16, i16, u32, i32, u64, i64);
 
-impl Element for f32 {
-    fn to_f64(self) -> f64 {
-        f64::from(self)
-    }
-    fn from_f64(x: f64) -> Self {
-        x as f32
-    }
-    fn from_i64(i: i64) -> Self {
-        i as f32
-    }
-    fn from_index(i: u64) -> Self {
-        i as f32
-    }
-    fn to_i128(self) -> Option<i128> {
-        None
-    }
-    fn next_down(self) -> Self {
-        f32::next_down(self)
-    }
+macro_rules! float_element {
+    ($($t:ty),*) => {$(
+        impl Element for $t {
+            fn to_f64(self) -> f64 {
+                self as f64
+            }
+            fn from_f64(x: f64) -> Self {
+                x as $t
+            }
+            fn from_i64(i: i64) -> Self {
+                i as $t
+            }
+            fn from_index(i: u64) -> Self {
+                i as $t
+            }
+            fn to_i128(self) -> Option<i128> {
+                None
+            }
+            fn next_down(self) -> Self {
+                <$t>::next_down(self)
+            }
+        }
+    )*};
 }
-
-impl Element for f64 {
-    fn to_f64(self) -> f64 {
-        self
-    }
-    fn from_f64(x: f64) -> Self {
-        x
-    }
-    fn from_i64(i: i64) -> Self {
-        i as f64
-    }
-    fn from_index(i: u64) -> Self {
-        i as f64
-    }
-    fn to_i128(self) -> Option<i128> {
-        None
-    }
-    fn next_down(self) -> Self {
-        f64::next_down(self)
-    }
-}
+float_element!(f32, f64);
 
 macro_rules! half_element {
     ($($t:ty),*) => {$(

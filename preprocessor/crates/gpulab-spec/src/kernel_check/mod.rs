@@ -94,23 +94,30 @@ impl Spans {
             };
         };
         let kernel = l.kernel.map_or(v.name.span(), |k| k.span());
-        let join = |spans: Vec<Range<usize>>| match (spans.first(), spans.last()) {
-            (Some(a), Some(b)) => a.start..b.end,
-            _ => kernel.clone(),
-        };
+        let block: Vec<_> = l.block.iter().map(|b| b.span()).collect();
         Spans {
             args: l.args.iter().map(|a| a.span()).collect(),
-            block: join(l.block.iter().map(|b| b.span()).collect()),
+            block: join(&block, &kernel),
             shared: l.shared.map(|s| s.span()),
             kernel,
         }
     }
 
     fn all_args(&self) -> Range<usize> {
-        match (self.args.first(), self.args.last()) {
-            (Some(a), Some(b)) => a.start..b.end,
-            _ => self.kernel.clone(),
-        }
+        join(&self.args, &self.kernel)
+    }
+
+    /// Where argument `i` is written, else all of them.
+    fn arg(&self, i: usize) -> Range<usize> {
+        self.args.get(i).cloned().unwrap_or_else(|| self.all_args())
+    }
+}
+
+/// From the first span's start to the last one's end; `or` when there are none.
+fn join(spans: &[Range<usize>], or: &Range<usize>) -> Range<usize> {
+    match (spans.first(), spans.last()) {
+        (Some(a), Some(b)) => a.start..b.end,
+        _ => or.clone(),
     }
 }
 
@@ -408,20 +415,13 @@ pub fn check_name_in_source(
 
 /// The spec's scalar type as PTX writes it (signedness is not in PTX).
 fn scalar_param(ty: ScalarType) -> Param {
+    let bits = 8 * ty.size_of() as u32;
     match ty {
-        ScalarType::I8 | ScalarType::U8 => Param::Int { bits: 8 },
-        ScalarType::I16 | ScalarType::U16 => Param::Int { bits: 16 },
-        ScalarType::I32 | ScalarType::U32 => Param::Int { bits: 32 },
-        ScalarType::I64 | ScalarType::U64 => Param::Int { bits: 64 },
         // `__half` / `__nv_bfloat16` are structs of 2 bytes: `.param .align 2 .b8 name[2]`.
         ScalarType::F16 | ScalarType::BF16 => Param::Bytes { len: 2 },
-        ScalarType::F32 => Param::Float { bits: 32 },
-        ScalarType::F64 => Param::Float { bits: 64 },
+        _ if ty.is_float() => Param::Float { bits },
+        _ => Param::Int { bits },
     }
-}
-
-fn scalar_name(ty: ScalarType) -> &'static str {
-    ty.name()
 }
 
 /// What to write in the spec to pass a parameter of this kind.
@@ -498,7 +498,7 @@ fn arguments(
                 format!(
                     "`{}` as an `{}` ({})",
                     e.source(),
-                    scalar_name(*ty),
+                    ty.name(),
                     scalar_param(*ty).describe()
                 ),
                 scalar_param(*ty),
@@ -514,11 +514,7 @@ fn arguments(
             );
             continue;
         }
-        let span = spans
-            .args
-            .get(i)
-            .cloned()
-            .unwrap_or_else(|| spans.all_args());
+        let span = spans.arg(i);
         out.push(
             spec.file
                 .error(
@@ -583,7 +579,7 @@ fn pointer_mismatch(
     let pointer = decl.contains('*') || decl.contains('[');
     let (passed, wanted, help) = match arg {
         ArgSpec::Scalar(ty, e) if pointer => (
-            format!("the {} scalar `{}`", scalar_name(*ty), e.source()),
+            format!("the {} scalar `{}`", ty.name(), e.source()),
             "a pointer",
             "pass a buffer's name here",
         ),
@@ -595,11 +591,7 @@ fn pointer_mismatch(
         _ => return None,
     };
     let n = i + 1;
-    let span = spans
-        .args
-        .get(i)
-        .cloned()
-        .unwrap_or_else(|| spans.all_args());
+    let span = spans.arg(i);
     Some(
         spec.file
             .error(

@@ -410,9 +410,7 @@ fn check_buffer(c: &mut Checker, b: &RawBuffer, known: &BTreeSet<String>) -> Opt
 /// `[metrics]`: the `bytes` and `flops` formulas and the custom metrics, whose `/` is real
 /// division and which may also read `time_s`.
 fn check_metrics(c: &mut Checker, raw: &RawMetrics, known: &BTreeSet<String>) -> MetricsSpec {
-    let mut metric_vars = known.clone();
-    metric_vars.insert("time_s".into());
-    metric_vars.extend(ATTRIBUTE_VARS.iter().map(|(name, _)| name.to_string()));
+    let metric_vars = metric_vars(known.clone());
     let mut formula = |e: &Option<Spanned<String>>| {
         let e = e.as_ref()?;
         c.metric(e.get_ref(), e.span(), &metric_vars)
@@ -444,6 +442,13 @@ fn check_metrics(c: &mut Checker, raw: &RawMetrics, known: &BTreeSet<String>) ->
         flops,
         custom,
     }
+}
+
+/// The variables a metric formula may read: `known`, `time_s` and the kernel attributes.
+fn metric_vars(mut known: BTreeSet<String>) -> BTreeSet<String> {
+    known.insert("time_s".into());
+    known.extend(ATTRIBUTE_VARS.iter().map(|(name, _)| name.to_string()));
+    known
 }
 
 /// Validates a (possibly patched) `[verify]` table.
@@ -708,9 +713,7 @@ fn validate_variant(
         .passes
         .as_ref()
         .and_then(|p| check_passes(c, p, buffers, &known));
-    let mut metric_vars = known;
-    metric_vars.insert("time_s".into());
-    metric_vars.extend(ATTRIBUTE_VARS.iter().map(|(name, _)| name.to_string()));
+    let metric_vars = metric_vars(known);
     Some(Variant {
         label: v.label.clone().unwrap_or_else(|| name.clone()),
         name,
