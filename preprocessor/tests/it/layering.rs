@@ -54,7 +54,14 @@ fn source_files(src: &Path) -> BTreeMap<ModPath, String> {
                 if parts == ["lib"] || parts == ["main"] {
                     continue;
                 }
-                out.insert(parts, std::fs::read_to_string(&path).unwrap());
+                // `foo_tests.rs` is `foo`'s test module: its imports count as `foo`'s.
+                if let Some(last) = parts.last_mut()
+                    && let Some(module) = last.strip_suffix("_tests")
+                {
+                    *last = module.to_string();
+                }
+                let text = std::fs::read_to_string(&path).unwrap();
+                out.entry(parts).or_default().push_str(&text);
             }
         }
     }
