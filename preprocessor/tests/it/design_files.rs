@@ -21,14 +21,15 @@ fn crates(root: &Path) -> Vec<(String, PathBuf)> {
     out
 }
 
-/// A crate's top-level modules (`foo.rs` or `foo/`), with `main.rs` but not `lib.rs`.
+/// A crate's top-level modules (`foo.rs` or `foo/`), with `main.rs` but not `lib.rs` or test
+/// modules (`foo_tests.rs`).
 fn modules(src: &Path) -> BTreeSet<String> {
     std::fs::read_dir(src)
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.is_dir() || p.extension().is_some_and(|x| x == "rs"))
         .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
-        .filter(|m| m != "lib")
+        .filter(|m| m != "lib" && !m.ends_with("_tests"))
         .map(|m| if m == "main" { "main.rs".into() } else { m })
         .collect()
 }

@@ -54,6 +54,10 @@ fn source_files(src: &Path) -> BTreeMap<ModPath, String> {
                 if parts == ["lib"] || parts == ["main"] {
                     continue;
                 }
+                // Test modules (`foo_tests.rs`) are left out: the layers are production code's.
+                if parts.last().is_some_and(|l| l.ends_with("_tests")) {
+                    continue;
+                }
                 out.insert(parts, std::fs::read_to_string(&path).unwrap());
             }
         }

@@ -76,7 +76,11 @@ impl Gpu {
     }
 
     /// Loads the tool's own hand-written PTX (sm_70, no NVRTC needed) and its kernel `entry`.
-    pub(crate) fn load_own_ptx(&self, ptx: &str, entry: &str) -> Result<(Module, Kernel), GpuError> {
+    pub(crate) fn load_own_ptx(
+        &self,
+        ptx: &str,
+        entry: &str,
+    ) -> Result<(Module, Kernel), GpuError> {
         let image = Image::from_cache(ImageKind::Ptx, ptx.as_bytes().to_vec(), None, (7, 0));
         let module = self.load(&image)?;
         let kernel = module.function(entry)?;

@@ -58,13 +58,5 @@ pub const CPU_BASELINES: &[&str] = &[
 ];
 
 #[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn every_reference_declares_its_dims() {
-        for name in REFERENCES {
-            assert!(dims_of(name).is_some(), "{name} has no dims_of entry");
-        }
-    }
-}
+#[path = "builtins_tests.rs"]
+mod tests;
