@@ -3,13 +3,11 @@
 
 use super::job::{BudgetHints, JobPoint, size_of};
 use super::recorder::JobGroup;
-use crate::record::{Outcome, Point, TimingMode};
+use crate::record::{Outcome, Point};
 use std::collections::{BTreeMap, HashMap};
 
 /// Per-point work outside the timed samples: inputs, reference, verification run (seconds).
 pub(crate) const SETUP_S: f64 = 0.05;
-/// One L2 flush and event pair before each cold sample (seconds).
-pub(crate) const FLUSH_S: f64 = 0.0002;
 /// A point of a variant with no recording at any size: a guess scaled by size within the variant.
 pub(crate) const UNRECORDED_S: f64 = 0.1;
 
@@ -59,26 +57,17 @@ impl Shard {
     }
 }
 
-/// The predicted wall time (s) of a point from its last recording: samples, the verification run,
-/// flushes and setup; `None` when the recording says nothing about its time.
+/// The predicted wall time (s) of a point from its last recording: setup plus its runs as the
+/// cost model counts them (`estimate::runs_s`); `None` when the recording says nothing about its time.
 pub(crate) fn recorded_cost(recorded: &Point) -> Option<f64> {
     match recorded.outcome {
         // A point skipped by the budget is skipped again after a prediction: setup only.
         Outcome::Skipped => Some(SETUP_S),
         Outcome::Failed => None,
         Outcome::Ok => {
-            let t = recorded.timing.as_ref()?;
-            let run = t.median_ms / 1e3;
-            if !run.is_finite() || run < 0.0 {
-                return None;
-            }
-            // Hot samples time a batch of runs each.
-            let n = (t.samples * t.runs_per_sample.max(1)) as f64;
-            Some(match t.mode {
-                TimingMode::Host => SETUP_S + n * run,
-                TimingMode::Cold => SETUP_S + (n + 1.0) * run + n * FLUSH_S,
-                TimingMode::Hot => SETUP_S + (n + 1.0) * run,
-            })
+            let median_ms = recorded.timing.as_ref()?.median_ms;
+            (median_ms.is_finite() && median_ms >= 0.0)
+                .then(|| SETUP_S + super::estimate::runs_s(recorded))
         }
     }
 }

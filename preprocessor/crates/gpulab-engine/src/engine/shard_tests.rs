@@ -2,7 +2,7 @@
 
 use super::*;
 use crate::engine::job::MeasureRules;
-use crate::record::Timing;
+use crate::record::{Timing, TimingMode};
 use crate::value::ParamValue;
 
 fn jp(variant: &str, n: i64) -> JobPoint {
@@ -72,12 +72,14 @@ fn shard_parse_rejects_nonsense() {
 }
 
 #[test]
-fn recorded_cost_counts_samples_warmup_and_flushes() {
+fn recorded_cost_is_setup_plus_the_cost_models_runs() {
     let p = jp("a", 1);
+    // A cold run of 0.1 s or more is the first sample (no warm-up); 15 µs of overhead per sample.
     let cold = recorded_cost(&timed(&p, 100.0, 9, TimingMode::Cold)).unwrap();
-    assert!((cold - (SETUP_S + 10.0 * 0.1 + 9.0 * FLUSH_S)).abs() < 1e-12);
+    assert!((cold - (SETUP_S + 9.0 * 0.1 + 9.0 * 15e-6)).abs() < 1e-12);
+    // Samples plus a warm-up run.
     let host = recorded_cost(&timed(&p, 100.0, 3, TimingMode::Host)).unwrap();
-    assert!((host - (SETUP_S + 0.3)).abs() < 1e-12);
+    assert!((host - (SETUP_S + 0.4)).abs() < 1e-12);
 }
 
 #[test]
@@ -94,8 +96,8 @@ fn unrecorded_points_scale_from_the_nearest_recorded_size() {
         }
     };
     let c = predict(&[g], &rec);
-    assert!((c[0][0] - (SETUP_S + 1.0)).abs() < 1e-9);
-    assert!((c[0][1] - (SETUP_S + 2.0)).abs() < 1e-9, "{:?}", c);
+    assert!((c[0][0] - (SETUP_S + 2.0)).abs() < 1e-9);
+    assert!((c[0][1] - (SETUP_S + 4.0)).abs() < 1e-9, "{:?}", c);
     assert!((c[0][2] - UNRECORDED_S).abs() < 1e-9);
     assert!((c[0][3] - 3.0 * UNRECORDED_S).abs() < 1e-9);
 }
@@ -122,9 +124,10 @@ fn predictions_for_the_watchdog_come_from_verified_recordings_only() {
     set_predictions(&mut groups, &rec);
     let got: Vec<Option<f64>> = groups[0].points.iter().map(|p| p.predicted_s).collect();
     let close = |x: Option<f64>, y: f64| x.is_some_and(|x| (x - y).abs() < 1e-9);
-    assert!(close(got[0], SETUP_S + 1.0), "{got:?}");
+    // One sample of 1 s and its warm-up run.
+    assert!(close(got[0], SETUP_S + 2.0), "{got:?}");
     assert!(
-        close(got[1], SETUP_S + 4.0),
+        close(got[1], SETUP_S + 8.0),
         "scaled from N = 100, not its skip: {got:?}"
     );
     assert_eq!(got[2..], [None, None], "a skip or nothing predicts nothing");
