@@ -22,34 +22,7 @@ pub(crate) fn check_points(
     axis_spans: &[(String, Range<usize>)],
     max_buffer_bytes: u64,
 ) -> Vec<Diagnostic> {
-    // (variant, what, expression) → first problem, its point's axes, and how many points have it.
-    type Seen = BTreeMap<(String, String, String), (Problem, BTreeMap<String, ParamValue>, usize)>;
-    let mut seen: Seen = BTreeMap::new();
-    let mut note = |vname: &str, p: Problem, axes: &BTreeMap<String, ParamValue>| {
-        let key = (vname.to_string(), p.what.clone(), p.expr.clone());
-        seen.entry(key)
-            .and_modify(|e| e.2 += 1)
-            .or_insert((p, axes.clone(), 1));
-    };
-    for axes in &combinations(&directive.axes, &directive.zip) {
-        let mut params: BTreeMap<String, ParamValue> = exp.params.iter().cloned().collect();
-        params.extend(axes.iter().map(|(k, v)| (k.clone(), v.clone())));
-        // A point the spec's preconditions refuse is reported once, not for each variant, and
-        // its other problems (which the precondition explains) not at all.
-        let broken = check_requires(exp, &params);
-        if !broken.is_empty() {
-            broken.into_iter().for_each(|p| note("", p, axes));
-            continue;
-        }
-        for vname in &directive.variants {
-            let Some(variant) = exp.variant(vname) else {
-                continue;
-            };
-            for p in check_point(exp, variant, &params, max_buffer_bytes) {
-                note(vname, p, axes);
-            }
-        }
-    }
+    let seen = problems_by_expression(directive, exp, max_buffer_bytes);
     let spec_shown = exp
         .dir
         .join("experiment.toml")
@@ -118,6 +91,40 @@ pub(crate) fn check_points(
         }
     }
     out
+}
+
+/// (variant, what, expression) → first problem, its point's axes, and how many points have it.
+type Seen = BTreeMap<(String, String, String), (Problem, BTreeMap<String, ParamValue>, usize)>;
+
+/// Every planned point's problems, grouped by the expression that has them.
+fn problems_by_expression(directive: &Directive, exp: &Experiment, max_buffer_bytes: u64) -> Seen {
+    let mut seen: Seen = BTreeMap::new();
+    let mut note = |vname: &str, p: Problem, axes: &BTreeMap<String, ParamValue>| {
+        let key = (vname.to_string(), p.what.clone(), p.expr.clone());
+        seen.entry(key)
+            .and_modify(|e| e.2 += 1)
+            .or_insert((p, axes.clone(), 1));
+    };
+    for axes in &combinations(&directive.axes, &directive.zip) {
+        let mut params: BTreeMap<String, ParamValue> = exp.params.iter().cloned().collect();
+        params.extend(axes.iter().map(|(k, v)| (k.clone(), v.clone())));
+        // A point the spec's preconditions refuse is reported once, not for each variant, and
+        // its other problems (which the precondition explains) not at all.
+        let broken = check_requires(exp, &params);
+        if !broken.is_empty() {
+            broken.into_iter().for_each(|p| note("", p, axes));
+            continue;
+        }
+        for vname in &directive.variants {
+            let Some(variant) = exp.variant(vname) else {
+                continue;
+            };
+            for p in check_point(exp, variant, &params, max_buffer_bytes) {
+                note(vname, p, axes);
+            }
+        }
+    }
+    seen
 }
 
 /// The spec's text, to locate the problems in; an error (rather than an empty text whose spans

@@ -58,27 +58,24 @@ pub fn point_vars(
             }
         }
     }
+    // The per-SM limits come from the architecture's table; an architecture it does not know has none.
+    let limits = device.and_then(|d| crate::limits::arch_limits(d.compute_capability));
+    let per_sm = |f: fn(&crate::limits::ArchLimits) -> u64| limits.as_ref().map(|l| f(l) as i64);
     for def in DEVICE_VARS {
         let value = match (def.var, device) {
-            (DeviceVar::Warp, _) => 32,
-            (DeviceVar::SmCount, Some(d)) => d.sm_count as i64,
-            (DeviceVar::L2Bytes, Some(d)) => d.l2_bytes as i64,
-            (DeviceVar::MaxThreads, Some(_)) => 1024,
-            (per_sm, Some(d)) => {
-                let Some(l) = crate::limits::arch_limits(d.compute_capability) else {
-                    continue;
-                };
-                let value = match per_sm {
-                    DeviceVar::WarpsPerSm => l.warps_per_sm,
-                    DeviceVar::RegistersPerSm => l.registers_per_sm,
-                    DeviceVar::SharedPerSm => l.shared_per_sm,
-                    _ => l.shared_reserved_per_block,
-                };
-                value as i64
-            }
-            (_, None) => continue,
+            (DeviceVar::Warp, _) => Some(32),
+            (_, None) => None,
+            (DeviceVar::SmCount, Some(d)) => Some(d.sm_count as i64),
+            (DeviceVar::L2Bytes, Some(d)) => Some(d.l2_bytes as i64),
+            (DeviceVar::MaxThreads, Some(_)) => Some(1024),
+            (DeviceVar::WarpsPerSm, _) => per_sm(|l| l.warps_per_sm),
+            (DeviceVar::RegistersPerSm, _) => per_sm(|l| l.registers_per_sm),
+            (DeviceVar::SharedPerSm, _) => per_sm(|l| l.shared_per_sm),
+            (DeviceVar::SharedReservedPerBlock, _) => per_sm(|l| l.shared_reserved_per_block),
         };
-        vars.insert(def.name.into(), Num::Int(value));
+        if let Some(value) = value {
+            vars.insert(def.name.into(), Num::Int(value));
+        }
     }
     vars
 }

@@ -98,3 +98,19 @@ fn a_zero_time_gives_no_rates_and_no_infinite_values() {
     );
     assert!(m.is_empty(), "{m:?}");
 }
+
+/// The per-SM limits were Hopper's, hard-coded in a spec: an sm_86 GPU now counts its own 48
+/// warps, and an architecture the table does not know gets no per-SM variables (an empty cell,
+/// not Hopper's numbers).
+#[test]
+fn occupancy_variables_are_the_devices_architectures() {
+    let params = BTreeMap::new();
+    let mut device = crate::record::fixture::device();
+    device.compute_capability = (8, 6);
+    let vars = point_vars(&params, Some(&device));
+    assert_eq!(vars["WARPS_PER_SM"].as_f64(), 48.0);
+    assert_eq!(vars["SHARED_PER_SM"].as_f64(), 102_400.0);
+    device.compute_capability = (99, 0);
+    let vars = point_vars(&params, Some(&device));
+    assert!(!vars.contains_key("WARPS_PER_SM") && vars.contains_key("SM_COUNT"));
+}
