@@ -29,7 +29,7 @@ if [[ $STEPS == *record* ]]; then
   echo "RECORD: $(( $(date +%s) - start )) s wall time for the whole handbook" | tee -a "$OUT/record.log"
 fi
 
-[[ $STEPS != *anchors* ]] || PYTHONUNBUFFERED=1 python3 scripts/library_anchors.py --out data 2>&1 | tee "$OUT/anchors.log"
+if [[ $STEPS == *anchors* ]]; then PYTHONUNBUFFERED=1 python3 scripts/library_anchors.py --out data 2>&1 | tee "$OUT/anchors.log"; fi
 
 # STEPS=counters: `record --counters` under Nsight Compute ($NCU or PATH); its reports go to $OUT/ncu-reports.
 if [[ $STEPS == *counters* ]]; then
@@ -64,7 +64,7 @@ if [[ $STEPS == *features* ]]; then
 fi
 
 # STEPS=offset: the event-overhead calibration, before the ncu check that uses it.
-[[ $STEPS != *offset* ]] || PYTHONUNBUFFERED=1 python3 scripts/event_offset.py 2>&1 | tee "$OUT/event_offset.log"
+if [[ $STEPS == *offset* ]]; then PYTHONUNBUFFERED=1 python3 scripts/event_offset.py 2>&1 | tee "$OUT/event_offset.log"; fi
 
 # STEPS=ncu: the Nsight Compute check of the recordings.
 if [[ $STEPS == *ncu* ]]; then

@@ -3,7 +3,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 
-! command -v rustup >/dev/null || rustup component add rustfmt clippy >/dev/null 2>&1 || true
+if command -v rustup >/dev/null; then rustup component add rustfmt clippy >/dev/null 2>&1 || true; fi
 echo "== cargo fmt --check"
 cargo fmt --check
 
